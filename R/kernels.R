@@ -1,0 +1,501 @@
+# Kernel constructors (validated here, evaluated in C++ by
+# inst/include/krein/kernels.hpp) and the machinery that turns any accepted
+# kernel -- a krein kernel, an R function of two vectors, a kernlab kernel --
+# into kernel matrices.
+
+new_krein_kernel <- function(name, params, label, formula, positive_definite, ...,
+                             class = character()) {
+  structure(
+    list(name = name, params = params, label = label, formula = formula,
+         positive_definite = positive_definite, ...),
+    class = c(class, paste0("krein_kernel_", name), "krein_kernel")
+  )
+}
+
+#' Kernels
+#'
+#' Constructors of the kernels krein evaluates in its C++ engine. Each returns
+#' a `krein_kernel` object, to be passed to [kernel_matrix()] or to any krein
+#' model. Wherever a kernel is accepted, krein also accepts an R function
+#' `function(x, y)` of two numeric vectors returning one number, and a
+#' `kernlab` kernel object (for example `kernlab::rbfdot(sigma = 1)`); those are
+#' evaluated in R, pair by pair or through `kernlab::kernelMatrix()`, and are
+#' much slower than the built-in kernels.
+#'
+#' | constructor | \eqn{k(x, x')} | positive definite |
+#' |---|---|---|
+#' | `kernel_linear()` | \eqn{\langle x, x'\rangle} | yes |
+#' | `kernel_poly()` | \eqn{(\mathrm{scale}\,\langle x, x'\rangle + \mathrm{offset})^{\mathrm{degree}}} | for whole `degree` and `offset` >= 0 |
+#' | `kernel_rbf()` | \eqn{\exp(-\gamma \|x - x'\|^2)} | yes |
+#' | `kernel_rbf_diag()` | \eqn{\exp(-\frac12 \sum_j (x_j - x'_j)^2 / \mathrm{scales}_j)} | yes |
+#' | `kernel_epanechnikov()` | \eqn{\prod_j (1 - (x_j - x'_j)^2/w^2)\, 1\{|x_j - x'_j| < w\}} | no |
+#' | `kernel_elm()` | \eqn{\frac{2}{\pi}\arcsin\frac{1 + \langle x, x'\rangle}{\sqrt{(\frac{1}{2\sigma^2} + 1 + \langle x, x\rangle)(\frac{1}{2\sigma^2} + 1 + \langle x', x'\rangle)}}} | yes |
+#' | `kernel_tanh()` | \eqn{\tanh(\mathrm{scale}\,\langle x, x'\rangle + \mathrm{offset})} | no |
+#' | `kernel_dist()` | \eqn{\exp(-d(x, x')^{p} / s^2)}, \eqn{d = \|x - x'\|^2} | for `power` <= 1 |
+#'
+#' @section Parametrisations in the papers:
+#' The Gaussian kernel appears in three forms. Paper 000 (Pekalska & Haasdonk,
+#' 000_7435e1e84b20a6bd.txt, Sec. V-A) writes \eqn{\exp(-\|x - x'\|^2 / s^2)}:
+#' use `gamma = 1 / s^2`. Papers 001 and 004 write
+#' \eqn{\exp(-\gamma \|x - x'\|^2)}: `gamma` as is. Paper 002 (Schleif et al.,
+#' 002_45f7a7125c25cf33.txt) and paper 003 (Huang et al.,
+#' 003_2f079f99c7272a8a.txt, Example 1) write
+#' \eqn{\exp(-\|x - x'\|^2 / (2\sigma^2))}: use `gamma = 1 / (2 * sigma^2)`.
+#' Paper 003 also uses a Gaussian with covariance \eqn{\mathrm{diag}(10 S_j)},
+#' \eqn{S_j} the sample variance of input \eqn{j} (Example 2): that is
+#' `kernel_rbf_diag()`, whose default `scales = NULL` makes exactly that choice
+#' from the training data.
+#'
+#' `kernel_dist()` is the base kernel of paper 000 Sec. V-B,
+#' \eqn{\exp(-d(x, x')^4/s^2)} with \eqn{d} the *squared* Euclidean distance,
+#' taken literally from the paper (`power = 4`); with `power = 1` it is the
+#' Gaussian kernel with `gamma = 1 / s^2`. By Schoenberg's theorem
+#' \eqn{\exp(-\|x - x'\|^{2p}/s^2)} is positive definite for every dimension
+#' only when \eqn{p \le 1}.
+#'
+#' The Epanechnikov product kernel is that of paper 003 Example 1. It is not
+#' positive definite (the Fourier transform of \eqn{(1 - t^2)_+} changes sign),
+#' which paper 003 does not need, but krein records it.
+#'
+#' The ELM (extreme learning machine, arcsine) kernel is that of paper 002
+#' Sec. 4.3 (Frenay & Verleysen 2011), where `sigma2 = 1e10`.
+#'
+#' @param gamma The width \eqn{\gamma > 0}. `NULL` (the default) chooses it from
+#'   the training data by the median heuristic, \eqn{\gamma = 1 /
+#'   \mathrm{median}\|x_i - x_j\|^2}: see [median_gamma()].
+#' @param degree The degree of the polynomial, a positive number (usually whole).
+#' @param scale The factor multiplying the inner product.
+#' @param offset The constant added to the scaled inner product.
+#' @param scales The per-input variances of `kernel_rbf_diag()`, one positive
+#'   number per input column; `NULL` (the default) uses ten times the sample
+#'   variances of the training inputs, paper 003's choice.
+#' @param width The window width \eqn{w > 0} of the Epanechnikov kernel.
+#' @param sigma2 The variance parameter \eqn{\sigma^2 > 0} of the ELM kernel.
+#' @param s The width \eqn{s > 0} of `kernel_dist()`.
+#' @param power The power \eqn{p > 0} of the squared distance in `kernel_dist()`.
+#' @returns A `krein_kernel` object: a list with the kernel's `name`, its
+#'   `params`, a `label`, the `formula` as text and `positive_definite`
+#'   (`TRUE`, `FALSE`, or `NA` when it depends on the parameters' values).
+#' @seealso [kernel_invariant()] for invariant (indefinite) kernels,
+#'   [kernel_matrix()] to evaluate, [indefiniteness()] to inspect a kernel
+#'   matrix.
+#' @family kernels
+#' @examples
+#' x <- matrix(c(0, 1, 2, 0, 1, 0), ncol = 2)
+#' kernel_matrix(kernel_rbf(gamma = 0.5), x)
+#' kernel_poly(degree = 3)
+#' # paper 000 writes exp(-|x - x'|^2 / s^2): gamma = 1 / s^2
+#' s <- 2
+#' kernel_rbf(gamma = 1 / s^2)
+#' @name kernels
+NULL
+
+#' @rdname kernels
+#' @export
+kernel_linear <- function() {
+  new_krein_kernel("linear", list(), "linear", "<x, x'>", TRUE)
+}
+
+#' @rdname kernels
+#' @export
+kernel_poly <- function(degree = 2, scale = 1, offset = 1) {
+  degree <- check_number(degree, "degree", lower = 0)
+  scale <- check_number(scale, "scale")
+  offset <- check_number(offset, "offset")
+  whole <- abs(degree - round(degree)) < 1e-12
+  new_krein_kernel("poly", list(degree = degree, scale = scale, offset = offset),
+                   "polynomial", "(scale <x, x'> + offset)^degree",
+                   if (whole && scale >= 0 && offset >= 0) TRUE else NA)
+}
+
+#' @rdname kernels
+#' @export
+kernel_rbf <- function(gamma = NULL) {
+  if (!is.null(gamma)) gamma <- check_number(gamma, "gamma", lower = 0)
+  new_krein_kernel("rbf", list(gamma = gamma), "Gaussian RBF", "exp(-gamma ||x - x'||^2)", TRUE)
+}
+
+#' @rdname kernels
+#' @export
+kernel_rbf_diag <- function(scales = NULL) {
+  if (!is.null(scales)) scales <- check_positive_vector(scales, "scales")
+  new_krein_kernel("rbf_diag", list(scales = scales), "Gaussian RBF, diagonal covariance",
+                   "exp(-0.5 sum_j (x_j - x'_j)^2 / scales_j)", TRUE)
+}
+
+#' @rdname kernels
+#' @export
+kernel_epanechnikov <- function(width) {
+  if (missing(width)) krein_abort("`width` is missing; give the window width, a positive number.")
+  width <- check_number(width, "width", lower = 0)
+  new_krein_kernel("epanechnikov", list(width = width), "Epanechnikov product",
+                   "prod_j (1 - (x_j - x'_j)^2 / width^2) 1{|x_j - x'_j| < width}", FALSE)
+}
+
+#' @rdname kernels
+#' @export
+kernel_elm <- function(sigma2 = 1e10) {
+  sigma2 <- check_number(sigma2, "sigma2", lower = 0)
+  new_krein_kernel("elm", list(sigma2 = sigma2), "ELM (arcsine)",
+                   "(2/pi) asin((1 + <x, x'>) / sqrt((1/(2 sigma2) + 1 + <x, x>)(1/(2 sigma2) + 1 + <x', x'>)))",
+                   TRUE)
+}
+
+#' @rdname kernels
+#' @export
+kernel_tanh <- function(scale = 1, offset = 0) {
+  scale <- check_number(scale, "scale")
+  offset <- check_number(offset, "offset")
+  new_krein_kernel("tanh", list(scale = scale, offset = offset), "sigmoid (tanh)",
+                   "tanh(scale <x, x'> + offset)", FALSE)
+}
+
+#' @rdname kernels
+#' @export
+kernel_dist <- function(s, power = 1) {
+  if (missing(s)) krein_abort("`s` is missing; give the kernel width, a positive number.")
+  s <- check_number(s, "s", lower = 0)
+  power <- check_number(power, "power", lower = 0)
+  new_krein_kernel("dist", list(s = s, power = power), "distance-based",
+                   "exp(-d(x, x')^power / s^2), d = ||x - x'||^2", power <= 1)
+}
+
+#' Invariant kernels
+#'
+#' Makes a kernel invariant to a transformation \eqn{\tau} of the inputs,
+#' \deqn{\bar k(x, x') = \max\{k(x, x'), k(x, \tau(x'))\},}
+#' as paper 000 (Pekalska & Haasdonk, 000_7435e1e84b20a6bd.txt, Sec. V-B) does
+#' for the checkerboard, whose distribution is invariant to the point
+#' reflection \eqn{\tau(x) = -x}. Such kernels are in general indefinite.
+#'
+#' \eqn{\bar k} is symmetric when \eqn{k(x, \tau(x')) = k(\tau(x), x')}, which
+#' holds for a kernel of the distance (or inner product) and an involutive
+#' isometry \eqn{\tau} such as a reflection or a swap of coordinates. A
+#' training kernel matrix must be symmetric, so [kernel_matrix()] checks that
+#' property on the first rows of the data and signals an error when it fails.
+#'
+#' @param base The base kernel: a krein kernel (evaluated in C++) or an R
+#'   function of two vectors.
+#' @param transform A function mapping one input vector to a vector of the same
+#'   length: \eqn{\tau}. The default is the point reflection `function(x) -x`.
+#' @returns A `krein_kernel` object of name `"invariant"`.
+#' @family kernels
+#' @examples
+#' set.seed(1)
+#' board <- checkerboard(100)
+#' k <- kernel_invariant(kernel_dist(s = 1, power = 4))
+#' K <- kernel_matrix(k, board[, c("x1", "x2")])
+#' indefiniteness(K)
+#' @export
+kernel_invariant <- function(base, transform = function(x) -x) {
+  if (missing(base)) krein_abort("`base` is missing; give the base kernel, e.g. kernel_rbf(1).")
+  base <- as_krein_kernel(base, "base")
+  if (inherits(base, "krein_kernel_invariant")) {
+    krein_abort("`base` must not itself be an invariant kernel; transform once with a composed `transform`.")
+  }
+  if (!is.function(transform)) {
+    krein_abort(sprintf("`transform` must be a function of one input vector, not %s.",
+                        describe_value(transform)))
+  }
+  new_krein_kernel("invariant", list(), paste("invariant", base$label),
+                   sprintf("max{k(x, x'), k(x, transform(x'))}, k = %s", base$formula), FALSE,
+                   base = base, transform = transform)
+}
+
+# Wrap an R function of two vectors as a kernel (the slow path).
+function_kernel <- function(fun) {
+  new_krein_kernel("function", list(), "user-supplied function", "function(x, y)", NA, fun = fun)
+}
+
+# Wrap a kernlab kernel object (evaluated by kernlab::kernelMatrix).
+kernlab_kernel <- function(kern) {
+  new_krein_kernel("kernlab", list(), paste("kernlab", class(kern)[1]), "kernlab kernel", NA,
+                   kern = kern)
+}
+
+# inherits() follows S4 inheritance, so every kernlab kernel class (rbfkernel,
+# polykernel, ...) is recognised through their common superclass "kernel".
+is_kernlab_kernel <- function(x) isS4(x) && inherits(x, "kernel")
+
+#' Turn anything krein accepts as a kernel into a `krein_kernel`
+#' @noRd
+as_krein_kernel <- function(kernel, arg = "kernel", call = NULL) {
+  if (inherits(kernel, "krein_kernel")) return(kernel)
+  if (is_kernlab_kernel(kernel)) {
+    if (!requireNamespace("kernlab", quietly = TRUE)) {
+      krein_abort(sprintf("`%s` is a kernlab kernel, but kernlab is not installed: install.packages(\"kernlab\").", arg),
+                  call = call)
+    }
+    return(kernlab_kernel(kernel))
+  }
+  if (is.function(kernel)) {
+    if (length(formals(kernel)) < 2L && !("..." %in% names(formals(kernel)))) {
+      krein_abort(sprintf("`%s` must be a function of two vectors, function(x, y); this one takes %d argument%s.",
+                          arg, length(formals(kernel)), if (length(formals(kernel)) == 1L) "" else "s"),
+                  call = call)
+    }
+    return(function_kernel(kernel))
+  }
+  if (is.character(kernel) && length(kernel) == 1L && identical(kernel, "precomputed")) {
+    krein_abort(sprintf("`%s = \"precomputed\"` is not a kernel function here; pass the kernel matrix itself.", arg),
+                call = call)
+  }
+  krein_abort(sprintf(
+    "`%s` must be a krein kernel (e.g. kernel_rbf()), a function(x, y) or a kernlab kernel, not %s.",
+    arg, describe_value(kernel)), call = call)
+}
+
+#' @export
+print.krein_kernel <- function(x, ...) {
+  cat("<krein kernel> ", x$label, "\n", sep = "")
+  cat("  k(x, x') = ", x$formula, "\n", sep = "")
+  params <- kernel_parameter_text(x)
+  if (nzchar(params)) cat("  ", params, "\n", sep = "")
+  pd <- if (isTRUE(x$positive_definite)) "positive definite" else
+    if (identical(x$positive_definite, FALSE)) "not positive definite in general (indefinite)" else
+      "definiteness unknown"
+  cat("  ", pd, "\n", sep = "")
+  invisible(x)
+}
+
+kernel_parameter_text <- function(kernel) {
+  p <- kernel$params
+  if (identical(kernel$name, "invariant")) {
+    return(paste0("base: ", kernel$base$label,
+                  if (nzchar(kernel_parameter_text(kernel$base))) paste0(", ", kernel_parameter_text(kernel$base)) else ""))
+  }
+  if (length(p) == 0L) return("")
+  shown <- vapply(names(p), function(nm) {
+    v <- p[[nm]]
+    if (is.null(v)) {
+      return(sprintf("%s = %s", nm, if (nm == "gamma") "<median heuristic>" else "<from training data>"))
+    }
+    if (length(v) > 4L) return(sprintf("%s = <%d values>", nm, length(v)))
+    sprintf("%s = %s", nm, paste(format(v, digits = 4), collapse = ", "))
+  }, character(1))
+  paste(shown, collapse = ", ")
+}
+
+#' Median heuristic for the Gaussian kernel width
+#'
+#' \eqn{\gamma = 1 / \mathrm{median}_{i < j} \|x_i - x_j\|^2}, so that a typical
+#' pair of training points has kernel value \eqn{e^{-1}}. This is the value
+#' `kernel_rbf(gamma = NULL)` takes from the training data. For more than 1000
+#' rows the median is taken over 1000 rows evenly spaced through the data (a
+#' deterministic choice, so the random number stream is untouched).
+#'
+#' @param x A numeric matrix or data frame of numeric columns.
+#' @returns One positive number.
+#' @family kernels
+#' @examples
+#' median_gamma(as.matrix(iris[, 1:4]))
+#' @export
+median_gamma <- function(x) {
+  x <- check_numeric_matrix(x, "x")
+  if (nrow(x) < 2L) krein_abort("`x` must have at least two rows to choose a kernel width.")
+  if (nrow(x) > 1000L) x <- x[unique(round(seq(1, nrow(x), length.out = 1000L))), , drop = FALSE]
+  d2 <- stats::dist(x)^2
+  med <- stats::median(d2[d2 > 0])
+  if (!is.finite(med) || med <= 0) {
+    krein_abort("`x` has no two distinct rows, so no kernel width can be chosen from it; give `gamma`.")
+  }
+  1 / med
+}
+
+#' Fill in the parameters a kernel takes from the training data
+#'
+#' `kernel_rbf(gamma = NULL)` and `kernel_rbf_diag(scales = NULL)` are
+#' completed here; every model stores the resolved kernel so that predictions
+#' use the same parameters as the fit.
+#' @noRd
+resolve_kernel <- function(kernel, x) {
+  if (inherits(kernel, "krein_kernel_invariant")) {
+    kernel$base <- resolve_kernel(kernel$base, x)
+    return(kernel)
+  }
+  if (inherits(kernel, "krein_kernel_rbf") && is.null(kernel$params$gamma)) {
+    kernel$params$gamma <- median_gamma(x)
+  }
+  if (inherits(kernel, "krein_kernel_rbf_diag") && is.null(kernel$params$scales)) {
+    if (nrow(x) < 2L) krein_abort("`x` must have at least two rows to choose `scales` from the data.")
+    v <- apply(x, 2, stats::var)
+    if (any(v <= 0)) {
+      krein_abort(sprintf("`x` has constant column%s %s, so `scales` cannot be chosen from the data; give `scales`.",
+                          if (sum(v <= 0) > 1) "s" else "", format_indices(which(v <= 0))))
+    }
+    kernel$params$scales <- 10 * v  # paper 003 (003_2f079f99c7272a8a.txt), Example 2: diag(10 S_j)
+  }
+  kernel
+}
+
+is_builtin_kernel <- function(kernel) {
+  kernel$name %in% c("linear", "poly", "tanh", "elm", "rbf", "rbf_diag", "dist", "epanechnikov")
+}
+
+check_kernel_dimension <- function(kernel, d, call = NULL) {
+  base <- if (inherits(kernel, "krein_kernel_invariant")) kernel$base else kernel
+  if (inherits(base, "krein_kernel_rbf_diag") && length(base$params$scales) != d) {
+    krein_abort(sprintf("`scales` must have one entry per input column (%d), not %d.",
+                        d, length(base$params$scales)), call = call)
+  }
+}
+
+#' Kernel matrices
+#'
+#' The \eqn{n \times m} matrix \eqn{K_{ij} = k(x_i, y_j)} of a kernel between the
+#' rows of `x` and the rows of `y` (or of `x` with itself). Built-in kernels are
+#' computed in C++ with OpenMP threads; with `y = NULL` only one triangle is
+#' computed and the result is exactly symmetric. Distances are formed from
+#' exact coordinate differences, not from \eqn{\|x\|^2 + \|y\|^2 - 2\langle x,
+#' y\rangle}, so they stay accurate for data far from the origin. R functions
+#' and kernlab kernels are evaluated in R (the slow path).
+#'
+#' Parameters a kernel takes from the data (`kernel_rbf(gamma = NULL)`,
+#' `kernel_rbf_diag(scales = NULL)`) are computed from `x`, which plays the
+#' role of the training data.
+#'
+#' @param kernel A kernel: a `krein_kernel` (see [kernels]), a function
+#'   `function(x, y)` of two vectors, or a kernlab kernel object.
+#' @param x A numeric matrix or data frame of numeric columns, one row per point.
+#' @param y `NULL`, or a second set of points with the same columns as `x`.
+#' @param threads The number of threads; `NULL` uses `getOption("krein.threads")`,
+#'   and 0 (that option's default) uses every core.
+#' @returns A numeric matrix with `nrow(x)` rows and `nrow(y)` columns (or
+#'   `nrow(x)` columns), with the row names of `x` and `y` as dimnames.
+#' @family kernels
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(20), ncol = 2)
+#' K <- kernel_matrix(kernel_rbf(gamma = 1), x)
+#' isSymmetric(K)
+#' # test points against training points
+#' kernel_matrix(kernel_rbf(gamma = 1), x[1:3, ], x)
+#' # an R function is accepted too (slower)
+#' kernel_matrix(function(a, b) sum(a * b), x[1:3, ])
+#' @export
+kernel_matrix <- function(kernel, x, y = NULL, threads = NULL) {
+  if (missing(kernel)) krein_abort("`kernel` is missing; give a kernel, e.g. kernel_rbf().")
+  kernel <- as_krein_kernel(kernel)
+  x <- check_numeric_matrix(x, "x")
+  if (!is.null(y)) {
+    y <- check_numeric_matrix(y, "y")
+    if (ncol(y) != ncol(x)) {
+      krein_abort(sprintf("`y` must have the same number of columns as `x` (%d), not %d.",
+                          ncol(x), ncol(y)))
+    }
+  }
+  threads <- check_threads(threads)
+  kernel <- resolve_kernel(kernel, x)
+  check_kernel_dimension(kernel, ncol(x))
+  K <- evaluate_kernel(kernel, x, y, threads)
+  dimnames(K) <- list(rownames(x), if (is.null(y)) rownames(x) else rownames(y))
+  K
+}
+
+#' Evaluate a validated, resolved kernel: the one internal entry point
+#'
+#' `y = NULL` means the symmetric training matrix.
+#' @noRd
+evaluate_kernel <- function(kernel, x, y = NULL, threads = 0L) {
+  symmetric <- is.null(y)
+  if (symmetric) y <- x
+  if (is_builtin_kernel(kernel)) {
+    return(cpp_kernel_matrix(kernel, FALSE, x, y, y, symmetric, threads))
+  }
+  switch(kernel$name,
+    invariant = {
+      y_tau <- apply_transform(kernel$transform, y)
+      if (symmetric) check_invariant_symmetry(kernel, x, y_tau, threads)
+      if (is_builtin_kernel(kernel$base)) {
+        cpp_kernel_matrix(kernel$base, TRUE, x, y, y_tau, symmetric, threads)
+      } else {
+        K <- pmax(evaluate_kernel(kernel$base, x, y, threads),
+                  evaluate_kernel(kernel$base, x, y_tau, threads))
+        if (symmetric) K[lower.tri(K)] <- t(K)[lower.tri(K)]
+        K
+      }
+    },
+    "function" = evaluate_function_kernel(kernel$fun, x, y, symmetric),
+    kernlab = {
+      K <- kernlab::kernelMatrix(kernel$kern, x, if (symmetric) NULL else y)
+      K <- matrix(as.numeric(K), nrow(x), nrow(y))
+      check_kernel_values(K)
+    },
+    krein_abort(sprintf("unknown kernel '%s'.", kernel$name))
+  )
+}
+
+#' k(x_i, x_i) for each row: the self-similarities that kernel-induced
+#' distances need for new points
+#' @noRd
+kernel_self <- function(kernel, x) {
+  if (is_builtin_kernel(kernel)) return(cpp_kernel_diagonal(kernel, FALSE, x, x))
+  switch(kernel$name,
+    invariant = {
+      x_tau <- apply_transform(kernel$transform, x)
+      if (is_builtin_kernel(kernel$base)) {
+        cpp_kernel_diagonal(kernel$base, TRUE, x, x_tau)
+      } else {
+        pmax(kernel_self(kernel$base, x),
+             vapply(seq_len(nrow(x)), function(i) {
+               evaluate_kernel(kernel$base, x[i, , drop = FALSE], x_tau[i, , drop = FALSE])[1, 1]
+             }, numeric(1)))
+      }
+    },
+    vapply(seq_len(nrow(x)), function(i) {
+      evaluate_kernel(kernel, x[i, , drop = FALSE], x[i, , drop = FALSE])[1, 1]
+    }, numeric(1))
+  )
+}
+
+apply_transform <- function(transform, x) {
+  d <- ncol(x)
+  out <- tryCatch(
+    vapply(seq_len(nrow(x)), function(i) as.numeric(transform(x[i, ])), numeric(d)),
+    error = function(e) {
+      krein_abort(sprintf("`transform` must map one input vector to a numeric vector of the same length (%d); it failed with: %s",
+                          d, conditionMessage(e)))
+    })
+  out <- if (d == 1L) matrix(out, ncol = 1L) else t(out)
+  if (any(!is.finite(out))) krein_abort("`transform` returned NA or infinite values.")
+  out
+}
+
+# The invariant kernel matrix is computed from one triangle; that is right only
+# if k(x, tau(x')) = k(tau(x), x'). Verify it on the first rows (cheap and
+# deterministic) rather than return a silently wrong matrix.
+check_invariant_symmetry <- function(kernel, x, x_tau, threads) {
+  idx <- seq_len(min(nrow(x), 10L))
+  a <- evaluate_kernel(kernel$base, x[idx, , drop = FALSE], x_tau[idx, , drop = FALSE], threads)
+  b <- evaluate_kernel(kernel$base, x_tau[idx, , drop = FALSE], x[idx, , drop = FALSE], threads)
+  if (max(abs(a - b)) > 1e-10 * max(1, max(abs(a)))) {
+    krein_abort(paste0(
+      "`transform` does not give a symmetric invariant kernel: k(x, transform(x')) differs from ",
+      "k(transform(x), x') on the data. Use an involutive isometry such as function(x) -x."))
+  }
+}
+
+evaluate_function_kernel <- function(fun, x, y, symmetric) {
+  n <- nrow(x)
+  m <- nrow(y)
+  K <- matrix(0, n, m)
+  value_at <- function(i, j) {
+    v <- fun(x[i, ], y[j, ])
+    if (!is.numeric(v) || length(v) != 1L || !is.finite(v)) {
+      krein_abort(sprintf("`kernel` must return one finite number; for rows %d and %d it returned %s.",
+                          i, j, describe_value(v)))
+    }
+    v
+  }
+  for (j in seq_len(m)) {
+    rows <- if (symmetric) seq_len(j) else seq_len(n)
+    for (i in rows) K[i, j] <- value_at(i, j)
+  }
+  if (symmetric) K[lower.tri(K)] <- t(K)[lower.tri(K)]
+  K
+}
+
+check_kernel_values <- function(K) {
+  if (any(!is.finite(K))) krein_abort("`kernel` produced NA or infinite values.")
+  K
+}

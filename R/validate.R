@@ -1,0 +1,222 @@
+# User-facing validation. Every check a user can trip lives here as a
+# `check_*()` helper; each one signals a condition of class `krein_error`
+# whose message names the argument and says what was wrong with it.
+
+#' Signal a krein error
+#'
+#' @param message The message, already formatted.
+#' @param class Extra condition classes, most specific first.
+#' @param call The call to report (the user's call, not an internal helper's).
+#' @noRd
+krein_abort <- function(message, class = NULL, call = NULL) {
+  cond <- structure(
+    class = c(class, "krein_error", "error", "condition"),
+    list(message = message, call = call)
+  )
+  stop(cond)
+}
+
+#' Signal a krein warning (numerical trouble that does not stop the work)
+#' @noRd
+krein_warn <- function(message, class = NULL, call = NULL) {
+  cond <- structure(
+    class = c(class, "krein_warning", "warning", "condition"),
+    list(message = message, call = call)
+  )
+  warning(cond)
+}
+
+#' A short rendering of a user's value for error messages
+#' @noRd
+describe_value <- function(x) {
+  if (is.null(x)) return("NULL")
+  if (is.function(x)) return("a function")
+  if (is.data.frame(x)) return(sprintf("a data frame with %d rows and %d columns", nrow(x), ncol(x)))
+  if (is.matrix(x)) return(sprintf("a %d x %d %s matrix", nrow(x), ncol(x), typeof(x)))
+  if (is.list(x)) return(sprintf("a list of length %d", length(x)))
+  if (length(x) == 0L) return(sprintf("an empty %s vector", typeof(x)))
+  if (is.factor(x)) x <- as.character(x)
+  if (length(x) == 1L) {
+    if (is.character(x)) return(sprintf("\"%s\"", x))
+    if (is.numeric(x) || is.logical(x)) return(format(x, digits = 7))
+    return(sprintf("an object of class %s", class(x)[1]))
+  }
+  sprintf("a %s vector of length %d", typeof(x), length(x))
+}
+
+#' One positive (or non-negative) finite number
+#' @noRd
+check_number <- function(x, arg, lower = -Inf, upper = Inf, allow_lower = FALSE,
+                         integer = FALSE, call = NULL) {
+  ok <- is.numeric(x) && length(x) == 1L && !is.na(x) && is.finite(x)
+  what <- if (integer) "a whole number" else "a number"
+  if (ok && integer) ok <- abs(x - round(x)) < 1e-8
+  if (!ok) {
+    krein_abort(sprintf("`%s` must be %s%s, not %s.", arg, finite_word(integer), what,
+                        describe_value(x)), call = call)
+  }
+  if (x < lower || (x == lower && !allow_lower) || x > upper) {
+    krein_abort(sprintf("`%s` must be %s, not %s.", arg,
+                        range_phrase(lower, upper, allow_lower), format(x, digits = 7)),
+                call = call)
+  }
+  invisible(if (integer) as.integer(round(x)) else as.double(x))
+}
+
+finite_word <- function(integer) if (integer) "" else "a finite "
+
+range_phrase <- function(lower, upper, allow_lower) {
+  if (lower == 0 && is.infinite(upper)) {
+    return(if (allow_lower) "non-negative" else "positive")
+  }
+  lo <- if (is.finite(lower)) sprintf("%s %s", if (allow_lower) ">=" else ">", format(lower)) else NULL
+  hi <- if (is.finite(upper)) sprintf("<= %s", format(upper)) else NULL
+  paste(c(lo, hi), collapse = " and ")
+}
+
+#' A numeric vector of positive finite numbers
+#' @noRd
+check_positive_vector <- function(x, arg, call = NULL) {
+  if (!is.numeric(x) || length(x) == 0L || anyNA(x) || any(!is.finite(x))) {
+    krein_abort(sprintf("`%s` must be a vector of finite positive numbers, not %s.", arg,
+                        describe_value(x)), call = call)
+  }
+  if (any(x <= 0)) {
+    bad <- which(x <= 0)
+    krein_abort(sprintf("`%s` must be positive; element%s %s %s not.", arg,
+                        if (length(bad) > 1) "s" else "", format_indices(bad),
+                        if (length(bad) > 1) "are" else "is"), call = call)
+  }
+  invisible(as.double(x))
+}
+
+#' A single string from a fixed set
+#' @noRd
+check_choice <- function(x, arg, choices, call = NULL) {
+  if (!is.character(x) || length(x) != 1L || is.na(x) || !(x %in% choices)) {
+    krein_abort(sprintf("`%s` must be one of %s, not %s.", arg,
+                        paste0("\"", choices, "\"", collapse = ", "), describe_value(x)),
+                call = call)
+  }
+  invisible(x)
+}
+
+#' TRUE or FALSE
+#' @noRd
+check_flag <- function(x, arg, call = NULL) {
+  if (!is.logical(x) || length(x) != 1L || is.na(x)) {
+    krein_abort(sprintf("`%s` must be TRUE or FALSE, not %s.", arg, describe_value(x)),
+                call = call)
+  }
+  invisible(x)
+}
+
+#' Render indices for messages: "3, 7 and 9" or "3, 7, 9, ... (12 in all)"
+#' @noRd
+format_indices <- function(idx, max_show = 5L) {
+  idx <- as.character(idx)
+  if (length(idx) == 1L) return(idx)
+  if (length(idx) > max_show) {
+    return(sprintf("%s, ... (%d in all)", paste(idx[seq_len(max_show)], collapse = ", "),
+                   length(idx)))
+  }
+  paste(paste(idx[-length(idx)], collapse = ", "), "and", idx[length(idx)])
+}
+
+#' A numeric matrix (or data frame of numeric columns) of finite values
+#'
+#' Returns the matrix as double. Data frames must have only numeric (or
+#' logical) columns; the formula interface is the way to dummy-code factors.
+#' @noRd
+check_numeric_matrix <- function(x, arg, call = NULL, allow_vector = TRUE) {
+  if (is.data.frame(x)) {
+    numeric_cols <- vapply(x, function(col) is.numeric(col) || is.logical(col), logical(1))
+    if (!all(numeric_cols)) {
+      bad <- names(x)[!numeric_cols]
+      krein_abort(sprintf(
+        "`%s` must have only numeric columns; %s %s not numeric. Use the formula interface to dummy-code factors.",
+        arg, if (length(bad) > 1) "columns" else "column", format_indices(paste0("`", bad, "`")),
+        if (length(bad) > 1) "are" else "is"), call = call)
+    }
+    x <- as.matrix(x)
+  }
+  if (is.numeric(x) && is.null(dim(x)) && allow_vector) {
+    x <- matrix(x, ncol = 1L, dimnames = list(names(x), NULL))
+  }
+  if (!(is.matrix(x) && (is.numeric(x) || is.logical(x)))) {
+    krein_abort(sprintf("`%s` must be a numeric matrix or a data frame of numeric columns, not %s.",
+                        arg, describe_value(x)), call = call)
+  }
+  if (nrow(x) == 0L || ncol(x) == 0L) {
+    krein_abort(sprintf("`%s` must have at least one row and one column, not %d x %d.",
+                        arg, nrow(x), ncol(x)), call = call)
+  }
+  storage.mode(x) <- "double"
+  check_finite_matrix(x, arg, call = call)
+  x
+}
+
+#' No NA, NaN or Inf; the message names the first offending rows
+#' @noRd
+check_finite_matrix <- function(x, arg, call = NULL) {
+  if (anyNA(x)) {
+    rows <- which(rowSums(is.na(x)) > 0)
+    krein_abort(sprintf("`%s` has missing values (NA) in row%s %s.", arg,
+                        if (length(rows) > 1) "s" else "", format_indices(rows)), call = call)
+  }
+  if (any(!is.finite(x))) {
+    rows <- which(rowSums(!is.finite(x)) > 0)
+    krein_abort(sprintf("`%s` has infinite values in row%s %s.", arg,
+                        if (length(rows) > 1) "s" else "", format_indices(rows)), call = call)
+  }
+  invisible(x)
+}
+
+#' A square symmetric numeric matrix (a training kernel or dissimilarity)
+#'
+#' Symmetry is tested relative to the largest absolute entry.
+#' @noRd
+check_square_matrix <- function(x, arg, call = NULL) {
+  if (is.data.frame(x)) x <- as.matrix(x)
+  if (!is.matrix(x) || !(is.numeric(x) || is.logical(x))) {
+    krein_abort(sprintf("`%s` must be a square numeric matrix, not %s.", arg, describe_value(x)),
+                call = call)
+  }
+  if (nrow(x) != ncol(x) || nrow(x) == 0L) {
+    krein_abort(sprintf("`%s` must be a square matrix, not %d x %d.", arg, nrow(x), ncol(x)),
+                call = call)
+  }
+  storage.mode(x) <- "double"
+  check_finite_matrix(x, arg, call = call)
+  x
+}
+
+#' Relative asymmetry of a square matrix: max |A - A'| / max |A|
+#' @noRd
+asymmetry <- function(x) {
+  scale <- max(abs(x))
+  if (scale == 0) return(0)
+  max(abs(x - t(x))) / scale
+}
+
+#' Tolerance used to decide that a matrix is symmetric
+#' @noRd
+symmetry_tolerance <- function() 100 * .Machine$double.eps
+
+check_symmetric_matrix <- function(x, arg, call = NULL) {
+  x <- check_square_matrix(x, arg, call = call)
+  a <- asymmetry(x)
+  if (a > symmetry_tolerance()) {
+    krein_abort(sprintf(
+      "`%s` must be symmetric; its largest asymmetry |K[i, j] - K[j, i]| is %s of its largest entry.",
+      arg, format(a, digits = 3)), call = call)
+  }
+  x
+}
+
+#' Number of threads to use: the argument, else the option, else all cores
+#' @noRd
+check_threads <- function(threads, call = NULL) {
+  if (is.null(threads)) threads <- getOption("krein.threads", 0L)
+  check_number(threads, "threads", lower = 0, allow_lower = TRUE, integer = TRUE, call = call)
+}

@@ -1,0 +1,330 @@
+// krein: kernel functions and the kernel-matrix engine.
+//
+// The numerical core knows nothing of R: it includes only the standard library
+// and Eigen. Argument validation happens in R (R/kernels.R); the core throws
+// std::invalid_argument for anything that would otherwise be undefined.
+#ifndef KREIN_KERNELS_HPP
+#define KREIN_KERNELS_HPP
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace krein {
+
+using Matrix = Eigen::MatrixXd;
+using Vector = Eigen::VectorXd;
+using MatrixRef = Eigen::Ref<const Eigen::MatrixXd>;
+using VectorRef = Eigen::Ref<const Eigen::VectorXd>;
+
+enum class KernelType {
+  linear,        // <x, x'>
+  poly,          // (scale <x, x'> + offset)^degree           (paper 001, Sec. 2)
+  tanh,          // tanh(scale <x, x'> + offset), indefinite
+  elm,           // arcsine ELM kernel (paper 002; Frenay & Verleysen 2011)
+  rbf,           // exp(-gamma ||x - x'||^2)
+  rbf_diag,      // exp(-0.5 sum_j (x_j - x'_j)^2 / scales_j)  (paper 003, Example 2)
+  dist,          // exp(-d^power / s^2), d = ||x - x'||^2      (paper 000, Sec. V-B)
+  epanechnikov   // prod_j max(0, 1 - (x_j - x'_j)^2 / width^2) (paper 003, Example 1)
+};
+
+// A built-in kernel with its parameters. Fields a kernel does not use are ignored.
+struct KernelSpec {
+  KernelType type = KernelType::rbf;
+  double gamma = 1.0;
+  double degree = 2.0;
+  double scale = 1.0;
+  double offset = 0.0;
+  double sigma2 = 1e10;
+  double s = 1.0;
+  double power = 1.0;
+  double width = 1.0;
+  Vector scales;  // rbf_diag only: one variance per input column
+  // Invariant kernel (paper 000, Sec. V-B): k_bar(x, x') = max{k(x, x'), k(x, tau(x'))}.
+  // The engine receives tau applied to the rows of the second argument.
+  bool invariant = false;
+};
+
+inline int resolve_threads(int threads) {
+#ifdef _OPENMP
+  if (threads <= 0) return std::max(1, omp_get_num_procs());
+  return threads;
+#else
+  (void)threads;
+  return 1;
+#endif
+}
+
+inline bool is_dot_product_kernel(KernelType type) {
+  return type == KernelType::linear || type == KernelType::poly || type == KernelType::tanh ||
+         type == KernelType::elm;
+}
+
+namespace detail {
+
+// Integer powers by repeated squaring are exact where std::pow may not be.
+inline double int_power(double base, long exponent) {
+  double result = 1.0;
+  while (exponent > 0) {
+    if (exponent & 1L) result *= base;
+    base *= base;
+    exponent >>= 1;
+  }
+  return result;
+}
+
+inline double real_power(double base, double exponent) {
+  const double rounded = std::round(exponent);
+  if (rounded == exponent && rounded >= 0 && rounded <= 64) {
+    return int_power(base, static_cast<long>(rounded));
+  }
+  return std::pow(base, exponent);
+}
+
+// The part of a kernel that maps an inner product (and, for ELM, the two
+// self inner products) to a kernel value.
+struct DotMap {
+  const KernelSpec& spec;
+  double operator()(double dot, double self_x, double self_y) const {
+    switch (spec.type) {
+      case KernelType::linear:
+        return dot;
+      case KernelType::poly:
+        return real_power(spec.scale * dot + spec.offset, spec.degree);
+      case KernelType::tanh:
+        return std::tanh(spec.scale * dot + spec.offset);
+      case KernelType::elm: {
+        // (2/pi) asin((1 + x'z) / sqrt((1/(2 s2) + 1 + x'x)(1/(2 s2) + 1 + z'z)))
+        const double c = 0.5 / spec.sigma2 + 1.0;
+        double ratio = (1.0 + dot) / std::sqrt((c + self_x) * (c + self_y));
+        ratio = std::min(1.0, std::max(-1.0, ratio));  // rounding must not leave asin's domain
+        return M_2_PI * std::asin(ratio);
+      }
+      default:
+        throw std::invalid_argument("not a dot-product kernel");
+    }
+  }
+};
+
+// Block kernels: for one column j of the output and the rows [row_begin, row_end),
+// accumulate a per-pair statistic over the input columns (contiguous in the row
+// index, so the compiler vectorises it) and map it to kernel values written to
+// out[0 .. row_end - row_begin).
+constexpr int kRowBlock = 256;
+
+template <class Accumulate, class Finish>
+inline void fill_column_block(const MatrixRef& X, const MatrixRef& Y, Eigen::Index j,
+                              Eigen::Index row_begin, Eigen::Index row_end, double* out,
+                              Accumulate accumulate, Finish finish, double init) {
+  double acc[kRowBlock];
+  const Eigen::Index d = X.cols();
+  for (Eigen::Index i0 = row_begin; i0 < row_end; i0 += kRowBlock) {
+    const int len = static_cast<int>(std::min<Eigen::Index>(kRowBlock, row_end - i0));
+    for (int i = 0; i < len; ++i) acc[i] = init;
+    for (Eigen::Index k = 0; k < d; ++k) {
+      const double yk = Y(j, k);
+      const double* xk = X.col(k).data() + i0;
+      for (int i = 0; i < len; ++i) accumulate(acc[i], xk[i], yk);
+    }
+    double* dest = out + (i0 - row_begin);
+    for (int i = 0; i < len; ++i) dest[i] = finish(acc[i]);
+  }
+}
+
+struct SquaredDistance {
+  void operator()(double& acc, double x, double y) const {
+    const double diff = x - y;
+    acc += diff * diff;
+  }
+};
+
+struct EpanechnikovProduct {
+  double inv_width2;
+  void operator()(double& acc, double x, double y) const {
+    const double diff = x - y;
+    acc *= std::max(0.0, 1.0 - diff * diff * inv_width2);
+  }
+};
+
+// Fill out(rows, j) for j in [0, m); if `upper_only`, only rows 0..j.
+template <class ColumnFill>
+inline void fill_columns(Eigen::Index n, Eigen::Index m, bool upper_only, int threads,
+                         ColumnFill column_fill) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 8) num_threads(threads)
+#endif
+  for (Eigen::Index j = 0; j < m; ++j) {
+    const Eigen::Index row_end = upper_only ? j + 1 : n;
+    column_fill(j, row_end);
+  }
+  (void)threads;
+}
+
+// Copy the upper triangle onto the lower one, tile by tile for cache locality.
+inline void mirror_upper_to_lower(Eigen::Ref<Matrix> out, int threads) {
+  const Eigen::Index n = out.rows();
+  constexpr Eigen::Index tile = 64;
+  const Eigen::Index tiles = (n + tile - 1) / tile;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#endif
+  for (Eigen::Index tj = 0; tj < tiles; ++tj) {
+    const Eigen::Index j0 = tj * tile, j1 = std::min(n, j0 + tile);
+    for (Eigen::Index ti = tj; ti < tiles; ++ti) {
+      const Eigen::Index i0 = ti * tile, i1 = std::min(n, i0 + tile);
+      // lower-triangle entries (i > j) of this tile come from (j, i)
+      for (Eigen::Index j = j0; j < j1; ++j) {
+        for (Eigen::Index i = std::max(i0, j + 1); i < i1; ++i) out(i, j) = out(j, i);
+      }
+    }
+  }
+  (void)threads;
+}
+
+// Distance- and coordinate-based kernels: exact differences, never the
+// ||x||^2 + ||y||^2 - 2<x, y> expansion, which cancels badly far from the origin.
+template <class Accumulate, class Finish>
+inline void coordinate_kernel(const MatrixRef& X, const MatrixRef& Y, const MatrixRef* Y_tau,
+                              Eigen::Ref<Matrix> out, bool symmetric, int threads,
+                              Accumulate accumulate, Finish finish, double init) {
+  const Eigen::Index n = X.rows(), m = Y.rows();
+  fill_columns(n, m, symmetric, threads, [&](Eigen::Index j, Eigen::Index row_end) {
+    double* col = out.col(j).data();
+    fill_column_block(X, Y, j, 0, row_end, col, accumulate, finish, init);
+    if (Y_tau != nullptr) {
+      double tau_values[kRowBlock];
+      for (Eigen::Index i0 = 0; i0 < row_end; i0 += kRowBlock) {
+        const Eigen::Index i1 = std::min<Eigen::Index>(row_end, i0 + kRowBlock);
+        // evaluate k(x_i, tau(y_j)) for this block into a scratch buffer, keep the max
+        fill_column_block(X, *Y_tau, j, i0, i1, tau_values, accumulate, finish, init);
+        for (Eigen::Index i = i0; i < i1; ++i) col[i] = std::max(col[i], tau_values[i - i0]);
+      }
+    }
+  });
+  if (symmetric) mirror_upper_to_lower(out, threads);
+}
+
+inline void dot_kernel(const KernelSpec& spec, const MatrixRef& X, const MatrixRef& Y,
+                       const MatrixRef* Y_tau, Eigen::Ref<Matrix> out, bool symmetric,
+                       int threads) {
+  // Inner products through Eigen's blocked matrix product, then the kernel map.
+  const Eigen::Index n = X.rows(), m = Y.rows();
+  const DotMap map{spec};
+  const bool needs_norms = spec.type == KernelType::elm;
+  Vector self_x, self_y, self_tau;
+  if (needs_norms) {
+    self_x = X.rowwise().squaredNorm();
+    self_y = Y.rowwise().squaredNorm();
+    if (Y_tau != nullptr) self_tau = Y_tau->rowwise().squaredNorm();
+  }
+  out.noalias() = X * Y.transpose();
+  Matrix tau_dots;
+  if (Y_tau != nullptr) tau_dots.noalias() = X * Y_tau->transpose();
+  fill_columns(n, m, false, threads, [&](Eigen::Index j, Eigen::Index) {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double sx = needs_norms ? self_x[i] : 0.0;
+      double value = map(out(i, j), sx, needs_norms ? self_y[j] : 0.0);
+      if (Y_tau != nullptr) {
+        value = std::max(value, map(tau_dots(i, j), sx, needs_norms ? self_tau[j] : 0.0));
+      }
+      out(i, j) = value;
+    }
+  });
+  // X X' is symmetric only up to rounding in the blocked product; make it exact.
+  if (symmetric) mirror_upper_to_lower(out, threads);
+}
+
+}  // namespace detail
+
+// The n x m kernel matrix K[i, j] = k(X_i, Y_j) written into `out`.
+//
+// `symmetric` says that Y is X: only the upper triangle is computed and then
+// mirrored (the invariant kernel must then be symmetric, which R checks).
+// `Y_tau` holds tau(Y_j) row by row for the invariant kernel, else nullptr.
+inline void kernel_matrix(const KernelSpec& spec, const MatrixRef& X, const MatrixRef& Y,
+                          const MatrixRef* Y_tau, Eigen::Ref<Matrix> out, bool symmetric,
+                          int threads) {
+  if (X.cols() != Y.cols()) throw std::invalid_argument("x and y have different numbers of columns");
+  if (out.rows() != X.rows() || out.cols() != Y.rows()) throw std::invalid_argument("output has the wrong size");
+  if (symmetric && X.rows() != Y.rows()) throw std::invalid_argument("a symmetric kernel matrix must be square");
+  if (spec.invariant && (Y_tau == nullptr || Y_tau->rows() != Y.rows() || Y_tau->cols() != Y.cols())) {
+    throw std::invalid_argument("the invariant kernel needs the transformed points");
+  }
+  if (!spec.invariant) Y_tau = nullptr;
+  threads = resolve_threads(threads);
+  using namespace detail;
+  switch (spec.type) {
+    case KernelType::linear:
+    case KernelType::poly:
+    case KernelType::tanh:
+    case KernelType::elm:
+      dot_kernel(spec, X, Y, Y_tau, out, symmetric, threads);
+      return;
+    case KernelType::rbf: {
+      const double gamma = spec.gamma;
+      coordinate_kernel(X, Y, Y_tau, out, symmetric, threads, SquaredDistance{},
+                        [gamma](double d2) { return std::exp(-gamma * d2); }, 0.0);
+      return;
+    }
+    case KernelType::rbf_diag: {
+      if (spec.scales.size() != X.cols()) throw std::invalid_argument("scales must have one entry per column");
+      // sum_j (x_j - y_j)^2 / scales_j is the squared distance of the rescaled points
+      const Vector inv_sd = spec.scales.cwiseSqrt().cwiseInverse();
+      const Matrix Xs = X * inv_sd.asDiagonal();
+      const Matrix Ys = Y * inv_sd.asDiagonal();
+      Matrix Ts;
+      if (Y_tau != nullptr) Ts = (*Y_tau) * inv_sd.asDiagonal();
+      const MatrixRef Xr(Xs), Yr(Ys), Tr(Ts);
+      coordinate_kernel(Xr, Yr, Y_tau != nullptr ? &Tr : nullptr, out, symmetric, threads,
+                        SquaredDistance{}, [](double d2) { return std::exp(-0.5 * d2); }, 0.0);
+      return;
+    }
+    case KernelType::dist: {
+      const double inv_s2 = 1.0 / (spec.s * spec.s);
+      const double power = spec.power;
+      coordinate_kernel(X, Y, Y_tau, out, symmetric, threads, SquaredDistance{},
+                        [inv_s2, power](double d2) {
+                          return std::exp(-detail::real_power(d2, power) * inv_s2);
+                        },
+                        0.0);
+      return;
+    }
+    case KernelType::epanechnikov: {
+      const double inv_w2 = 1.0 / (spec.width * spec.width);
+      coordinate_kernel(X, Y, Y_tau, out, symmetric, threads, EpanechnikovProduct{inv_w2},
+                        [](double prod) { return prod; }, 1.0);
+      return;
+    }
+  }
+  throw std::invalid_argument("unknown kernel type");
+}
+
+// k(x, x) for each row of X: needed by methods that use self-similarities of
+// new points (kernel-induced distances, paper 000 Sec. IV-E; RC distances).
+inline Vector kernel_diagonal(const KernelSpec& spec, const MatrixRef& X, const MatrixRef* X_tau) {
+  const Eigen::Index n = X.rows();
+  Vector diag(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    Matrix one(1, 1);
+    const MatrixRef xi = X.row(i);
+    if (spec.invariant) {
+      const MatrixRef ti = X_tau->row(i);
+      kernel_matrix(spec, xi, xi, &ti, one, false, 1);
+    } else {
+      kernel_matrix(spec, xi, xi, nullptr, one, false, 1);
+    }
+    diag[i] = one(0, 0);
+  }
+  return diag;
+}
+
+}  // namespace krein
+
+#endif  // KREIN_KERNELS_HPP
