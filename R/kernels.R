@@ -388,7 +388,9 @@ kernel_matrix <- function(kernel, x, y = NULL, threads = NULL) {
   kernel <- resolve_kernel(kernel, x)
   check_kernel_dimension(kernel, ncol(x))
   K <- evaluate_kernel(kernel, x, y, threads)
-  dimnames(K) <- list(rownames(x), if (is.null(y)) rownames(x) else rownames(y))
+  row_names <- rownames(x)
+  col_names <- if (is.null(y)) rownames(x) else rownames(y)
+  if (!is.null(row_names) || !is.null(col_names)) dimnames(K) <- list(row_names, col_names)
   K
 }
 

@@ -134,7 +134,7 @@ check_numeric_matrix <- function(x, arg, call = NULL, allow_vector = TRUE) {
     if (!all(numeric_cols)) {
       bad <- names(x)[!numeric_cols]
       krein_abort(sprintf(
-        "`%s` must have only numeric columns; %s %s not numeric. Use the formula interface to dummy-code factors.",
+        "`%s` must have only numeric columns; %s %s %s not numeric. Use the formula interface to dummy-code factors.",
         arg, if (length(bad) > 1) "columns" else "column", format_indices(paste0("`", bad, "`")),
         if (length(bad) > 1) "are" else "is"), call = call)
     }

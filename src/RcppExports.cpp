@@ -12,7 +12,7 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // cpp_kernel_matrix
-Eigen::MatrixXd cpp_kernel_matrix(const Rcpp::List& base, bool invariant, const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> y, const Eigen::Map<Eigen::MatrixXd> y_tau, bool symmetric, int threads);
+Rcpp::NumericMatrix cpp_kernel_matrix(const Rcpp::List& base, bool invariant, const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> y, const Eigen::Map<Eigen::MatrixXd> y_tau, bool symmetric, int threads);
 RcppExport SEXP _krein_cpp_kernel_matrix(SEXP baseSEXP, SEXP invariantSEXP, SEXP xSEXP, SEXP ySEXP, SEXP y_tauSEXP, SEXP symmetricSEXP, SEXP threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;

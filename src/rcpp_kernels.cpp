@@ -49,15 +49,17 @@ krein::KernelSpec to_spec(const Rcpp::List& base, bool invariant) {
 }  // namespace
 
 // [[Rcpp::export]]
-Eigen::MatrixXd cpp_kernel_matrix(const Rcpp::List& base, bool invariant,
-                                  const Eigen::Map<Eigen::MatrixXd> x,
-                                  const Eigen::Map<Eigen::MatrixXd> y,
-                                  const Eigen::Map<Eigen::MatrixXd> y_tau, bool symmetric,
-                                  int threads) {
+Rcpp::NumericMatrix cpp_kernel_matrix(const Rcpp::List& base, bool invariant,
+                                      const Eigen::Map<Eigen::MatrixXd> x,
+                                      const Eigen::Map<Eigen::MatrixXd> y,
+                                      const Eigen::Map<Eigen::MatrixXd> y_tau, bool symmetric,
+                                      int threads) {
   const krein::KernelSpec spec = to_spec(base, invariant);
-  Eigen::MatrixXd out(x.rows(), y.rows());
+  // Written in place into R's memory: a 5000 x 5000 kernel is 200 MB, not to be copied.
+  Rcpp::NumericMatrix out(Rcpp::no_init(x.rows(), y.rows()));
+  Eigen::Map<Eigen::MatrixXd> out_map(out.begin(), x.rows(), y.rows());
   const krein::MatrixRef xr(x), yr(y), tr(y_tau);
-  krein::kernel_matrix(spec, xr, yr, invariant ? &tr : nullptr, out, symmetric, threads);
+  krein::kernel_matrix(spec, xr, yr, invariant ? &tr : nullptr, out_map, symmetric, threads);
   return out;
 }
 

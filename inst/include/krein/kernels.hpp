@@ -224,9 +224,13 @@ inline void dot_kernel(const KernelSpec& spec, const MatrixRef& X, const MatrixR
     self_y = Y.rowwise().squaredNorm();
     if (Y_tau != nullptr) self_tau = Y_tau->rowwise().squaredNorm();
   }
+  // Eigen's product runs on its own OpenMP threads: give it the caller's count.
+  const int eigen_threads = Eigen::nbThreads();
+  Eigen::setNbThreads(threads);
   out.noalias() = X * Y.transpose();
   Matrix tau_dots;
   if (Y_tau != nullptr) tau_dots.noalias() = X * Y_tau->transpose();
+  Eigen::setNbThreads(eigen_threads);
   fill_columns(n, m, false, threads, [&](Eigen::Index j, Eigen::Index) {
     for (Eigen::Index i = 0; i < n; ++i) {
       const double sx = needs_norms ? self_x[i] : 0.0;
@@ -258,7 +262,8 @@ inline void kernel_matrix(const KernelSpec& spec, const MatrixRef& X, const Matr
     throw std::invalid_argument("the invariant kernel needs the transformed points");
   }
   if (!spec.invariant) Y_tau = nullptr;
-  threads = resolve_threads(threads);
+  // Starting threads costs more than a small matrix takes to compute.
+  threads = (X.rows() * Y.rows() * std::max<Eigen::Index>(1, X.cols()) < 32768) ? 1 : resolve_threads(threads);
   using namespace detail;
   switch (spec.type) {
     case KernelType::linear:

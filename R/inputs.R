@@ -1,0 +1,362 @@
+# The one input path of every krein model. A model's formula method calls
+# inputs_from_formula(), its default method (matrix, data frame, precomputed
+# kernel, dissimilarity kernel) calls inputs_from_xy(); both end in
+# finish_inputs() and give a `krein_inputs` object. The model stores
+# `inputs$spec` (a `krein_input_spec`), from which new_inputs() rebuilds
+# `newdata` at prediction time. Nothing here is model-specific.
+#
+# A model's generic and methods then look like (MASS::lda's shape):
+#
+#   model <- function(x, ...) UseMethod("model")
+#   model.formula <- function(formula, data, subset, na.action, kernel = kernel_rbf(), ...) {
+#     inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
+#     model_fit(inputs, ...)
+#   }
+#   model.default <- function(x, y, kernel = kernel_rbf(), na.action = NULL, ...) {
+#     model_fit(inputs_from_xy(x, y, kernel, na.action), ...)
+#   }
+
+#' Training inputs from a formula call
+#'
+#' @param mc The model's `match.call(expand.dots = FALSE)`: its `formula`,
+#'   `data`, `subset` and `na.action` are used.
+#' @param env Where to evaluate them (the caller's `parent.frame()`).
+#' @param kernel The kernel argument of the model.
+#' @noRd
+inputs_from_formula <- function(mc, env, kernel, min_classes = 2L) {
+  if (is.null(mc$formula)) krein_abort("`formula` is missing.")
+  formula <- eval(mc$formula, env)
+  if (!inherits(formula, "formula") || length(formula) != 3L) {
+    krein_abort(sprintf("`formula` must be a two-sided formula such as y ~ x1 + x2, not %s.",
+                        describe_value(formula)))
+  }
+  data <- if (is.null(mc$data)) environment(formula) else eval(mc$data, env)
+  if (!is.null(mc$data) && !is.data.frame(data) && !is.list(data)) {
+    krein_abort(sprintf("`data` must be a data frame, not %s.", describe_value(data)))
+  }
+  # Unused levels are dropped below: silently for predictors (as lm and lda do),
+  # with a message for the response (as_class_factor()).
+  mf_call <- call("model.frame", formula = formula, data = data, na.action = stats::na.pass,
+                  drop.unused.levels = FALSE)
+  if (!is.null(mc$subset)) mf_call$subset <- mc$subset
+  mf_call[[1L]] <- quote(stats::model.frame)
+  mf <- tryCatch(eval(mf_call, env), error = function(e) {
+    krein_abort(sprintf("`formula` could not be evaluated in `data`: %s", conditionMessage(e)))
+  })
+  na_action <- if (is.null(mc$na.action)) NULL else eval(mc$na.action, env)
+  terms <- attr(mf, "terms")
+  response <- attr(terms, "response")
+  for (j in seq_along(mf)[-response]) if (is.factor(mf[[j]])) mf[[j]] <- droplevels(mf[[j]])
+  y <- stats::model.response(mf)
+  if (is.null(y)) krein_abort("`formula` must have a response on its left-hand side.")
+  names(y) <- NULL
+  x <- model_matrix_without_intercept(terms, mf, NULL)
+  if (ncol(x) == 0L) krein_abort("`formula` must have at least one predictor on its right-hand side.")
+  check_finite_matrix_allow_na(x, "data")
+  keep <- na_rows_action(na_action, x, y, "data")
+  spec <- list(type = "formula", terms = terms, xlevels = stats::.getXlevels(terms, mf),
+               contrasts = attr(x, "contrasts"), colnames = colnames(x), n_columns = ncol(x))
+  finish_inputs(x, y, kernel, spec, keep, min_classes)
+}
+
+#' Training inputs from x and y: a matrix or data frame of numeric columns, a
+#' kernel matrix with kernel = "precomputed", a `krein_precomputed` or a
+#' `krein_dissimilarity` object.
+#' @noRd
+inputs_from_xy <- function(x, y, kernel, na.action = NULL, min_classes = 2L) {
+  if (missing(y) || is.null(y)) krein_abort("`y` is missing; give the class labels, one per row of `x`.")
+  precomputed <- NULL
+  if (inherits(x, "krein_precomputed")) {
+    # The object says what it is: `kernel` is not needed and is ignored.
+    precomputed <- x
+  } else if (identical(kernel, "precomputed")) {
+    precomputed <- precomputed_kernel(check_symmetric_matrix(x, "x"))
+  }
+  if (!is.null(precomputed)) {
+    K <- check_symmetric_matrix(precomputed$K, "x")
+    if (length(y) != nrow(K)) {
+      krein_abort(sprintf("`y` must have one label per row of the kernel matrix `x` (%d), not %d.",
+                          nrow(K), length(y)))
+    }
+    if (anyNA(y)) {
+      krein_abort(sprintf("`y` has missing values at position%s %s; a precomputed kernel cannot drop rows, remove them from the kernel and `y` first.",
+                          if (sum(is.na(y)) > 1) "s" else "", format_indices(which(is.na(y)))))
+    }
+    spec <- list(type = "precomputed", n_train = nrow(K),
+                 dissimilarity = if (inherits(precomputed, "krein_dissimilarity")) dissimilarity_converter(precomputed))
+    return(finish_inputs(NULL, y, NULL, spec, seq_len(nrow(K)), min_classes,
+                         precomputed = precomputed))
+  }
+  x <- check_numeric_matrix_allow_na(x, "x")
+  if (is.data.frame(y)) {
+    if (ncol(y) != 1L) krein_abort(sprintf("`y` must be a vector or factor of labels, not %s.", describe_value(y)))
+    y <- y[[1L]]
+  }
+  if (!is.null(dim(y)) && length(dim(y)) == 2L && min(dim(y)) == 1L) y <- as.vector(y)
+  if (!is.atomic(y) || !is.null(dim(y))) {
+    krein_abort(sprintf("`y` must be a vector or factor of labels, not %s.", describe_value(y)))
+  }
+  if (length(y) != nrow(x)) {
+    krein_abort(sprintf("`y` must have one label per row of `x` (%d), not %d.", nrow(x), length(y)))
+  }
+  keep <- na_rows_action(na.action, x, y, "x")
+  spec <- list(type = "xy", colnames = colnames(x), n_columns = ncol(x))
+  finish_inputs(x, y, kernel, spec, keep, min_classes)
+}
+
+#' The common end of both paths: subset the complete rows, make the response a
+#' factor, resolve the kernel from the training data.
+#' @noRd
+finish_inputs <- function(x, y, kernel, spec, keep, min_classes, precomputed = NULL) {
+  y <- as_class_factor(y[keep], min_classes)
+  if (!is.null(x)) {
+    x <- x[keep, , drop = FALSE]
+    if (missing(kernel) || is.null(kernel)) krein_abort("`kernel` is missing; give a kernel, e.g. kernel_rbf().")
+    kernel <- resolve_kernel(as_krein_kernel(kernel), x)
+    check_kernel_dimension(kernel, ncol(x))
+  }
+  spec$kernel <- kernel
+  spec$n_train <- length(y)
+  spec$levels <- levels(y)
+  structure(
+    list(x = x, y = y, kernel = kernel, precomputed = precomputed,
+         na_action = attr(keep, "na.action"), spec = structure(spec, class = "krein_input_spec")),
+    class = "krein_inputs"
+  )
+}
+
+#' The n x n training kernel of prepared inputs (computed once, by the model
+#' that needs it; Nystroem models never call this).
+#' @noRd
+training_kernel <- function(inputs, threads = NULL) {
+  if (!is.null(inputs$precomputed)) return(inputs$precomputed$K)
+  evaluate_kernel(inputs$kernel, inputs$x, NULL, check_threads(threads))
+}
+
+#' Response to factor: unused levels dropped with a message, enough classes
+#' @noRd
+as_class_factor <- function(y, min_classes = 2L) {
+  if (is.factor(y)) {
+    unused <- setdiff(levels(y), unique(as.character(y)))
+    if (length(unused) > 0L) {
+      message(sprintf("Dropping unused level%s of `y`: %s.", if (length(unused) > 1) "s" else "",
+                      paste0("\"", unused, "\"", collapse = ", ")))
+      y <- droplevels(y)
+    }
+  } else if (is.character(y) || is.logical(y) || is.numeric(y)) {
+    if (is.numeric(y) && any(abs(y - round(y)) > 0)) {
+      krein_abort("`y` must hold class labels; it has non-integer numbers. krein classifies, it does not regress.")
+    }
+    y <- factor(y)
+  } else {
+    krein_abort(sprintf("`y` must be a factor, character, logical or integer vector of class labels, not %s.",
+                        describe_value(y)))
+  }
+  if (nlevels(y) < min_classes) {
+    krein_abort(sprintf("`y` must have at least %d classes; it has %d%s.", min_classes, nlevels(y),
+                        if (nlevels(y) > 0) paste0(" (", paste0("\"", levels(y), "\"", collapse = ", "), ")") else ""))
+  }
+  y
+}
+
+#' Rows to keep under `na.action`: NULL (the default) and na.fail give an
+#' error naming the rows; na.omit / na.exclude drop them and record which.
+#' @noRd
+na_rows_action <- function(na_action, x, y, arg) {
+  action <- na_action_name(na_action)
+  incomplete <- which(rowSums(is.na(x)) > 0 | is.na(y))
+  keep <- seq_len(nrow(x))
+  if (length(incomplete) == 0L) return(keep)
+  if (action == "fail") {
+    krein_abort(sprintf(
+      "`%s` has missing values in row%s %s; remove %s or use `na.action = na.omit`.",
+      arg, if (length(incomplete) > 1) "s" else "", format_indices(incomplete),
+      if (length(incomplete) > 1) "them" else "it"))
+  }
+  keep <- keep[-incomplete]
+  if (length(keep) == 0L) krein_abort(sprintf("`%s` has no complete rows.", arg))
+  omitted <- stats::setNames(incomplete, rownames(x)[incomplete])
+  attr(keep, "na.action") <- structure(omitted, class = action)
+  keep
+}
+
+na_action_name <- function(na_action) {
+  if (is.null(na_action)) return("fail")
+  if (is.character(na_action) && length(na_action) == 1L) {
+    name <- sub("^na\\.", "", na_action)
+    if (name %in% c("fail", "omit", "exclude")) return(name)
+  }
+  if (is.function(na_action)) {
+    if (identical(na_action, stats::na.fail)) return("fail")
+    if (identical(na_action, stats::na.omit)) return("omit")
+    if (identical(na_action, stats::na.exclude)) return("exclude")
+  }
+  krein_abort("`na.action` must be NULL (an error on missing values), na.fail, na.omit or na.exclude.")
+}
+
+# Matrices that may hold NA (they are dealt with by na.action), but no Inf.
+check_numeric_matrix_allow_na <- function(x, arg) {
+  if (is.data.frame(x) || is.matrix(x) || (is.numeric(x) && is.null(dim(x)))) {
+    na <- if (is.data.frame(x)) Reduce(`|`, lapply(x, is.na), FALSE) else is.na(x)
+    if (is.matrix(na)) na <- rowSums(na) > 0
+    if (!any(na)) return(check_numeric_matrix(x, arg))
+    if (is.data.frame(x)) {
+      filled <- x
+      for (j in seq_along(filled)) if (is.numeric(filled[[j]]) || is.logical(filled[[j]])) filled[[j]][is.na(filled[[j]])] <- 0
+    } else {
+      filled <- x
+      filled[is.na(filled)] <- 0
+    }
+    out <- check_numeric_matrix(filled, arg)
+    out[which(is.na(as.matrix(x)))] <- NA_real_
+    return(out)
+  }
+  check_numeric_matrix(x, arg)
+}
+
+check_finite_matrix_allow_na <- function(x, arg) {
+  bad <- is.infinite(x)
+  if (any(bad)) {
+    rows <- which(rowSums(bad) > 0)
+    krein_abort(sprintf("`%s` has infinite values in row%s %s.", arg, if (length(rows) > 1) "s" else "",
+                        format_indices(rows)))
+  }
+  invisible(x)
+}
+
+model_matrix_without_intercept <- function(terms, mf, contrasts) {
+  x <- stats::model.matrix(terms, mf, contrasts.arg = contrasts)
+  intercept <- match("(Intercept)", colnames(x), nomatch = 0L)
+  if (intercept > 0L) {
+    contr <- attr(x, "contrasts")
+    x <- x[, -intercept, drop = FALSE]
+    attr(x, "contrasts") <- contr
+  }
+  x
+}
+
+# What predict() needs of a dissimilarity conversion: everything but the kernel.
+dissimilarity_converter <- function(object) {
+  object$K <- NULL
+  object$self <- NULL
+  object
+}
+
+#' New data for a fitted model: the predictor matrix (data fits) or the test
+#' kernel with self-similarities (precomputed fits), checked against the fit.
+#' @param spec The model's `krein_input_spec`.
+#' @returns A list with `x` (n_new x d, or NULL) or `K` (n_new x n_train) and `self`.
+#' @noRd
+new_inputs <- function(spec, newdata) {
+  if (missing(newdata) || is.null(newdata)) krein_abort("`newdata` is missing.")
+  switch(spec$type,
+    formula = list(x = new_formula_data(spec, newdata)),
+    xy = list(x = new_xy_data(spec, newdata)),
+    precomputed = new_precomputed_data(spec, newdata)
+  )
+}
+
+new_formula_data <- function(spec, newdata) {
+  if (!is.data.frame(newdata) && !is.list(newdata)) {
+    if (is.matrix(newdata)) newdata <- as.data.frame(newdata) else
+      krein_abort(sprintf("`newdata` must be a data frame, not %s.", describe_value(newdata)))
+  }
+  terms <- stats::delete.response(spec$terms)
+  needed <- all.vars(terms)
+  missing_vars <- setdiff(needed, names(newdata))
+  if (length(missing_vars) > 0L) {
+    krein_abort(sprintf("`newdata` lacks the variable%s %s used in the fit.",
+                        if (length(missing_vars) > 1) "s" else "",
+                        format_indices(paste0("`", missing_vars, "`"))))
+  }
+  mf <- tryCatch(
+    stats::model.frame(terms, newdata, na.action = stats::na.pass, xlev = spec$xlevels),
+    error = function(e) krein_abort(sprintf("`newdata` does not match the fit: %s", conditionMessage(e))))
+  classes <- attr(terms, "dataClasses")
+  if (!is.null(classes)) {
+    tryCatch(stats::.checkMFClasses(classes, mf),
+             error = function(e) krein_abort(sprintf("`newdata` does not match the fit: %s", conditionMessage(e))))
+  }
+  x <- model_matrix_without_intercept(terms, mf, spec$contrasts)
+  check_new_rows(x)
+}
+
+new_xy_data <- function(spec, newdata) {
+  d <- spec$n_columns
+  if (is.numeric(newdata) && is.null(dim(newdata)) && length(newdata) == d) {
+    newdata <- matrix(newdata, nrow = 1L, dimnames = list(NULL, spec$colnames))
+  }
+  x <- check_numeric_matrix_allow_na(newdata, "newdata")
+  if (!is.null(spec$colnames) && !is.null(colnames(x))) {
+    missing_cols <- setdiff(spec$colnames, colnames(x))
+    if (length(missing_cols) > 0L) {
+      krein_abort(sprintf("`newdata` lacks the column%s %s used in the fit.",
+                          if (length(missing_cols) > 1) "s" else "",
+                          format_indices(paste0("`", missing_cols, "`"))))
+    }
+    x <- x[, spec$colnames, drop = FALSE]
+  } else if (ncol(x) != d) {
+    krein_abort(sprintf("`newdata` must have %d columns, as the training data, not %d.", d, ncol(x)))
+  }
+  check_new_rows(x)
+}
+
+new_precomputed_data <- function(spec, newdata) {
+  n <- spec$n_train
+  self <- NULL
+  if (inherits(newdata, "krein_precomputed")) {
+    self <- newdata$self
+    newdata <- newdata$K
+  } else if (is.numeric(newdata) && is.null(dim(newdata)) && length(newdata) == n) {
+    newdata <- matrix(newdata, nrow = 1L)
+  }
+  if (!is.null(spec$dissimilarity)) {
+    converted <- predict.krein_dissimilarity(spec$dissimilarity, newdata)
+    return(list(K = converted$K, self = converted$self))
+  }
+  K <- check_numeric_matrix(newdata, "newdata", allow_vector = FALSE)
+  if (ncol(K) != n) {
+    krein_abort(sprintf("`newdata` must be a kernel matrix with one column per training point (%d), not %d.",
+                        n, ncol(K)))
+  }
+  list(K = K, self = self)
+}
+
+check_new_rows <- function(x) {
+  if (anyNA(x)) {
+    rows <- which(rowSums(is.na(x)) > 0)
+    krein_abort(sprintf("`newdata` has missing values in row%s %s.", if (length(rows) > 1) "s" else "",
+                        format_indices(rows)))
+  }
+  check_finite_matrix(x, "newdata")
+  x
+}
+
+#' The kernel between new points and a fit's expansion points
+#'
+#' @param spec The model's `krein_input_spec`.
+#' @param new The result of new_inputs().
+#' @param points The expansion points the model kept (rows of the training
+#'   data, or landmarks), for data fits.
+#' @param columns Which training points they are (indices), for precomputed
+#'   fits; NULL means all.
+#' @noRd
+new_kernel_matrix <- function(spec, new, points = NULL, columns = NULL, threads = NULL) {
+  if (spec$type == "precomputed") {
+    if (is.null(columns)) return(new$K)
+    return(new$K[, columns, drop = FALSE])
+  }
+  evaluate_kernel(spec$kernel, new$x, points, check_threads(threads))
+}
+
+#' Self-similarities k(x, x) of new points (for kernel-induced distances)
+#' @noRd
+new_self_similarity <- function(spec, new) {
+  if (spec$type == "precomputed") {
+    if (is.null(new$self)) {
+      krein_abort("`newdata` must carry the self-similarities k(x, x) of the new points for this model: pass precomputed_kernel(K_new, self = ...).")
+    }
+    return(new$self)
+  }
+  kernel_self(spec$kernel, new$x)
+}

@@ -1,0 +1,4 @@
+library(testthat)
+library(krein)
+
+test_check("krein")

@@ -1,0 +1,155 @@
+# The one input path every model uses (R/inputs.R). A stand-in model with the
+# generic / formula / default shape of the real ones drives it.
+
+toy_model <- function(x, ...) UseMethod("toy_model")
+toy_model.formula <- function(formula, data, subset, na.action, kernel = kernel_rbf(1), ...) {
+  krein:::inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
+}
+toy_model.default <- function(x, y, kernel = kernel_rbf(1), na.action = NULL, ...) {
+  krein:::inputs_from_xy(x, y, kernel, na.action)
+}
+
+set.seed(7)
+df <- data.frame(a = rnorm(12), b = rnorm(12), y = factor(rep(c("u", "v", "w"), 4)))
+
+test_that("formula, data frame, matrix and precomputed kernel give the same training problem", {
+  from_formula <- toy_model(y ~ a + b, data = df)
+  from_df <- toy_model(df[, c("a", "b")], df$y)
+  from_matrix <- toy_model(as.matrix(df[, c("a", "b")]), df$y)
+  K <- kernel_matrix(kernel_rbf(1), df[, c("a", "b")])
+  from_kernel <- toy_model(K, df$y, kernel = "precomputed")
+  from_object <- toy_model(precomputed_kernel(K), df$y)
+  for (inputs in list(from_formula, from_df, from_matrix, from_kernel, from_object)) {
+    expect_s3_class(inputs, "krein_inputs")
+    expect_equal(unname(krein:::training_kernel(inputs)), unname(K))
+    expect_identical(inputs$y, df$y)
+    expect_identical(inputs$spec$levels, c("u", "v", "w"))
+  }
+  expect_identical(from_formula$spec$type, "formula")
+  expect_identical(from_matrix$spec$type, "xy")
+  expect_identical(from_kernel$spec$type, "precomputed")
+})
+
+test_that("the response becomes a factor; unused levels are dropped with a message", {
+  expect_identical(toy_model(as.matrix(df[, 1:2]), as.character(df$y))$y, df$y)
+  expect_identical(levels(toy_model(as.matrix(df[, 1:2]), rep(1:2, 6))$y), c("1", "2"))
+  y_extra <- factor(df$y, levels = c("u", "v", "w", "z"))
+  expect_message(inputs <- toy_model(as.matrix(df[, 1:2]), y_extra), "\"z\"")
+  expect_identical(levels(inputs$y), c("u", "v", "w"))
+  df2 <- df
+  df2$y <- y_extra
+  expect_message(toy_model(y ~ a + b, data = df2), "\"z\"")
+})
+
+test_that("formula fits dummy-code factors and rebuild newdata from terms", {
+  df2 <- df
+  df2$g <- factor(rep(c("p", "q"), 6))
+  inputs <- toy_model(y ~ a + g, data = df2)
+  expect_identical(colnames(inputs$x), c("a", "gq"))
+  new <- krein:::new_inputs(inputs$spec, df2[c(2, 1), c("g", "a")])
+  expect_equal(unname(new$x), unname(inputs$x[c(2, 1), ]), ignore_attr = TRUE)
+  expect_error(krein:::new_inputs(inputs$spec, df2[, "a", drop = FALSE]), class = "krein_error",
+               regexp = "`newdata` lacks the variable `g`")
+  bad_level <- df2[1:2, ]
+  bad_level$g <- factor(c("p", "zz"))
+  expect_error(krein:::new_inputs(inputs$spec, bad_level), class = "krein_error",
+               regexp = "`newdata`")
+  # transformations in the formula are applied to newdata too
+  logged <- toy_model(y ~ log(abs(a)) + b, data = df)
+  expect_equal(krein:::new_inputs(logged$spec, df[1:3, ])$x[, 1], log(abs(df$a[1:3])),
+               ignore_attr = TRUE)
+})
+
+test_that("subset and na.action are honoured; the default names the rows", {
+  expect_equal(nrow(toy_model(y ~ a + b, data = df, subset = a > 0)$x), sum(df$a > 0))
+  df_na <- df
+  df_na$a[c(3, 8)] <- NA
+  expect_snapshot(error = TRUE, toy_model(y ~ a + b, data = df_na))
+  expect_error(toy_model(df_na[, 1:2], df_na$y), class = "krein_error", regexp = "rows 3 and 8")
+  omitted <- toy_model(y ~ a + b, data = df_na, na.action = na.omit)
+  expect_equal(nrow(omitted$x), 10L)
+  expect_equal(as.vector(omitted$na_action), c(3L, 8L))
+  expect_s3_class(omitted$na_action, "omit")
+  expect_equal(nrow(toy_model(df_na[, 1:2], df_na$y, na.action = "na.exclude")$x), 10L)
+  y_na <- df$y
+  y_na[5] <- NA
+  expect_error(toy_model(df[, 1:2], y_na), class = "krein_error", regexp = "row 5")
+  expect_error(toy_model(df[, 1:2], df$y, na.action = mean), class = "krein_error",
+               regexp = "`na.action`")
+})
+
+test_that("matrix fits check newdata columns by name or position", {
+  inputs <- toy_model(as.matrix(df[, c("a", "b")]), df$y)
+  swapped <- as.matrix(df[1:2, c("b", "a")])
+  expect_equal(krein:::new_inputs(inputs$spec, swapped)$x, as.matrix(df[1:2, c("a", "b")]))
+  expect_equal(dim(krein:::new_inputs(inputs$spec, c(0.1, 0.2))$x), c(1L, 2L))
+  expect_error(krein:::new_inputs(inputs$spec, data.frame(a = 1, c = 2)), class = "krein_error",
+               regexp = "`newdata` lacks the column `b`")
+  unnamed <- toy_model(unname(as.matrix(df[, 1:2])), df$y)
+  expect_error(krein:::new_inputs(unnamed$spec, matrix(1, 2, 3)), class = "krein_error",
+               regexp = "`newdata` must have 2 columns")
+  expect_error(krein:::new_inputs(unnamed$spec, matrix(c(1, NA), 1)), class = "krein_error",
+               regexp = "`newdata` has missing values in row 1")
+})
+
+test_that("precomputed fits take test kernels, self-similarities and dissimilarities", {
+  set.seed(8)
+  x <- matrix(rnorm(20), 10)
+  K <- kernel_matrix(kernel_rbf(1), x)
+  inputs <- toy_model(K, rep(1:2, 5), kernel = "precomputed")
+  K_new <- kernel_matrix(kernel_rbf(1), x[1:2, ] + 0.1, x)
+  new <- krein:::new_inputs(inputs$spec, K_new)
+  expect_identical(new$K, K_new)
+  expect_error(krein:::new_self_similarity(inputs$spec, new), class = "krein_error",
+               regexp = "self-similarities")
+  with_self <- krein:::new_inputs(inputs$spec, precomputed_kernel(K_new, self = c(1, 1)))
+  expect_equal(krein:::new_self_similarity(inputs$spec, with_self), c(1, 1))
+  expect_equal(krein:::new_kernel_matrix(inputs$spec, new, columns = 3:4), K_new[, 3:4])
+  expect_error(krein:::new_inputs(inputs$spec, K_new[, 1:9]), class = "krein_error",
+               regexp = "`newdata` must be a kernel matrix with one column per training point \\(10\\)")
+
+  kd <- kernel_from_dissimilarity(as.matrix(dist(x)), method = "classical")
+  from_d <- toy_model(kd, rep(1:2, 5))
+  new_d <- krein:::new_inputs(from_d$spec, as.matrix(dist(x))[1:3, ])
+  expect_equal(new_d$K, kd$K[1:3, ], tolerance = 1e-12, ignore_attr = TRUE)
+  expect_equal(new_d$self, diag(kd$K)[1:3], tolerance = 1e-12)
+})
+
+test_that("data fits compute new kernels and self-similarities from the stored kernel", {
+  inputs <- toy_model(y ~ a + b, data = df, kernel = kernel_invariant(kernel_rbf(0.5)))
+  new <- krein:::new_inputs(inputs$spec, df[1:4, ])
+  expect_equal(krein:::new_kernel_matrix(inputs$spec, new, inputs$x),
+               kernel_matrix(kernel_invariant(kernel_rbf(0.5)), inputs$x[1:4, ], inputs$x),
+               ignore_attr = TRUE)
+  expect_equal(krein:::new_self_similarity(inputs$spec, new), rep(1, 4))
+  # the median heuristic is resolved once, from the training data, and stored
+  median_fit <- toy_model(y ~ a + b, data = df, kernel = kernel_rbf())
+  expect_equal(median_fit$spec$kernel$params$gamma, median_gamma(df[, c("a", "b")]))
+})
+
+test_that("bad training inputs are krein_errors naming the argument", {
+  expect_snapshot(error = TRUE, toy_model(df[, 1:2], df$y[1:5]))
+  expect_snapshot(error = TRUE, toy_model(df[, 1:2], rep("u", 12)))
+  expect_snapshot(error = TRUE, toy_model(data.frame(a = 1:12, g = letters[1:12]), df$y))
+  expect_error(toy_model(df[, 1:2]), class = "krein_error", regexp = "`y`")
+  expect_error(toy_model(df[, 1:2], list(1)), class = "krein_error", regexp = "`y`")
+  expect_error(toy_model(df[, 1:2], seq(0.5, 6, by = 0.5)), class = "krein_error",
+               regexp = "`y`")
+  expect_error(toy_model(df[, 1:2], df$y, kernel = "rbf"), class = "krein_error",
+               regexp = "`kernel`")
+  expect_error(toy_model(matrix(1:6, 2), 1:2, kernel = "precomputed"), class = "krein_error",
+               regexp = "`x`.*square")
+  expect_error(toy_model(matrix(c(1, 2, 3, 1), 2), 1:2, kernel = "precomputed"),
+               class = "krein_error", regexp = "`x`.*symmetric")
+  expect_error(toy_model(diag(3), 1:2, kernel = "precomputed"), class = "krein_error",
+               regexp = "`y`")
+  expect_error(toy_model(diag(3), c(1, NA, 2), kernel = "precomputed"), class = "krein_error",
+               regexp = "`y`")
+  expect_error(toy_model(y ~ a + nothere, data = df), class = "krein_error", regexp = "`formula`")
+  expect_error(toy_model(y ~ 1, data = df), class = "krein_error", regexp = "`formula`")
+  expect_error(toy_model(y ~ a, data = 3), class = "krein_error", regexp = "`data`")
+  expect_error(toy_model(rbind(c(1, Inf), c(2, 2)), 1:2), class = "krein_error", regexp = "`x`")
+  df_inf <- df
+  df_inf$a[2] <- Inf
+  expect_error(toy_model(y ~ a + b, data = df_inf), class = "krein_error", regexp = "`data`")
+})
