@@ -51,7 +51,7 @@ precomputed_kernel <- function(K, self = NULL) {
   storage.mode(K) <- "double"
   check_finite_matrix(K, "K")
   if (is.null(self)) {
-    if (nrow(K) == ncol(K) && asymmetry(K) <= symmetry_tolerance()) self <- diag(K)
+    if (nrow(K) == ncol(K) && asymmetry(K) <= symmetry_tolerance()) self <- unname(diag(K))
   } else {
     self <- check_self(self, nrow(K))
   }
@@ -147,7 +147,7 @@ kernel_from_dissimilarity <- function(D, method = c("negsq", "classical")) {
     mean_d <- sum(D) / (n * (n - 1))  # mean over i != j; the diagonal is zero
     if (mean_d <= 0) krein_abort("`D` is all zeros, so it cannot be scaled by its mean.")
     K <- -(D / mean_d)^2
-    out <- new_precomputed(K, diag(K), method = method, n = n, mean_dissimilarity = mean_d,
+    out <- new_precomputed(K, unname(diag(K)), method = method, n = n, mean_dissimilarity = mean_d,
                            symmetrised = symmetrised, class = "krein_dissimilarity")
   } else {
     D2 <- D^2
@@ -155,7 +155,7 @@ kernel_from_dissimilarity <- function(D, method = c("negsq", "classical")) {
     grand_mean <- mean(D2)
     K <- -0.5 * (D2 - outer(rowMeans(D2), rep(1, n)) - outer(rep(1, n), col_means) + grand_mean)
     K <- (K + t(K)) / 2  # exactly symmetric
-    out <- new_precomputed(K, diag(K), method = method, n = n, col_means = col_means,
+    out <- new_precomputed(K, unname(diag(K)), method = method, n = n, col_means = col_means,
                            grand_mean = grand_mean, symmetrised = symmetrised,
                            class = "krein_dissimilarity")
   }
@@ -203,7 +203,7 @@ predict.krein_dissimilarity <- function(object, newdata, ...) {
     a_mean <- rowMeans(A)
     K <- -0.5 * (A - outer(a_mean, rep(1, object$n)) - outer(rep(1, nrow(A)), object$col_means) +
                    object$grand_mean)
-    self <- a_mean - object$grand_mean / 2
+    self <- unname(a_mean - object$grand_mean / 2)
   }
   dimnames(K) <- list(rownames(D_new), colnames(object$K))
   new_precomputed(K, self)

@@ -220,3 +220,16 @@ check_threads <- function(threads, call = NULL) {
   if (is.null(threads)) threads <- getOption("krein.threads", 0L)
   check_number(threads, "threads", lower = 0, allow_lower = TRUE, integer = TRUE, call = call)
 }
+
+#' Two increasing finite numbers (an interval)
+#' @noRd
+check_range <- function(x, arg, call = NULL) {
+  if (!is.numeric(x) || length(x) != 2L || anyNA(x) || any(!is.finite(x)) || x[1] >= x[2]) {
+    krein_abort(sprintf("`%s` must be two increasing finite numbers, not %s.", arg,
+                        if (is.numeric(x) && length(x) == 2L)
+                          sprintf("c(%s)", paste(vapply(x, format, "", digits = 7), collapse = ", "))
+                        else describe_value(x)),
+                call = call)
+  }
+  as.double(x)
+}

@@ -70,7 +70,7 @@ test_that("new dissimilarities convert consistently with the training kernel", {
   expect_equal(unname(converted$K), expected, tolerance = 1e-10)
   expect_equal(converted$self, rowSums(sweep(x_new, 2, centre)^2), tolerance = 1e-10)
   # one new object as a vector
-  expect_equal(predict(kd, D_new[1, ])$K, converted$K[1, , drop = FALSE])
+  expect_equal(predict(kd, D_new[1, ])$K, converted$K[1, , drop = FALSE], ignore_attr = TRUE)
 })
 
 test_that("an asymmetric D is symmetrised with a message", {

@@ -1,0 +1,57 @@
+# Quick start, command 2: install what is missing and run the full checks:
+# R CMD build, R CMD check --no-manual on the tarball (an ERROR or WARNING
+# fails), and the test tally as the last line, "N passed, N failed".
+# Usage, from the checkout's root:
+#   Rscript tools/check.R
+source(file.path("tools", "setup.R"))
+install_missing(c("Rcpp", "RcppEigen", "testthat", "knitr", "markdown", "kernlab"))
+
+r_bin <- file.path(R.home("bin"), "R")
+work <- tempfile("krein-check-")
+dir.create(work)
+checkout <- normalizePath(".")
+
+message("== R CMD build")
+build_status <- system2(r_bin, c("CMD", "build", shQuote(checkout)), env = character(),
+                        stdout = "", stderr = "")
+tarball <- list.files(".", pattern = "^krein_.*\\.tar\\.gz$")
+if (build_status != 0 || length(tarball) != 1) stop("R CMD build failed.", call. = FALSE)
+file.rename(tarball, file.path(work, tarball))
+
+message("== R CMD check --no-manual")
+# NOT_CRAN=true runs the snapshot tests too; the library we installed into must
+# be visible to the check's child processes.
+Sys.setenv(NOT_CRAN = "true", R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep),
+           `_R_CHECK_FORCE_SUGGESTS_` = "true")
+check_output <- system2(r_bin, c("CMD", "check", "--no-manual", "--output",
+                                 shQuote(work), shQuote(file.path(work, tarball))),
+                        stdout = TRUE, stderr = TRUE)
+writeLines(check_output)
+
+check_dir <- file.path(work, "krein.Rcheck")
+test_out <- list.files(file.path(check_dir, "tests"), pattern = "^testthat\\.Rout(\\.fail)?$",
+                       full.names = TRUE)
+tally <- NULL
+if (length(test_out) > 0) {
+  lines <- readLines(test_out[1], warn = FALSE)
+  if (grepl("\\.fail$", test_out[1])) writeLines(utils::tail(lines, 80))
+  summary_line <- utils::tail(grep("\\[ FAIL [0-9]+ \\| WARN [0-9]+ \\| SKIP [0-9]+ \\| PASS [0-9]+ \\]",
+                                   lines, value = TRUE), 1)
+  if (length(summary_line) == 1) {
+    count <- function(what) as.integer(sub(paste0(".*", what, " ([0-9]+).*"), "\\1", summary_line))
+    tally <- c(passed = count("PASS"), failed = count("FAIL"), skipped = count("SKIP"))
+  }
+}
+
+status_line <- utils::tail(grep("^Status:", check_output, value = TRUE), 1)
+bad <- length(status_line) == 0 || grepl("ERROR|WARNING", status_line)
+if (is.null(tally)) {
+  message("No test results were found.")
+  bad <- TRUE
+  tally <- c(passed = 0L, failed = 0L, skipped = 0L)
+}
+if (tally[["failed"]] > 0) bad <- TRUE
+if (bad) message("The check FAILED: ", if (length(status_line)) status_line else "no status")
+cat(sprintf("%d passed, %d failed, %d skipped\n", tally[["passed"]], tally[["failed"]],
+            tally[["skipped"]]))
+quit(status = if (bad) 1L else 0L, save = "no")

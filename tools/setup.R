@@ -1,0 +1,43 @@
+# Shared by the two quick-start commands (tools/demo.R, tools/check.R): make sure
+# the packages they need are installed, from CRAN, into a library we can write.
+# Run from the root of a krein checkout.
+
+if (!file.exists("DESCRIPTION") || !any(grepl("^Package: krein$", readLines("DESCRIPTION")))) {
+  stop("Run this from the root of the krein checkout (the folder with DESCRIPTION).", call. = FALSE)
+}
+
+if (is.null(getOption("repos")) || identical(unname(getOption("repos")["CRAN"]), "@CRAN@")) {
+  options(repos = c(CRAN = "https://cloud.r-project.org"))
+}
+
+# A writable library: the first of .libPaths(), else the user library (created).
+ensure_writable_library <- function() {
+  lib <- .libPaths()[1]
+  if (file.access(lib, 2) == 0) return(lib)
+  user_lib <- Sys.getenv("R_LIBS_USER")
+  dir.create(user_lib, recursive = TRUE, showWarnings = FALSE)
+  .libPaths(c(user_lib, .libPaths()))
+  Sys.setenv(R_LIBS_USER = user_lib)
+  user_lib
+}
+
+install_missing <- function(packages) {
+  lib <- ensure_writable_library()
+  missing <- packages[!vapply(packages, requireNamespace, logical(1), quietly = TRUE)]
+  if (length(missing) > 0) {
+    message("Installing from CRAN: ", paste(missing, collapse = ", "))
+    utils::install.packages(missing, lib = lib, Ncpus = max(1L, parallel::detectCores()))
+  }
+  still <- packages[!vapply(packages, requireNamespace, logical(1), quietly = TRUE)]
+  if (length(still) > 0) stop("Could not install: ", paste(still, collapse = ", "), call. = FALSE)
+  invisible(lib)
+}
+
+# Install krein itself from this checkout.
+install_krein <- function() {
+  lib <- ensure_writable_library()
+  status <- system2(file.path(R.home("bin"), "R"),
+                    c("CMD", "INSTALL", "--no-test-load", paste0("--library=", shQuote(lib)), "."))
+  if (status != 0) stop("R CMD INSTALL of krein failed.", call. = FALSE)
+  invisible(lib)
+}
