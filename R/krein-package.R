@@ -29,4 +29,7 @@
 #' @keywords internal
 #' @useDynLib krein, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
+#' @importFrom MASS lda qda
+#' @importFrom utils head
+#' @importFrom grDevices hcl.colors
 "_PACKAGE"

@@ -117,7 +117,7 @@ format_indices <- function(idx, max_show = 5L) {
   idx <- as.character(idx)
   if (length(idx) == 1L) return(idx)
   if (length(idx) > max_show) {
-    return(sprintf("%s, ... (%d in all)", paste(idx[seq_len(max_show)], collapse = ", "),
+    return(sprintf("%s, ... (%d in all)", paste(head(idx, max_show), collapse = ", "),
                    length(idx)))
   }
   paste(paste(idx[-length(idx)], collapse = ", "), "and", idx[length(idx)])

@@ -16,17 +16,18 @@ build_status <- system2(r_bin, c("CMD", "build", shQuote(checkout)), env = chara
                         stdout = "", stderr = "")
 tarball <- list.files(".", pattern = "^krein_.*\\.tar\\.gz$")
 if (build_status != 0 || length(tarball) != 1) stop("R CMD build failed.", call. = FALSE)
-file.rename(tarball, file.path(work, tarball))
+invisible(file.rename(tarball, file.path(work, tarball)))
 
 message("== R CMD check --no-manual")
 # NOT_CRAN=true runs the snapshot tests too; the library we installed into must
 # be visible to the check's child processes.
 Sys.setenv(NOT_CRAN = "true", R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep),
            `_R_CHECK_FORCE_SUGGESTS_` = "true")
-check_output <- system2(r_bin, c("CMD", "check", "--no-manual", "--output",
-                                 shQuote(work), shQuote(file.path(work, tarball))),
+check_output <- system2(r_bin, c("CMD", "check", "--no-manual", paste0("--output=", shQuote(work)),
+                                 shQuote(file.path(work, tarball))),
                         stdout = TRUE, stderr = TRUE)
 writeLines(check_output)
+if (!is.null(attr(check_output, "status"))) message("R CMD check exited with status ", attr(check_output, "status"))
 
 check_dir <- file.path(work, "krein.Rcheck")
 test_out <- list.files(file.path(check_dir, "tests"), pattern = "^testthat\\.Rout(\\.fail)?$",

@@ -112,7 +112,7 @@ test_that("precomputed fits take test kernels, self-similarities and dissimilari
   from_d <- toy_model(kd, rep(1:2, 5))
   new_d <- krein:::new_inputs(from_d$spec, as.matrix(dist(x))[1:3, ])
   expect_equal(new_d$K, kd$K[1:3, ], tolerance = 1e-12, ignore_attr = TRUE)
-  expect_equal(new_d$self, diag(kd$K)[1:3], tolerance = 1e-12)
+  expect_equal(new_d$self, unname(diag(kd$K))[1:3], tolerance = 1e-12)
 })
 
 test_that("data fits compute new kernels and self-similarities from the stored kernel", {
