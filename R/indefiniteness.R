@@ -92,7 +92,7 @@ print.krein_indefiniteness <- function(x, ...) {
 #' @returns `x`, invisibly.
 #' @family kernels
 #' @export
-plot.krein_indefiniteness <- function(x, log = FALSE, col = hcl.colors(2, "Dark 3"),
+plot.krein_indefiniteness <- function(x, log = FALSE, col = rev(hcl.colors(2, "Dark 3")),
                                       main = NULL, ...) {
   values <- x$values
   negative <- values < 0

@@ -16,6 +16,40 @@
 #     model_fit(inputs_from_xy(x, y, kernel, na.action), ...)
 #   }
 
+#' How krein models take their data
+#'
+#' Every krein model is a generic with the same ways in, all handled by one
+#' internal path, so they behave alike:
+#'
+#' * **formula**: `model(y ~ x1 + x2, data = df, subset = , na.action = )`.
+#'   Predictors go through [stats::model.matrix()], so factors are
+#'   dummy-coded (treatment contrasts unless set otherwise) and transformations
+#'   such as `log(x1)` are applied; the intercept is dropped. The terms, factor
+#'   levels and contrasts are kept, and `predict()` rebuilds `newdata` from them
+#'   (its columns are matched by name, unknown factor levels are an error).
+#' * **data frame or matrix**: `model(x, y)` with numeric (or logical)
+#'   columns only -- a factor column is an error that points to the formula
+#'   interface. `predict()` matches `newdata` columns by name when both have
+#'   names, else by position.
+#' * **precomputed kernel**: `model(K, y, kernel = "precomputed")` with the
+#'   \eqn{n \times n} symmetric training kernel, or `model(precomputed_kernel(K), y)`;
+#'   `predict()` then takes the \eqn{n_{new} \times n} kernel of new points
+#'   against the training points (see [precomputed_kernel()]).
+#' * **dissimilarities**: `model(kernel_from_dissimilarity(D), y)`; `predict()`
+#'   then takes the dissimilarities of new objects to the training objects and
+#'   converts them as the training ones were (see [kernel_from_dissimilarity()]).
+#'
+#' The response is made a factor; unused levels are dropped with a message;
+#' numbers that are not whole are refused (krein classifies). Missing values are
+#' an error naming the rows unless `na.action = na.omit` (or `na.exclude`) drops
+#' them. Kernel parameters taken from data (`kernel_rbf(gamma = NULL)`,
+#' `kernel_rbf_diag(scales = NULL)`) are computed once from the training data
+#' and stored in the fit, so predictions use the same kernel.
+#'
+#' @name krein_inputs
+#' @family kernels
+NULL
+
 #' Training inputs from a formula call
 #'
 #' @param mc The model's `match.call(expand.dots = FALSE)`: its `formula`,

@@ -59,7 +59,11 @@ Rcpp::NumericMatrix cpp_kernel_matrix(const Rcpp::List& base, bool invariant,
   Rcpp::NumericMatrix out(Rcpp::no_init(x.rows(), y.rows()));
   Eigen::Map<Eigen::MatrixXd> out_map(out.begin(), x.rows(), y.rows());
   const krein::MatrixRef xr(x), yr(y), tr(y_tau);
-  krein::kernel_matrix(spec, xr, yr, invariant ? &tr : nullptr, out_map, symmetric, threads);
+  // Between chunks of columns: a pending Ctrl-C throws Rcpp's interrupt exception,
+  // which unwinds the core and reaches R as an ordinary interrupt.
+  const krein::Checkpoint check_interrupt = [] { Rcpp::checkUserInterrupt(); };
+  krein::kernel_matrix(spec, xr, yr, invariant ? &tr : nullptr, out_map, symmetric, threads,
+                       check_interrupt);
   return out;
 }
 

@@ -1,6 +1,7 @@
 # Quick start, command 2: install what is missing and run the full checks:
 # R CMD build, R CMD check --no-manual on the tarball (an ERROR or WARNING
-# fails), and the test tally as the last line, "N passed, N failed".
+# fails), the C++ core tests of tests/cpp, and the test tally as the last line,
+# "N passed, N failed, N skipped" (R tests and core tests together).
 # Usage, from the checkout's root:
 #   Rscript tools/check.R
 source(file.path("tools", "setup.R"))
@@ -44,6 +45,29 @@ if (length(test_out) > 0) {
   }
 }
 
+# The C++ core on its own, without R (tests/cpp): built with R's compiler and
+# LAPACK. A machine where it cannot be linked standalone skips it, saying so.
+core <- c(passed = 0L, failed = 0L)
+if (nzchar(Sys.which("make"))) {
+  message("== C++ core tests (tests/cpp)")
+  built <- system2("make", c("-s", "-C", "tests/cpp", "test_core"), stdout = TRUE, stderr = TRUE)
+  if (is.null(attr(built, "status")) && file.exists(file.path("tests", "cpp", "test_core"))) {
+    core_output <- system2(file.path("tests", "cpp", "test_core"), stdout = TRUE, stderr = TRUE)
+    writeLines(core_output)
+    core_line <- utils::tail(grep("^core: [0-9]+ passed, [0-9]+ failed", core_output, value = TRUE), 1)
+    if (length(core_line) == 1) {
+      core[["passed"]] <- as.integer(sub("^core: ([0-9]+) passed.*", "\\1", core_line))
+      core[["failed"]] <- as.integer(sub(".* ([0-9]+) failed.*", "\\1", core_line))
+    } else {
+      core[["failed"]] <- 1L
+    }
+    system2("make", c("-s", "-C", "tests/cpp", "clean"))
+  } else {
+    writeLines(built)
+    message("The C++ core tests could not be built standalone here; skipped.")
+  }
+}
+
 status_line <- utils::tail(grep("^Status:", check_output, value = TRUE), 1)
 bad <- length(status_line) == 0 || grepl("ERROR|WARNING", status_line)
 if (is.null(tally)) {
@@ -51,6 +75,8 @@ if (is.null(tally)) {
   bad <- TRUE
   tally <- c(passed = 0L, failed = 0L, skipped = 0L)
 }
+tally[["passed"]] <- tally[["passed"]] + core[["passed"]]
+tally[["failed"]] <- tally[["failed"]] + core[["failed"]]
 if (tally[["failed"]] > 0) bad <- TRUE
 if (bad) message("The check FAILED: ", if (length(status_line)) status_line else "no status")
 cat(sprintf("%d passed, %d failed, %d skipped\n", tally[["passed"]], tally[["failed"]],

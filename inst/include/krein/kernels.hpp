@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -51,6 +52,11 @@ struct KernelSpec {
   // The engine receives tau applied to the rows of the second argument.
   bool invariant = false;
 };
+
+// Called on the calling thread between chunks of a long computation, never from a
+// worker thread; it may throw to abandon the computation (the R glue passes one
+// that turns a pending user interrupt into an exception). Empty: no checks.
+using Checkpoint = std::function<void()>;
 
 inline int resolve_threads(int threads) {
 #ifdef _OPENMP
@@ -153,16 +159,22 @@ struct EpanechnikovProduct {
   }
 };
 
-// Fill out(rows, j) for j in [0, m); if `upper_only`, only rows 0..j.
+// Fill out(rows, j) for j in [0, m); if `upper_only`, only rows 0..j. Columns
+// go in chunks of about four million entries, with a checkpoint after each.
 template <class ColumnFill>
 inline void fill_columns(Eigen::Index n, Eigen::Index m, bool upper_only, int threads,
-                         ColumnFill column_fill) {
+                         const Checkpoint& checkpoint, ColumnFill column_fill) {
+  const Eigen::Index chunk = std::max<Eigen::Index>(1, 4000000 / std::max<Eigen::Index>(1, n));
+  for (Eigen::Index j0 = 0; j0 < m; j0 += chunk) {
+    const Eigen::Index j1 = std::min(m, j0 + chunk);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 8) num_threads(threads)
 #endif
-  for (Eigen::Index j = 0; j < m; ++j) {
-    const Eigen::Index row_end = upper_only ? j + 1 : n;
-    column_fill(j, row_end);
+    for (Eigen::Index j = j0; j < j1; ++j) {
+      const Eigen::Index row_end = upper_only ? j + 1 : n;
+      column_fill(j, row_end);
+    }
+    if (checkpoint) checkpoint();
   }
   (void)threads;
 }
@@ -193,9 +205,10 @@ inline void mirror_upper_to_lower(Eigen::Ref<Matrix> out, int threads) {
 template <class Accumulate, class Finish>
 inline void coordinate_kernel(const MatrixRef& X, const MatrixRef& Y, const MatrixRef* Y_tau,
                               Eigen::Ref<Matrix> out, bool symmetric, int threads,
-                              Accumulate accumulate, Finish finish, double init) {
+                              const Checkpoint& checkpoint, Accumulate accumulate, Finish finish,
+                              double init) {
   const Eigen::Index n = X.rows(), m = Y.rows();
-  fill_columns(n, m, symmetric, threads, [&](Eigen::Index j, Eigen::Index row_end) {
+  fill_columns(n, m, symmetric, threads, checkpoint, [&](Eigen::Index j, Eigen::Index row_end) {
     double* col = out.col(j).data();
     fill_column_block(X, Y, j, 0, row_end, col, accumulate, finish, init);
     if (Y_tau != nullptr) {
@@ -213,7 +226,7 @@ inline void coordinate_kernel(const MatrixRef& X, const MatrixRef& Y, const Matr
 
 inline void dot_kernel(const KernelSpec& spec, const MatrixRef& X, const MatrixRef& Y,
                        const MatrixRef* Y_tau, Eigen::Ref<Matrix> out, bool symmetric,
-                       int threads) {
+                       int threads, const Checkpoint& checkpoint) {
   // Inner products through Eigen's blocked matrix product, then the kernel map.
   const Eigen::Index n = X.rows(), m = Y.rows();
   const DotMap map{spec};
@@ -231,7 +244,8 @@ inline void dot_kernel(const KernelSpec& spec, const MatrixRef& X, const MatrixR
   Matrix tau_dots;
   if (Y_tau != nullptr) tau_dots.noalias() = X * Y_tau->transpose();
   Eigen::setNbThreads(eigen_threads);
-  fill_columns(n, m, false, threads, [&](Eigen::Index j, Eigen::Index) {
+  if (checkpoint) checkpoint();
+  fill_columns(n, m, false, threads, checkpoint, [&](Eigen::Index j, Eigen::Index) {
     for (Eigen::Index i = 0; i < n; ++i) {
       const double sx = needs_norms ? self_x[i] : 0.0;
       double value = map(out(i, j), sx, needs_norms ? self_y[j] : 0.0);
@@ -254,7 +268,7 @@ inline void dot_kernel(const KernelSpec& spec, const MatrixRef& X, const MatrixR
 // `Y_tau` holds tau(Y_j) row by row for the invariant kernel, else nullptr.
 inline void kernel_matrix(const KernelSpec& spec, const MatrixRef& X, const MatrixRef& Y,
                           const MatrixRef* Y_tau, Eigen::Ref<Matrix> out, bool symmetric,
-                          int threads) {
+                          int threads, const Checkpoint& checkpoint = Checkpoint()) {
   if (X.cols() != Y.cols()) throw std::invalid_argument("x and y have different numbers of columns");
   if (out.rows() != X.rows() || out.cols() != Y.rows()) throw std::invalid_argument("output has the wrong size");
   if (symmetric && X.rows() != Y.rows()) throw std::invalid_argument("a symmetric kernel matrix must be square");
@@ -270,11 +284,11 @@ inline void kernel_matrix(const KernelSpec& spec, const MatrixRef& X, const Matr
     case KernelType::poly:
     case KernelType::tanh:
     case KernelType::elm:
-      dot_kernel(spec, X, Y, Y_tau, out, symmetric, threads);
+      dot_kernel(spec, X, Y, Y_tau, out, symmetric, threads, checkpoint);
       return;
     case KernelType::rbf: {
       const double gamma = spec.gamma;
-      coordinate_kernel(X, Y, Y_tau, out, symmetric, threads, SquaredDistance{},
+      coordinate_kernel(X, Y, Y_tau, out, symmetric, threads, checkpoint, SquaredDistance{},
                         [gamma](double d2) { return std::exp(-gamma * d2); }, 0.0);
       return;
     }
@@ -288,13 +302,13 @@ inline void kernel_matrix(const KernelSpec& spec, const MatrixRef& X, const Matr
       if (Y_tau != nullptr) Ts = (*Y_tau) * inv_sd.asDiagonal();
       const MatrixRef Xr(Xs), Yr(Ys), Tr(Ts);
       coordinate_kernel(Xr, Yr, Y_tau != nullptr ? &Tr : nullptr, out, symmetric, threads,
-                        SquaredDistance{}, [](double d2) { return std::exp(-0.5 * d2); }, 0.0);
+                        checkpoint, SquaredDistance{}, [](double d2) { return std::exp(-0.5 * d2); }, 0.0);
       return;
     }
     case KernelType::dist: {
       const double inv_s2 = 1.0 / (spec.s * spec.s);
       const double power = spec.power;
-      coordinate_kernel(X, Y, Y_tau, out, symmetric, threads, SquaredDistance{},
+      coordinate_kernel(X, Y, Y_tau, out, symmetric, threads, checkpoint, SquaredDistance{},
                         [inv_s2, power](double d2) {
                           return std::exp(-detail::real_power(d2, power) * inv_s2);
                         },
@@ -303,7 +317,7 @@ inline void kernel_matrix(const KernelSpec& spec, const MatrixRef& X, const Matr
     }
     case KernelType::epanechnikov: {
       const double inv_w2 = 1.0 / (spec.width * spec.width);
-      coordinate_kernel(X, Y, Y_tau, out, symmetric, threads, EpanechnikovProduct{inv_w2},
+      coordinate_kernel(X, Y, Y_tau, out, symmetric, threads, checkpoint, EpanechnikovProduct{inv_w2},
                         [](double prod) { return prod; }, 1.0);
       return;
     }

@@ -1,0 +1,28 @@
+// Standalone adapter for the core's LAPACK declaration (krein/symmetric_eigen.hpp):
+// the Fortran dsyevr of whatever LAPACK this program is linked against.
+// gfortran passes character lengths as trailing hidden arguments.
+#include <cstddef>
+
+#include "krein/symmetric_eigen.hpp"
+
+extern "C" void dsyevr_(const char* jobz, const char* range, const char* uplo, const int* n,
+                        double* a, const int* lda, const double* vl, const double* vu,
+                        const int* il, const int* iu, const double* abstol, int* m, double* w,
+                        double* z, const int* ldz, int* isuppz, double* work, const int* lwork,
+                        int* iwork, const int* liwork, int* info, std::size_t, std::size_t,
+                        std::size_t);
+
+namespace krein {
+namespace lapack {
+
+int dsyevr(char jobz, char range, char uplo, int n, double* a, int lda, double vl, double vu,
+           int il, int iu, double abstol, int* m, double* w, double* z, int ldz, int* isuppz,
+           double* work, int lwork, int* iwork, int liwork) {
+  int info = 0;
+  dsyevr_(&jobz, &range, &uplo, &n, a, &lda, &vl, &vu, &il, &iu, &abstol, m, w, z, &ldz, isuppz,
+          work, &lwork, iwork, &liwork, &info, 1, 1, 1);
+  return info;
+}
+
+}  // namespace lapack
+}  // namespace krein
