@@ -46,8 +46,8 @@ test_that("print and plot work and return their input invisibly", {
 })
 
 test_that("bad input to indefiniteness() is a krein_error naming the argument", {
-  expect_snapshot(error = TRUE, indefiniteness(matrix(1:6, 2)))
-  expect_snapshot(error = TRUE, indefiniteness(matrix(c(1, 2, 3, 4), 2)))
+  expect_snapshot(show_error(indefiniteness(matrix(1:6, 2))))
+  expect_snapshot(show_error(indefiniteness(matrix(c(1, 2, 3, 4), 2))))
   expect_error(indefiniteness(matrix(c(1, NA, NA, 1), 2)), class = "krein_error", regexp = "`K`")
   expect_error(indefiniteness(matrix(c(1, Inf, Inf, 1), 2)), class = "krein_error", regexp = "`K`")
   expect_error(indefiniteness("K"), class = "krein_error", regexp = "`K`")

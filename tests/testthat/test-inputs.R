@@ -64,7 +64,7 @@ test_that("subset and na.action are honoured; the default names the rows", {
   expect_equal(nrow(toy_model(y ~ a + b, data = df, subset = a > 0)$x), sum(df$a > 0))
   df_na <- df
   df_na$a[c(3, 8)] <- NA
-  expect_snapshot(error = TRUE, toy_model(y ~ a + b, data = df_na))
+  expect_snapshot(show_error(toy_model(y ~ a + b, data = df_na)))
   expect_error(toy_model(df_na[, 1:2], df_na$y), class = "krein_error", regexp = "rows 3 and 8")
   omitted <- toy_model(y ~ a + b, data = df_na, na.action = na.omit)
   expect_equal(nrow(omitted$x), 10L)
@@ -128,9 +128,9 @@ test_that("data fits compute new kernels and self-similarities from the stored k
 })
 
 test_that("bad training inputs are krein_errors naming the argument", {
-  expect_snapshot(error = TRUE, toy_model(df[, 1:2], df$y[1:5]))
-  expect_snapshot(error = TRUE, toy_model(df[, 1:2], rep("u", 12)))
-  expect_snapshot(error = TRUE, toy_model(data.frame(a = 1:12, g = letters[1:12]), df$y))
+  expect_snapshot(show_error(toy_model(df[, 1:2], df$y[1:5])))
+  expect_snapshot(show_error(toy_model(df[, 1:2], rep("u", 12))))
+  expect_snapshot(show_error(toy_model(data.frame(a = 1:12, g = letters[1:12]), df$y)))
   expect_error(toy_model(df[, 1:2]), class = "krein_error", regexp = "`y`")
   expect_error(toy_model(df[, 1:2], list(1)), class = "krein_error", regexp = "`y`")
   expect_error(toy_model(df[, 1:2], seq(0.5, 6, by = 0.5)), class = "krein_error",

@@ -140,7 +140,7 @@ test_that("kernels print their formula and parameters", {
 })
 
 test_that("bad kernel parameters are krein_errors naming the argument", {
-  expect_snapshot(error = TRUE, kernel_rbf(gamma = -1))
+  expect_snapshot(show_error(kernel_rbf(gamma = -1)))
   expect_error(kernel_rbf(gamma = 0), class = "krein_error", regexp = "`gamma`")
   expect_error(kernel_rbf(gamma = NA), class = "krein_error", regexp = "`gamma`")
   expect_error(kernel_rbf(gamma = Inf), class = "krein_error", regexp = "`gamma`")
@@ -149,7 +149,7 @@ test_that("bad kernel parameters are krein_errors naming the argument", {
   expect_error(kernel_poly(degree = -1), class = "krein_error", regexp = "`degree`")
   expect_error(kernel_poly(scale = NA), class = "krein_error", regexp = "`scale`")
   expect_error(kernel_poly(offset = Inf), class = "krein_error", regexp = "`offset`")
-  expect_snapshot(error = TRUE, kernel_rbf_diag(scales = c(1, -2)))
+  expect_snapshot(show_error(kernel_rbf_diag(scales = c(1, -2))))
   expect_error(kernel_rbf_diag(scales = c(1, NA)), class = "krein_error", regexp = "`scales`")
   expect_error(kernel_epanechnikov(), class = "krein_error", regexp = "`width`")
   expect_error(kernel_epanechnikov(width = -1), class = "krein_error", regexp = "`width`")
@@ -170,9 +170,9 @@ test_that("bad kernel parameters are krein_errors naming the argument", {
 })
 
 test_that("bad inputs to kernel_matrix() are krein_errors naming the argument", {
-  expect_snapshot(error = TRUE, kernel_matrix(kernel_rbf(1), data.frame(a = 1:3, b = letters[1:3])))
-  expect_snapshot(error = TRUE, kernel_matrix(kernel_rbf(1), rbind(c(1, 2), c(NA, 1))))
-  expect_snapshot(error = TRUE, kernel_matrix(kernel_rbf(1), x, y[, 1:2]))
+  expect_snapshot(show_error(kernel_matrix(kernel_rbf(1), data.frame(a = 1:3, b = letters[1:3]))))
+  expect_snapshot(show_error(kernel_matrix(kernel_rbf(1), rbind(c(1, 2), c(NA, 1)))))
+  expect_snapshot(show_error(kernel_matrix(kernel_rbf(1), x, y[, 1:2])))
   expect_error(kernel_matrix(kernel_rbf(1), rbind(c(1, 2), c(Inf, 1))), class = "krein_error",
                regexp = "`x`.*infinite")
   expect_error(kernel_matrix(kernel_rbf(1), x, rbind(c(1, NA, 2))), class = "krein_error",

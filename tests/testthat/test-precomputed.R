@@ -82,8 +82,8 @@ test_that("an asymmetric D is symmetrised with a message", {
 })
 
 test_that("bad dissimilarities are krein_errors naming the argument", {
-  expect_snapshot(error = TRUE, kernel_from_dissimilarity(matrix(1:6, 2)))
-  expect_snapshot(error = TRUE, kernel_from_dissimilarity(matrix(c(1, 1, 1, 0), 2)))
+  expect_snapshot(show_error(kernel_from_dissimilarity(matrix(1:6, 2))))
+  expect_snapshot(show_error(kernel_from_dissimilarity(matrix(c(1, 1, 1, 0), 2))))
   expect_error(kernel_from_dissimilarity(), class = "krein_error", regexp = "`D`")
   expect_error(kernel_from_dissimilarity(matrix(c(0, -1, -1, 0), 2)), class = "krein_error",
                regexp = "`D`")
