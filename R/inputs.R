@@ -86,7 +86,7 @@ inputs_from_formula <- function(mc, env, kernel, min_classes = 2L) {
   names(y) <- NULL
   x <- model_matrix_without_intercept(terms, mf, NULL)
   if (ncol(x) == 0L) krein_abort("`formula` must have at least one predictor on its right-hand side.")
-  check_finite_matrix_allow_na(x, "data")
+  check_no_infinite(x, "data")
   keep <- na_rows_action(na_action, x, y, "data")
   spec <- list(type = "formula", terms = terms, xlevels = stats::.getXlevels(terms, mf),
                contrasts = attr(x, "contrasts"), colnames = colnames(x), n_columns = ncol(x))
@@ -228,34 +228,11 @@ na_action_name <- function(na_action) {
   krein_abort("`na.action` must be NULL (an error on missing values), na.fail, na.omit or na.exclude.")
 }
 
-# Matrices that may hold NA (they are dealt with by na.action), but no Inf.
+# Matrices that may hold NA (na.action deals with them), but no Inf.
 check_numeric_matrix_allow_na <- function(x, arg) {
-  if (is.data.frame(x) || is.matrix(x) || (is.numeric(x) && is.null(dim(x)))) {
-    na <- if (is.data.frame(x)) Reduce(`|`, lapply(x, is.na), FALSE) else is.na(x)
-    if (is.matrix(na)) na <- rowSums(na) > 0
-    if (!any(na)) return(check_numeric_matrix(x, arg))
-    if (is.data.frame(x)) {
-      filled <- x
-      for (j in seq_along(filled)) if (is.numeric(filled[[j]]) || is.logical(filled[[j]])) filled[[j]][is.na(filled[[j]])] <- 0
-    } else {
-      filled <- x
-      filled[is.na(filled)] <- 0
-    }
-    out <- check_numeric_matrix(filled, arg)
-    out[which(is.na(as.matrix(x)))] <- NA_real_
-    return(out)
-  }
-  check_numeric_matrix(x, arg)
-}
-
-check_finite_matrix_allow_na <- function(x, arg) {
-  bad <- is.infinite(x)
-  if (any(bad)) {
-    rows <- which(rowSums(bad) > 0)
-    krein_abort(sprintf("`%s` has infinite values in row%s %s.", arg, if (length(rows) > 1) "s" else "",
-                        format_indices(rows)))
-  }
-  invisible(x)
+  x <- as_numeric_matrix(x, arg)
+  check_no_infinite(x, arg)
+  x
 }
 
 model_matrix_without_intercept <- function(terms, mf, contrasts) {

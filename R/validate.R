@@ -123,12 +123,13 @@ format_indices <- function(idx, max_show = 5L) {
   paste(paste(idx[-length(idx)], collapse = ", "), "and", idx[length(idx)])
 }
 
-#' A numeric matrix (or data frame of numeric columns) of finite values
+#' A numeric matrix from a matrix, a data frame of numeric columns or a vector
 #'
-#' Returns the matrix as double. Data frames must have only numeric (or
-#' logical) columns; the formula interface is the way to dummy-code factors.
+#' Returns the matrix as double; says nothing yet about NA or Inf. Data frames
+#' must have only numeric (or logical) columns; the formula interface is the
+#' way to dummy-code factors.
 #' @noRd
-check_numeric_matrix <- function(x, arg, call = NULL, allow_vector = TRUE) {
+as_numeric_matrix <- function(x, arg, call = NULL, allow_vector = TRUE) {
   if (is.data.frame(x)) {
     numeric_cols <- vapply(x, function(col) is.numeric(col) || is.logical(col), logical(1))
     if (!all(numeric_cols)) {
@@ -140,7 +141,7 @@ check_numeric_matrix <- function(x, arg, call = NULL, allow_vector = TRUE) {
     }
     x <- as.matrix(x)
   }
-  if (is.numeric(x) && is.null(dim(x)) && allow_vector) {
+  if ((is.numeric(x) || is.logical(x)) && is.null(dim(x)) && allow_vector) {
     x <- matrix(x, ncol = 1L, dimnames = list(names(x), NULL))
   }
   if (!(is.matrix(x) && (is.numeric(x) || is.logical(x)))) {
@@ -152,8 +153,27 @@ check_numeric_matrix <- function(x, arg, call = NULL, allow_vector = TRUE) {
                         arg, nrow(x), ncol(x)), call = call)
   }
   storage.mode(x) <- "double"
+  x
+}
+
+#' A numeric matrix of finite values (no NA, NaN or Inf)
+#' @noRd
+check_numeric_matrix <- function(x, arg, call = NULL, allow_vector = TRUE) {
+  x <- as_numeric_matrix(x, arg, call = call, allow_vector = allow_vector)
   check_finite_matrix(x, arg, call = call)
   x
+}
+
+#' No Inf (NA may be left for `na.action` to deal with)
+#' @noRd
+check_no_infinite <- function(x, arg, call = NULL) {
+  bad <- is.infinite(x)
+  if (any(bad)) {
+    rows <- which(rowSums(bad) > 0)
+    krein_abort(sprintf("`%s` has infinite values in row%s %s.", arg,
+                        if (length(rows) > 1) "s" else "", format_indices(rows)), call = call)
+  }
+  invisible(x)
 }
 
 #' No NA, NaN or Inf; the message names the first offending rows
@@ -164,12 +184,7 @@ check_finite_matrix <- function(x, arg, call = NULL) {
     krein_abort(sprintf("`%s` has missing values (NA) in row%s %s.", arg,
                         if (length(rows) > 1) "s" else "", format_indices(rows)), call = call)
   }
-  if (any(!is.finite(x))) {
-    rows <- which(rowSums(!is.finite(x)) > 0)
-    krein_abort(sprintf("`%s` has infinite values in row%s %s.", arg,
-                        if (length(rows) > 1) "s" else "", format_indices(rows)), call = call)
-  }
-  invisible(x)
+  check_no_infinite(x, arg, call = call)
 }
 
 #' A square symmetric numeric matrix (a training kernel or dissimilarity)
