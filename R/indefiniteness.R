@@ -94,6 +94,10 @@ print.krein_indefiniteness <- function(x, ...) {
 #' @export
 plot.krein_indefiniteness <- function(x, log = FALSE, col = rev(hcl.colors(2, "Dark 3")),
                                       main = NULL, ...) {
+  check_flag(log, "log")
+  if (length(col) < 2L) {
+    krein_abort(sprintf("`col` must give two colours (positive, negative), not %s.", describe_value(col)))
+  }
   values <- x$values
   negative <- values < 0
   if (is.null(main)) {

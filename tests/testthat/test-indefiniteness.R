@@ -43,6 +43,8 @@ test_that("print and plot work and return their input invisibly", {
   on.exit(grDevices::dev.off())
   expect_identical(withVisible(plot(ind))$visible, FALSE)
   expect_invisible(plot(ind, log = TRUE))
+  expect_error(plot(ind, log = NA), class = "krein_error", regexp = "`log`")
+  expect_error(plot(ind, col = "red"), class = "krein_error", regexp = "`col`")
 })
 
 test_that("bad input to indefiniteness() is a krein_error naming the argument", {
