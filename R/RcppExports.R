@@ -9,6 +9,22 @@ cpp_kernel_diagonal <- function(base, invariant, x, x_tau) {
     .Call(`_krein_cpp_kernel_diagonal`, base, invariant, x, x_tau)
 }
 
+cpp_kqd_fit <- function(K, labels, classes, variant, reg, indefinite, allow_cholesky) {
+    .Call(`_krein_cpp_kqd_fit`, K, labels, classes, variant, reg, indefinite, allow_cholesky)
+}
+
+cpp_kqd_distances <- function(fit, kx, self) {
+    .Call(`_krein_cpp_kqd_distances`, fit, kx, self)
+}
+
+cpp_kqd_error_biases <- function(decisions, labels, classes) {
+    .Call(`_krein_cpp_kqd_error_biases`, decisions, labels, classes)
+}
+
+cpp_kqd_pair_bias <- function(g_first, g_second) {
+    .Call(`_krein_cpp_kqd_pair_bias`, g_first, g_second)
+}
+
 cpp_symmetric_eigen <- function(a, vectors) {
     .Call(`_krein_cpp_symmetric_eigen`, a, vectors)
 }

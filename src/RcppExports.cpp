@@ -42,6 +42,61 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_kqd_fit
+Rcpp::List cpp_kqd_fit(const Eigen::Map<Eigen::MatrixXd> K, const Rcpp::IntegerVector& labels, int classes, const std::string& variant, const Eigen::Map<Eigen::MatrixXd> reg, const std::string& indefinite, bool allow_cholesky);
+RcppExport SEXP _krein_cpp_kqd_fit(SEXP KSEXP, SEXP labelsSEXP, SEXP classesSEXP, SEXP variantSEXP, SEXP regSEXP, SEXP indefiniteSEXP, SEXP allow_choleskySEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type K(KSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type labels(labelsSEXP);
+    Rcpp::traits::input_parameter< int >::type classes(classesSEXP);
+    Rcpp::traits::input_parameter< const std::string& >::type variant(variantSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type reg(regSEXP);
+    Rcpp::traits::input_parameter< const std::string& >::type indefinite(indefiniteSEXP);
+    Rcpp::traits::input_parameter< bool >::type allow_cholesky(allow_choleskySEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_kqd_fit(K, labels, classes, variant, reg, indefinite, allow_cholesky));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_kqd_distances
+Rcpp::List cpp_kqd_distances(const Rcpp::List& fit, const Eigen::Map<Eigen::MatrixXd> kx, Rcpp::Nullable<Rcpp::NumericVector> self);
+RcppExport SEXP _krein_cpp_kqd_distances(SEXP fitSEXP, SEXP kxSEXP, SEXP selfSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type fit(fitSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type kx(kxSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type self(selfSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_kqd_distances(fit, kx, self));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_kqd_error_biases
+Eigen::VectorXd cpp_kqd_error_biases(const Eigen::Map<Eigen::MatrixXd> decisions, const Rcpp::IntegerVector& labels, int classes);
+RcppExport SEXP _krein_cpp_kqd_error_biases(SEXP decisionsSEXP, SEXP labelsSEXP, SEXP classesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type decisions(decisionsSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type labels(labelsSEXP);
+    Rcpp::traits::input_parameter< int >::type classes(classesSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_kqd_error_biases(decisions, labels, classes));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_kqd_pair_bias
+Rcpp::List cpp_kqd_pair_bias(const std::vector<double>& g_first, const std::vector<double>& g_second);
+RcppExport SEXP _krein_cpp_kqd_pair_bias(SEXP g_firstSEXP, SEXP g_secondSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const std::vector<double>& >::type g_first(g_firstSEXP);
+    Rcpp::traits::input_parameter< const std::vector<double>& >::type g_second(g_secondSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_kqd_pair_bias(g_first, g_second));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_symmetric_eigen
 Rcpp::List cpp_symmetric_eigen(const Eigen::Map<Eigen::MatrixXd> a, bool vectors);
 RcppExport SEXP _krein_cpp_symmetric_eigen(SEXP aSEXP, SEXP vectorsSEXP) {
@@ -58,6 +113,10 @@ END_RCPP
 static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_kernel_matrix", (DL_FUNC) &_krein_cpp_kernel_matrix, 7},
     {"_krein_cpp_kernel_diagonal", (DL_FUNC) &_krein_cpp_kernel_diagonal, 4},
+    {"_krein_cpp_kqd_fit", (DL_FUNC) &_krein_cpp_kqd_fit, 7},
+    {"_krein_cpp_kqd_distances", (DL_FUNC) &_krein_cpp_kqd_distances, 3},
+    {"_krein_cpp_kqd_error_biases", (DL_FUNC) &_krein_cpp_kqd_error_biases, 3},
+    {"_krein_cpp_kqd_pair_bias", (DL_FUNC) &_krein_cpp_kqd_pair_bias, 2},
     {"_krein_cpp_symmetric_eigen", (DL_FUNC) &_krein_cpp_symmetric_eigen, 2},
     {NULL, NULL, 0}
 };

@@ -1,0 +1,118 @@
+#' Kernel Mahalanobis distances
+#'
+#' The squared Mahalanobis distances of points to each class in the feature
+#' space of a kernel, after Haasdonk & Pekalska (paper 001,
+#' 001_88454dd8a3dd391d.txt): for an invertible covariance (eq. 4),
+#' \deqn{d_{IC}^2(x) = n \tilde k_x' (\tilde K^-)^2 \tilde k_x,}
+#' with \eqn{\tilde K^-} the pseudo-inverse treating eigenvalues below
+#' \eqn{\alpha} = `reg` as zero, and for a regularised covariance \eqn{C +
+#' \sigma^2 I} (eq. 7),
+#' \deqn{d_{RC}^2(x) = \frac{1}{\sigma^2}\left(\tilde k_{xx} - \tilde k_x'
+#' (\tilde K + n \sigma^2 I)^{-1} \tilde k_x\right),}
+#' with \eqn{\sigma^2} = `reg`. These are the distances of [kqd()]'s IC- and RC+
+#' variants. With a single class they are one-class novelty scores. For an
+#' indefinite kernel the Krein-space forms of paper 000 are used (see [kqd()],
+#' `indefinite = "auto"`).
+#'
+#' Both distances are invariant to adding a constant to the kernel (a
+#' translation in feature space) and to scaling kernel and `reg` together by
+#' the same factor (paper 001, Sec. 5).
+#'
+#' @inheritParams kqd
+#' @param type `"RC"` or `"IC"`.
+#' @param reg \eqn{\sigma^2} (RC) or \eqn{\alpha} (IC): one positive number, or
+#'   one per class.
+#' @param newdata The points to measure (as for [predict.kqd()]); missing: the
+#'   training points.
+#' @param indefinite As in [kqd()].
+#' @returns A matrix with one row per point of `newdata` and one column per
+#'   class.
+#' @family kernel quadratic discriminants
+#' @examples
+#' # paper 001, Fig. 2: the XOR problem
+#' xor <- xor4()
+#' kernel_mahalanobis(xor[, 1:2], xor$y, kernel_rbf(1), type = "IC", reg = 1e-4)
+#' kernel_mahalanobis(xor[, 1:2], xor$y, kernel_rbf(1), type = "RC", reg = 1)
+#' @export
+kernel_mahalanobis <- function(x, y, kernel = kernel_rbf(), type = c("RC", "IC"), reg = NULL,
+                               newdata = NULL, indefinite = c("auto", "yes", "no"),
+                               threads = NULL) {
+  type <- match_choice(type, "type", c("RC", "IC"))
+  inputs <- inputs_from_xy(x, y, kernel, NULL, min_classes = 1L)
+  if (!is.null(reg) && is.matrix(reg)) krein_abort("`reg` must be one number or one per class.")
+  if (!is.null(reg) && length(reg) > 1L) {
+    if (length(reg) != nlevels(inputs$y)) {
+      krein_abort(sprintf("`reg` must be one number or one per class (%d), not %d numbers.",
+                          nlevels(inputs$y), length(reg)))
+    }
+    reg <- matrix(reg, nrow = 1L)
+  }
+  fit <- kqd_fit(inputs, variant = if (type == "RC") "RC+" else "IC-", reg = reg,
+                 indefinite = indefinite, bias = "none", threads = threads)
+  predict(fit, newdata, type = "distance")
+}
+
+#' Kernel Mahalanobis distance classifiers
+#'
+#' The FD/QD-IC/RC classifiers of Haasdonk & Pekalska (paper 001,
+#' 001_88454dd8a3dd391d.txt, Sec. 3.3): every point is mapped to the
+#' \eqn{c}-dimensional space of its squared kernel Mahalanobis distances to
+#' the classes ([kernel_mahalanobis()]), where a Fisher (`"lda"`,
+#' [MASS::lda()]) or quadratic (`"qda"`, [MASS::qda()]) discriminant is
+#' trained. This uses the between-class information the class-wise distances
+#' lack; KQD itself is a line parallel to the diagonal in that space for two
+#' classes.
+#'
+#' @inheritParams kernel_mahalanobis
+#' @param distance `"RC"` or `"IC"`.
+#' @param classifier `"lda"` or `"qda"`.
+#' @param ... Passed to [MASS::lda()] or [MASS::qda()].
+#' @returns An object of class `c("kmdc", "krein_model")` with the distance
+#'   model (`distances`, a [kqd()] fit) and the discriminant (`discriminant`).
+#' @family kernel quadratic discriminants
+#' @examples
+#' set.seed(1)
+#' train <- gaussian_mixture_2d(100)
+#' fit <- kmdc(train[, 1:2], train$y, kernel_rbf(1), distance = "RC", classifier = "qda")
+#' test <- gaussian_mixture_2d(200)
+#' mean(predict(fit, test[, 1:2]) != test$y)
+#' @export
+kmdc <- function(x, y, kernel = kernel_rbf(), distance = c("RC", "IC"),
+                 classifier = c("lda", "qda"), reg = NULL, indefinite = c("auto", "yes", "no"),
+                 threads = NULL, ...) {
+  distance <- match_choice(distance, "distance", c("RC", "IC"))
+  classifier <- match_choice(classifier, "classifier", c("lda", "qda"))
+  inputs <- inputs_from_xy(x, y, kernel, NULL)
+  if (!is.null(reg) && length(reg) > 1L) reg <- matrix(reg, nrow = 1L)
+  model <- kqd_fit(inputs, variant = if (distance == "RC") "RC+" else "IC-", reg = reg,
+                   indefinite = indefinite, bias = "none", threads = threads)
+  d <- predict(model, type = "distance")
+  colnames(d) <- paste0("d2_", seq_len(ncol(d)))
+  discriminant <- tryCatch(
+    if (classifier == "lda") MASS::lda(d, inputs$y, ...) else MASS::qda(d, inputs$y, ...),
+    error = function(e) krein_abort(sprintf("The %s in the distance space failed: %s", classifier, conditionMessage(e))))
+  structure(list(distances = model, discriminant = discriminant, distance = distance,
+                 classifier = classifier, levels = levels(inputs$y)),
+            class = c("kmdc", "krein_model"))
+}
+
+#' @rdname kmdc
+#' @param object A `kmdc` fit.
+#' @param newdata New data, as for [predict.kqd()].
+#' @param type `"class"` or `"prob"`.
+#' @export
+predict.kmdc <- function(object, newdata, type = c("class", "prob"), ...) {
+  type <- match_choice(type, "type", c("class", "prob"))
+  d <- predict(object$distances, newdata, type = "distance")
+  colnames(d) <- paste0("d2_", seq_len(ncol(d)))
+  p <- stats::predict(object$discriminant, d)
+  if (type == "class") return(factor(as.character(p$class), levels = object$levels))
+  p$posterior[, object$levels, drop = FALSE]
+}
+
+#' @export
+print.kmdc <- function(x, ...) {
+  cat(if (x$classifier == "lda") "FD" else "QD", "-", x$distance,
+      " kernel Mahalanobis distance classifier, ", length(x$levels), " classes\n", sep = "")
+  invisible(x)
+}

@@ -1,0 +1,55 @@
+# Pieces every krein classifier shares: posterior from decision values, the
+# class factor, the kernel of new points, and the 2-D decision-region plot.
+
+#' Row-wise softmax, stable for large decision values
+#' @noRd
+softmax_rows <- function(f) {
+  f <- f - apply(f, 1, max)
+  e <- exp(f)
+  e / rowSums(e)
+}
+
+#' The class with the largest decision value; ties go to the first class
+#' (paper 000, eq. (10): "chooses minimal j")
+#' @noRd
+class_from_decisions <- function(f, levels) {
+  factor(levels[max.col(f, ties.method = "first")], levels = levels)
+}
+
+#' The kernel of new data against a fit's training points, and (if needed)
+#' their self-similarities, through the shared input path
+#' @noRd
+new_data_kernels <- function(object, newdata, need_self = FALSE) {
+  new <- new_inputs(object$spec, newdata)
+  K_new <- new_kernel_matrix(object$spec, new, object$x, threads = object$threads)
+  self <- if (need_self) new_self_similarity(object$spec, new) else NULL
+  list(K = K_new, self = self, n = nrow(K_new), names = rownames(new$x %||% new$K))
+}
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+#' Decision regions of a 2-D classifier
+#'
+#' Shades the plane by predicted class on a grid, draws the boundaries and the
+#' training points. `predict_grid` maps a two-column data frame (named as the
+#' training inputs) to a factor of classes.
+#' @noRd
+plot_decision_regions <- function(x, y, predict_grid, resolution = 120L, main = NULL,
+                                  col = NULL, ...) {
+  levels <- levels(y)
+  if (is.null(col)) col <- hcl.colors(length(levels), "Dark 3")
+  pad <- 0.05 * apply(x, 2, function(v) diff(range(v)))
+  g1 <- seq(min(x[, 1]) - pad[1], max(x[, 1]) + pad[1], length.out = resolution)
+  g2 <- seq(min(x[, 2]) - pad[2], max(x[, 2]) + pad[2], length.out = resolution)
+  grid <- expand.grid(g1, g2)
+  names(grid) <- colnames(x)
+  predicted <- predict_grid(grid)
+  z <- matrix(as.integer(predicted), resolution, resolution)
+  light <- grDevices::adjustcolor(col, alpha.f = 0.25)
+  graphics::image(g1, g2, z, col = light, breaks = seq(0.5, length(levels) + 0.5, by = 1),
+                  xlab = colnames(x)[1], ylab = colnames(x)[2], main = main, ...)
+  graphics::contour(g1, g2, z, levels = seq(1.5, length(levels) - 0.5, by = 1),
+                    drawlabels = FALSE, add = TRUE, col = "grey20", lwd = 1.5)
+  graphics::points(x[, 1], x[, 2], col = col[as.integer(y)], pch = 19, cex = 0.8)
+  graphics::legend("topright", legend = levels, col = col, pch = 19, bg = "white", cex = 0.8)
+}
