@@ -29,3 +29,7 @@ cpp_symmetric_eigen <- function(a, vectors) {
     .Call(`_krein_cpp_symmetric_eigen`, a, vectors)
 }
 
+cpp_gemm_rate <- function(k, m) {
+    .Call(`_krein_cpp_gemm_rate`, k, m)
+}
+

@@ -109,6 +109,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_gemm_rate
+double cpp_gemm_rate(int k, int m);
+RcppExport SEXP _krein_cpp_gemm_rate(SEXP kSEXP, SEXP mSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type m(mSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_gemm_rate(k, m));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_kernel_matrix", (DL_FUNC) &_krein_cpp_kernel_matrix, 7},
@@ -118,6 +130,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_kqd_error_biases", (DL_FUNC) &_krein_cpp_kqd_error_biases, 3},
     {"_krein_cpp_kqd_pair_bias", (DL_FUNC) &_krein_cpp_kqd_pair_bias, 2},
     {"_krein_cpp_symmetric_eigen", (DL_FUNC) &_krein_cpp_symmetric_eigen, 2},
+    {"_krein_cpp_gemm_rate", (DL_FUNC) &_krein_cpp_gemm_rate, 2},
     {NULL, NULL, 0}
 };
 

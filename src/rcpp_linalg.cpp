@@ -1,6 +1,9 @@
 // Glue for the dense linear algebra of inst/include/krein/symmetric_eigen.hpp.
 #include <RcppEigen.h>
 
+#include <chrono>
+#include <cmath>
+
 #include "krein/symmetric_eigen.hpp"
 
 // Eigenvalues in decreasing order (R's convention, as eigen()), with vectors to match.
@@ -11,4 +14,20 @@ Rcpp::List cpp_symmetric_eigen(const Eigen::Map<Eigen::MatrixXd> a, bool vectors
   if (!vectors) return Rcpp::List::create(Rcpp::Named("values") = values);
   const Eigen::MatrixXd vecs = eig.vectors.rowwise().reverse();
   return Rcpp::List::create(Rcpp::Named("values") = values, Rcpp::Named("vectors") = vecs);
+}
+
+// The rate (GFLOP/s) of a plain Eigen product A (k x k) times B (k x m), timed
+// once: the machine's limit beside which bench/kqd.R reports krein's kernels.
+// [[Rcpp::export]]
+double cpp_gemm_rate(int k, int m) {
+  // deterministic fill: compiled code must not use the C library's RNG
+  const Eigen::MatrixXd a = Eigen::MatrixXd::NullaryExpr(
+      k, k, [](Eigen::Index i, Eigen::Index j) { return std::sin(1.0 + i + 3.0 * j); });
+  const Eigen::MatrixXd b = Eigen::MatrixXd::NullaryExpr(
+      k, m, [](Eigen::Index i, Eigen::Index j) { return std::cos(2.0 + i + 5.0 * j); });
+  Eigen::MatrixXd c(k, m);
+  const auto start = std::chrono::steady_clock::now();
+  c.noalias() = a * b;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return 2.0 * k * static_cast<double>(k) * m / seconds / 1e9 + 0.0 * c(0, 0);
 }

@@ -5,6 +5,8 @@
 # 001_88454dd8a3dd391d.txt), eqs. 4 and 7. Written from the papers with dense
 # matrices and base R only (solve(), eigen()): deliberately naive, one obvious
 # formula per variant, no code shared with krein. Used by test-kqd.R.
+# (k' A^-2 k is computed as |A^-1 k|^2 and k' A^-1 k with solve(A, k): the
+# same formulas, but forming A^-2 loses ~7 digits when alpha is small.)
 #
 # Reading notes (where the text is garbled or ambiguous):
 # * Eq. (2) of paper 000 prints k~_x = H(k_x - (1/n) 1_n K 1_n); Tables I/II
@@ -22,6 +24,13 @@
 # * J^[j] = diag(1_p, -1_q, 1_z) counts zero eigenvalues as +1. "Zero" is
 #   decided numerically: |lambda| <= 100 * n_j * eps * max|lambda| (the
 #   tolerance agreed for krein; the paper gives none).
+# * Appendix I-C writes C_reg psi~ = (1/n) Psi~ k~ + sigma^2 psi~, but with
+#   C_reg = C + sigma^2 J (eq. 30) the last term is sigma^2 J psi~. So eq. (20)
+#   -- transcribed here as printed -- is not psi~' J C_reg^-1 psi~: in
+#   canonical pseudo-Euclidean coordinates it equals
+#   sum_i s_i psi_i^2 / (|lambda_i| / n + sigma^2), s_i = sign(lambda_i), and
+#   can be negative (it is on the checkerboard fixture of test-kqd.R), while
+#   IKQD-IC (eqs. 16/17) is a proper distance. Checked numerically.
 # * Table II's decisions are f_j = -(n_j/2) q_j + b_j (IC, FK) and
 #   f_j = -(1/(2 sigma_j^2)) (...) + b_j (RC). We return the squared kernel
 #   Mahalanobis distance d2_j with f_j = -d2_j/2 + b_j, i.e. d2_j = n_j q_j for
@@ -129,7 +138,8 @@ ref_kqd_distance <- function(K, y, K_new, self_new = NULL, variant, reg, indefin
       if (plus) {
         # eq. (15) KQD-IC+: K~reg = K~ + alpha I; eq. (17) IKQD-IC+:
         # K~reg = U (Lambda + alpha J) U'
-        Kreg <- if (indefinite) U %*% diag(lambda + alpha * J, nj) %*% t(U) else Kt + alpha * diag(nj)
+        Kreg <- if (indefinite) U %*% diag(lambda + alpha * J, nj) %*% t(U)
+                else Kt + alpha * diag(nj)
         d2[, j] <- nj * sqnorm(solve(Kreg, kt))               # n_j k~' K~reg^-2 k~
       } else {
         # eqs. (14)/(16) KQD-IC- / IKQD-IC-: (K~^[j])^- = pinv(K~^[j], alpha),
@@ -143,7 +153,8 @@ ref_kqd_distance <- function(K, y, K_new, self_new = NULL, variant, reg, indefin
       if (plus) {
         # eq. (18) KQD-RC+: K~reg = K~ + n_j sigma^2 I; eq. (20) IKQD-RC+:
         # K~reg = K~ + n_j sigma^2 U J U'; paper 001 eq. (7)
-        Kreg <- if (indefinite) Kt + nj * s2 * U %*% diag(J, nj) %*% t(U) else Kt + nj * s2 * diag(nj)
+        Kreg <- if (indefinite) Kt + nj * s2 * U %*% diag(J, nj) %*% t(U)
+                else Kt + nj * s2 * diag(nj)
         d2[, j] <- (ktxx - colSums(kt * solve(Kreg, kt))) / s2
       } else {
         # eq. (19) KQD-RC-: A = I; eq. (21) IKQD-RC-: A = U J U'

@@ -1,0 +1,145 @@
+# Benchmark: kernel quadratic discriminants, n = 4000 training points (two
+# classes, 2-D, Gaussian kernel), fit + prediction of 10,000 points, against a
+# plain base-R transcription of paper 000 Table II run in the same process.
+# Run from the checkout's root after installing krein:  Rscript bench/kqd.R
+# Prints:
+#   1. krein / base R times and ratios for RC+, FK+ and indefinite RC+ (target >= 10)
+#   2. the GFLOP/s of krein's dense prediction kernels beside a plain Eigen
+#      matrix product of the same size measured in the same run
+#   3. the cost of a regularisation path of 8 values over a single value for
+#      every variant (target <= 3 for IC-, RC-, FK- and the indefinite ones)
+library(krein)
+
+n <- 4000
+m <- 10000
+set.seed(1)
+train <- gaussian_mixture_2d(n)
+test <- gaussian_mixture_2d(m)
+x <- as.matrix(train[, c("x1", "x2")])
+x_test <- as.matrix(test[, c("x1", "x2")])
+y <- train$y
+kernel <- kernel_rbf(gamma = 1)
+options(krein.threads = 2)
+
+# ---- plain base-R transcription of Table II (RC+ and FK+, pd or indefinite) --
+base_centre <- function(A) {
+  nj <- nrow(A)
+  H <- diag(nj) - 1 / nj
+  H %*% A %*% H
+}
+
+base_rc_plus <- function(K, y, K_new, self_new, sigma2, indefinite) {
+  sapply(levels(y), function(level) {
+    idx <- which(y == level)
+    nj <- length(idx)
+    Kj <- K[idx, idx]
+    Kc <- base_centre(Kj)
+    if (indefinite) {
+      e <- eigen(Kc, symmetric = TRUE)
+      J <- ifelse(e$values < -1e-8 * max(abs(e$values)), -1, 1)
+      K_reg <- Kc + nj * sigma2 * e$vectors %*% (J * t(e$vectors))
+    } else {
+      K_reg <- Kc + nj * sigma2 * diag(nj)
+    }
+    K_inv <- solve(K_reg)
+    kx <- K_new[, idx, drop = FALSE]
+    k_centred <- sweep(kx, 2, rowMeans(Kj))
+    k_centred <- k_centred - rowMeans(k_centred)
+    kxx <- self_new - 2 * rowMeans(kx) + mean(Kj)
+    (kxx - rowSums((k_centred %*% K_inv) * k_centred)) / sigma2
+  })
+}
+
+base_fk_plus <- function(K, y, K_new, alpha) {
+  n <- nrow(K)
+  col_means <- rowMeans(K)
+  K_centred <- base_centre(K)
+  sapply(levels(y), function(level) {
+    idx <- which(y == level)
+    nj <- length(idx)
+    Kj <- K_centred[, idx, drop = FALSE]
+    Hj <- diag(nj) - 1 / nj
+    K_fk <- Kj %*% Hj %*% t(Kj) + alpha * diag(n)
+    K_inv <- solve(K_fk)
+    k_centred <- sweep(K_new, 2, col_means)
+    k_centred <- k_centred - rowMeans(k_centred)
+    k_centred <- sweep(k_centred, 2, rowMeans(Kj))
+    nj * rowSums((k_centred %*% K_inv) * k_centred)
+  })
+}
+
+# biases by the training error search of Sec. IV-D, two classes, in base R
+base_bias <- function(d_train, y) {
+  g <- (-d_train[, 1] + d_train[, 2]) / 2
+  candidates <- sort(unique(g))
+  thresholds <- c(candidates[1] - 1, (candidates[-1] + candidates[-length(candidates)]) / 2)
+  errors <- vapply(thresholds, function(t) sum((g >= t) != (y == levels(y)[1])), numeric(1))
+  -thresholds[which.min(errors)]
+}
+
+base_fit_predict <- function(variant, indefinite) {
+  K <- kernel_matrix(kernel, x)
+  K_new <- kernel_matrix(kernel, x_test, x)
+  if (variant == "RC+") {
+    d_train <- base_rc_plus(K, y, K, diag(K), 0.1, indefinite)
+    d_new <- base_rc_plus(K, y, K_new, rep(1, m), 0.1, indefinite)
+  } else {
+    d_train <- base_fk_plus(K, y, K, 1e-3)
+    d_new <- base_fk_plus(K, y, K_new, 1e-3)
+  }
+  delta <- base_bias(d_train, y)
+  ifelse(-d_new[, 1] / 2 + delta >= -d_new[, 2] / 2, 1L, 2L)
+}
+
+krein_fit_predict <- function(variant, indefinite) {
+  fit <- kqd(x, y, kernel = kernel, variant = variant,
+             reg = if (variant == "RC+") 0.1 else 1e-3,
+             indefinite = if (indefinite) "yes" else "no")
+  as.integer(predict(fit, x_test))
+}
+
+cat(sprintf("kqd: n = %d training points (2 classes, 2-D, RBF), %d test points\n", n, m))
+cases <- list(c("RC+", "no"), c("FK+", "no"), c("RC+", "yes"))
+for (case in cases) {
+  indefinite <- case[2] == "yes"
+  t_krein <- system.time(p_krein <- krein_fit_predict(case[1], indefinite))[["elapsed"]]
+  t_base <- system.time(p_base <- base_fit_predict(case[1], indefinite))[["elapsed"]]
+  cat(sprintf("  %s%s: krein %.1f s, base R %.1f s -> %.1fx (target >= 10); predictions agree on %.1f%%\n",
+              if (indefinite) "indefinite " else "", case[1], t_krein, t_base, t_base / t_krein,
+              100 * mean(p_krein == p_base)))
+}
+
+# ---- GFLOP/s of the dense prediction kernels vs a plain Eigen product --------
+fit <- kqd(x, y, kernel = kernel, variant = "RC+", reg = 0.1, indefinite = "no")  # Cholesky path
+K_new <- kernel_matrix(kernel, x_test, x)
+self_new <- rep(1, m)
+n_j <- as.vector(fit$counts)
+t_predict <- system.time(krein:::cpp_kqd_distances(fit$core, K_new, self_new))[["elapsed"]]
+# triangular solves L^-1 V: n_j^2 m flops per class
+flops_predict <- sum(n_j^2 * m)
+eig_fit <- kqd(x, y, kernel = kernel, variant = "RC+", reg = c(0.1, 0.2), indefinite = "no")
+t_predict_eig <- system.time(krein:::cpp_kqd_distances(eig_fit$core, K_new, self_new))[["elapsed"]]
+r <- vapply(eig_fit$core$classes, function(cl) ncol(cl$basis), numeric(1))
+flops_eig <- sum(2 * n_j * r * m)  # projections U'V
+eigen_rate <- krein:::cpp_gemm_rate(max(n_j), m)
+cat(sprintf("  dense kernels: Cholesky prediction %.1f GFLOP/s, eigenbasis prediction %.1f GFLOP/s; plain Eigen product of the same size %.1f GFLOP/s\n",
+            flops_predict / t_predict / 1e9, flops_eig / t_predict_eig / 1e9, eigen_rate))
+
+# ---- regularisation path of 8 values against a single value -------------------
+n_path <- 1500
+x_path <- x[seq_len(n_path), ]
+y_path <- y[seq_len(n_path)]
+path_ratio <- function(variant, indefinite) {
+  base_reg <- if (startsWith(variant, "RC")) 0.1 else 1e-3
+  one <- system.time(kqd(x_path, y_path, kernel = kernel, variant = variant, reg = base_reg,
+                         indefinite = indefinite))[["elapsed"]]
+  eight <- system.time(kqd(x_path, y_path, kernel = kernel, variant = variant,
+                           reg = base_reg * 10^seq(-2, 1.5, length.out = 8),
+                           indefinite = indefinite))[["elapsed"]]
+  eight / one
+}
+cat(sprintf("  path of 8 / single value (n = %d):\n", n_path))
+for (variant in c("IC+", "IC-", "RC+", "RC-", "FK+", "FK-")) {
+  cat(sprintf("    %s: pd formulas %.2f, indefinite formulas %.2f\n", variant,
+              path_ratio(variant, "no"), path_ratio(variant, "yes")))
+}

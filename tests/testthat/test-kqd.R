@@ -1,0 +1,468 @@
+# Tests of kqd(), kernel_mahalanobis() and kmdc() against the plain-R
+# transcription of paper 000 (Pekalska & Haasdonk, 000_7435e1e84b20a6bd.txt)
+# Table II in helper-kqd.R, and against the properties stated in paper 001
+# (Haasdonk & Pekalska, 001_88454dd8a3dd391d.txt).
+
+fx_variants <- c("IC+", "IC-", "RC+", "RC-", "FK+", "FK-")
+
+# alpha = 1e-2 for IC/FK, sigma^2 = 0.1 for RC: on the fixtures below every
+# matrix Table II inverts is well conditioned and no eigenvalue sits near a
+# pinv threshold (asserted with ref_kqd_conditioning() in the tests).
+fx_reg <- function(variant) if (substr(variant, 1, 2) == "RC") 0.1 else 1e-2
+
+# Three Gaussian classes, n = 40, classes interleaved, non-alphabetical levels
+fx_three_classes <- function() {
+  set.seed(7)
+  x <- rbind(matrix(rnorm(26, 0, 1), 13), matrix(rnorm(28, 2, 1), 14),
+             matrix(rnorm(26, c(-2, 2), 1), 13, byrow = TRUE))
+  y <- factor(rep(c("zeta", "alpha", "mid"), c(13, 14, 13)), levels = c("zeta", "alpha", "mid"))
+  perm <- sample(40)
+  x_new <- rbind(matrix(rnorm(12, 1, 1.5), 6), x[perm[1:3], ])  # new points and training points
+  list(x = data.frame(x1 = x[perm, 1], x2 = x[perm, 2]), y = y[perm],
+       x_new = data.frame(x1 = x_new[, 1], x2 = x_new[, 2]), kernel = kernel_rbf(gamma = 1))
+}
+
+# The 4 x 4 checkerboard with the invariant indefinite kernel of paper 000
+# Sec. V-B, n = 40 (class kernels of signature (10, 8) and (11, 9))
+fx_checkerboard <- function() {
+  set.seed(42)
+  board <- checkerboard(40)
+  x_new <- checkerboard(8)
+  list(x = board[, c("x1", "x2")], y = board$y, x_new = x_new[, c("x1", "x2")],
+       kernel = kernel_invariant(kernel_dist(s = 1, power = 4)))
+}
+
+# Kernel matrices of a fixture, for the reference
+fx_kernels <- function(d) {
+  list(K = kernel_matrix(d$kernel, d$x), K_new = kernel_matrix(d$kernel, d$x_new, d$x),
+       self_new = diag(kernel_matrix(d$kernel, d$x_new)))
+}
+
+# Small two-class problem for the bias search and the regularisation path
+fx_two_classes <- function(seed, n = 24) {
+  set.seed(seed)
+  y <- factor(sample(rep(c("pos", "neg"), each = n / 2)), levels = c("pos", "neg"))
+  x <- matrix(rnorm(2 * n), n)
+  x[y == "pos", ] <- x[y == "pos", ] + 0.8
+  list(x = x, y = y)
+}
+
+fx_check_table_ii <- function(d) {
+  k <- fx_kernels(d)
+  for (variant in fx_variants) {
+    for (indefinite in c("no", "yes")) {
+      reg <- fx_reg(variant)
+      info <- sprintf("%s, indefinite = \"%s\"", variant, indefinite)
+      # precondition: the comparison is well posed at this regularisation
+      expect_gt(min(ref_kqd_conditioning(k$K, d$y, variant, reg, indefinite == "yes")), 1e-5)
+      # forcing the pd formulas on an indefinite kernel may warn (krein_warning):
+      # that is the point here, so those warnings are muffled
+      fit <- withCallingHandlers(
+        kqd(d$x, d$y, kernel = d$kernel, variant = variant, reg = reg, indefinite = indefinite),
+        krein_warning = function(w) invokeRestart("muffleWarning"))
+      got <- predict(fit, d$x_new, type = "distance")
+      want <- ref_kqd_distance(k$K, d$y, k$K_new, k$self_new, variant, reg, indefinite == "yes")
+      expect_identical(dim(got), dim(want), info = info)
+      expect_identical(colnames(got), levels(d$y), info = info)
+      expect_lt(ref_rel_diff(got, want), 1e-8)
+      if (substr(variant, 1, 2) != "FK") {  # FK: pd and indefinite formulas coincide
+        expect_identical(unname(fit$indefinite), rep(indefinite == "yes", nlevels(d$y)),
+                         info = info)
+      }
+    }
+  }
+}
+
+test_that("all twelve KQD/IKQD variants match Table II on three RBF classes", {
+  # paper 000 Table II, eqs. (14)-(23): six variants x pd / indefinite formulas
+  fx_check_table_ii(fx_three_classes())
+})
+
+test_that("all twelve KQD/IKQD variants match Table II on the invariant-kernel checkerboard", {
+  # paper 000 Table II with the indefinite invariant kernel of Sec. V-B
+  fx_check_table_ii(fx_checkerboard())
+})
+
+test_that("the signature and the automatic choice of formulas follow the spectrum", {
+  # paper 000 Table II caption: p_j positive, q_j negative eigenvalues of the
+  # centred class kernel K~^[j]; the IKQD formulas are needed exactly when
+  # q_j > 0 (zero eigenvalues: |lambda| <= 100 n_j eps max|lambda|)
+  board <- fx_checkerboard()
+  K <- fx_kernels(board)$K
+  for (variant in c("IC+", "IC-", "RC+", "RC-")) {
+    fit <- kqd(board$x, board$y, kernel = board$kernel, variant = variant, reg = fx_reg(variant),
+               indefinite = "yes")
+    want <- ref_kqd_signature(K, board$y, variant)
+    expect_equal(unname(fit$signature[, c("p", "q", "z")]), unname(want), info = variant)
+  }
+  fit <- kqd(board$x, board$y, kernel = board$kernel, variant = "RC+", reg = 0.1,
+             indefinite = "auto")
+  expect_identical(fit$indefinite, c("1" = TRUE, "2" = TRUE))
+  three <- fx_three_classes()
+  fit <- kqd(three$x, three$y, kernel = three$kernel, variant = "RC+", reg = 0.1,
+             indefinite = "auto")
+  expect_identical(fit$indefinite, c(zeta = FALSE, alpha = FALSE, mid = FALSE))
+})
+
+test_that("FK fits record no signature; indefiniteness() gives the full one", {
+  # paper 000 Sec. IV-C: FK works in the (I)KPCA space of K~ = H K H. Its
+  # matrix K~_j H_j K~_j' is positive semidefinite for every kernel, so the fit
+  # computes no spectrum of its own (an n x n eigendecomposition only for the
+  # record would dominate the fit); the signature is indefiniteness(K, center = TRUE).
+  board <- fx_checkerboard()
+  K <- fx_kernels(board)$K
+  fit <- kqd(board$x, board$y, kernel = board$kernel, variant = "FK+", reg = 1e-2,
+             indefinite = "yes")
+  expect_true(all(is.na(fit$signature)))
+  want <- ref_kqd_signature(K, board$y, "FK+")
+  full <- indefiniteness(K, center = TRUE, tol = 100 * nrow(K) * .Machine$double.eps)$signature
+  expect_equal(unname(full[c("p", "q")]), unname(want[1, 1:2]))
+})
+
+test_that("with a positive definite kernel the IKQD formulas give the KQD decisions", {
+  # paper 000 after eq. (17): "This is equivalent to (15) if K~^[j] is a pd
+  # kernel matrix"; likewise (20)/(18) and (21)/(19) since then J = I
+  d <- fx_three_classes()
+  for (variant in fx_variants) {
+    reg <- fx_reg(variant)
+    pd <- kqd(d$x, d$y, kernel = d$kernel, variant = variant, reg = reg, indefinite = "no")
+    ind <- kqd(d$x, d$y, kernel = d$kernel, variant = variant, reg = reg, indefinite = "yes")
+    expect_lt(ref_rel_diff(predict(ind, d$x_new, type = "decision"),
+                           predict(pd, d$x_new, type = "decision")), 1e-8)
+    expect_identical(predict(ind, d$x_new), predict(pd, d$x_new), info = variant)
+  }
+})
+
+test_that("IKQD-IC- is the Mahalanobis distance of explicit pseudo-Euclidean coordinates", {
+  # paper 000 Appendix I-A: with C = (1/n) Psi~ Psi~' J invertible, D^2 =
+  # psi~' J C^-1 psi~ = n psi~' (Psi~ Psi~')^-1 psi~, the ordinary Mahalanobis
+  # distance (ML covariance) of the coordinates; the kernel is K = Z S Z',
+  # S = diag(1, 1, 1, -1, -1), indefinite.
+  set.seed(9)
+  S <- diag(c(1, 1, 1, -1, -1))
+  y <- factor(rep(c("b", "a"), c(15, 12)), levels = c("b", "a"))
+  Z <- rbind(matrix(rnorm(75), 15), matrix(rnorm(60, 0.7), 12) %*% diag(c(1, 2, 1, 0.5, 1.5)))
+  Z_new <- matrix(rnorm(20), 4)
+  K <- Z %*% S %*% t(Z)
+  K_new <- precomputed_kernel(Z_new %*% S %*% t(Z), self = rowSums((Z_new %*% S) * Z_new))
+  want <- sapply(levels(y), function(l) {
+    z <- Z[y == l, ]
+    stats::mahalanobis(Z_new, colMeans(z), stats::cov(z) * (nrow(z) - 1) / nrow(z))
+  })
+  fit <- kqd(precomputed_kernel(K), y, variant = "IC-", reg = 1e-8)
+  expect_true(all(fit$signature[, "q"] == 2))
+  expect_lt(ref_rel_diff(predict(fit, K_new, type = "distance"), want), 1e-8)
+})
+
+test_that("IKQD-RC+ in canonical pseudo-Euclidean coordinates has its closed form", {
+  # paper 000 eq. (20), K~reg = U (Lambda + n sigma^2 J) U'. For centred
+  # coordinates Z~ = U |Lambda|^(1/2) (axis-aligned, signs s_i), eq. (20)
+  # reduces to sum_i s_i psi_i^2 / (|lambda_i| / n + sigma^2). (Appendix I-C
+  # writes C_reg psi~ = (1/n) Psi~ k~ + sigma^2 psi~ where C_reg = C + sigma^2 J
+  # gives sigma^2 J psi~, hence the signs s_i; we test the table's formula.)
+  set.seed(3)
+  n <- 14
+  lam <- c(9, 4, 1.5, 3, 0.45)
+  s <- c(1, 1, 1, -1, -1)
+  U <- qr.Q(qr(ref_centering(n) %*% matrix(rnorm(n * 5), n)))
+  Z <- sweep(U %*% diag(sqrt(lam)), 2, rnorm(5), "+")
+  Z_new <- matrix(rnorm(15), 3)
+  K <- Z %*% diag(s) %*% t(Z)
+  K_new <- precomputed_kernel(Z_new %*% diag(s) %*% t(Z),
+                              self = rowSums((Z_new %*% diag(s)) * Z_new))
+  psi <- sweep(Z_new, 2, colMeans(Z))
+  y <- factor(rep(c("only", "other"), c(n, 6)))
+  other <- matrix(rnorm(30), 6)  # a second class, so that kqd() accepts the data
+  K_all <- rbind(cbind(K, Z %*% diag(s) %*% t(other)),
+                 cbind(other %*% diag(s) %*% t(Z), other %*% diag(s) %*% t(other)))
+  K_new_all <- precomputed_kernel(cbind(K_new$K, Z_new %*% diag(s) %*% t(other)), self = K_new$self)
+  for (s2 in c(0.05, 0.3)) {
+    fit <- kqd(precomputed_kernel(K_all), y, variant = "RC+", reg = s2, indefinite = "yes")
+    want <- colSums(t(psi^2) * s / (lam / n + s2))
+    expect_lt(ref_rel_diff(predict(fit, K_new_all, type = "distance")[, "only"], want), 1e-8)
+  }
+})
+
+test_that("kernel_mahalanobis() gives paper 001's d2_IC (eq. 4) and d2_RC (eq. 7)", {
+  # paper 001 eqs. (4) and (7) = Table II's IC- and RC+ distances, class-wise
+  d <- fx_three_classes()
+  k <- fx_kernels(d)
+  ic <- kernel_mahalanobis(d$x, d$y, kernel = d$kernel, type = "IC", reg = 1e-2, newdata = d$x_new)
+  rc <- kernel_mahalanobis(d$x, d$y, kernel = d$kernel, type = "RC", reg = 0.1, newdata = d$x_new)
+  expect_identical(colnames(ic), levels(d$y))
+  ref_ic <- ref_kqd_distance(k$K, d$y, k$K_new, k$self_new, "IC-", 1e-2, FALSE)
+  ref_rc <- ref_kqd_distance(k$K, d$y, k$K_new, k$self_new, "RC+", 0.1, FALSE)
+  expect_lt(ref_rel_diff(ic, ref_ic), 1e-8)
+  expect_lt(ref_rel_diff(rc, ref_rc), 1e-8)
+  # one-class use (paper 001 Sec. 6: "one-class models"): a class's distances
+  # use only its own points
+  own <- d$y == "alpha"
+  one <- kernel_mahalanobis(d$x[own, ], factor(rep("alpha", sum(own))), kernel = d$kernel,
+                            type = "RC", reg = 0.1, newdata = d$x_new)
+  expect_equal(dim(one), c(nrow(d$x_new), 1L))
+  expect_lt(ref_rel_diff(one[, 1], rc[, "alpha"]), 1e-10)
+})
+
+test_that("d2_IC and d2_RC are invariant to scaling the kernel and the regularisation by theta", {
+  # paper 001 Sec. 5 (Invariance): with k -> theta k, alpha -> theta alpha and
+  # sigma^2 -> theta sigma^2 the distances do not change. From eq. (4):
+  # K~ -> theta K~ and k~ -> theta k~; alpha is a threshold on the eigenvalues
+  # of K~, so pinv(theta K~, theta alpha) = pinv(K~, alpha) / theta and
+  # n k~' (K~^-)^2 k~ is unchanged. From eq. (7): n sigma^2 is added to K~, so
+  # theta K~ + n theta sigma^2 I = theta K~reg, and (1 / (theta sigma^2))
+  # (theta k~xx - theta^2 k~' K~reg^-1 k~ / theta) is unchanged.
+  d <- fx_three_classes()
+  k <- fx_kernels(d)
+  for (type in c("IC", "RC")) {
+    reg <- if (type == "IC") 1e-2 else 0.1
+    base <- kernel_mahalanobis(precomputed_kernel(k$K), d$y, type = type, reg = reg,
+                               newdata = precomputed_kernel(k$K_new, self = k$self_new))
+    for (theta in c(0.01, 7)) {
+      scaled <- kernel_mahalanobis(precomputed_kernel(theta * k$K), d$y, type = type,
+                                   reg = theta * reg,
+                                   newdata = precomputed_kernel(theta * k$K_new,
+                                                                self = theta * k$self_new))
+      expect_lt(ref_rel_diff(scaled, base), 1e-8)
+    }
+  }
+})
+
+test_that("d2_IC and d2_RC are invariant to translations in feature space", {
+  # paper 001 Sec. 5: phi -> phi + phi(x0) gives the kernel
+  # k(x, x') + k(x, x0) + k(x', x0) + k(x0, x0) and the same distances; in
+  # particular adding a constant to the kernel changes nothing.
+  d <- fx_three_classes()
+  k <- fx_kernels(d)
+  x0 <- matrix(c(0.3, -0.5), 1)
+  k0 <- drop(kernel_matrix(d$kernel, d$x, x0))          # k(x_i, x0)
+  k0_new <- drop(kernel_matrix(d$kernel, d$x_new, x0))  # k(x, x0)
+  k00 <- 1
+  n <- nrow(d$x)
+  m <- nrow(d$x_new)
+  shifted <- list(
+    constant = list(K = k$K + 2.5, K_new = k$K_new + 2.5, self = k$self_new + 2.5),
+    translation = list(K = k$K + outer(k0, rep(1, n)) + outer(rep(1, n), k0) + k00,
+                       K_new = k$K_new + outer(k0_new, rep(1, n)) + outer(rep(1, m), k0) + k00,
+                       self = k$self_new + 2 * k0_new + k00))
+  for (type in c("IC", "RC")) {
+    reg <- if (type == "IC") 1e-2 else 0.1
+    base <- kernel_mahalanobis(precomputed_kernel(k$K), d$y, type = type, reg = reg,
+                               newdata = precomputed_kernel(k$K_new, self = k$self_new))
+    for (s in shifted) {
+      moved <- kernel_mahalanobis(precomputed_kernel(s$K), d$y, type = type, reg = reg,
+                                  newdata = precomputed_kernel(s$K_new, self = s$self))
+      expect_lt(ref_rel_diff(moved, base), 1e-8)
+    }
+  }
+})
+
+test_that("on XOR, d2_IC puts class 1 farther from its own points, d2_RC does not", {
+  # paper 001 Sec. 5, Fig. 2: k_rbf with gamma = 1, alpha = 1e-4, sigma^2 = 1.
+  # By hand: d2_IC is 1 on class 1's points and 0 on class 2's (their k~ is 0).
+  d <- xor4()
+  x <- d[, c("x1", "x2")]
+  own <- d$y == "1"
+  ic <- kernel_mahalanobis(x, d$y, kernel = kernel_rbf(gamma = 1), type = "IC", reg = 1e-4,
+                           newdata = x)
+  rc <- kernel_mahalanobis(x, d$y, kernel = kernel_rbf(gamma = 1), type = "RC", reg = 1,
+                           newdata = x)
+  expect_gt(min(ic[own, "1"]), max(ic[!own, "1"]))
+  expect_lt(max(rc[own, "1"]), min(rc[!own, "1"]))
+  expect_equal(unname(ic[, "1"]), c(1, 0, 0, 1), tolerance = 1e-8)
+})
+
+test_that("the two-class bias search reaches the best training error of any threshold", {
+  # paper 000 Sec. IV-D: b_1 - b_2 minimises the training error; brute force
+  # over every threshold t of g = f_1 - f_2 (bias-free) must not do better
+  variants <- c("RC+", "IC-", "RC-", "FK+", "IC+")
+  for (seed in 1:5) {
+    d <- fx_two_classes(seed)
+    variant <- variants[seed]
+    fit <- kqd(d$x, d$y, kernel = kernel_rbf(gamma = 0.5), variant = variant,
+               reg = fx_reg(variant), bias = "error")
+    d2 <- predict(fit, d$x, type = "distance")
+    g <- (d2[, 2] - d2[, 1]) / 2
+    best <- ref_best_pairwise_error(g, d$y == levels(d$y)[1])
+    info <- sprintf("seed %d, %s", seed, variant)
+    expect_equal(unname(fit$training_error), best / length(d$y), info = info)
+    expect_equal(sum(predict(fit, d$x) != d$y), best, info = info)
+    # bias = "none" with equal priors: the decision difference is g
+    none <- kqd(d$x, d$y, kernel = kernel_rbf(gamma = 0.5), variant = variant,
+                reg = fx_reg(variant), bias = "none", prior = c(0.5, 0.5))
+    dec <- predict(none, d$x, type = "decision")
+    expect_lt(ref_rel_diff(dec[, 1] - dec[, 2], g), 1e-8)
+  }
+})
+
+test_that("four classes: biases sum to zero, training error is the fitted rule's", {
+  # paper 000 Sec. IV-D: least-squares biases from the pairwise differences,
+  # fixed up to a constant (here: sum zero); sine populations of paper 003
+  set.seed(11)
+  d <- sine_populations(20)
+  fit <- kqd(y ~ ., data = d, kernel = kernel_rbf(gamma = 1), variant = "RC+", reg = 0.1)
+  expect_s3_class(fit, c("kqd", "krein_model"))
+  expect_equal(dim(fit$bias), c(1L, 4L))
+  expect_lt(max(abs(rowSums(fit$bias))), 1e-10)
+  pred <- predict(fit, d)
+  expect_identical(levels(pred), c("1", "2", "3", "4"))
+  expect_equal(unname(fit$training_error), mean(pred != d$y))
+  prob <- predict(fit, d, type = "prob")
+  expect_equal(unname(rowSums(prob)), rep(1, nrow(d)), tolerance = 1e-12)
+})
+
+test_that("predict: decision, prob and class are consistent with the distances and biases", {
+  # paper 000 eqs. (9)-(10): f_j = -d2_j / 2 + b_j, class = argmax_j f_j
+  # (ties to the first class); prob = softmax of the decisions
+  d <- fx_three_classes()
+  fit <- kqd(d$x, d$y, kernel = d$kernel, variant = "RC+", reg = 0.1)
+  d2 <- predict(fit, d$x_new, type = "distance")
+  dec <- predict(fit, d$x_new, type = "decision")
+  prob <- predict(fit, d$x_new, type = "prob")
+  cls <- predict(fit, d$x_new, type = "class")
+  expect_equal(unname(dec), unname(-d2 / 2 + matrix(fit$bias[1, ], nrow(d2), 3, byrow = TRUE)),
+               tolerance = 1e-12)
+  soft <- exp(dec - apply(dec, 1, max))
+  expect_equal(unname(prob), unname(soft / rowSums(soft)), tolerance = 1e-10)
+  expect_equal(unname(rowSums(prob)), rep(1, nrow(d$x_new)), tolerance = 1e-12)
+  expect_identical(colnames(prob), levels(d$y))
+  expect_identical(colnames(dec), levels(d$y))
+  expect_identical(as.character(cls), levels(d$y)[max.col(dec, ties.method = "first")])
+})
+
+test_that("one-row newdata works and a row's prediction ignores the other rows", {
+  # package convention (shared/notes/style.md, habit 8)
+  d <- fx_three_classes()
+  for (variant in c("RC+", "FK-")) {
+    fit <- kqd(d$x, d$y, kernel = d$kernel, variant = variant, reg = fx_reg(variant))
+    all_rows <- predict(fit, d$x_new[1:5, ], type = "decision")
+    one <- predict(fit, d$x_new[3, , drop = FALSE], type = "decision")
+    expect_equal(dim(one), c(1L, 3L))
+    expect_equal(unname(one[1, ]), unname(all_rows[3, ]), tolerance = 1e-12)
+    expect_length(predict(fit, d$x_new[1, , drop = FALSE]), 1L)
+    expect_equal(unname(rowSums(predict(fit, d$x_new[1, , drop = FALSE], type = "prob"))), 1,
+                 tolerance = 1e-12)
+  }
+})
+
+test_that("factor levels are preserved, in their order", {
+  # package convention: class predictions are factors with the training levels
+  d <- fx_three_classes()
+  fit <- kqd(d$x, d$y, kernel = d$kernel, variant = "IC+", reg = 1e-2)
+  expect_identical(fit$levels, c("zeta", "alpha", "mid"))
+  pred <- predict(fit, d$x_new)
+  expect_s3_class(pred, "factor")
+  expect_identical(levels(pred), c("zeta", "alpha", "mid"))
+  expect_identical(colnames(fit$reg), c("zeta", "alpha", "mid"))
+  expect_identical(names(fit$indefinite), c("zeta", "alpha", "mid"))
+  expect_identical(colnames(predict(fit, d$x_new, type = "distance")), c("zeta", "alpha", "mid"))
+})
+
+test_that("the precomputed-kernel and formula paths give the data path's distances", {
+  # the same Table II quantities, from kernel values instead of data
+  d <- fx_checkerboard()
+  k <- fx_kernels(d)
+  new_pk <- precomputed_kernel(k$K_new, self = k$self_new)
+  df <- data.frame(d$x, class = d$y)
+  for (variant in fx_variants) {
+    reg <- fx_reg(variant)
+    data_fit <- kqd(d$x, d$y, kernel = d$kernel, variant = variant, reg = reg)
+    want <- predict(data_fit, d$x_new, type = "distance")
+    wrapped <- kqd(precomputed_kernel(k$K), d$y, variant = variant, reg = reg)
+    named <- kqd(k$K, d$y, kernel = "precomputed", variant = variant, reg = reg)
+    formula_fit <- kqd(class ~ x1 + x2, data = df, kernel = d$kernel, variant = variant, reg = reg)
+    expect_lt(ref_rel_diff(predict(wrapped, new_pk, type = "distance"), want), 1e-10)
+    expect_lt(ref_rel_diff(predict(named, new_pk, type = "distance"), want), 1e-10)
+    expect_lt(ref_rel_diff(predict(formula_fit, d$x_new, type = "distance"), want), 1e-10)
+    expect_equal(wrapped$bias, data_fit$bias, tolerance = 1e-8)
+  }
+  # IC and FK need no self-similarities: a plain n_new x n matrix will do
+  fit <- kqd(precomputed_kernel(k$K), d$y, variant = "IC-", reg = 1e-2)
+  expect_equal(predict(fit, k$K_new, type = "distance"), predict(fit, new_pk, type = "distance"))
+})
+
+test_that("a regularisation path equals separate fits at each value", {
+  # glmnet-style path (shared/notes/style.md): each path value is an
+  # independent Table II fit; the two-class training errors are checked
+  # against the brute-force bias search as well
+  d <- fx_two_classes(21, n = 30)
+  kernel <- kernel_rbf(gamma = 0.5)
+  K <- kernel_matrix(kernel, d$x)
+  x_new <- matrix(rnorm(10), 5)
+  for (variant in c("RC+", "IC-")) {
+    # decreasing, as glmnet's; the training error is lowest at the last value
+    path <- if (variant == "RC+") c(0.5, 0.1, 0.02) else c(1e-1, 1e-2, 1e-3)
+    fit <- kqd(d$x, d$y, kernel = kernel, variant = variant, reg = path)
+    expect_equal(dim(fit$reg), c(3L, 2L))
+    expect_equal(unname(fit$reg), cbind(path, path), ignore_attr = TRUE)
+    expect_identical(colnames(fit$reg), levels(d$y))
+    expect_equal(dim(fit$bias), c(3L, 2L))
+    expect_length(fit$training_error, 3L)
+    for (i in seq_along(path)) {
+      single <- kqd(d$x, d$y, kernel = kernel, variant = variant, reg = path[i])
+      info <- sprintf("%s, reg = %g", variant, path[i])
+      expect_lt(ref_rel_diff(predict(fit, x_new, type = "distance", reg = path[i]),
+                             predict(single, x_new, type = "distance")), 1e-10)
+      expect_equal(fit$bias[i, ], single$bias[1, ], tolerance = 1e-8, info = info)
+      expect_equal(unname(fit$training_error[i]), unname(single$training_error), info = info)
+      d2 <- ref_kqd_distance(K, d$y, K, rep(1, nrow(K)), variant, path[i], FALSE)
+      best <- ref_best_pairwise_error((d2[, 2] - d2[, 1]) / 2, d$y == "pos")
+      expect_equal(unname(fit$training_error[i]), best / nrow(K), info = info)
+    }
+    # default: the path value with the lowest training error (here the last)
+    expect_equal(which.min(fit$training_error), 3L)
+    expect_equal(predict(fit, x_new, type = "distance"),
+                 predict(fit, x_new, type = "distance", reg = path[3]))
+  }
+})
+
+test_that("per-class regularisation uses one value per class", {
+  # paper 000 Table II: alpha_j and sigma_j^2 are class-wise
+  d <- fx_three_classes()
+  k <- fx_kernels(d)
+  reg <- matrix(c(0.05, 0.2, 0.1), nrow = 1)
+  fit <- kqd(d$x, d$y, kernel = d$kernel, variant = "RC+", reg = reg)
+  expect_equal(unname(fit$reg), reg)
+  want <- ref_kqd_distance(k$K, d$y, k$K_new, k$self_new, "RC+", c(0.05, 0.2, 0.1), FALSE)
+  expect_lt(ref_rel_diff(predict(fit, d$x_new, type = "distance"), want), 1e-8)
+})
+
+test_that("kmdc() is MASS::lda / MASS::qda on the class-wise squared distances", {
+  # paper 001 Sec. 3.3: FD-IC/FD-RC and QD-IC/QD-RC in the dissimilarity space
+  # psi(x) = (d2_1(x), ..., d2_c(x))
+  d <- fx_two_classes(5, n = 30)
+  kernel <- kernel_rbf(gamma = 0.5)
+  x_new <- matrix(rnorm(12), 6)
+  D <- kernel_mahalanobis(d$x, d$y, kernel = kernel, type = "RC", reg = 0.1, newdata = d$x)
+  D_new <- kernel_mahalanobis(d$x, d$y, kernel = kernel, type = "RC", reg = 0.1, newdata = x_new)
+  for (classifier in c("lda", "qda")) {
+    fit <- kmdc(d$x, d$y, kernel = kernel, distance = "RC", classifier = classifier, reg = 0.1)
+    oracle_fit <- if (classifier == "lda") MASS::lda(unname(D), d$y) else MASS::qda(unname(D), d$y)
+    oracle <- predict(oracle_fit, unname(D_new))
+    cls <- predict(fit, x_new)
+    prob <- predict(fit, x_new, type = "prob")
+    expect_s3_class(cls, "factor")
+    expect_identical(levels(cls), c("pos", "neg"))
+    expect_identical(as.character(cls), as.character(oracle$class), info = classifier)
+    expect_equal(unname(prob), unname(oracle$posterior), tolerance = 1e-6, info = classifier)
+    expect_equal(unname(rowSums(prob)), rep(1, 6), tolerance = 1e-12)
+  }
+})
+
+test_that("bad input gives krein_errors that name the argument", {
+  d <- fx_three_classes()
+  x <- d$x
+  y <- d$y
+  k <- d$kernel
+  expect_error(kqd(x, factor(rep("a", nrow(x))), kernel = k), class = "krein_error", regexp = "`y`")
+  for (bad in list(-1, 0, Inf, NA_real_, NaN)) {
+    expect_error(kqd(x, y, kernel = k, reg = bad), class = "krein_error", regexp = "`reg`")
+  }
+  expect_error(kqd(x, y, kernel = k, reg = c(0.1, -0.1)), class = "krein_error", regexp = "`reg`")
+  expect_error(kqd(x, y, kernel = k, reg = matrix(0.1, 1, 2)), class = "krein_error",
+               regexp = "`reg`")
+  expect_error(kqd(x, y, kernel = k, variant = "XX+"), class = "krein_error", regexp = "`variant`")
+  fit <- kqd(x, y, kernel = k, variant = "RC+", reg = 0.1)
+  expect_error(predict(fit, data.frame(a = 1, b = 2)), class = "krein_error", regexp = "`newdata`")
+  expect_error(kernel_mahalanobis(x, y, kernel = k, type = "RC", reg = 0, newdata = x),
+               class = "krein_error", regexp = "`reg`")
+})
