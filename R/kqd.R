@@ -35,6 +35,13 @@
 #' factor). Eigenvalues within \eqn{100 n_j \epsilon} times the largest of zero
 #' count as zero.
 #'
+#' As printed, the IKQD-RC+ quadratic form (eq. 20) can be negative for an
+#' indefinite kernel: the derivation in Appendix I-C adds
+#' \eqn{\sigma^2\tilde\psi(x)} where \eqn{C + \sigma^2 \mathcal{J}} gives
+#' \eqn{\sigma^2 \mathcal{J} \tilde\psi(x)}. krein implements the formula as
+#' published, which reproduces the paper's results; its values are then
+#' indefinite quadratic forms rather than squared distances.
+#'
 #' @section Regularisation and the path:
 #' `reg` is \eqn{\alpha_j} for IC and FK (a ridge or pseudo-inverse threshold on
 #' eigenvalues of centred kernel matrices, so it scales with the kernel) and

@@ -8,6 +8,14 @@
 
 #include "krein/symmetric_eigen.hpp"
 
+// dstemr is in every LAPACK R can use (dsyevr calls it) but not in R_ext/Lapack.h.
+extern "C" void F77_NAME(dstemr)(const char* jobz, const char* range, const int* n, double* d,
+                                 double* e, const double* vl, const double* vu, const int* il,
+                                 const int* iu, int* m, double* w, double* z, const int* ldz,
+                                 const int* nzc, int* isuppz, int* tryrac, double* work,
+                                 const int* lwork, int* iwork, const int* liwork,
+                                 int* info FCLEN FCLEN);
+
 namespace krein {
 namespace lapack {
 
@@ -17,6 +25,22 @@ int dsyevr(char jobz, char range, char uplo, int n, double* a, int lda, double v
   int info = 0;
   F77_CALL(dsyevr)(&jobz, &range, &uplo, &n, a, &lda, &vl, &vu, &il, &iu, &abstol, m, w, z, &ldz,
                    isuppz, work, &lwork, iwork, &liwork, &info FCONE FCONE FCONE);
+  return info;
+}
+
+int dsytrd(char uplo, int n, double* a, int lda, double* d, double* e, double* tau, double* work,
+           int lwork) {
+  int info = 0;
+  F77_CALL(dsytrd)(&uplo, &n, a, &lda, d, e, tau, work, &lwork, &info FCONE);
+  return info;
+}
+
+int dstemr(char jobz, char range, int n, double* d, double* e, double vl, double vu, int il, int iu,
+           int* m, double* w, double* z, int ldz, int nzc, int* isuppz, int* tryrac, double* work,
+           int lwork, int* iwork, int liwork) {
+  int info = 0;
+  F77_CALL(dstemr)(&jobz, &range, &n, d, e, &vl, &vu, &il, &iu, m, w, z, &ldz, &nzc, isuppz, tryrac,
+                   work, &lwork, iwork, &liwork, &info FCONE FCONE);
   return info;
 }
 

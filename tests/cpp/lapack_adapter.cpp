@@ -12,6 +12,15 @@ extern "C" void dsyevr_(const char* jobz, const char* range, const char* uplo, c
                         int* iwork, const int* liwork, int* info, std::size_t, std::size_t,
                         std::size_t);
 
+extern "C" void dsytrd_(const char* uplo, const int* n, double* a, const int* lda, double* d,
+                        double* e, double* tau, double* work, const int* lwork, int* info,
+                        std::size_t);
+extern "C" void dstemr_(const char* jobz, const char* range, const int* n, double* d, double* e,
+                        const double* vl, const double* vu, const int* il, const int* iu, int* m,
+                        double* w, double* z, const int* ldz, const int* nzc, int* isuppz,
+                        int* tryrac, double* work, const int* lwork, int* iwork, const int* liwork,
+                        int* info, std::size_t, std::size_t);
+
 namespace krein {
 namespace lapack {
 
@@ -21,6 +30,22 @@ int dsyevr(char jobz, char range, char uplo, int n, double* a, int lda, double v
   int info = 0;
   dsyevr_(&jobz, &range, &uplo, &n, a, &lda, &vl, &vu, &il, &iu, &abstol, m, w, z, &ldz, isuppz,
           work, &lwork, iwork, &liwork, &info, 1, 1, 1);
+  return info;
+}
+
+int dsytrd(char uplo, int n, double* a, int lda, double* d, double* e, double* tau, double* work,
+           int lwork) {
+  int info = 0;
+  dsytrd_(&uplo, &n, a, &lda, d, e, tau, work, &lwork, &info, 1);
+  return info;
+}
+
+int dstemr(char jobz, char range, int n, double* d, double* e, double vl, double vu, int il, int iu,
+           int* m, double* w, double* z, int ldz, int nzc, int* isuppz, int* tryrac, double* work,
+           int lwork, int* iwork, int liwork) {
+  int info = 0;
+  dstemr_(&jobz, &range, &n, d, e, &vl, &vu, &il, &iu, m, w, z, &ldz, &nzc, isuppz, tryrac, work,
+          &lwork, iwork, &liwork, &info, 1, 1);
   return info;
 }
 
