@@ -1,0 +1,117 @@
+# print / summary / plot, the bias options and the class-size rules of kqd();
+# the numerical checks against paper 000 Table II are in test-kqd.R.
+
+set.seed(11)
+board <- checkerboard(60, size = 2)
+
+test_that("print and summary describe the fit and return invisibly", {
+  fit <- kqd(y ~ x1 + x2, data = board, kernel = kernel_rbf(1), variant = "IC-",
+             reg = c(1e-3, 1e-2))
+  expect_snapshot(print(fit))
+  s <- summary(fit)
+  expect_s3_class(s, "summary.kqd")
+  expect_equal(nrow(s$path), 2L)
+  expect_equal(s$path$training_error, fit$training_error)
+  expect_invisible(print(s))
+  expect_invisible(print(fit))
+})
+
+test_that("plot draws decision regions for 2-D data and distances otherwise", {
+  path <- tempfile(fileext = ".pdf")
+  grDevices::pdf(path)
+  on.exit(grDevices::dev.off())
+  fit <- kqd(y ~ x1 + x2, data = board, kernel = kernel_rbf(1))
+  expect_invisible(plot(fit, resolution = 30))
+  three_d <- data.frame(board, x3 = rnorm(60))
+  fit3 <- kqd(y ~ x1 + x2 + x3, data = three_d, kernel = kernel_rbf(1))
+  expect_invisible(plot(fit3))
+  K <- kernel_matrix(kernel_rbf(1), board[, 1:2])
+  expect_invisible(plot(kqd(K, board$y, kernel = "precomputed", variant = "IC+")))
+})
+
+test_that("the class is the argmax of the decisions and of the posterior", {
+  fit <- kqd(y ~ x1 + x2, data = board, kernel = kernel_rbf(1), variant = "FK+")
+  f <- predict(fit, board, type = "decision")
+  p <- predict(fit, board, type = "prob")
+  cls <- predict(fit, board)
+  expect_equal(as.integer(cls), max.col(f, ties.method = "first"), ignore_attr = TRUE)
+  expect_equal(as.integer(cls), max.col(p, ties.method = "first"), ignore_attr = TRUE)
+  # the training predictions without newdata equal those with the training data
+  expect_equal(predict(fit, type = "decision"), f)
+})
+
+test_that("for two classes the KQD boundary is a line parallel to the diagonal in distance space", {
+  # paper 001 Sec. 3.3: class 1 iff -d1/2 + b1 >= -d2/2 + b2, i.e. d2 - d1 >= 2 (b2 - b1)
+  fit <- kqd(y ~ x1 + x2, data = board, kernel = kernel_rbf(1), variant = "RC+")
+  d <- predict(fit, board, type = "distance")
+  cls <- predict(fit, board)
+  gap <- d[, 2] - d[, 1]
+  threshold <- 2 * (fit$bias[fit$best, 2] - fit$bias[fit$best, 1])
+  expect_true(all((gap >= threshold) == (cls == levels(board$y)[1])))
+})
+
+test_that("bias = 'none' uses the log priors and 'map' the log-determinants", {
+  fit <- kqd(y ~ x1 + x2, data = board, kernel = kernel_rbf(1), bias = "none",
+             prior = c(0.3, 0.7))
+  expect_equal(unname(fit$bias[1, ]), log(c(0.3, 0.7)))
+  # MAP: -1/2 sum log of the regularised covariance eigenvalues (|lambda| + n_j sigma^2)/n_j
+  fit_map <- suppressWarnings(kqd(y ~ x1 + x2, data = board, kernel = kernel_rbf(1),
+                                  variant = "RC+", reg = 0.1, bias = "map"))
+  K <- kernel_matrix(kernel_rbf(1), board[, 1:2])
+  expected <- vapply(levels(board$y), function(level) {
+    idx <- which(board$y == level)
+    n_j <- length(idx)
+    H <- diag(n_j) - 1 / n_j
+    lambda <- eigen(H %*% K[idx, idx] %*% H, symmetric = TRUE)$values
+    lambda <- lambda[abs(lambda) > 100 * n_j * .Machine$double.eps * max(abs(lambda))]
+    -0.5 * sum(log(abs(lambda) / n_j + 0.1)) + log(n_j / nrow(board))
+  }, numeric(1))
+  expect_equal(unname(fit_map$bias[1, ]), unname(expected), tolerance = 1e-8)
+  expect_warning(kqd(y ~ x1 + x2, data = board, kernel = kernel_rbf(1), variant = "IC+",
+                     reg = 1e-6, bias = "map"), class = "krein_warning")
+})
+
+test_that("a class of one point: RC and FK+ work, IC and FK- refuse", {
+  one <- rbind(board, data.frame(x1 = 0.1, x2 = 0.1, y = "3"))
+  one$y <- factor(one$y)
+  for (variant in c("RC+", "RC-", "FK+")) {
+    fit <- kqd(y ~ x1 + x2, data = one, kernel = kernel_rbf(1), variant = variant)
+    expect_equal(nlevels(predict(fit, one)), 3L)
+  }
+  for (variant in c("IC+", "IC-", "FK-")) {
+    expect_error(kqd(y ~ x1 + x2, data = one, kernel = kernel_rbf(1), variant = variant),
+                 class = "krein_error", regexp = "`y`.*single point")
+  }
+})
+
+test_that("forcing the pd formulas on an indefinite kernel warns", {
+  set.seed(12)
+  b4 <- checkerboard(40)
+  expect_warning(kqd(y ~ x1 + x2, data = b4, kernel = kernel_invariant(kernel_dist(1, 4)),
+                     variant = "RC+", indefinite = "no"),
+                 class = "krein_warning", regexp = "indefinite")
+})
+
+test_that("bad arguments are krein_errors naming them", {
+  expect_snapshot(show_error(kqd(y ~ x1 + x2, data = board, variant = "QD")))
+  expect_snapshot(show_error(kqd(y ~ x1 + x2, data = board, reg = -1)))
+  expect_snapshot(show_error(kqd(y ~ x1 + x2, data = board, reg = matrix(0.1, 1, 3))))
+  expect_error(kqd(y ~ x1 + x2, data = board, indefinite = "maybe"), class = "krein_error",
+               regexp = "`indefinite`")
+  expect_error(kqd(y ~ x1 + x2, data = board, bias = "mean"), class = "krein_error",
+               regexp = "`bias`")
+  expect_error(kqd(y ~ x1 + x2, data = board, prior = c(0.5, 0.6)), class = "krein_error",
+               regexp = "`prior`")
+  expect_error(kqd(y ~ x1 + x2, data = board, prior = 1), class = "krein_error",
+               regexp = "`prior`")
+  fit <- kqd(y ~ x1 + x2, data = board, kernel = kernel_rbf(1), reg = c(0.1, 1))
+  expect_error(predict(fit, board, reg = 0.5), class = "krein_error", regexp = "`reg`")
+  expect_error(predict(fit, board, type = "votes"), class = "krein_error", regexp = "`type`")
+  expect_error(predict(fit, board[, "x1", drop = FALSE]), class = "krein_error",
+               regexp = "`newdata`")
+  K <- kernel_matrix(kernel_rbf(1), board[, 1:2])
+  rc <- kqd(K, board$y, kernel = "precomputed", variant = "RC+")
+  expect_error(predict(rc, K[1:3, ]), class = "krein_error", regexp = "self-similarities")
+  expect_equal(dim(predict(rc, precomputed_kernel(K[1:3, ], self = rep(1, 3)), type = "prob")),
+               c(3L, 2L))
+})
