@@ -51,9 +51,12 @@
 #' regularisation path: one eigendecomposition per class serves all of them,
 #' each extra value costing only \eqn{O(n n_j)} per class, and
 #' `predict(fit, newdata, reg = )` picks one. A matrix with one column per
-#' class gives per-class values, one path point per row. A single value of a
-#' `+` variant with the positive definite formulas is fitted by a Cholesky
-#' factorisation instead of an eigendecomposition.
+#' class gives per-class values, one path point per row. A single value of
+#' IC+ or RC+ with the positive definite formulas is fitted by a Cholesky
+#' factorisation instead of an eigendecomposition. The FK variants always use
+#' the eigenpairs of \eqn{\tilde K_j H_j \tilde K_j'} (from an \eqn{n_j \times
+#' n_j} problem): its rank is below \eqn{n_j}, so prediction costs
+#' \eqn{O(n r)} per point for its numerical rank \eqn{r}.
 #'
 #' @section Bias:
 #' * `"error"` (paper 000, Sec. IV-D): for each pair of classes, the bias

@@ -107,8 +107,7 @@ struct ClassModel {
   Eigen::MatrixXd basis;
   Eigen::VectorXd values;
   double zero = 0;  // zero tolerance used for the signs
-  // Cholesky path: lower factor of K~^[j] + a I (IC+, RC+) or of alpha I + B'B (FK+),
-  // where B = K~_j H^[j] is kept in `basis` (Woodbury).
+  // Cholesky path: lower factor of K~^[j] + a I (IC+, RC+).
   bool cholesky = false;
   Eigen::MatrixXd factor;
   // Diagnostics
@@ -267,18 +266,8 @@ inline Model fit(const Eigen::Ref<const Eigen::MatrixXd>& K,
       cls.indefinite = mode == IndefiniteMode::yes ||
                        (mode == IndefiniteMode::automatic && cls.negative_found);
       const Eigen::MatrixXd gram = B.transpose() * B;  // n_j x n_j, psd
-      if (one_value && variant == Variant::fk_plus) {
-        // Woodbury: (B B' + alpha I)^-1 = (I - B (alpha I + B'B)^-1 B') / alpha
-        Eigen::MatrixXd shifted = gram;
-        shifted.diagonal().array() += reg(0, j);
-        Eigen::LLT<Eigen::MatrixXd> llt(shifted);
-        if (llt.info() == Eigen::Success) {
-          cls.cholesky = true;
-          cls.factor = llt.matrixL();
-          cls.basis = std::move(B);
-          continue;
-        }
-      }
+      // No Cholesky path for FK: K~~^[j] has rank < n_j, and its eigenbasis makes
+      // every prediction O(n r) instead of the O(n n_j) of a Woodbury solve.
       // Eigenpairs of B B' from those of B'B: B'B = V S^2 V', B B' = (B V S^-1) S^2 (B V S^-1)'.
       const SymmetricEigen eig = symmetric_eigen(gram, true);
       Eigen::MatrixXd mapped = B * eig.vectors;
@@ -347,21 +336,13 @@ inline std::vector<Eigen::MatrixXd> distances(const Model& model,
     const Eigen::VectorXd norms = V.colwise().squaredNorm().transpose();
     Eigen::MatrixXd q(m, paths);
     if (cls.cholesky) {
-      const double r = model.reg(0, j);
-      if (is_fk(model.variant)) {
-        // q = (||v||^2 - ||L^-1 B'v||^2) / alpha
-        Eigen::MatrixXd t = cls.basis.transpose() * V;
-        cls.factor.triangularView<Eigen::Lower>().solveInPlace(t);
-        q.col(0) = (norms - t.colwise().squaredNorm().transpose()) / r;
-      } else {
-        Eigen::MatrixXd t = V;
-        cls.factor.triangularView<Eigen::Lower>().solveInPlace(t);  // L^-1 v
-        if (model.variant == Variant::ic_plus) {
-          // ||(K~ + alpha I)^-1 v||^2 = ||L'^-1 L^-1 v||^2
-          cls.factor.transpose().triangularView<Eigen::Upper>().solveInPlace(t);
-        }
-        q.col(0) = t.colwise().squaredNorm().transpose();
+      Eigen::MatrixXd t = V;
+      cls.factor.triangularView<Eigen::Lower>().solveInPlace(t);  // L^-1 v
+      if (model.variant == Variant::ic_plus) {
+        // ||(K~ + alpha I)^-1 v||^2 = ||L'^-1 L^-1 v||^2
+        cls.factor.transpose().triangularView<Eigen::Upper>().solveInPlace(t);
       }
+      q.col(0) = t.colwise().squaredNorm().transpose();
     } else {
       // also RC- with A = I, where no eigenpairs were computed: q = ||v||^2 / (n_j sigma^2)
       const Eigen::MatrixXd P = cls.basis.transpose() * V;  // r x m projections
