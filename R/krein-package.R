@@ -14,7 +14,10 @@
 #' * Hidaka & Kurita, *Optimum nonlinear discriminant analysis and discriminant
 #'   kernel support vector machine* (IEICE 2016).
 #'
-#' This release provides the foundation the models stand on: the kernels
+#' Models so far: [kqd()] (kernel quadratic discriminants, positive definite
+#' and indefinite), [kernel_mahalanobis()] and [kmdc()].
+#'
+#' The foundation the models stand on: the kernels
 #' ([kernel_rbf()] and friends, evaluated by the multi-threaded
 #' [kernel_matrix()]), precomputed kernels ([precomputed_kernel()]),
 #' dissimilarity data ([kernel_from_dissimilarity()]), indefiniteness

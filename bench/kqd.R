@@ -127,8 +127,9 @@ cat(sprintf("  dense kernels: Cholesky prediction %.1f GFLOP/s, eigenbasis predi
 
 # ---- regularisation path of 8 values against a single value -------------------
 n_path <- 1500
-x_path <- x[seq_len(n_path), ]
-y_path <- y[seq_len(n_path)]
+rows <- round(seq(1, n, length.out = n_path))  # both classes (the data are sorted by class)
+x_path <- x[rows, ]
+y_path <- y[rows]
 path_ratio <- function(variant, indefinite) {
   base_reg <- if (startsWith(variant, "RC")) 0.1 else 1e-3
   one <- system.time(kqd(x_path, y_path, kernel = kernel, variant = variant, reg = base_reg,

@@ -207,13 +207,11 @@ inline Model fit(const Eigen::Ref<const Eigen::MatrixXd>& K,
   model.reg = reg;
   const Eigen::Index c = static_cast<Eigen::Index>(members.size());
   if (reg.cols() != c) throw std::invalid_argument("reg must have one column per class");
-  const bool one_value = reg.rows() == 1 && allow_cholesky;
+  const bool cholesky_allowed = reg.rows() == 1 && allow_cholesky;
   Eigen::MatrixXd K_centred;  // FK: H K H
   if (is_fk(variant)) {
     K_centred = detail::double_centre(K, &model.column_means, nullptr);
   }
-  std::vector<Eigen::Index> all(model.n);
-  for (Eigen::Index i = 0; i < model.n; ++i) all[i] = i;
 
   model.classes.resize(c);
   for (Eigen::Index j = 0; j < c; ++j) {
@@ -227,7 +225,8 @@ inline Model fit(const Eigen::Ref<const Eigen::MatrixXd>& K,
       if (variant == Variant::rc_minus && mode == IndefiniteMode::no) {
         continue;  // A = I: nothing to decompose
       }
-      const bool try_cholesky = one_value && is_plus(variant) && mode != IndefiniteMode::yes;
+      // IC+ and RC+ (FK has no Cholesky path, see below)
+      const bool try_cholesky = cholesky_allowed && is_plus(variant) && mode != IndefiniteMode::yes;
       if (try_cholesky) {
         const bool psd = detail::looks_psd(Kc);
         if (psd || mode == IndefiniteMode::no) {
