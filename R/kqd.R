@@ -453,7 +453,7 @@ plot.kqd <- function(x, reg = NULL, resolution = 120L, ...) {
       kqd_outputs(x, points_kernels(x, as.matrix(grid), rc), k, "class")
     }, resolution = resolution, main = main, ...)
   } else {
-    d <- predict(x, type = "distance", reg = reg_value)
+    d <- stats::predict(x, type = "distance", reg = reg_value)
     col <- hcl.colors(length(x$levels), "Dark 3")
     graphics::pairs(d, col = col[as.integer(y)], pch = 19, main = main,
                     labels = paste("d2 to", x$levels), ...)

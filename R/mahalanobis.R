@@ -49,7 +49,7 @@ kernel_mahalanobis <- function(x, y, kernel = kernel_rbf(), type = c("RC", "IC")
   }
   fit <- kqd_fit(inputs, variant = if (type == "RC") "RC+" else "IC-", reg = reg,
                  indefinite = indefinite, bias = "none", threads = threads)
-  predict(fit, newdata, type = "distance")
+  stats::predict(fit, newdata, type = "distance")
 }
 
 #' Kernel Mahalanobis distance classifiers
@@ -86,7 +86,7 @@ kmdc <- function(x, y, kernel = kernel_rbf(), distance = c("RC", "IC"),
   if (!is.null(reg) && length(reg) > 1L) reg <- matrix(reg, nrow = 1L)
   model <- kqd_fit(inputs, variant = if (distance == "RC") "RC+" else "IC-", reg = reg,
                    indefinite = indefinite, bias = "none", threads = threads)
-  d <- predict(model, type = "distance")
+  d <- stats::predict(model, type = "distance")
   colnames(d) <- paste0("d2_", seq_len(ncol(d)))
   discriminant <- tryCatch(
     if (classifier == "lda") MASS::lda(d, inputs$y, ...) else MASS::qda(d, inputs$y, ...),
@@ -103,7 +103,7 @@ kmdc <- function(x, y, kernel = kernel_rbf(), distance = c("RC", "IC"),
 #' @export
 predict.kmdc <- function(object, newdata, type = c("class", "prob"), ...) {
   type <- match_choice(type, "type", c("class", "prob"))
-  d <- predict(object$distances, newdata, type = "distance")
+  d <- stats::predict(object$distances, newdata, type = "distance")
   colnames(d) <- paste0("d2_", seq_len(ncol(d)))
   p <- stats::predict(object$discriminant, d)
   if (type == "class") return(factor(as.character(p$class), levels = object$levels))
