@@ -12,8 +12,8 @@ test_that("print and summary describe the fit and return invisibly", {
   expect_s3_class(s, "summary.kqd")
   expect_equal(nrow(s$path), 2L)
   expect_equal(s$path$training_error, fit$training_error)
-  expect_invisible(print(s))
-  expect_invisible(print(fit))
+  expect_output(expect_invisible(print(s)), "Regularisation path")
+  expect_output(expect_invisible(print(fit)), "alpha path of 2 values")
 })
 
 test_that("plot draws decision regions for 2-D data and distances otherwise", {
@@ -114,4 +114,24 @@ test_that("bad arguments are krein_errors naming them", {
   expect_error(predict(rc, K[1:3, ]), class = "krein_error", regexp = "self-similarities")
   expect_equal(dim(predict(rc, precomputed_kernel(K[1:3, ], self = rep(1, 3)), type = "prob")),
                c(3L, 2L))
+})
+
+test_that("kqd() fits dissimilarity data and predicts from new dissimilarities", {
+  # paper 000 Sec. V-C: k = -d^2 (scaled) or classical scaling, any variant
+  set.seed(13)
+  balls <- ball_dissimilarities(n_per_class = 25)
+  train <- c(1:20, 26:45)
+  test <- c(21:25, 46:50)
+  for (method in c("negsq", "classical")) {
+    kd <- kernel_from_dissimilarity(balls$D[train, train], method = method)
+    fit <- kqd(kd, balls$y[train], variant = "RC+", reg = 0.1)
+    p <- predict(fit, balls$D[test, train], type = "prob")
+    expect_equal(dim(p), c(10L, 2L))
+    expect_equal(unname(rowSums(p)), rep(1, 10))
+    # the same as fitting the converted kernels by hand
+    by_hand <- kqd(precomputed_kernel(kd$K), balls$y[train], variant = "RC+", reg = 0.1)
+    converted <- predict(kd, balls$D[test, train])
+    expect_equal(predict(fit, balls$D[test, train], type = "distance"),
+                 predict(by_hand, converted, type = "distance"))
+  }
 })
