@@ -33,3 +33,7 @@ cpp_gemm_rate <- function(k, m) {
     .Call(`_krein_cpp_gemm_rate`, k, m)
 }
 
+cpp_nystrom <- function(c, w) {
+    .Call(`_krein_cpp_nystrom`, c, w)
+}
+

@@ -121,6 +121,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_nystrom
+Rcpp::List cpp_nystrom(const Eigen::Map<Eigen::MatrixXd> c, const Eigen::Map<Eigen::MatrixXd> w);
+RcppExport SEXP _krein_cpp_nystrom(SEXP cSEXP, SEXP wSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type c(cSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_nystrom(c, w));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_kernel_matrix", (DL_FUNC) &_krein_cpp_kernel_matrix, 7},
@@ -131,6 +143,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_kqd_pair_bias", (DL_FUNC) &_krein_cpp_kqd_pair_bias, 2},
     {"_krein_cpp_symmetric_eigen", (DL_FUNC) &_krein_cpp_symmetric_eigen, 2},
     {"_krein_cpp_gemm_rate", (DL_FUNC) &_krein_cpp_gemm_rate, 2},
+    {"_krein_cpp_nystrom", (DL_FUNC) &_krein_cpp_nystrom, 2},
     {NULL, NULL, 0}
 };
 

@@ -1,0 +1,98 @@
+// krein: the Nystroem approximation of a possibly indefinite kernel matrix and
+// its exact signed eigendecomposition in O(n m^2) (paper 002, Schleif,
+// Gisbrecht & Tino, 002_45f7a7125c25cf33.txt, Sec. 3, eq. 10; the sign-keeping
+// algebra is derived in ../shared/notes/algorithms.md section 2, because the
+// paper's recipe through B'B is right only for a positive semidefinite K_mm).
+//
+//   K_hat = C W^+ C',  C = K_nm (n x m),  W = K_mm (m x m)
+//   1. W = U diag(l) U', keep the nonzero l
+//   2. B = C U diag(|l|^-1/2), S = diag(sign(l))    =>  K_hat = B S B'
+//   3. B = Q_B R (thin QR)
+//   4. R S R' = V diag(Lambda) V'
+//   5. K_hat = Q diag(Lambda) Q',  Q = Q_B V (orthonormal), Lambda signed
+#ifndef KREIN_NYSTROM_HPP
+#define KREIN_NYSTROM_HPP
+
+#include <Eigen/Dense>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "krein/symmetric_eigen.hpp"
+
+namespace krein {
+namespace nystrom {
+
+struct Decomposition {
+  Eigen::MatrixXd vectors;    // Q, n x r, orthonormal columns
+  Eigen::VectorXd values;     // Lambda, r signed eigenvalues of K_hat, decreasing
+  Eigen::MatrixXd extension;  // E = Q' C W^+ (r x m): Q' k_hat(x, X) = E k(L, x)
+  int landmark_rank = 0;      // nonzero eigenvalues of W
+};
+
+inline double relative_zero(Eigen::Index n, double largest) {
+  return 100.0 * static_cast<double>(std::max<Eigen::Index>(n, 1)) *
+         std::numeric_limits<double>::epsilon() * largest;
+}
+
+inline Decomposition decompose(const Eigen::Ref<const Eigen::MatrixXd>& C,
+                               const Eigen::Ref<const Eigen::MatrixXd>& W) {
+  const Eigen::Index n = C.rows(), m = C.cols();
+  if (W.rows() != m || W.cols() != m) throw std::invalid_argument("W must be m x m for C of m columns");
+  Decomposition out;
+  // 1. eigenpairs of W with nonzero eigenvalue
+  const SymmetricEigen w_eig = symmetric_eigen(W, true);
+  const double w_largest = w_eig.values.cwiseAbs().maxCoeff();
+  std::vector<Eigen::Index> kept;
+  for (Eigen::Index i = 0; i < m; ++i) {
+    if (std::abs(w_eig.values[i]) > relative_zero(m, w_largest)) kept.push_back(i);
+  }
+  const Eigen::Index k = static_cast<Eigen::Index>(kept.size());
+  out.landmark_rank = static_cast<int>(k);
+  if (k == 0) {
+    out.vectors.resize(n, 0);
+    out.extension.resize(0, m);
+    return out;
+  }
+  Eigen::MatrixXd U(m, k);
+  Eigen::VectorXd l(k), sign(k);
+  for (Eigen::Index j = 0; j < k; ++j) {
+    U.col(j) = w_eig.vectors.col(kept[j]);
+    l[j] = w_eig.values[kept[j]];
+    sign[j] = l[j] < 0 ? -1.0 : 1.0;
+  }
+  // 2. B = C U |l|^-1/2
+  const Eigen::MatrixXd CU = C * U;
+  const Eigen::MatrixXd B = CU * l.cwiseAbs().cwiseSqrt().cwiseInverse().asDiagonal();
+  // 3. thin QR
+  Eigen::HouseholderQR<Eigen::MatrixXd> qr(B);
+  const Eigen::Index kq = std::min(n, k);
+  const Eigen::MatrixXd Q_B = qr.householderQ() * Eigen::MatrixXd::Identity(n, kq);
+  const Eigen::MatrixXd R = qr.matrixQR().topRows(kq).triangularView<Eigen::Upper>();
+  // 4. R S R' = V Lambda V'
+  const Eigen::MatrixXd core = R * sign.asDiagonal() * R.transpose();
+  const SymmetricEigen c_eig = symmetric_eigen(core, true);
+  const double c_largest = c_eig.values.cwiseAbs().maxCoeff();
+  std::vector<Eigen::Index> nonzero;
+  for (Eigen::Index i = kq - 1; i >= 0; --i) {  // decreasing eigenvalues
+    if (std::abs(c_eig.values[i]) > relative_zero(kq, c_largest)) nonzero.push_back(i);
+  }
+  const Eigen::Index r = static_cast<Eigen::Index>(nonzero.size());
+  Eigen::MatrixXd V(kq, r);
+  out.values.resize(r);
+  for (Eigen::Index j = 0; j < r; ++j) {
+    V.col(j) = c_eig.vectors.col(nonzero[j]);
+    out.values[j] = c_eig.values[nonzero[j]];
+  }
+  // 5. Q = Q_B V; E = Q' C W^+ = (Q' C U) diag(1/l) U'
+  out.vectors = Q_B * V;
+  out.extension = (out.vectors.transpose() * CU) * l.cwiseInverse().asDiagonal() * U.transpose();
+  return out;
+}
+
+}  // namespace nystrom
+}  // namespace krein
+
+#endif  // KREIN_NYSTROM_HPP
