@@ -39,17 +39,21 @@ kernel_mahalanobis <- function(x, y, kernel = kernel_rbf(), type = c("RC", "IC")
                                threads = NULL) {
   type <- match_choice(type, "type", c("RC", "IC"))
   inputs <- inputs_from_xy(x, y, kernel, NULL, min_classes = 1L)
-  if (!is.null(reg) && is.matrix(reg)) krein_abort("`reg` must be one number or one per class.")
-  if (!is.null(reg) && length(reg) > 1L) {
-    if (length(reg) != nlevels(inputs$y)) {
-      krein_abort(sprintf("`reg` must be one number or one per class (%d), not %d numbers.",
-                          nlevels(inputs$y), length(reg)))
-    }
-    reg <- matrix(reg, nrow = 1L)
-  }
-  fit <- kqd_fit(inputs, variant = if (type == "RC") "RC+" else "IC-", reg = reg,
+  fit <- kqd_fit(inputs, variant = if (type == "RC") "RC+" else "IC-",
+                 reg = per_class_reg(reg, nlevels(inputs$y)),
                  indefinite = indefinite, bias = "none", threads = threads)
   stats::predict(fit, newdata, type = "distance")
+}
+
+# One regularisation value, or one per class (a one-row kqd path); kqd_fit()
+# validates the values themselves.
+per_class_reg <- function(reg, n_classes) {
+  if (is.null(reg) || (length(reg) == 1L && !is.matrix(reg))) return(reg)
+  if (is.matrix(reg) || length(reg) != n_classes) {
+    krein_abort(sprintf("`reg` must be one number or one per class (%d), not %s.", n_classes,
+                        describe_value(reg)))
+  }
+  matrix(reg, nrow = 1L)
 }
 
 #' Kernel Mahalanobis distance classifiers
@@ -83,8 +87,8 @@ kmdc <- function(x, y, kernel = kernel_rbf(), distance = c("RC", "IC"),
   distance <- match_choice(distance, "distance", c("RC", "IC"))
   classifier <- match_choice(classifier, "classifier", c("lda", "qda"))
   inputs <- inputs_from_xy(x, y, kernel, NULL)
-  if (!is.null(reg) && length(reg) > 1L) reg <- matrix(reg, nrow = 1L)
-  model <- kqd_fit(inputs, variant = if (distance == "RC") "RC+" else "IC-", reg = reg,
+  model <- kqd_fit(inputs, variant = if (distance == "RC") "RC+" else "IC-",
+                   reg = per_class_reg(reg, nlevels(inputs$y)),
                    indefinite = indefinite, bias = "none", threads = threads)
   d <- stats::predict(model, type = "distance")
   colnames(d) <- paste0("d2_", seq_len(ncol(d)))

@@ -29,15 +29,14 @@ test_that("plot draws decision regions for 2-D data and distances otherwise", {
   expect_invisible(plot(kqd(K, board$y, kernel = "precomputed", variant = "IC+")))
 })
 
-test_that("the class is the argmax of the decisions and of the posterior", {
-  fit <- kqd(y ~ x1 + x2, data = board, kernel = kernel_rbf(1), variant = "FK+")
-  f <- predict(fit, board, type = "decision")
-  p <- predict(fit, board, type = "prob")
-  cls <- predict(fit, board)
-  expect_equal(as.integer(cls), max.col(f, ties.method = "first"), ignore_attr = TRUE)
-  expect_equal(as.integer(cls), max.col(p, ties.method = "first"), ignore_attr = TRUE)
-  # the training predictions without newdata equal those with the training data
-  expect_equal(predict(fit, type = "decision"), f)
+test_that("predictions without newdata (stored at fit) equal those recomputed from the data", {
+  # the fit keeps the training distances it computed for the bias search; a
+  # second path recomputes them from the kernel of the training data
+  for (variant in c("FK+", "RC+", "IC-")) {
+    fit <- kqd(y ~ x1 + x2, data = board, kernel = kernel_rbf(1), variant = variant)
+    expect_equal(predict(fit, type = "decision"), predict(fit, board, type = "decision"),
+                 tolerance = 1e-10)
+  }
 })
 
 test_that("for two classes the KQD boundary is a line parallel to the diagonal in distance space", {
@@ -134,4 +133,17 @@ test_that("kqd() fits dissimilarity data and predicts from new dissimilarities",
     expect_equal(predict(fit, balls$D[test, train], type = "distance"),
                  predict(by_hand, converted, type = "distance"))
   }
+})
+
+test_that("kernel_mahalanobis() and kmdc() take one reg or one per class", {
+  per_class <- kernel_mahalanobis(board[, 1:2], board$y, kernel_rbf(1), type = "RC",
+                                  reg = c(0.1, 0.5))
+  first <- kernel_mahalanobis(board[, 1:2], board$y, kernel_rbf(1), type = "RC", reg = 0.1)
+  second <- kernel_mahalanobis(board[, 1:2], board$y, kernel_rbf(1), type = "RC", reg = 0.5)
+  expect_equal(per_class, cbind(first[, 1], second[, 2]), ignore_attr = TRUE)
+  expect_error(kernel_mahalanobis(board[, 1:2], board$y, kernel_rbf(1), reg = c(1, 2, 3)),
+               class = "krein_error", regexp = "`reg`.*one per class \\(2\\)")
+  expect_error(kmdc(board[, 1:2], board$y, kernel_rbf(1), reg = c(1, 2, 3)),
+               class = "krein_error", regexp = "`reg`.*one per class \\(2\\)")
+  expect_s3_class(kmdc(board[, 1:2], board$y, kernel_rbf(1), reg = c(0.1, 0.5)), "kmdc")
 })
