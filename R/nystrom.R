@@ -15,8 +15,12 @@
 #' Steps: \eqn{K_{mm} = U \mathrm{diag}(l) U'} keeping the nonzero \eqn{l};
 #' \eqn{B = K_{nm} U \mathrm{diag}(|l|^{-1/2})} and \eqn{S = \mathrm{diag}(\mathrm{sign}(l))},
 #' so that \eqn{\hat K = B S B'}; \eqn{B = Q_B R}; \eqn{R S R' = V \Lambda V'};
-#' \eqn{Q = Q_B V}. Eigenvalues within \eqn{100 m \epsilon} times the largest
-#' of zero are dropped at both eigen-steps.
+#' \eqn{Q = Q_B V}. The pseudo-inverse keeps the eigenvalues of \eqn{K_{mm}}
+#' above \eqn{\sqrt{\epsilon}} times the largest in absolute value (the
+#' tolerance of [MASS::ginv()]): the extension to new points divides by them,
+#' so a kept eigenvalue at rounding level would turn rounding errors into large
+#' errors at new points. Eigenvalues of \eqn{R S R'} within \eqn{100 m
+#' \epsilon} times the largest of zero are dropped.
 #'
 #' @param x The training data (a numeric matrix or data frame), or an
 #'   \eqn{n \times n} kernel matrix with `kernel = "precomputed"` (or a

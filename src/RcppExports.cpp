@@ -11,6 +11,77 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// cpp_ikfd_full
+Rcpp::List cpp_ikfd_full(const Eigen::Map<Eigen::MatrixXd> K, const Rcpp::IntegerVector& labels, int classes, const std::string& weights, double reg);
+RcppExport SEXP _krein_cpp_ikfd_full(SEXP KSEXP, SEXP labelsSEXP, SEXP classesSEXP, SEXP weightsSEXP, SEXP regSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type K(KSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type labels(labelsSEXP);
+    Rcpp::traits::input_parameter< int >::type classes(classesSEXP);
+    Rcpp::traits::input_parameter< const std::string& >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< double >::type reg(regSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_ikfd_full(K, labels, classes, weights, reg));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_class_factors
+Rcpp::List cpp_class_factors(const Eigen::Map<Eigen::MatrixXd> C, const Rcpp::IntegerVector& labels, int classes, int threads);
+RcppExport SEXP _krein_cpp_class_factors(SEXP CSEXP, SEXP labelsSEXP, SEXP classesSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type C(CSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type labels(labelsSEXP);
+    Rcpp::traits::input_parameter< int >::type classes(classesSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_class_factors(C, labels, classes, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_merge_factors
+Rcpp::List cpp_merge_factors(const Rcpp::List& a, const Rcpp::List& b);
+RcppExport SEXP _krein_cpp_merge_factors(SEXP aSEXP, SEXP bSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type a(aSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type b(bSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_merge_factors(a, b));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_ikfd_nystrom
+Rcpp::List cpp_ikfd_nystrom(const Rcpp::List& factors, const Rcpp::NumericVector& counts, const Eigen::Map<Eigen::MatrixXd> W, const std::string& weights, double reg);
+RcppExport SEXP _krein_cpp_ikfd_nystrom(SEXP factorsSEXP, SEXP countsSEXP, SEXP WSEXP, SEXP weightsSEXP, SEXP regSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type factors(factorsSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type counts(countsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type W(WSEXP);
+    Rcpp::traits::input_parameter< const std::string& >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< double >::type reg(regSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_ikfd_nystrom(factors, counts, W, weights, reg));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_meb_core_set
+Rcpp::List cpp_meb_core_set(const Eigen::Map<Eigen::VectorXd> diag, const Rcpp::Function& column, int start, double eps, int max_core);
+RcppExport SEXP _krein_cpp_meb_core_set(SEXP diagSEXP, SEXP columnSEXP, SEXP startSEXP, SEXP epsSEXP, SEXP max_coreSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type diag(diagSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::Function& >::type column(columnSEXP);
+    Rcpp::traits::input_parameter< int >::type start(startSEXP);
+    Rcpp::traits::input_parameter< double >::type eps(epsSEXP);
+    Rcpp::traits::input_parameter< int >::type max_core(max_coreSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_meb_core_set(diag, column, start, eps, max_core));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_kernel_matrix
 Rcpp::NumericMatrix cpp_kernel_matrix(const Rcpp::List& base, bool invariant, const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> y, const Eigen::Map<Eigen::MatrixXd> y_tau, bool symmetric, int threads);
 RcppExport SEXP _krein_cpp_kernel_matrix(SEXP baseSEXP, SEXP invariantSEXP, SEXP xSEXP, SEXP ySEXP, SEXP y_tauSEXP, SEXP symmetricSEXP, SEXP threadsSEXP) {
@@ -135,6 +206,11 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_krein_cpp_ikfd_full", (DL_FUNC) &_krein_cpp_ikfd_full, 5},
+    {"_krein_cpp_class_factors", (DL_FUNC) &_krein_cpp_class_factors, 4},
+    {"_krein_cpp_merge_factors", (DL_FUNC) &_krein_cpp_merge_factors, 2},
+    {"_krein_cpp_ikfd_nystrom", (DL_FUNC) &_krein_cpp_ikfd_nystrom, 5},
+    {"_krein_cpp_meb_core_set", (DL_FUNC) &_krein_cpp_meb_core_set, 5},
     {"_krein_cpp_kernel_matrix", (DL_FUNC) &_krein_cpp_kernel_matrix, 7},
     {"_krein_cpp_kernel_diagonal", (DL_FUNC) &_krein_cpp_kernel_diagonal, 4},
     {"_krein_cpp_kqd_fit", (DL_FUNC) &_krein_cpp_kqd_fit, 7},

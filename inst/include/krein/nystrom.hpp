@@ -5,7 +5,7 @@
 // paper's recipe through B'B is right only for a positive semidefinite K_mm).
 //
 //   K_hat = C W^+ C',  C = K_nm (n x m),  W = K_mm (m x m)
-//   1. W = U diag(l) U', keep the nonzero l
+//   1. W = U diag(l) U', keep |l| > sqrt(eps) max|l| (W^+ as MASS::ginv)
 //   2. B = C U diag(|l|^-1/2), S = diag(sign(l))    =>  K_hat = B S B'
 //   3. B = Q_B R (thin QR)
 //   4. R S R' = V diag(Lambda) V'
@@ -32,6 +32,14 @@ struct Decomposition {
   int landmark_rank = 0;      // nonzero eigenvalues of W
 };
 
+// W^+ keeps the eigenpairs of W with |l| > sqrt(eps) max|l| (the tolerance of
+// MASS::ginv): the Nystroem extension divides by l, and a kept eigenvalue
+// near rounding level would turn rounding errors in k(x, L) into O(1) errors
+// at new points, while dropping it changes K_hat by at most that eigenvalue.
+inline double pseudo_inverse_cutoff(double largest) {
+  return std::sqrt(std::numeric_limits<double>::epsilon()) * largest;
+}
+
 inline double relative_zero(Eigen::Index n, double largest) {
   return 100.0 * static_cast<double>(std::max<Eigen::Index>(n, 1)) *
          std::numeric_limits<double>::epsilon() * largest;
@@ -47,7 +55,7 @@ inline Decomposition decompose(const Eigen::Ref<const Eigen::MatrixXd>& C,
   const double w_largest = w_eig.values.cwiseAbs().maxCoeff();
   std::vector<Eigen::Index> kept;
   for (Eigen::Index i = 0; i < m; ++i) {
-    if (std::abs(w_eig.values[i]) > relative_zero(m, w_largest)) kept.push_back(i);
+    if (std::abs(w_eig.values[i]) > pseudo_inverse_cutoff(w_largest)) kept.push_back(i);
   }
   const Eigen::Index k = static_cast<Eigen::Index>(kept.size());
   out.landmark_rank = static_cast<int>(k);
