@@ -31,11 +31,11 @@ new_data_kernels <- function(object, newdata, need_self = FALSE) {
 #' Decision regions of a 2-D classifier
 #'
 #' Shades the plane by predicted class on a grid, draws the boundaries and the
-#' training points. `predict_grid` maps a two-column data frame (named as the
+#' training points (grey where the class is NA), and circles `landmarks`. `predict_grid` maps a two-column data frame (named as the
 #' training inputs) to a factor of classes.
 #' @noRd
 plot_decision_regions <- function(x, y, predict_grid, resolution = 120L, main = NULL,
-                                  col = NULL, ...) {
+                                  col = NULL, landmarks = NULL, ...) {
   levels <- levels(y)
   if (is.null(col)) col <- hcl.colors(length(levels), "Dark 3")
   pad <- 0.05 * apply(x, 2, function(v) diff(range(v)))
@@ -50,6 +50,9 @@ plot_decision_regions <- function(x, y, predict_grid, resolution = 120L, main = 
                   xlab = colnames(x)[1], ylab = colnames(x)[2], main = main, ...)
   graphics::contour(g1, g2, z, levels = seq(1.5, length(levels) - 0.5, by = 1),
                     drawlabels = FALSE, add = TRUE, col = "grey20", lwd = 1.5)
-  graphics::points(x[, 1], x[, 2], col = col[as.integer(y)], pch = 19, cex = 0.8)
+  point_col <- ifelse(is.na(y), "grey40", col[as.integer(y)])
+  graphics::points(x[, 1], x[, 2], col = point_col, pch = 19, cex = 0.8)
+  # landmarks circled, as in paper 002, Fig. 2
+  if (!is.null(landmarks)) graphics::points(landmarks[, 1], landmarks[, 2], pch = 1, cex = 1.8, lwd = 2, col = "red")
   graphics::legend("topright", legend = levels, col = col, pch = 19, bg = "white", cex = 0.8)
 }

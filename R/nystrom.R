@@ -26,8 +26,10 @@
 #'   \eqn{n \times n} kernel matrix with `kernel = "precomputed"` (or a
 #'   [precomputed_kernel()]).
 #' @param kernel A kernel (see [kernels]) or `"precomputed"`.
-#' @param landmarks Row indices of `x` to use as landmarks: distinct whole
-#'   numbers in \eqn{1, \dots, n}.
+#' @param landmarks The landmarks: row indices of `x` (distinct whole numbers
+#'   in \eqn{1, \dots, n}), a matrix of landmark points with the columns of
+#'   `x` (not for precomputed kernels), or the result of [select_landmarks()]
+#'   on `x`.
 #' @param threads Threads for the kernel matrices.
 #' @returns An object of class `krein_nystrom`: a list with `vectors`
 #'   (\eqn{Q}, \eqn{n \times r}), `values` (\eqn{\Lambda}, decreasing, signed),
@@ -54,17 +56,36 @@ nystrom <- function(x, kernel = kernel_rbf(), landmarks, threads = NULL) {
     kernel <- resolve_kernel(as_krein_kernel(kernel), x)
     check_kernel_dimension(kernel, ncol(x))
   }
-  if (missing(landmarks)) krein_abort("`landmarks` is missing; give row indices of `x`.")
-  landmarks <- check_landmarks(landmarks, n)
+  if (missing(landmarks)) {
+    krein_abort("`landmarks` is missing; give row indices of `x`, landmark points or select_landmarks().")
+  }
+  points <- NULL
+  if (inherits(landmarks, "krein_landmarks")) {
+    if (landmarks$n != n || landmarks$precomputed != precomputed) {
+      krein_abort(sprintf("`landmarks` was selected on other data (%d points); select them on `x` (%d points).",
+                          landmarks$n, n))
+    }
+    points <- landmarks$points
+    landmarks <- landmarks$indices
+  } else if (is.matrix(landmarks) || is.data.frame(landmarks)) {
+    if (precomputed) krein_abort("`landmarks` must be row indices for a precomputed kernel.")
+    points <- check_numeric_matrix(landmarks, "landmarks")
+    if (ncol(points) != ncol(x)) {
+      krein_abort(sprintf("`landmarks` points must have %d columns, as `x`, not %d.", ncol(x), ncol(points)))
+    }
+    landmarks <- NULL
+  } else {
+    landmarks <- check_landmarks(landmarks, n)
+  }
   if (precomputed) {
     C <- K[, landmarks, drop = FALSE]
-    points <- NULL
+    W <- C[landmarks, , drop = FALSE]
     kernel <- NULL
   } else {
-    points <- x[landmarks, , drop = FALSE]
+    if (is.null(points)) points <- x[landmarks, , drop = FALSE]
     C <- evaluate_kernel(kernel, x, points, threads)
+    W <- if (is.null(landmarks)) evaluate_kernel(kernel, points, NULL, threads) else C[landmarks, , drop = FALSE]
   }
-  W <- C[landmarks, , drop = FALSE]
   W <- (W + t(W)) / 2
   d <- cpp_nystrom(C, W)
   structure(
@@ -96,7 +117,7 @@ check_landmarks <- function(landmarks, n) {
 
 #' @export
 print.krein_nystrom <- function(x, ...) {
-  cat("<Nystroem approximation> ", x$n, " points, ", length(x$landmarks), " landmarks, rank ",
+  cat("<Nystroem approximation> ", x$n, " points, ", ncol(x$extension), " landmarks, rank ",
       length(x$values), "\n", sep = "")
   cat("  signature (p, q): (", x$signature[["p"]], ", ", x$signature[["q"]], ")\n", sep = "")
   invisible(x)
@@ -128,7 +149,7 @@ as.matrix.krein_nystrom <- function(x, ...) {
 predict.krein_nystrom <- function(object, newdata, type = c("kernel", "coordinates"), ...) {
   type <- match_choice(type, "type", c("kernel", "coordinates"))
   if (missing(newdata)) krein_abort("`newdata` is missing.")
-  m <- length(object$landmarks)
+  m <- ncol(object$extension)
   if (is.null(object$kernel)) {
     k_new <- check_numeric_matrix(newdata, "newdata", allow_vector = FALSE)
     if (ncol(k_new) != m) {

@@ -1,0 +1,258 @@
+#' Landmarks for a Nystroem approximation, chosen with the class labels
+#'
+#' Picks the landmark points of a Nystroem approximation ([nystrom()],
+#' `ikfd(landmarks = )`) in one of three ways compared in paper 002
+#' (Schleif, Gisbrecht & Tino, 002_45f7a7125c25cf33.txt, Sec. 4):
+#'
+#' * `"meb"` (the paper's proposal, Sec. 4.1 and Algorithm 1): for each class,
+#'   the core set of a \eqn{(1 + \epsilon)}-approximate minimum enclosing ball
+#'   of the class in the kernel feature space (Badoiu & Clarkson's core-set
+#'   loop: start from a random point and the point farthest from it, solve the
+#'   small ball problem on the core set by pairwise SMO on the simplex, add
+#'   the point farthest from its centre, until every point of the class lies
+#'   within \eqn{(1 + \epsilon) R}). The landmarks are the core points with
+#'   nonzero centre weight, at least two per class, united over the classes.
+#'   The number of landmarks follows from `eps` (about \eqn{1/\epsilon} per
+#'   class at most, independent of the class size), so `m` is not used.
+#' * `"kmeans"` (Zhang & Kwok, paper 002 ref. 14): [stats::kmeans()] with `m`
+#'   centres in the input space; the centres are the landmarks (they need not
+#'   be training points). For a precomputed kernel, k-means runs on the rows of
+#'   the kernel matrix (the empirical kernel map; for an indefinite kernel this
+#'   is kernel k-means with \eqn{K K'}, paper 002 Sec. 4.2) and the landmarks
+#'   are the training points nearest to the centres.
+#' * `"random"`: `m` training points drawn uniformly, by default stratified by
+#'   class (proportional allocation, at least two per class).
+#'
+#' With `m = NULL`, `"kmeans"` and `"random"` use the number of landmarks the
+#' MEB selection picks, as in the paper's comparisons.
+#'
+#' @section Cost:
+#' With a positive definite kernel, MEB costs \eqn{O(n_j |S|)} kernel
+#' evaluations and \eqn{O(n_j |S|^2)} further operations for a class of
+#' \eqn{n_j} points with core set \eqn{S}; no \eqn{n_j \times n_j} matrix is
+#' formed. A kernel that is not positive definite (a built-in indefinite
+#' kernel such as [kernel_tanh()] or [kernel_dist()] with `power > 1`, a kernel
+#' of unknown definiteness, or a precomputed kernel whose class block has a
+#' negative eigenvalue) gives no ball in a feature space; as paper 002 does,
+#' krein then runs MEB on the positive semidefinite \eqn{K_j K_j'} of the class
+#' block (same eigenvectors, squared eigenvalues). That needs the whole class
+#' block: \eqn{O(n_j^2)} kernel evaluations and memory and \eqn{O(n_j^2 |S|)}
+#' operations. Whether a precomputed or unknown kernel is positive
+#' semidefinite is decided by a Cholesky factorisation of the class block
+#' (with a jitter of \eqn{10^{-10}} times its largest diagonal entry),
+#' \eqn{O(n_j^3 / 3)}; set `psd` to skip the test.
+#'
+#' All randomness (the MEB starting points, the k-means starts, the random
+#' draws) comes from R's RNG: `set.seed()` reproduces a selection.
+#'
+#' @param x Training data: a numeric matrix or data frame, an \eqn{n \times n}
+#'   kernel matrix with `kernel = "precomputed"`, or a [precomputed_kernel()].
+#' @param y Class labels, one per row of `x`.
+#' @param kernel A kernel (see [kernels]) or `"precomputed"`.
+#' @param method `"meb"`, `"kmeans"` or `"random"`.
+#' @param eps The MEB approximation quality, in \eqn{(0, 1)}; paper 002 uses
+#'   0.01 throughout.
+#' @param m The number of landmarks for `"kmeans"` and `"random"`; `NULL`
+#'   takes the MEB count.
+#' @param stratified For `"random"`: draw within each class.
+#' @param psd For `"meb"`: is the kernel positive semidefinite? `NULL` decides
+#'   as described under Cost; `TRUE` runs MEB on the kernel itself, `FALSE` on
+#'   \eqn{K_j K_j'}.
+#' @param threads Threads for kernel evaluations.
+#' @returns An object of class `krein_landmarks`: a list with `method`,
+#'   `indices` (training rows; `NULL` for k-means centres of data), `points`
+#'   (the landmark points for data; `NULL` for precomputed kernels), `class`
+#'   (the class of each landmark: its own label, or for k-means centres the
+#'   majority class of its cluster), `n`, `eps`, and for `"meb"` a list
+#'   `balls` with, per class, the core-set `indices`, their centre `weights`,
+#'   the `radius` \eqn{R}, the largest distance of a class point to the centre
+#'   (`farthest`, at most \eqn{(1 + \epsilon) R} on convergence), `squared`
+#'   (was \eqn{K_j K_j'} used) and `converged`.
+#' @family Nystroem approximation
+#' @examples
+#' set.seed(1)
+#' train <- checkerboard(500, size = 3)
+#' lm <- select_landmarks(train[, 1:2], train$y, kernel_rbf(5), method = "meb")
+#' lm
+#' ny <- nystrom(train[, 1:2], kernel_rbf(5), landmarks = lm)
+#' nystrom_error(ny, train[, 1:2])
+#' @export
+select_landmarks <- function(x, y, kernel = kernel_rbf(), method = c("meb", "kmeans", "random"),
+                             eps = 0.01, m = NULL, stratified = TRUE, psd = NULL,
+                             threads = NULL) {
+  inputs <- inputs_from_xy(x, y, kernel, na.action = NULL)
+  landmarks_from_inputs(inputs, method = method, eps = eps, m = m, stratified = stratified,
+                        psd = psd, threads = threads)
+}
+
+#' Landmarks from prepared model inputs (the path select_landmarks() and the
+#' Nystroem models share)
+#' @noRd
+landmarks_from_inputs <- function(inputs, method = c("meb", "kmeans", "random"), eps = 0.01,
+                                  m = NULL, stratified = TRUE, psd = NULL, threads = NULL) {
+  method <- match_choice(method, "method", c("meb", "kmeans", "random"))
+  eps <- check_eps(eps)
+  n <- length(inputs$y)
+  if (!is.null(m)) {
+    m <- check_number(m, "m", lower = 2, allow_lower = TRUE, integer = TRUE)
+    if (m > n) krein_abort(sprintf("`m` must be at most the number of training points (%d), not %d.", n, m))
+  }
+  stratified <- check_flag(stratified, "stratified")
+  if (!is.null(psd)) psd <- check_flag(psd, "psd")
+  threads <- check_threads(threads)
+  counts <- table(inputs$y)
+  if (any(counts < 2)) {
+    krein_abort(sprintf("`y` has a class with fewer than two points (%s); landmark selection needs at least two per class.",
+                        paste0("\"", names(counts)[counts < 2], "\"", collapse = ", ")))
+  }
+  balls <- NULL
+  if (method == "meb" || is.null(m)) {
+    balls <- meb_balls(inputs, eps, psd, threads)
+    meb_indices <- unlist(lapply(balls, `[[`, "indices"), use.names = FALSE)
+    if (is.null(m)) m <- length(meb_indices)
+  }
+  out <- switch(method,
+    meb = list(indices = meb_indices),
+    kmeans = kmeans_landmarks(inputs, m, threads),
+    random = list(indices = random_landmarks(inputs$y, m, stratified))
+  )
+  indices <- out$indices
+  points <- out$points
+  if (is.null(points) && !is.null(inputs$x)) points <- inputs$x[indices, , drop = FALSE]
+  class <- out$class %||% inputs$y[indices]
+  structure(
+    list(method = method, indices = indices, points = points, class = class, n = n,
+         eps = if (method == "meb" || !is.null(balls)) eps, balls = if (method == "meb") balls,
+         levels = levels(inputs$y), precomputed = is.null(inputs$x)),
+    class = "krein_landmarks"
+  )
+}
+
+check_eps <- function(eps) {
+  if (!is.numeric(eps) || length(eps) != 1L || is.na(eps) || eps <= 0 || eps >= 1) {
+    krein_abort(sprintf("`eps` must be a number in (0, 1), not %s.", describe_value(eps)))
+  }
+  as.double(eps)
+}
+
+# One MEB core set per class (paper 002, Sec. 4.1, Algorithm 1).
+meb_balls <- function(inputs, eps, psd, threads) {
+  y <- inputs$y
+  max_core <- max(200L, as.integer(ceiling(10 / eps)))
+  balls <- lapply(levels(y), function(level) {
+    rows <- which(y == level)
+    access <- class_kernel_access(inputs, rows, psd, threads)
+    start <- sample.int(length(rows), 1L)
+    core <- cpp_meb_core_set(access$diag, access$column, start, eps,
+                             min(length(rows), max_core))
+    keep <- core$weights > 0
+    if (sum(keep) < 2L) keep <- seq_along(core$weights) <= 2L
+    list(class = level, indices = rows[core$core[keep]], weights = core$weights[keep],
+         radius = sqrt(max(core$radius2, 0)), farthest = sqrt(max(core$farthest2, 0)),
+         squared = access$squared, converged = core$converged, iterations = core$iterations)
+  })
+  names(balls) <- levels(y)
+  unconverged <- !vapply(balls, `[[`, logical(1), "converged")
+  if (any(unconverged)) {
+    krein_warn(sprintf(
+      "The MEB core set of class%s %s reached %d points without covering the class within (1 + eps) R; its landmarks are used as they are. Increase `eps`.",
+      if (sum(unconverged) > 1) "es" else "", paste0("\"", levels(y)[unconverged], "\"", collapse = ", "),
+      min(max_core, max(table(y)))))
+  }
+  balls
+}
+
+# The kernel of one class as MEB needs it: the diagonal and a column function.
+# A kernel that is not positive semidefinite is replaced by K_j K_j'
+# (paper 002, Algorithm 1, step 4).
+class_kernel_access <- function(inputs, rows, psd, threads) {
+  kernel <- inputs$kernel
+  block <- NULL
+  if (!is.null(inputs$precomputed)) {
+    block <- inputs$precomputed$K[rows, rows, drop = FALSE]
+  } else {
+    x_class <- inputs$x[rows, , drop = FALSE]
+    if (is.null(psd) && !is.na(kernel$positive_definite %||% NA)) psd <- kernel$positive_definite
+    if (!isTRUE(psd)) block <- evaluate_kernel(kernel, x_class, NULL, threads)
+  }
+  if (is.null(psd)) psd <- is_psd_block(block)
+  if (psd && is.null(block)) {
+    return(list(diag = kernel_self(kernel, x_class), squared = FALSE,
+                column = function(s) evaluate_kernel(kernel, x_class, x_class[s, , drop = FALSE], threads)[, 1]))
+  }
+  if (psd) return(list(diag = diag(block), squared = FALSE, column = function(s) block[, s]))
+  list(diag = colSums(block^2), squared = TRUE, column = function(s) drop(block %*% block[, s]))
+}
+
+is_psd_block <- function(block) {
+  jitter <- 1e-10 * max(abs(diag(block)), .Machine$double.xmin)
+  !inherits(tryCatch(chol(block + diag(jitter, nrow(block))), error = function(e) e), "error")
+}
+
+# k-means landmarks (Zhang & Kwok): centres in input space; for precomputed
+# kernels, k-means on the rows of K and the nearest training points.
+kmeans_landmarks <- function(inputs, m, threads) {
+  data <- if (is.null(inputs$x)) inputs$precomputed$K else inputs$x
+  distinct <- nrow(unique(data))
+  if (m > distinct) {
+    krein_abort(sprintf("`m` (%d) must be at most the number of distinct training points (%d) for k-means landmarks.",
+                        m, distinct))
+  }
+  fit <- withCallingHandlers(
+    stats::kmeans(data, centers = m, iter.max = 100L, nstart = 1L),
+    warning = function(w) {
+      krein_warn(sprintf("k-means landmark selection: %s", conditionMessage(w)))
+      invokeRestart("muffleWarning")
+    })
+  majority <- vapply(seq_len(m), function(k) {
+    members <- inputs$y[fit$cluster == k]
+    if (length(members) == 0L) NA_character_ else names(which.max(table(members)))
+  }, character(1))
+  class <- factor(majority, levels = levels(inputs$y))
+  if (!is.null(inputs$x)) {
+    centres <- fit$centers
+    dimnames(centres) <- list(NULL, colnames(inputs$x))
+    return(list(indices = NULL, points = centres, class = class))
+  }
+  # nearest training point (in the rows of K) to each centre, without repeats
+  nearest <- vapply(seq_len(m), function(k) {
+    members <- which(fit$cluster == k)
+    d <- rowSums((data[members, , drop = FALSE] - rep(fit$centers[k, ], each = length(members)))^2)
+    members[which.min(d)]
+  }, integer(1))
+  list(indices = nearest, points = NULL, class = inputs$y[nearest])
+}
+
+# Uniform draws, stratified by class with proportional allocation (largest
+# remainders) and at least two per class.
+random_landmarks <- function(y, m, stratified) {
+  n <- length(y)
+  if (!stratified) return(sort(sample.int(n, m)))
+  counts <- as.vector(table(y))
+  share <- m * counts / n
+  take <- floor(share)
+  short <- m - sum(take)
+  if (short > 0) take[order(share - take, decreasing = TRUE)[seq_len(short)]] <-
+    take[order(share - take, decreasing = TRUE)[seq_len(short)]] + 1
+  take <- pmin(pmax(take, 2), counts)
+  sort(unlist(lapply(seq_along(counts), function(j) {
+    rows <- which(as.integer(y) == j)
+    rows[sample.int(length(rows), take[j])]
+  }), use.names = FALSE))
+}
+
+#' @export
+print.krein_landmarks <- function(x, ...) {
+  m <- length(x$class)
+  cat("<Landmarks> ", m, " chosen by ", switch(x$method, meb = "minimum enclosing balls",
+      kmeans = "k-means", random = "random sampling"), " from ", x$n, " points\n", sep = "")
+  per_class <- table(x$class, useNA = "no")
+  cat("  per class: ", paste0(names(per_class), " ", as.vector(per_class), collapse = ", "), "\n", sep = "")
+  if (x$method == "meb") {
+    cat("  eps = ", format(x$eps), "; radius per class: ",
+        paste(format(vapply(x$balls, `[[`, numeric(1), "radius"), digits = 4), collapse = ", "),
+        if (any(vapply(x$balls, `[[`, logical(1), "squared"))) " (K K' for classes with an indefinite kernel)",
+        "\n", sep = "")
+  }
+  invisible(x)
+}
