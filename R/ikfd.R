@@ -46,7 +46,9 @@
 #' computed in blocks of rows and reduced at once to one small triangular QR
 #' factor per class (tall-skinny QR), so no \eqn{n \times m} or \eqn{n \times
 #' n} matrix is ever held: \eqn{O(n m^2)} time, \eqn{O(m^2)} memory beyond the
-#' data. The model keeps the \eqn{m} landmarks and an \eqn{m}-vector \eqn{a =
+#' data and one block. A block has \eqn{2^{22} / m} rows (32 MB), or
+#' `getOption("krein.block_rows")` rows if set. The training scores need a
+#' second pass over the blocks unless all of them fit in 128 MB. The model keeps the \eqn{m} landmarks and an \eqn{m}-vector \eqn{a =
 #' K_{mm}^+ K_{nm}' \alpha} per discriminant, and predicts \eqn{f(x) = k(x,
 #' L)'a + b} from the landmarks alone. When the landmarks span the kernel
 #' (every training point a landmark, or a kernel of rank at most \eqn{m}) the
@@ -198,7 +200,7 @@ ikfd_nystrom <- function(inputs, landmarks, reg, weights, threads) {
   classes <- nlevels(y)
   m <- length(landmarks$class)
   W <- landmark_kernel(inputs, landmarks, threads)
-  block_rows <- max(1000L, as.integer(2^22 %/% m))
+  block_rows <- nystrom_block_rows(m)
   starts <- seq(1L, n, by = block_rows)
   keep_blocks <- as.double(n) * m <= 2^24
   kept <- list()
@@ -219,6 +221,14 @@ ikfd_nystrom <- function(inputs, landmarks, reg, weights, threads) {
   }
   scores <- scores + rep(core$bias, each = n)
   c(core, list(scores = scores))
+}
+
+# Rows of the landmark kernel per block: about 32 MB of doubles, or the
+# option krein.block_rows (documented in ?ikfd).
+nystrom_block_rows <- function(m) {
+  rows <- getOption("krein.block_rows")
+  if (is.null(rows)) return(max(1000L, as.integer(2^22 %/% m)))
+  check_number(rows, "options(krein.block_rows)", lower = 1, allow_lower = TRUE, integer = TRUE)
 }
 
 # K(L, L) and K(rows, L) for data or precomputed fits

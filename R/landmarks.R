@@ -224,7 +224,8 @@ kmeans_landmarks <- function(inputs, m, threads) {
 }
 
 # Uniform draws, stratified by class with proportional allocation (largest
-# remainders) and at least two per class.
+# remainders) and at least two per class (more than m only when m is below
+# two per class).
 random_landmarks <- function(y, m, stratified) {
   n <- length(y)
   if (!stratified) return(sort(sample.int(n, m)))
@@ -234,7 +235,14 @@ random_landmarks <- function(y, m, stratified) {
   short <- m - sum(take)
   if (short > 0) take[order(share - take, decreasing = TRUE)[seq_len(short)]] <-
     take[order(share - take, decreasing = TRUE)[seq_len(short)]] + 1
-  take <- pmin(pmax(take, 2), counts)
+  # at least two per class, taken from the classes with the most
+  floor_take <- pmin(2, counts)
+  while (any(take < floor_take)) {
+    j <- which(take < floor_take)[1]
+    take[j] <- take[j] + 1
+    donor <- which.max(ifelse(take > floor_take, take, -Inf))
+    if (is.finite(take[donor]) && take[donor] > floor_take[donor] && sum(take) > m) take[donor] <- take[donor] - 1
+  }
   sort(unlist(lapply(seq_along(counts), function(j) {
     rows <- which(as.integer(y) == j)
     rows[sample.int(length(rows), take[j])]

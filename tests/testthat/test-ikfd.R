@@ -1,0 +1,217 @@
+# ikfd(): full iKFD against the plain-R transcription in helper-ikfd.R
+# (paper 000, eqs. 7-8; notes section 1), Ny-iKFD against the full iKFD where
+# the Nystroem approximation is exact (paper 002, Sec. 5.2; notes section 3).
+
+three_class_data <- function(n = 60, seed = 1) {
+  set.seed(seed)
+  x <- matrix(rnorm(2 * n), n, 2)
+  y <- factor(rep(c("a", "b", "c"), length.out = n))
+  x[y == "b", 1] <- x[y == "b", 1] + 1.5
+  x[y == "c", 2] <- x[y == "c", 2] + 1.5
+  list(x = x, y = y)
+}
+
+test_that("full iKFD equals the transcription for pd and indefinite kernels, 2 and 3 classes", {
+  d <- three_class_data()
+  x_new <- matrix(rnorm(40), 20, 2)
+  kernels <- list(kernel_rbf(0.5), kernel_tanh(scale = 0.5, offset = -1))
+  for (kernel in kernels) {
+    for (y in list(d$y, droplevels(factor(ifelse(d$y == "a", "a", "b"))))) {
+      for (weights in c("equal", "prior")) {
+        fit <- ikfd(d$x, y, kernel = kernel, reg = 1e-3, weights = weights)
+        ref <- ref_ikfd(kernel_matrix(d$x, kernel = kernel), y, 1e-3, weights)
+        expected <- ref_ikfd_decisions(ref, kernel_matrix(x_new, d$x, kernel = kernel))
+        got <- predict(fit, x_new, type = "decision")
+        expect_equal(unname(got), unname(expected), tolerance = 1e-8)
+        expect_equal(unname(fit$coefficients), ref$alpha, tolerance = 1e-8)
+      }
+    }
+  }
+})
+
+test_that("the tanh kernel used above is indefinite, so the test covers IKFD proper", {
+  d <- three_class_data()
+  K <- kernel_matrix(d$x, kernel = kernel_tanh(scale = 0.5, offset = -1))
+  expect_lt(min(eigen(K, symmetric = TRUE, only.values = TRUE)$values), -1e-3)
+})
+
+test_that("Ny-iKFD with every training point a landmark equals the full iKFD", {
+  d <- three_class_data()
+  x_new <- matrix(rnorm(40), 20, 2)
+  for (kernel in list(kernel_rbf(1), kernel_tanh(scale = 0.5, offset = -1))) {
+    for (weights in c("equal", "prior")) {
+      full <- ikfd(d$x, d$y, kernel = kernel, weights = weights)
+      ny <- ikfd(d$x, d$y, kernel = kernel, weights = weights, landmarks = seq_len(nrow(d$x)))
+      expect_equal(predict(ny, x_new, type = "decision"), predict(full, x_new, type = "decision"),
+                   tolerance = 1e-7)
+    }
+  }
+})
+
+test_that("with a rank-6 kernel and 6 landmarks in general position Ny-iKFD is the full iKFD", {
+  # (1 + <x, x'>)^2 in 2-D spans {1, x1, x2, x1^2, x1 x2, x2^2}: rank 6
+  d <- three_class_data(n = 90)
+  kernel <- kernel_poly(degree = 2, scale = 1, offset = 1)
+  x_new <- matrix(rnorm(40), 20, 2)
+  full <- ikfd(d$x, d$y, kernel = kernel)
+  ny <- ikfd(d$x, d$y, kernel = kernel, landmarks = c(1, 2, 3, 10, 20, 30))
+  expect_identical(length(ny$values), 6L)
+  expect_equal(predict(ny, x_new, type = "decision"), predict(full, x_new, type = "decision"),
+               tolerance = 1e-7)
+  # and 5 landmarks cannot be exact
+  five <- ikfd(d$x, d$y, kernel = kernel, landmarks = c(1, 2, 3, 10, 20))
+  expect_gt(max(abs(predict(five, x_new, type = "decision") - predict(full, x_new, type = "decision"))), 1e-5)
+})
+
+test_that("Ny-iKFD streams the landmark kernel in blocks without changing the result", {
+  d <- three_class_data(n = 300)
+  one <- ikfd(d$x, d$y, kernel = kernel_rbf(1), landmarks = seq(1, 300, by = 7))
+  old <- options(krein.block_rows = 37L)
+  on.exit(options(old))
+  blocks <- ikfd(d$x, d$y, kernel = kernel_rbf(1), landmarks = seq(1, 300, by = 7))
+  expect_equal(blocks$coefficients, one$coefficients, tolerance = 1e-9)
+  expect_equal(blocks$training_error, one$training_error)
+})
+
+test_that("Ny-iKFD equals the transcription run on the dense Nystroem kernel", {
+  # The low-rank algebra (notes section 3) against iKFD on K_hat = C W^+ C'.
+  d <- three_class_data(n = 120)
+  kernel <- kernel_tanh(scale = 0.5, offset = -1)
+  landmarks <- seq(2, 120, by = 5)
+  C <- kernel_matrix(d$x, d$x[landmarks, ], kernel = kernel)
+  W <- C[landmarks, ]
+  K_hat <- C %*% MASS::ginv(W) %*% t(C)
+  ref <- ref_ikfd(K_hat, d$y, 1e-4)
+  ny <- ikfd(d$x, d$y, kernel = kernel, landmarks = landmarks)
+  x_new <- matrix(rnorm(40), 20, 2)
+  # f(x) = k_hat(x, X) alpha + b, k_hat(x, X) = k(x, L) W^+ C'
+  k_hat_new <- kernel_matrix(x_new, d$x[landmarks, ], kernel = kernel) %*% MASS::ginv(W) %*% t(C)
+  expect_equal(unname(predict(ny, x_new, type = "decision")),
+               unname(ref_ikfd_decisions(ref, k_hat_new)), tolerance = 1e-6)
+  expect_identical(unname(ny$signature), c(sum(ny$values > 0), sum(ny$values < 0)))
+  expect_gt(ny$signature[["q"]], 0)
+})
+
+test_that("the relative ridge makes iKFD invariant to scaling the kernel", {
+  d <- three_class_data()
+  K <- kernel_matrix(d$x, kernel = kernel_rbf(0.5))
+  K_new <- kernel_matrix(d$x[1:10, ] + 0.1, d$x, kernel = kernel_rbf(0.5))
+  a <- ikfd(K, d$y, kernel = "precomputed")
+  b <- ikfd(1000 * K, d$y, kernel = "precomputed")
+  expect_equal(predict(b, 1000 * K_new, type = "decision"), predict(a, K_new, type = "decision"),
+               tolerance = 1e-8)
+  expect_equal(b$ridge, 1e6 * a$ridge, tolerance = 1e-10)
+})
+
+test_that("probabilities are rows of a distribution and classes the argmax of decisions", {
+  d <- three_class_data()
+  for (landmarks in list(NULL, "meb")) {
+    set.seed(2)
+    fit <- ikfd(d$x, d$y, kernel = kernel_rbf(1), landmarks = landmarks)
+    x_new <- matrix(rnorm(100), 50, 2)
+    p <- predict(fit, x_new, type = "prob")
+    expect_identical(dim(p), c(50L, 3L))
+    expect_identical(colnames(p), levels(d$y))
+    expect_equal(rowSums(p), rep(1, 50), tolerance = 1e-12)
+    expect_true(all(p >= 0 & p <= 1))
+    f <- predict(fit, x_new, type = "decision")
+    cls <- predict(fit, x_new)
+    expect_identical(levels(cls), levels(d$y))
+    expect_identical(as.integer(cls), max.col(f, ties.method = "first"))
+  }
+})
+
+test_that("two-class probabilities follow the pooled Gaussian model of the scores", {
+  # Transcription of the calibration in ?ikfd: 1-D Gaussians with pooled
+  # variance on the training scores f, class proportions as priors.
+  d <- three_class_data()
+  y <- droplevels(factor(ifelse(d$y == "a", "a", "b")))
+  fit <- ikfd(d$x, y, kernel = kernel_rbf(1))
+  f <- predict(fit, d$x, type = "decision")[, 1]
+  mu <- tapply(f, y, mean)
+  s2 <- sum((f - mu[as.integer(y)])^2) / (length(f) - 2)
+  prior <- as.vector(table(y)) / length(y)
+  x_new <- matrix(rnorm(20), 10, 2)
+  g <- predict(fit, x_new, type = "decision")[, 1]
+  dens <- sapply(1:2, function(j) prior[j] * dnorm(g, mu[j], sqrt(s2)))
+  expect_equal(unname(predict(fit, x_new, type = "prob")), dens / rowSums(dens), tolerance = 1e-6)
+})
+
+test_that("a Nystroem fit keeps the landmarks and m-vectors, not the training set", {
+  set.seed(3)
+  train <- checkerboard(2000, size = 3)
+  fit <- ikfd(y ~ x1 + x2, data = train, kernel = kernel_rbf(5), landmarks = "meb")
+  m <- length(fit$landmarks$class)
+  expect_null(fit$x)
+  expect_identical(dim(fit$coefficients), c(m, 1L))
+  expect_identical(dim(fit$landmarks$points), c(m, 2L))
+  expect_lt(as.numeric(object.size(fit)), 200e3)
+  expect_error(predict(fit), class = "krein_error")
+  test <- checkerboard(2000, size = 3)
+  expect_lt(mean(predict(fit, test) != test$y), 0.1)
+})
+
+test_that("formula, data frame and precomputed inputs give the same fit", {
+  set.seed(4)
+  train <- checkerboard(150, size = 2)
+  test <- checkerboard(30, size = 2)
+  kernel <- kernel_rbf(2)
+  a <- ikfd(y ~ x1 + x2, data = train, kernel = kernel)
+  b <- ikfd(train[, 1:2], train$y, kernel = kernel)
+  K <- kernel_matrix(as.matrix(train[, 1:2]), kernel = kernel)
+  c <- ikfd(K, train$y, kernel = "precomputed")
+  K_new <- kernel_matrix(as.matrix(test[, 1:2]), as.matrix(train[, 1:2]), kernel = kernel)
+  expect_equal(unname(predict(a, test, type = "prob")), unname(predict(b, test[, 1:2], type = "prob")))
+  expect_equal(unname(predict(c, K_new, type = "decision")), unname(predict(a, test, type = "decision")),
+               tolerance = 1e-10)
+  # Nystroem on a precomputed kernel uses the landmark columns of the test kernel
+  ny_c <- ikfd(K, train$y, kernel = "precomputed", landmarks = 1:40)
+  ny_a <- ikfd(y ~ x1 + x2, data = train, kernel = kernel, landmarks = 1:40)
+  expect_equal(unname(predict(ny_c, K_new, type = "decision")), unname(predict(ny_a, test, type = "decision")),
+               tolerance = 1e-8)
+  expect_equal(unname(predict(a)), unname(predict(a, train)))
+})
+
+test_that("ikfd() fits dissimilarity data", {
+  set.seed(5)
+  balls <- ball_dissimilarities(40)
+  fit <- ikfd(kernel_from_dissimilarity(balls$D), balls$y)
+  expect_lt(fit$training_error, 0.3)
+  ny <- ikfd(kernel_from_dissimilarity(balls$D), balls$y, landmarks = "meb")
+  expect_s3_class(ny, "ikfd")
+  expect_true(all(ny$landmarks$balls[[1]]$squared))
+})
+
+test_that("print, summary and plot work for full and Nystroem fits", {
+  set.seed(6)
+  train <- checkerboard(200, size = 2)
+  full <- ikfd(y ~ x1 + x2, data = train, kernel = kernel_rbf(2))
+  ny <- ikfd(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), landmarks = "kmeans", m = 20)
+  expect_output(expect_identical(print(full), full), "Indefinite kernel Fisher discriminant, 2 classes")
+  expect_output(print(ny), "landmarks: 20 \\(kmeans\\)")
+  s <- summary(ny)
+  expect_output(print(s), "signature")
+  expect_identical(sum(s$classes$landmarks), 20L)
+  pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_identical(plot(full), full)
+  expect_identical(plot(ny, data = train), ny)
+  g <- gaussian_mixture_2d(90)
+  three <- ikfd(g[, 1:2], factor(rep(1:3, 30)), kernel = kernel_rbf(1))
+  expect_identical(plot(three), three)
+  K <- kernel_matrix(as.matrix(train[, 1:2]), kernel = kernel_rbf(2))
+  pre <- ikfd(K, train$y, kernel = "precomputed")
+  expect_identical(plot(pre), pre)
+})
+
+test_that("bad input is a krein_error naming the argument", {
+  d <- three_class_data()
+  expect_snapshot(show_error(ikfd(d$x, d$y, landmarks = c(1, 2, 200))))
+  expect_snapshot(show_error(ikfd(d$x, d$y, landmarks = c(1, 2, 2))))
+  expect_snapshot(show_error(ikfd(d$x, d$y, landmarks = "meb", eps = 1)))
+  expect_snapshot(show_error(ikfd(d$x, d$y, landmarks = "random", m = 61)))
+  expect_snapshot(show_error(ikfd(d$x, factor(c("a", rep("b", 59))))))
+  expect_snapshot(show_error(ikfd(d$x, d$y, reg = 0)))
+  expect_snapshot(show_error(ikfd(d$x, d$y, weights = "flat")))
+  expect_snapshot(show_error(ikfd(d$x, d$y, landmarks = "grid")))
+})
