@@ -174,6 +174,7 @@ resolve_landmarks <- function(landmarks, inputs, eps, m, threads) {
     return(landmarks)
   }
   if (is.character(landmarks)) {
+    landmarks <- check_choice(landmarks, "landmarks", c("meb", "kmeans", "random"))
     return(landmarks_from_inputs(inputs, method = landmarks, eps = eps, m = m, threads = threads))
   }
   indices <- check_landmarks(landmarks, n)
@@ -186,7 +187,7 @@ resolve_landmarks <- function(landmarks, inputs, eps, m, threads) {
 
 ikfd_full <- function(inputs, reg, weights, threads) {
   K <- training_kernel(inputs, threads)
-  core <- cpp_ikfd_full(K, as.integer(inputs$y), nlevels(inputs$y), weights, reg)
+  core <- cpp_ikfd_full(K, as.integer(inputs$y), nlevels(inputs$y), weights, reg, threads)
   scores <- K %*% core$coefficients + rep(core$bias, each = nrow(K))
   c(core[c("coefficients", "bias", "ridge", "ridge_increased")], list(scores = scores))
 }

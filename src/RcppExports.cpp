@@ -12,8 +12,8 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // cpp_ikfd_full
-Rcpp::List cpp_ikfd_full(const Eigen::Map<Eigen::MatrixXd> K, const Rcpp::IntegerVector& labels, int classes, const std::string& weights, double reg);
-RcppExport SEXP _krein_cpp_ikfd_full(SEXP KSEXP, SEXP labelsSEXP, SEXP classesSEXP, SEXP weightsSEXP, SEXP regSEXP) {
+Rcpp::List cpp_ikfd_full(const Eigen::Map<Eigen::MatrixXd> K, const Rcpp::IntegerVector& labels, int classes, const std::string& weights, double reg, int threads);
+RcppExport SEXP _krein_cpp_ikfd_full(SEXP KSEXP, SEXP labelsSEXP, SEXP classesSEXP, SEXP weightsSEXP, SEXP regSEXP, SEXP threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -22,7 +22,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type classes(classesSEXP);
     Rcpp::traits::input_parameter< const std::string& >::type weights(weightsSEXP);
     Rcpp::traits::input_parameter< double >::type reg(regSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_ikfd_full(K, labels, classes, weights, reg));
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_ikfd_full(K, labels, classes, weights, reg, threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -206,7 +207,7 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_krein_cpp_ikfd_full", (DL_FUNC) &_krein_cpp_ikfd_full, 5},
+    {"_krein_cpp_ikfd_full", (DL_FUNC) &_krein_cpp_ikfd_full, 6},
     {"_krein_cpp_class_factors", (DL_FUNC) &_krein_cpp_class_factors, 4},
     {"_krein_cpp_merge_factors", (DL_FUNC) &_krein_cpp_merge_factors, 2},
     {"_krein_cpp_ikfd_nystrom", (DL_FUNC) &_krein_cpp_ikfd_nystrom, 5},

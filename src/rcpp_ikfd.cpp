@@ -30,9 +30,9 @@ Rcpp::List discriminants_list(const krein::ikfd::Discriminants& d) {
 
 // [[Rcpp::export]]
 Rcpp::List cpp_ikfd_full(const Eigen::Map<Eigen::MatrixXd> K, const Rcpp::IntegerVector& labels,
-                         int classes, const std::string& weights, double reg) {
+                         int classes, const std::string& weights, double reg, int threads) {
   return discriminants_list(
-      krein::ikfd::fit_full(K, zero_based(labels), classes, parse_weights(weights), reg));
+      krein::ikfd::fit_full(K, zero_based(labels), classes, parse_weights(weights), reg, threads));
 }
 
 // [[Rcpp::export]]

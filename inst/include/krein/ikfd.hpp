@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "krein/nystrom.hpp"
+#include "krein/parallel_dense.hpp"
 #include "krein/symmetric_eigen.hpp"
 
 #ifdef _OPENMP
@@ -57,26 +58,25 @@ inline void check_labels(const std::vector<int>& labels, int classes) {
   }
 }
 
-// Cholesky of N + mu I (lower triangle of N read); if rounding makes it fail,
-// the ridge is doubled until it succeeds.
-inline Eigen::LLT<Eigen::MatrixXd> ridged_cholesky(Eigen::MatrixXd& N, double& mu, bool& retried) {
-  const Eigen::Index n = N.rows();
+// Cholesky of M = N + mu I (lower triangle of N read), by the tiled parallel
+// factorisation for the full iKFD and Eigen's for small systems; if rounding
+// makes it fail, the ridge is doubled until it succeeds. Returns the factor L.
+inline Eigen::MatrixXd ridged_cholesky(const Eigen::MatrixXd& N, double& mu, bool& retried,
+                                       int threads) {
   for (int attempt = 0; attempt < 60; ++attempt) {
     Eigen::MatrixXd M = N;
     M.diagonal().array() += mu;
-    Eigen::LLT<Eigen::MatrixXd> llt(M);
-    if (llt.info() == Eigen::Success) return llt;
+    if (dense::cholesky(M, threads)) return M;
     retried = true;
     mu = mu > 0 ? 2.0 * mu : 1e-12 * std::max(1.0, N.diagonal().cwiseAbs().maxCoeff());
   }
-  (void)n;
   throw std::runtime_error("the within-class scatter could not be factorised");
 }
 
 // Full iKFD on the n x n training kernel K (symmetric); labels 0..classes-1.
 inline Discriminants fit_full(const Eigen::Ref<const Eigen::MatrixXd>& K,
                               const std::vector<int>& labels, int classes, Weights weights,
-                              double reg) {
+                              double reg, int threads) {
   const Eigen::Index n = K.rows();
   if (K.cols() != n || static_cast<Eigen::Index>(labels.size()) != n) {
     throw std::invalid_argument("K must be n x n with one label per row");
@@ -92,7 +92,7 @@ inline Discriminants fit_full(const Eigen::Ref<const Eigen::MatrixXd>& K,
   const Eigen::VectorXd total = sums.rowwise().sum();
   // K K' (lower triangle), the scatter of all points about the origin
   Eigen::MatrixXd KKt = Eigen::MatrixXd::Zero(n, n);
-  KKt.selfadjointView<Eigen::Lower>().rankUpdate(K);
+  dense::rank_update(KKt, K, 1.0, threads);
 
   const int d = discriminant_count(classes);
   Discriminants out;
@@ -117,15 +117,15 @@ inline Discriminants fit_full(const Eigen::Ref<const Eigen::MatrixXd>& K,
         if (labels[j] == i) KA.col(col++) = K.col(j);
       }
       N.setZero();
-      N.selfadjointView<Eigen::Lower>().rankUpdate(KA, PA - PB);
+      dense::rank_update(N, KA, PA - PB, threads);
       N.triangularView<Eigen::Lower>() += PB * KKt;
       N.selfadjointView<Eigen::Lower>().rankUpdate(sA, -PA / nA);
       N.selfadjointView<Eigen::Lower>().rankUpdate(sB, -PB / nB);
     }
     double mu = reg * N.diagonal().sum() / static_cast<double>(n);
-    Eigen::LLT<Eigen::MatrixXd> llt = ridged_cholesky(N, mu, out.ridge_needed_more);
+    const Eigen::MatrixXd L = ridged_cholesky(N, mu, out.ridge_needed_more, threads);
     const Eigen::VectorXd mA = sA / nA, mB = sB / nB;
-    const Eigen::VectorXd alpha = llt.solve(mA - mB);
+    const Eigen::VectorXd alpha = dense::cholesky_solve(L, mA - mB);
     out.coefficients.col(i) = alpha;
     out.bias[i] = -0.5 * alpha.dot(mA + mB);
     out.ridge[i] = mu;
@@ -304,9 +304,9 @@ inline Discriminants fit_nystrom(const std::vector<Eigen::MatrixXd>& factors,
     Eigen::MatrixXd G = lambda.asDiagonal() * scatter * lambda.asDiagonal();
     G = 0.5 * (G + G.transpose()).eval();
     double mu = reg * G.trace() / n;
-    Eigen::LLT<Eigen::MatrixXd> llt = ridged_cholesky(G, mu, out.ridge_needed_more);
+    const Eigen::MatrixXd L = ridged_cholesky(G, mu, out.ridge_needed_more, 1);
     const Eigen::VectorXd mA = lambda.cwiseProduct(qA) / nA, mB = lambda.cwiseProduct(qB) / nB;
-    const Eigen::VectorXd beta = llt.solve(mA - mB);
+    const Eigen::VectorXd beta = dense::cholesky_solve(L, mA - mB);
     out.coefficients.col(i) = back * beta;
     out.bias[i] = -0.5 * beta.dot(mA + mB);
     out.ridge[i] = mu;
