@@ -347,12 +347,6 @@ print.ikfd <- function(x, ...) {
   invisible(x)
 }
 
-kernel_description <- function(kernel) {
-  if (is.null(kernel)) return("precomputed")
-  params <- kernel_parameter_text(kernel)
-  paste0(kernel$label, if (nzchar(params)) paste0(" (", params, ")") else "")
-}
-
 #' @export
 summary.ikfd <- function(object, ...) {
   lm <- object$landmarks

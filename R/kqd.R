@@ -383,9 +383,7 @@ kqd_from_distances <- function(object, d, k, type) {
 print.kqd <- function(x, ...) {
   cat("Kernel quadratic discriminant (", x$variant, "), ", length(x$levels), " classes, ",
       sum(x$counts), " training points\n", sep = "")
-  cat("  kernel: ", if (is.null(x$kernel)) "precomputed" else
-        paste0(x$kernel$label, if (nzchar(kernel_parameter_text(x$kernel))) paste0(" (", kernel_parameter_text(x$kernel), ")") else ""),
-      "\n", sep = "")
+  cat("  kernel: ", kernel_description(x$kernel), "\n", sep = "")
   cat("  indefinite formulas for: ", if (any(x$indefinite)) paste(names(x$indefinite)[x$indefinite], collapse = ", ") else "no class", "\n", sep = "")
   reg_name <- if (startsWith(x$variant, "RC")) "sigma^2" else "alpha"
   if (nrow(x$reg) > 1L) {

@@ -28,6 +28,14 @@ new_data_kernels <- function(object, newdata, need_self = FALSE) {
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
+#' A kernel's label and parameters, for print methods
+#' @noRd
+kernel_description <- function(kernel) {
+  if (is.null(kernel)) return("precomputed")
+  params <- kernel_parameter_text(kernel)
+  paste0(kernel$label, if (nzchar(params)) paste0(" (", params, ")") else "")
+}
+
 #' Decision regions of a 2-D classifier
 #'
 #' Shades the plane by predicted class on a grid, draws the boundaries and the
