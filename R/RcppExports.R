@@ -57,3 +57,15 @@ cpp_nystrom <- function(c, w) {
     .Call(`_krein_cpp_nystrom`, c, w)
 }
 
+cpp_pcvm_step_full <- function(K, y, active, w, b, latent, threads) {
+    .Call(`_krein_cpp_pcvm_step_full`, K, y, active, w, b, latent, threads)
+}
+
+cpp_pcvm_step_low_rank <- function(Q, lambda, y, active, w, b, latent) {
+    .Call(`_krein_cpp_pcvm_step_low_rank`, Q, lambda, y, active, w, b, latent)
+}
+
+cpp_pcvm_expected_latent <- function(f, y) {
+    .Call(`_krein_cpp_pcvm_expected_latent`, f, y)
+}
+

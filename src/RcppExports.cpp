@@ -205,6 +205,52 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_pcvm_step_full
+Rcpp::List cpp_pcvm_step_full(const Eigen::Map<Eigen::MatrixXd> K, const Eigen::Map<Eigen::VectorXd> y, const Rcpp::IntegerVector& active, const Eigen::Map<Eigen::VectorXd> w, double b, Rcpp::Nullable<Rcpp::NumericVector> latent, int threads);
+RcppExport SEXP _krein_cpp_pcvm_step_full(SEXP KSEXP, SEXP ySEXP, SEXP activeSEXP, SEXP wSEXP, SEXP bSEXP, SEXP latentSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type K(KSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type active(activeSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< double >::type b(bSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type latent(latentSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_pcvm_step_full(K, y, active, w, b, latent, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_pcvm_step_low_rank
+Rcpp::List cpp_pcvm_step_low_rank(const Eigen::Map<Eigen::MatrixXd> Q, const Eigen::Map<Eigen::VectorXd> lambda, const Eigen::Map<Eigen::VectorXd> y, const Rcpp::IntegerVector& active, const Eigen::Map<Eigen::VectorXd> w, double b, Rcpp::Nullable<Rcpp::NumericVector> latent);
+RcppExport SEXP _krein_cpp_pcvm_step_low_rank(SEXP QSEXP, SEXP lambdaSEXP, SEXP ySEXP, SEXP activeSEXP, SEXP wSEXP, SEXP bSEXP, SEXP latentSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type Q(QSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type lambda(lambdaSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type active(activeSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< double >::type b(bSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type latent(latentSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_pcvm_step_low_rank(Q, lambda, y, active, w, b, latent));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_pcvm_expected_latent
+Eigen::VectorXd cpp_pcvm_expected_latent(const Eigen::Map<Eigen::VectorXd> f, const Eigen::Map<Eigen::VectorXd> y);
+RcppExport SEXP _krein_cpp_pcvm_expected_latent(SEXP fSEXP, SEXP ySEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type f(fSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_pcvm_expected_latent(f, y));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_ikfd_full", (DL_FUNC) &_krein_cpp_ikfd_full, 6},
@@ -221,6 +267,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_symmetric_eigen", (DL_FUNC) &_krein_cpp_symmetric_eigen, 2},
     {"_krein_cpp_gemm_rate", (DL_FUNC) &_krein_cpp_gemm_rate, 2},
     {"_krein_cpp_nystrom", (DL_FUNC) &_krein_cpp_nystrom, 2},
+    {"_krein_cpp_pcvm_step_full", (DL_FUNC) &_krein_cpp_pcvm_step_full, 7},
+    {"_krein_cpp_pcvm_step_low_rank", (DL_FUNC) &_krein_cpp_pcvm_step_low_rank, 7},
+    {"_krein_cpp_pcvm_expected_latent", (DL_FUNC) &_krein_cpp_pcvm_expected_latent, 2},
     {NULL, NULL, 0}
 };
 

@@ -1,0 +1,425 @@
+#' Probabilistic classification vector machine, full and Nystroem (Ny-PCVM)
+#'
+#' The sparse probabilistic kernel classifier PCVM of Chen, Tino & Yao (2009),
+#' as reviewed in paper 002 (Schleif, Gisbrecht & Tino,
+#' 002_45f7a7125c25cf33.txt, Sec. 2.4, eqs. 4-7), for any kernel: the kernel
+#' values are only basis functions, so indefinite and precomputed similarities
+#' work unchanged. With `landmarks`, Ny-PCVM (paper 002, Sec. 5.1) runs on the
+#' Nystroem approximation of the kernel.
+#'
+#' @section Model and EM:
+#' With labels \eqn{y_i \in \{-1, +1\}} (the first class of a pair is
+#' \eqn{+1}), \eqn{f(x) = \sum_j k(x, x_j) y_j w_j + b} with weights \eqn{w_j
+#' \ge 0} under truncated Gaussian priors, and \eqn{P(+1 | x) = \Psi(f(x))},
+#' the probit link. EM follows the authors' reference code
+#' (../shared/notes/algorithms.md section 5): the first E-step uses a random
+#' latent vector consistent with the labels; each iteration computes
+#' \eqn{Z_i = f_i + y_i \phi(f_i) / \Psi(y_i f_i)} (the ratio evaluated without
+#' underflow, through the continued fraction of the Mills ratio for
+#' \eqn{y_i f_i < -5}); then \eqn{w = M (I + M \Phi'\Phi M)^{-1} M \Phi'(Z - b
+#' 1)} with \eqn{M = \sqrt 2\, \mathrm{diag}(w)} by a Cholesky factorisation
+#' (the matrix is positive definite for any kernel), then \eqn{b =
+#' \sum_i (Z - \Phi w)_i / (n + 1 / (2 b^2))} with the new \eqn{w}; weights
+#' below `prune` are dropped with their basis functions; EM stops when no
+#' weight moves by `tol` or more. The start (\eqn{w \sim U(0.2, 1.2)},
+#' \eqn{b \sim N(0, 1)}, the latent vector) is drawn from R's RNG, so
+#' `set.seed()` reproduces a fit. Reaching `max_iter` is a warning, recorded
+#' in the fit.
+#'
+#' @section Ny-PCVM:
+#' With landmarks, \eqn{K} is replaced by \eqn{\hat K = Q \Lambda Q'} (see
+#' [nystrom()]), so \eqn{\Phi_A = Q G'} with \eqn{G = \mathrm{diag}(y_A) Q_A
+#' \Lambda} and, by the Woodbury identity, \eqn{(I + F F')^{-1} = I - F (I_r +
+#' F'F)^{-1} F'} for \eqn{F = M G}: an M-step costs \eqn{O(n r + |A| r^2)}
+#' instead of \eqn{O(n |A|^2 + |A|^3)}. This is the exact form of the update
+#' (paper 002 approximates the inverse by a second Nystroem step). The model
+#' predicts from the \eqn{m} landmarks alone: \eqn{f(x) = k(x, L)' a + b}.
+#'
+#' @section Multi-class:
+#' One-vs-one: a PCVM per pair of classes, on the points of the two classes.
+#' The pairwise probabilities are combined by pairwise coupling (Wu, Lin &
+#' Weng 2004, their second method, the one libsvm uses): \eqn{p} minimises
+#' \eqn{\sum_{i < j} (r_{ji} p_i - r_{ij} p_j)^2} subject to \eqn{\sum_i p_i =
+#' 1}, a linear system per point. The predicted class is the most probable.
+#'
+#' @inheritParams ikfd
+#' @param landmarks `NULL` for PCVM; `"meb"`, `"kmeans"`, `"random"`, row
+#'   indices or a [select_landmarks()] result for Ny-PCVM, as in [ikfd()].
+#' @param control A [pcvm_control()] list.
+#' @param eps,m Passed to [select_landmarks()] when `landmarks` names a method.
+#' @returns An object of class `c("pcvm", "krein_model")`: a list with
+#'   `models` (one per pair of classes: the relevance vectors `relevant`
+#'   (training rows), `coefficients` (\eqn{y_j w_j} over the relevance
+#'   vectors, or the landmark vector \eqn{a} for Ny-PCVM), `bias`,
+#'   `iterations`, `converged`, `kernel` and the pair), `levels`, `counts`,
+#'   `control`, `landmarks`, `training_error` and what prediction needs.
+#' @family probabilistic classification vector machine
+#' @examples
+#' set.seed(1)
+#' train <- checkerboard(300, size = 2)
+#' fit <- pcvm(y ~ x1 + x2, data = train, kernel = kernel_rbf(2))
+#' fit
+#' test <- checkerboard(500, size = 2)
+#' mean(predict(fit, test) != test$y)
+#' head(predict(fit, test, type = "prob"))
+#' @export
+pcvm <- function(x, ...) UseMethod("pcvm")
+
+#' @rdname pcvm
+#' @export
+pcvm.formula <- function(formula, data, subset, na.action, kernel = kernel_rbf(), ...) {
+  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
+  fit <- pcvm_fit(inputs, ...)
+  fit$call <- match.call()
+  fit
+}
+
+#' @rdname pcvm
+#' @export
+pcvm.default <- function(x, y, kernel = kernel_rbf(), landmarks = NULL, control = pcvm_control(),
+                         eps = 0.01, m = NULL, na.action = NULL, threads = NULL, ...) {
+  inputs <- inputs_from_xy(x, y, kernel, na.action)
+  fit <- pcvm_fit(inputs, landmarks = landmarks, control = control, eps = eps, m = m,
+                  threads = threads)
+  fit$call <- match.call()
+  fit
+}
+
+#' Control parameters of pcvm()
+#'
+#' @param max_iter The most EM iterations (the reference code's 500), a whole
+#'   number of at least 1.
+#' @param tol EM stops when every weight changes by less than `tol`.
+#' @param prune Weights below `prune` are set to zero and their basis
+#'   functions dropped.
+#' @param optimize_width For a Gaussian kernel ([kernel_rbf()]) and the full
+#'   PCVM: also optimise its `gamma` inside EM, as the reference code does
+#'   with its width parameter. After each M-step, krein maximises the expected
+#'   complete-data log-likelihood over \eqn{\log\gamma}, i.e. minimises
+#'   \eqn{\|Z - \Phi_\gamma w - b\|^2} with this iteration's \eqn{Z}, \eqn{w}
+#'   and \eqn{b}, by a golden-section search ([stats::optimize()]) within a
+#'   factor \eqn{e} of the current value; each pair of classes gets its own
+#'   width.
+#' @returns A list of class `pcvm_control`.
+#' @family probabilistic classification vector machine
+#' @export
+pcvm_control <- function(max_iter = 500, tol = 1e-3, prune = 1e-3, optimize_width = FALSE) {
+  structure(list(max_iter = check_number(max_iter, "max_iter", lower = 1, allow_lower = TRUE, integer = TRUE),
+                 tol = check_number(tol, "tol", lower = 0),
+                 prune = check_number(prune, "prune", lower = 0, allow_lower = TRUE),
+                 optimize_width = check_flag(optimize_width, "optimize_width")),
+            class = "pcvm_control")
+}
+
+#' The fit behind every pcvm() interface
+#' @noRd
+pcvm_fit <- function(inputs, landmarks = NULL, control = pcvm_control(), eps = 0.01, m = NULL,
+                     threads = NULL) {
+  if (!inherits(control, "pcvm_control")) {
+    krein_abort(sprintf("`control` must be made by pcvm_control(), not %s.", describe_value(control)))
+  }
+  threads <- check_threads(threads)
+  y <- inputs$y
+  levels <- levels(y)
+  counts <- stats::setNames(as.vector(table(y)), levels)
+  if (control$optimize_width) {
+    if (!is.null(landmarks)) krein_abort("`optimize_width = TRUE` needs the full PCVM (`landmarks = NULL`).")
+    if (is.null(inputs$kernel) || !identical(inputs$kernel$name, "rbf")) {
+      krein_abort("`optimize_width = TRUE` needs a Gaussian kernel, kernel_rbf().")
+    }
+  }
+  landmarks <- resolve_landmarks(landmarks, inputs, eps, m, threads)
+  basis <- if (is.null(landmarks)) {
+    list(K = if (!control$optimize_width) training_kernel(inputs, threads))
+  } else {
+    list(C = landmark_columns(inputs, landmarks, seq_along(y), threads),
+         W = landmark_kernel(inputs, landmarks, threads))
+  }
+  pairs <- utils::combn(length(levels), 2L)
+  models <- lapply(seq_len(ncol(pairs)), function(p) {
+    pcvm_pair(inputs, basis, pairs[, p], control, threads)
+  })
+  unconverged <- !vapply(models, `[[`, logical(1), "converged")
+  if (any(unconverged)) {
+    krein_warn(sprintf("PCVM reached `max_iter` (%d) without converging for %s; the last iterate is used.",
+                       control$max_iter, paste(vapply(models[unconverged], `[[`, character(1), "label"),
+                                               collapse = ", ")))
+  }
+  fit <- structure(
+    list(models = models, levels = levels, counts = counts, control = control, landmarks = landmarks,
+         kernel = inputs$kernel, spec = inputs$spec, threads = threads, na_action = inputs$na_action),
+    class = c("pcvm", "krein_model")
+  )
+  fit$training_error <- mean(pcvm_training_classes(fit, inputs, basis) != y)
+  fit
+}
+
+# One binary PCVM on the points of classes pair[1] (+1) and pair[2] (-1).
+pcvm_pair <- function(inputs, basis, pair, control, threads) {
+  levels <- levels(inputs$y)
+  rows <- which(as.integer(inputs$y) %in% pair)
+  signs <- ifelse(as.integer(inputs$y[rows]) == pair[1], 1, -1)
+  n <- length(rows)
+  kernel <- inputs$kernel
+  low_rank <- !is.null(basis$C)
+  if (low_rank) {
+    decomposition <- cpp_nystrom(basis$C[rows, , drop = FALSE], basis$W)
+  } else {
+    K <- if (control$optimize_width) evaluate_kernel(kernel, inputs$x[rows, , drop = FALSE], NULL, threads) else
+      basis$K[rows, rows, drop = FALSE]
+  }
+  # the reference code's start: w ~ U(0.2, 1.2), b ~ N(0, 1), a latent vector
+  # following the labels
+  w <- stats::runif(n) + 0.2
+  b <- stats::rnorm(1)
+  latent <- 10 * stats::runif(n) * signs + stats::runif(n)
+  active <- seq_len(n)
+  w_full <- w
+  converged <- FALSE
+  iterations <- 0L
+  for (iteration in seq_len(control$max_iter)) {
+    iterations <- iteration
+    start <- if (iteration == 1L) latent
+    step <- if (low_rank) {
+      cpp_pcvm_step_low_rank(decomposition$vectors, decomposition$values, signs, active, w_full[active], b, start)
+    } else {
+      cpp_pcvm_step_full(K, signs, active, w_full[active], b, start, threads)
+    }
+    if (control$optimize_width) {
+      f_old <- if (is.null(start)) drop(K[, active, drop = FALSE] %*% (signs[active] * w_full[active])) + b else start
+      Z <- cpp_pcvm_expected_latent(f_old, signs)
+      kernel <- optimize_rbf_width(kernel, inputs$x[rows, , drop = FALSE], active, signs, step, Z, threads)
+      K <- evaluate_kernel(kernel, inputs$x[rows, , drop = FALSE], NULL, threads)
+    }
+    w_new <- numeric(n)
+    w_new[active] <- step$weights
+    w_new[w_new < control$prune] <- 0
+    change <- max(abs(w_new - w_full))
+    w_full <- w_new
+    b <- step$bias
+    active <- which(w_full > 0)
+    if (length(active) == 0L) {
+      krein_abort(sprintf("PCVM pruned every basis function for %s vs %s; lower `prune` in pcvm_control().",
+                          levels[pair[1]], levels[pair[2]]))
+    }
+    if (iteration > 1L && change < control$tol) {
+      converged <- TRUE
+      break
+    }
+  }
+  coefficients <- signs[active] * w_full[active]
+  if (low_rank) {
+    # f(x) = k(x, L)' E' Q_A' (y_A w_A) + b: the landmarks alone
+    coefficients <- drop(t(decomposition$extension) %*% crossprod(decomposition$vectors[active, , drop = FALSE],
+                                                                  coefficients))
+  }
+  list(pair = pair, label = sprintf("%s vs %s", levels[pair[1]], levels[pair[2]]),
+       relevant = rows[active], relevant_class = inputs$y[rows[active]], weights = w_full[active], coefficients = coefficients, bias = b,
+       iterations = iterations, converged = converged, kernel = kernel,
+       rank = if (low_rank) length(decomposition$values),
+       points = if (!is.null(inputs$x)) inputs$x[rows[active], , drop = FALSE])
+}
+
+# The width step of pcvm_control(optimize_width = TRUE): documented there.
+optimize_rbf_width <- function(kernel, x, active, signs, step, Z, threads) {
+  coefficients <- signs[active] * step$weights
+  residual <- function(log_gamma) {
+    K_active <- evaluate_kernel(kernel_rbf(exp(log_gamma)), x, x[active, , drop = FALSE], threads)
+    sum((Z - K_active %*% coefficients - step$bias)^2)
+  }
+  current <- log(kernel$params$gamma)
+  best <- stats::optimize(residual, c(current - 1, current + 1), tol = 1e-3)$minimum
+  kernel_rbf(exp(best))
+}
+
+# Pairwise decision values f (n x pairs) of points given by their kernels.
+pcvm_pair_decisions <- function(object, kernel_of, n) {
+  f <- vapply(object$models, function(model) {
+    drop(kernel_of(model) %*% model$coefficients) + model$bias
+  }, numeric(n))
+  matrix(f, nrow = n)
+}
+
+# For each pair model, the kernel of the new points against its expansion
+# points: relevance vectors (PCVM) or landmarks (Ny-PCVM).
+pcvm_new_kernels <- function(object, new) {
+  lm <- object$landmarks
+  if (!is.null(lm)) {
+    K <- new_kernel_matrix(object$spec, new, points = lm$points, columns = lm$indices, threads = object$threads)
+    return(function(model) K)
+  }
+  if (object$spec$type == "precomputed") return(function(model) new$K[, model$relevant, drop = FALSE])
+  function(model) evaluate_kernel(model$kernel, new$x, model$points, object$threads)
+}
+
+pcvm_training_classes <- function(object, inputs, basis) {
+  kernel_of <- if (!is.null(basis$C)) {
+    C <- basis$C
+    function(model) C
+  } else if (!is.null(basis$K)) {
+    function(model) basis$K[, model$relevant, drop = FALSE]
+  } else {
+    function(model) evaluate_kernel(model$kernel, inputs$x, model$points, object$threads)
+  }
+  f <- pcvm_pair_decisions(object, kernel_of, length(inputs$y))
+  pcvm_from_decisions(object, f, NULL, "class")
+}
+
+#' Pairwise coupling of Wu, Lin & Weng (2004), method 2: for each point,
+#' minimise sum_{i<j} (r_ji p_i - r_ij p_j)^2 subject to sum(p) = 1 through
+#' the linear system (Q, 1; 1', 0) (p, b) = (0, 1). `r` is n x pairs with
+#' r = P(first class of the pair | one of the two).
+#' @noRd
+pairwise_coupling <- function(r, pairs, classes) {
+  r <- pmin(pmax(r, 1e-7), 1 - 1e-7)  # as libsvm
+  n <- nrow(r)
+  p <- matrix(0, n, classes)
+  for (i in seq_len(n)) {
+    Q <- matrix(0, classes, classes)
+    for (k in seq_len(ncol(pairs))) {
+      a <- pairs[1, k]
+      b <- pairs[2, k]
+      r_ab <- r[i, k]
+      r_ba <- 1 - r_ab
+      Q[a, a] <- Q[a, a] + r_ba^2
+      Q[b, b] <- Q[b, b] + r_ab^2
+      Q[a, b] <- Q[a, b] - r_ba * r_ab
+      Q[b, a] <- Q[b, a] - r_ba * r_ab
+    }
+    system <- rbind(cbind(Q, 1), c(rep(1, classes), 0))
+    p[i, ] <- solve(system, c(rep(0, classes), 1))[seq_len(classes)]
+  }
+  p <- pmax(p, 0)
+  p / rowSums(p)
+}
+
+pcvm_from_decisions <- function(object, f, names, type) {
+  classes <- length(object$levels)
+  pairs <- vapply(object$models, `[[`, integer(2), "pair")
+  if (type == "decision") {
+    out <- if (classes == 2L) cbind(f[, 1], -f[, 1]) else f
+    dimnames(out) <- list(names, if (classes == 2L) object$levels else vapply(object$models, `[[`, character(1), "label"))
+    return(out)
+  }
+  p <- if (classes == 2L) {
+    first <- stats::pnorm(f[, 1])
+    cbind(first, 1 - first)
+  } else {
+    pairwise_coupling(stats::pnorm(f), matrix(pairs, nrow = 2L), classes)
+  }
+  dimnames(p) <- list(names, object$levels)
+  if (type == "prob") return(p)
+  stats::setNames(factor(object$levels[max.col(p, ties.method = "first")], levels = object$levels), names)
+}
+
+#' Predict with a probabilistic classification vector machine
+#'
+#' @param object A `pcvm` fit.
+#' @param newdata New data in the form the model was fitted on (see
+#'   [krein_inputs]); for a precomputed kernel, the kernel of the new points
+#'   against all training points (only the relevance-vector or landmark
+#'   columns are used).
+#' @param type `"class"`, `"prob"` (the probit posterior for two classes, the
+#'   pairwise-coupled one otherwise; rows sum to 1) or `"decision"` (the
+#'   latent \eqn{f}: \eqn{(f, -f)} for two classes, one column per pair of
+#'   classes otherwise).
+#' @param ... Unused.
+#' @returns A factor or a matrix with one row per point.
+#' @family probabilistic classification vector machine
+#' @export
+predict.pcvm <- function(object, newdata, type = c("class", "prob", "decision"), ...) {
+  type <- match_choice(type, "type", c("class", "prob", "decision"))
+  if (missing(newdata) || is.null(newdata)) {
+    krein_abort("`newdata` is missing; a PCVM keeps only its relevance vectors (or landmarks), not the training data.")
+  }
+  new <- new_inputs(object$spec, newdata)
+  kernel_of <- pcvm_new_kernels(object, new)
+  f <- pcvm_pair_decisions(object, kernel_of, nrow(new$x %||% new$K))
+  pcvm_from_decisions(object, f, rownames(new$x %||% new$K), type)
+}
+
+#' @export
+print.pcvm <- function(x, ...) {
+  ny <- !is.null(x$landmarks)
+  relevant <- length(unique(unlist(lapply(x$models, `[[`, "relevant"))))
+  cat(if (ny) "Nystroem probabilistic classification vector machine" else
+        "Probabilistic classification vector machine", ", ", length(x$levels), " classes, ",
+      sum(x$counts), " training points\n", sep = "")
+  cat("  kernel: ", kernel_description(x$kernel), "\n", sep = "")
+  if (ny) cat("  landmarks: ", length(x$landmarks$class), " (", x$landmarks$method, ")\n", sep = "")
+  iterations <- vapply(x$models, `[[`, integer(1), "iterations")
+  cat("  relevance vectors: ", relevant, " (", format(100 * relevant / sum(x$counts), digits = 3),
+      "%); EM iterations: ", paste(range(iterations), collapse = "-"),
+      if (all(vapply(x$models, `[[`, logical(1), "converged"))) ", converged" else ", NOT converged (max_iter reached)",
+      "\n  training error ", format(x$training_error, digits = 3), "\n", sep = "")
+  invisible(x)
+}
+
+#' @export
+summary.pcvm <- function(object, ...) {
+  models <- data.frame(
+    pair = vapply(object$models, `[[`, character(1), "label"),
+    relevance_vectors = vapply(object$models, function(m) length(m$relevant), integer(1)),
+    bias = vapply(object$models, `[[`, numeric(1), "bias"),
+    iterations = vapply(object$models, `[[`, integer(1), "iterations"),
+    converged = vapply(object$models, `[[`, logical(1), "converged"),
+    check.names = FALSE)
+  if (object$control$optimize_width) {
+    models$gamma <- vapply(object$models, function(m) m$kernel$params$gamma, numeric(1))
+  }
+  structure(list(models = models, nystrom = !is.null(object$landmarks),
+                 m = length(object$landmarks$class), training_error = object$training_error,
+                 kernel = kernel_description(object$kernel), counts = object$counts),
+            class = "summary.pcvm")
+}
+
+#' @export
+print.summary.pcvm <- function(x, ...) {
+  cat(if (x$nystrom) "Nystroem probabilistic classification vector machine" else
+        "Probabilistic classification vector machine", "\n  kernel: ", x$kernel,
+      if (x$nystrom) paste0("\n  landmarks: ", x$m), "\n  training error ",
+      format(x$training_error, digits = 3), "\n\nClasses:\n", sep = "")
+  print(data.frame(n = as.vector(x$counts), row.names = names(x$counts)))
+  cat("\nPairwise models:\n")
+  print(x$models, digits = 4, row.names = FALSE)
+  invisible(x)
+}
+
+#' Plot a probabilistic classification vector machine
+#'
+#' For two input variables: the decision regions, the given points (if any)
+#' and the relevance vectors, circled. Otherwise the relevance-vector weights
+#' of each pairwise model.
+#'
+#' @param x A `pcvm` fit.
+#' @param data Points to show, as in [plot.ikfd()], or `NULL`.
+#' @param resolution Grid points per axis.
+#' @param ... Passed to the plotting functions.
+#' @returns `x`, invisibly.
+#' @family probabilistic classification vector machine
+#' @export
+plot.pcvm <- function(x, data = NULL, resolution = 120L, ...) {
+  relevant_points <- do.call(rbind, lapply(x$models, `[[`, "points"))
+  main <- sprintf("%s, %d relevance vectors", if (is.null(x$landmarks)) "PCVM" else "Ny-PCVM",
+                  length(unique(unlist(lapply(x$models, `[[`, "relevant")))))
+  if (!is.null(x$kernel) && x$spec$n_columns == 2L) {
+    shown <- if (!is.null(data)) plot_points(x, data) else
+      list(x = relevant_points, y = unlist(lapply(x$models, `[[`, "relevant_class")))
+    plot_decision_regions(shown$x, shown$y, function(grid) {
+      new <- list(x = as.matrix(grid))
+      f <- pcvm_pair_decisions(x, pcvm_new_kernels(x, new), nrow(new$x))
+      pcvm_from_decisions(x, f, NULL, "class")
+    }, resolution = resolution, main = main, landmarks = relevant_points, ...)
+    return(invisible(x))
+  }
+  weights <- lapply(x$models, `[[`, "weights")
+  graphics::plot(NULL, xlim = c(1, max(lengths(weights))), ylim = c(0, max(unlist(weights))),
+                 xlab = "relevance vector", ylab = "weight w", main = main, ...)
+  col <- hcl.colors(length(weights), "Dark 3")
+  for (k in seq_along(weights)) {
+    graphics::points(seq_along(weights[[k]]), sort(weights[[k]], decreasing = TRUE), col = col[k], pch = 19)
+  }
+  graphics::legend("topright", legend = vapply(x$models, `[[`, character(1), "label"), col = col,
+                   pch = 19, bty = "n")
+  invisible(x)
+}

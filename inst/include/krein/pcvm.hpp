@@ -1,0 +1,124 @@
+// krein: one EM iteration of the probabilistic classification vector machine
+// (PCVM; Chen, Tino & Yao 2009, reviewed in paper 002, Schleif, Gisbrecht &
+// Tino, 002_45f7a7125c25cf33.txt, Sec. 2.4, eqs. 4-7), with the order and
+// constants of the authors' reference code (../shared/notes/algorithms.md
+// section 5), for a full kernel and for a Nystroem low-rank one (Ny-PCVM,
+// paper 002 Sec. 5.1, in the exact Woodbury form of the notes).
+//
+// Labels y in {-1, +1}; weights w >= 0 on the active basis functions
+// phi_j(x) = k(x, x_j) y_j; f(x) = sum_j phi_j(x) w_j + b; p(+1 | x) = Psi(f(x)).
+//   E:  Z_i = f_i + y_i phi(f_i) / Psi(y_i f_i)
+//   w:  M = sqrt(2) diag(w_old),  Hess = I + M Phi'Phi M,
+//       w = M Hess^{-1} M Phi'(Z - b_old 1)
+//   b:  b = sum(Z - Phi w) / (n + 1 / (2 b_old^2))
+//   prune w_j < prune
+#ifndef KREIN_PCVM_HPP
+#define KREIN_PCVM_HPP
+
+#include <Eigen/Dense>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "krein/parallel_dense.hpp"
+
+namespace krein {
+namespace pcvm {
+
+// phi(t) / Psi(t), the inverse Mills ratio, accurate for every t: directly
+// for t >= -5, and for t < -5 (where both factors underflow together) through
+// Laplace's continued fraction of the Mills ratio Psi(-x) / phi(x) =
+// 1 / (x + 1 / (x + 2 / (x + 3 / (x + ...)))), x = -t.
+inline double inverse_mills(double t) {
+  if (t >= -5.0) {
+    const double pdf = std::exp(-0.5 * t * t) / std::sqrt(2.0 * M_PI);
+    const double cdf = 0.5 * std::erfc(-t / std::sqrt(2.0));
+    return pdf / cdf;
+  }
+  const double x = -t;
+  double tail = x;
+  for (int k = 200; k >= 1; --k) tail = x + k / tail;
+  return tail;  // 1 / Mills ratio
+}
+
+// The expected latent values of the E-step.
+inline Eigen::VectorXd expected_latent(const Eigen::VectorXd& f, const Eigen::VectorXd& y) {
+  Eigen::VectorXd Z(f.size());
+  for (Eigen::Index i = 0; i < f.size(); ++i) Z[i] = f[i] + y[i] * inverse_mills(y[i] * f[i]);
+  return Z;
+}
+
+struct Step {
+  Eigen::VectorXd weights;  // new weights of the active set (before pruning)
+  double bias = 0.0;
+};
+
+// Phi_A = K[, A] diag(y_A) for the full kernel.
+inline Eigen::MatrixXd full_basis(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::VectorXd& y,
+                                  const std::vector<Eigen::Index>& active) {
+  Eigen::MatrixXd Phi(K.rows(), static_cast<Eigen::Index>(active.size()));
+  for (size_t j = 0; j < active.size(); ++j) Phi.col(j) = K.col(active[j]) * y[active[j]];
+  return Phi;
+}
+
+// One EM iteration with the full kernel. `latent` replaces f in the E-step
+// when given (the reference code's random start consistent with y).
+inline Step step_full(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::VectorXd& y,
+                      const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
+                      const Eigen::VectorXd* latent, int threads) {
+  const Eigen::Index n = K.rows(), a = static_cast<Eigen::Index>(active.size());
+  const Eigen::MatrixXd Phi = full_basis(K, y, active);
+  const Eigen::VectorXd f = latent ? *latent : (Phi * w).array() + b;
+  const Eigen::VectorXd Z = expected_latent(f, y);
+  const Eigen::VectorXd m = std::sqrt(2.0) * w;
+  // Hess = I + M Phi'Phi M (lower triangle), spd for any kernel
+  Eigen::MatrixXd Hess = Eigen::MatrixXd::Zero(a, a);
+  const Eigen::MatrixXd PhiM = Phi * m.asDiagonal();
+  dense::rank_update(Hess, PhiM.transpose(), 1.0, threads);
+  Hess.diagonal().array() += 1.0;
+  if (!dense::cholesky(Hess, threads)) throw std::runtime_error("the PCVM Hessian is not positive definite");
+  const Eigen::VectorXd rhs = m.cwiseProduct(Phi.transpose() * (Z.array() - b).matrix());
+  Step out;
+  out.weights = m.cwiseProduct(dense::cholesky_solve(Hess, rhs));
+  const double fitted_sum = (Phi * out.weights).sum();
+  out.bias = (Z.sum() - fitted_sum) / (static_cast<double>(n) + 1.0 / (2.0 * b * b));
+  (void)n;
+  return out;
+}
+
+// One EM iteration with the low-rank kernel K_hat = Q diag(lambda) Q' (Q
+// orthonormal, n x r): Phi_A = Q G', G = diag(y_A) Q_A diag(lambda), so
+// Phi'Phi = G G' and, with F = M G, Woodbury gives
+// Hess^{-1} = I - F (I_r + F'F)^{-1} F': O(n r + |A| r^2).
+inline Step step_low_rank(const Eigen::Ref<const Eigen::MatrixXd>& Q, const Eigen::VectorXd& lambda,
+                          const Eigen::VectorXd& y, const std::vector<Eigen::Index>& active,
+                          const Eigen::VectorXd& w, double b, const Eigen::VectorXd* latent) {
+  const Eigen::Index n = Q.rows(), r = Q.cols(), a = static_cast<Eigen::Index>(active.size());
+  Eigen::MatrixXd G(a, r);
+  for (Eigen::Index j = 0; j < a; ++j) {
+    G.row(j) = y[active[j]] * Q.row(active[j]).cwiseProduct(lambda.transpose());
+  }
+  const Eigen::VectorXd f = latent ? *latent : (Q * (G.transpose() * w)).array() + b;
+  const Eigen::VectorXd Z = expected_latent(f, y);
+  const Eigen::VectorXd m = std::sqrt(2.0) * w;
+  const Eigen::MatrixXd F = m.asDiagonal() * G;
+  Eigen::MatrixXd core = Eigen::MatrixXd::Identity(r, r);
+  core.selfadjointView<Eigen::Lower>().rankUpdate(F.transpose());
+  const Eigen::LLT<Eigen::MatrixXd> llt(core);
+  // rhs = M Phi'(Z - b 1) = M G Q'(Z - b 1)
+  const Eigen::VectorXd projected = Q.transpose() * (Z.array() - b).matrix();
+  const Eigen::VectorXd rhs = F * projected;
+  const Eigen::VectorXd solved = rhs - F * llt.solve(F.transpose() * rhs);
+  Step out;
+  out.weights = m.cwiseProduct(solved);
+  const Eigen::VectorXd column_sums = Q.colwise().sum().transpose();
+  const double fitted_sum = column_sums.dot(G.transpose() * out.weights);
+  out.bias = (Z.sum() - fitted_sum) / (static_cast<double>(n) + 1.0 / (2.0 * b * b));
+  return out;
+}
+
+}  // namespace pcvm
+}  // namespace krein
+
+#endif  // KREIN_PCVM_HPP
