@@ -61,8 +61,12 @@ cpp_pcvm_step_full <- function(K, y, active, w, b, latent, threads) {
     .Call(`_krein_cpp_pcvm_step_full`, K, y, active, w, b, latent, threads)
 }
 
-cpp_pcvm_step_low_rank <- function(Q, lambda, y, active, w, b, latent) {
-    .Call(`_krein_cpp_pcvm_step_low_rank`, Q, lambda, y, active, w, b, latent)
+cpp_pcvm_step_factored <- function(Q, R, y_rows, y_columns, active, w, b, latent) {
+    .Call(`_krein_cpp_pcvm_step_factored`, Q, R, y_rows, y_columns, active, w, b, latent)
+}
+
+cpp_thin_qr <- function(C) {
+    .Call(`_krein_cpp_thin_qr`, C)
 }
 
 cpp_pcvm_expected_latent <- function(f, y) {

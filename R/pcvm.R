@@ -27,13 +27,30 @@
 #' in the fit.
 #'
 #' @section Ny-PCVM:
-#' With landmarks, \eqn{K} is replaced by \eqn{\hat K = Q \Lambda Q'} (see
-#' [nystrom()]), so \eqn{\Phi_A = Q G'} with \eqn{G = \mathrm{diag}(y_A) Q_A
-#' \Lambda} and, by the Woodbury identity, \eqn{(I + F F')^{-1} = I - F (I_r +
-#' F'F)^{-1} F'} for \eqn{F = M G}: an M-step costs \eqn{O(n r + |A| r^2)}
-#' instead of \eqn{O(n |A|^2 + |A|^3)}. This is the exact form of the update
-#' (paper 002 approximates the inverse by a second Nystroem step). The model
-#' predicts from the \eqn{m} landmarks alone: \eqn{f(x) = k(x, L)' a + b}.
+#' With landmarks, the basis functions are those of the \eqn{m} landmarks,
+#' \eqn{k(x, l_j) y_j} (a landmark's label is its class; for k-means centres
+#' the majority class of its cluster), and the relevance vectors are a subset
+#' of the landmarks. The Nystroem approximation \eqn{\hat K = K_{nm}
+#' K_{mm}^+ K_{nm}'} reproduces these columns exactly, \eqn{\hat K_{\cdot L}
+#' = K_{nm}}, so this is PCVM on \eqn{\hat K} restricted to the landmark basis
+#' functions. With the thin QR factorisation \eqn{K_{nm} = Q R}, computed
+#' once, \eqn{\Phi_A'\Phi_A = D R_A' R_A D} and \eqn{\Phi_A' v = D R_A' Q'v}:
+#' an EM iteration costs \eqn{O(n m + m |A|^2)} and memory stays \eqn{O(n
+#' m)}. The model predicts from the landmarks alone, \eqn{f(x) = k(x, L)'a +
+#' b}. With every training point a landmark it is the full PCVM, step for
+#' step.
+#'
+#' Paper 002 keeps all \eqn{n} basis functions of \eqn{\hat K} instead (and
+#' approximates the inverse in the M-step by a second Nystroem step). krein
+#' implemented that exactly (with the Woodbury identity, \eqn{O(|A| r^2)} per
+#' step) and found it unstable at scale: on `checkerboard(20000)` with 150 MEB
+#' landmarks, the exact EM on 20,000 basis functions of a rank-150 kernel let
+#' the weights grow from 3 to \eqn{4 \times 10^7} and \eqn{\max|f|} from 8 to
+#' \eqn{7 \times 10^4} within seven iterations, with the training error rising
+#' from 3\% to 24\%: with far more basis functions than rank, the least-squares
+#' M-step relies on cancelling positive and negative weights, which pruning
+#' then removes. The landmark basis has at most as many functions as the
+#' rank and does not suffer from this.
 #'
 #' @section Multi-class:
 #' One-vs-one: a PCVM per pair of classes, on the points of the two classes.
@@ -49,7 +66,7 @@
 #' @param eps,m Passed to [select_landmarks()] when `landmarks` names a method.
 #' @returns An object of class `c("pcvm", "krein_model")`: a list with
 #'   `models` (one per pair of classes: the relevance vectors `relevant`
-#'   (training rows), `coefficients` (\eqn{y_j w_j} over the relevance
+#'   (training rows, or landmark numbers for Ny-PCVM), `coefficients` (\eqn{y_j w_j} over the relevance
 #'   vectors, or the landmark vector \eqn{a} for Ny-PCVM), `bias`,
 #'   `iterations`, `converged`, `kernel` and the pair), `levels`, `counts`,
 #'   `control`, `landmarks`, `training_error` and what prediction needs.
@@ -132,8 +149,8 @@ pcvm_fit <- function(inputs, landmarks = NULL, control = pcvm_control(), eps = 0
   basis <- if (is.null(landmarks)) {
     list(K = if (!control$optimize_width) training_kernel(inputs, threads))
   } else {
-    list(C = landmark_columns(inputs, landmarks, seq_along(y), threads),
-         W = landmark_kernel(inputs, landmarks, threads))
+    list(C = landmark_columns(inputs, landmarks, seq_along(y), threads), classes = landmarks$class,
+         points = landmarks$points)
   }
   pairs <- utils::combn(length(levels), 2L)
   models <- lapply(seq_len(ncol(pairs)), function(p) {
@@ -163,17 +180,25 @@ pcvm_pair <- function(inputs, basis, pair, control, threads) {
   kernel <- inputs$kernel
   low_rank <- !is.null(basis$C)
   if (low_rank) {
-    decomposition <- cpp_nystrom(basis$C[rows, , drop = FALSE], basis$W)
+    # the landmarks of the pair's classes are its basis functions
+    columns <- which(as.integer(basis$classes) %in% pair)
+    column_signs <- ifelse(as.integer(basis$classes[columns]) == pair[1], 1, -1)
+    if (!all(c(1, -1) %in% column_signs)) {
+      krein_abort(sprintf("Ny-PCVM needs landmarks of both classes %s and %s; select more landmarks.",
+                          levels[pair[1]], levels[pair[2]]))
+    }
+    factors <- cpp_thin_qr(basis$C[rows, columns, drop = FALSE])
+    n_basis <- length(columns)
   } else {
     K <- if (control$optimize_width) evaluate_kernel(kernel, inputs$x[rows, , drop = FALSE], NULL, threads) else
       basis$K[rows, rows, drop = FALSE]
+    column_signs <- signs
+    n_basis <- n
   }
-  # the reference code's start: w ~ U(0.2, 1.2), b ~ N(0, 1), a latent vector
-  # following the labels
-  w <- stats::runif(n) + 0.2
+  w <- stats::runif(n_basis) + 0.2
   b <- stats::rnorm(1)
   latent <- 10 * stats::runif(n) * signs + stats::runif(n)
-  active <- seq_len(n)
+  active <- seq_len(n_basis)
   w_full <- w
   converged <- FALSE
   iterations <- 0L
@@ -181,7 +206,7 @@ pcvm_pair <- function(inputs, basis, pair, control, threads) {
     iterations <- iteration
     start <- if (iteration == 1L) latent
     step <- if (low_rank) {
-      cpp_pcvm_step_low_rank(decomposition$vectors, decomposition$values, signs, active, w_full[active], b, start)
+      cpp_pcvm_step_factored(factors$Q, factors$R, signs, column_signs, active, w_full[active], b, start)
     } else {
       cpp_pcvm_step_full(K, signs, active, w_full[active], b, start, threads)
     }
@@ -191,7 +216,7 @@ pcvm_pair <- function(inputs, basis, pair, control, threads) {
       kernel <- optimize_rbf_width(kernel, inputs$x[rows, , drop = FALSE], active, signs, step, Z, threads)
       K <- evaluate_kernel(kernel, inputs$x[rows, , drop = FALSE], NULL, threads)
     }
-    w_new <- numeric(n)
+    w_new <- numeric(n_basis)
     w_new[active] <- step$weights
     w_new[w_new < control$prune] <- 0
     change <- max(abs(w_new - w_full))
@@ -207,17 +232,21 @@ pcvm_pair <- function(inputs, basis, pair, control, threads) {
       break
     }
   }
-  coefficients <- signs[active] * w_full[active]
+  coefficients <- column_signs[active] * w_full[active]
   if (low_rank) {
-    # f(x) = k(x, L)' E' Q_A' (y_A w_A) + b: the landmarks alone
-    coefficients <- drop(t(decomposition$extension) %*% crossprod(decomposition$vectors[active, , drop = FALSE],
-                                                                  coefficients))
+    # over all landmarks (zero off the relevance vectors): f(x) = k(x, L)' a + b
+    relevant <- columns[active]
+    a <- numeric(length(basis$classes))
+    a[relevant] <- coefficients
+    coefficients <- a
+  } else {
+    relevant <- rows[active]
   }
   list(pair = pair, label = sprintf("%s vs %s", levels[pair[1]], levels[pair[2]]),
-       relevant = rows[active], relevant_class = inputs$y[rows[active]], weights = w_full[active], coefficients = coefficients, bias = b,
+       relevant = relevant, relevant_class = if (low_rank) basis$classes[relevant] else inputs$y[relevant],
+       weights = w_full[active], coefficients = coefficients, bias = b,
        iterations = iterations, converged = converged, kernel = kernel,
-       rank = if (low_rank) length(decomposition$values),
-       points = if (!is.null(inputs$x)) inputs$x[rows[active], , drop = FALSE])
+       points = if (low_rank) basis$points[relevant, , drop = FALSE] else if (!is.null(inputs$x)) inputs$x[relevant, , drop = FALSE])
 }
 
 # The width step of pcvm_control(optimize_width = TRUE): documented there.

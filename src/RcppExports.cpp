@@ -222,20 +222,32 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_pcvm_step_low_rank
-Rcpp::List cpp_pcvm_step_low_rank(const Eigen::Map<Eigen::MatrixXd> Q, const Eigen::Map<Eigen::VectorXd> lambda, const Eigen::Map<Eigen::VectorXd> y, const Rcpp::IntegerVector& active, const Eigen::Map<Eigen::VectorXd> w, double b, Rcpp::Nullable<Rcpp::NumericVector> latent);
-RcppExport SEXP _krein_cpp_pcvm_step_low_rank(SEXP QSEXP, SEXP lambdaSEXP, SEXP ySEXP, SEXP activeSEXP, SEXP wSEXP, SEXP bSEXP, SEXP latentSEXP) {
+// cpp_pcvm_step_factored
+Rcpp::List cpp_pcvm_step_factored(const Eigen::Map<Eigen::MatrixXd> Q, const Eigen::Map<Eigen::MatrixXd> R, const Eigen::Map<Eigen::VectorXd> y_rows, const Eigen::Map<Eigen::VectorXd> y_columns, const Rcpp::IntegerVector& active, const Eigen::Map<Eigen::VectorXd> w, double b, Rcpp::Nullable<Rcpp::NumericVector> latent);
+RcppExport SEXP _krein_cpp_pcvm_step_factored(SEXP QSEXP, SEXP RSEXP, SEXP y_rowsSEXP, SEXP y_columnsSEXP, SEXP activeSEXP, SEXP wSEXP, SEXP bSEXP, SEXP latentSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type Q(QSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type lambda(lambdaSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type R(RSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type y_rows(y_rowsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type y_columns(y_columnsSEXP);
     Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type active(activeSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type w(wSEXP);
     Rcpp::traits::input_parameter< double >::type b(bSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type latent(latentSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_pcvm_step_low_rank(Q, lambda, y, active, w, b, latent));
+    rcpp_result_gen = Rcpp::wrap(cpp_pcvm_step_factored(Q, R, y_rows, y_columns, active, w, b, latent));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_thin_qr
+Rcpp::List cpp_thin_qr(const Eigen::Map<Eigen::MatrixXd> C);
+RcppExport SEXP _krein_cpp_thin_qr(SEXP CSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type C(CSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_thin_qr(C));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -268,7 +280,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_gemm_rate", (DL_FUNC) &_krein_cpp_gemm_rate, 2},
     {"_krein_cpp_nystrom", (DL_FUNC) &_krein_cpp_nystrom, 2},
     {"_krein_cpp_pcvm_step_full", (DL_FUNC) &_krein_cpp_pcvm_step_full, 7},
-    {"_krein_cpp_pcvm_step_low_rank", (DL_FUNC) &_krein_cpp_pcvm_step_low_rank, 7},
+    {"_krein_cpp_pcvm_step_factored", (DL_FUNC) &_krein_cpp_pcvm_step_factored, 8},
+    {"_krein_cpp_thin_qr", (DL_FUNC) &_krein_cpp_thin_qr, 1},
     {"_krein_cpp_pcvm_expected_latent", (DL_FUNC) &_krein_cpp_pcvm_expected_latent, 2},
     {NULL, NULL, 0}
 };

@@ -30,15 +30,26 @@ Rcpp::List cpp_pcvm_step_full(const Eigen::Map<Eigen::MatrixXd> K, const Eigen::
 }
 
 // [[Rcpp::export]]
-Rcpp::List cpp_pcvm_step_low_rank(const Eigen::Map<Eigen::MatrixXd> Q, const Eigen::Map<Eigen::VectorXd> lambda,
-                                  const Eigen::Map<Eigen::VectorXd> y, const Rcpp::IntegerVector& active,
+Rcpp::List cpp_pcvm_step_factored(const Eigen::Map<Eigen::MatrixXd> Q, const Eigen::Map<Eigen::MatrixXd> R,
+                                  const Eigen::Map<Eigen::VectorXd> y_rows,
+                                  const Eigen::Map<Eigen::VectorXd> y_columns, const Rcpp::IntegerVector& active,
                                   const Eigen::Map<Eigen::VectorXd> w, double b,
                                   Rcpp::Nullable<Rcpp::NumericVector> latent) {
-  const Eigen::VectorXd yv = y, wv = w, lv = lambda;
+  const Eigen::VectorXd yr = y_rows, yc = y_columns, wv = w;
   Eigen::VectorXd start;
   if (latent.isNotNull()) start = Rcpp::as<Eigen::VectorXd>(latent.get());
-  return step_list(krein::pcvm::step_low_rank(Q, lv, yv, zero_based_indices(active), wv, b,
+  return step_list(krein::pcvm::step_factored(Q, R, yr, yc, zero_based_indices(active), wv, b,
                                               latent.isNotNull() ? &start : nullptr));
+}
+
+// Thin QR of the landmark kernel columns: Q (n x m, orthonormal) and R (m x m).
+// [[Rcpp::export]]
+Rcpp::List cpp_thin_qr(const Eigen::Map<Eigen::MatrixXd> C) {
+  const Eigen::HouseholderQR<Eigen::MatrixXd> qr(C);
+  const Eigen::Index k = std::min(C.rows(), C.cols());
+  const Eigen::MatrixXd Q = qr.householderQ() * Eigen::MatrixXd::Identity(C.rows(), k);
+  const Eigen::MatrixXd R = qr.matrixQR().topRows(k).triangularView<Eigen::Upper>();
+  return Rcpp::List::create(Rcpp::Named("Q") = Q, Rcpp::Named("R") = R);
 }
 
 // [[Rcpp::export]]

@@ -2,8 +2,9 @@
 // (PCVM; Chen, Tino & Yao 2009, reviewed in paper 002, Schleif, Gisbrecht &
 // Tino, 002_45f7a7125c25cf33.txt, Sec. 2.4, eqs. 4-7), with the order and
 // constants of the authors' reference code (../shared/notes/algorithms.md
-// section 5), for a full kernel and for a Nystroem low-rank one (Ny-PCVM,
-// paper 002 Sec. 5.1, in the exact Woodbury form of the notes).
+// section 5), for a full kernel and for Ny-PCVM (paper 002 Sec. 5.1) on the
+// basis functions of the landmarks (see step_factored and ?pcvm for why not
+// all n basis functions of the approximated kernel).
 //
 // Labels y in {-1, +1}; weights w >= 0 on the active basis functions
 // phi_j(x) = k(x, x_j) y_j; f(x) = sum_j phi_j(x) w_j + b; p(+1 | x) = Psi(f(x)).
@@ -87,33 +88,34 @@ inline Step step_full(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::V
   return out;
 }
 
-// One EM iteration with the low-rank kernel K_hat = Q diag(lambda) Q' (Q
-// orthonormal, n x r): Phi_A = Q G', G = diag(y_A) Q_A diag(lambda), so
-// Phi'Phi = G G' and, with F = M G, Woodbury gives
-// Hess^{-1} = I - F (I_r + F'F)^{-1} F': O(n r + |A| r^2).
-inline Step step_low_rank(const Eigen::Ref<const Eigen::MatrixXd>& Q, const Eigen::VectorXd& lambda,
-                          const Eigen::VectorXd& y, const std::vector<Eigen::Index>& active,
-                          const Eigen::VectorXd& w, double b, const Eigen::VectorXd* latent) {
-  const Eigen::Index n = Q.rows(), r = Q.cols(), a = static_cast<Eigen::Index>(active.size());
-  Eigen::MatrixXd G(a, r);
-  for (Eigen::Index j = 0; j < a; ++j) {
-    G.row(j) = y[active[j]] * Q.row(active[j]).cwiseProduct(lambda.transpose());
-  }
-  const Eigen::VectorXd f = latent ? *latent : (Q * (G.transpose() * w)).array() + b;
-  const Eigen::VectorXd Z = expected_latent(f, y);
+// One EM iteration of Ny-PCVM: the basis functions are the landmarks', whose
+// kernel columns the Nystroem approximation reproduces exactly
+// (K_hat[, L] = K_nm W^+ W = K_nm), so Phi_A = K_nm[, A] diag(y_A). With the
+// thin QR K_nm = Q R computed once (Q orthonormal, n x m; R, m x m, one
+// column per landmark) and D = diag(y_A):
+//   Phi_A w = Q (R_A D w),  Phi_A'Phi_A = D R_A'R_A D,  Phi_A'v = D R_A' (Q'v)
+// so an iteration costs O(n m + m |A|^2) and no n x |A| matrix is formed.
+// `y_rows` labels the training points, `y_columns` the landmarks.
+inline Step step_factored(const Eigen::Ref<const Eigen::MatrixXd>& Q, const Eigen::Ref<const Eigen::MatrixXd>& R,
+                          const Eigen::VectorXd& y_rows, const Eigen::VectorXd& y_columns,
+                          const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
+                          const Eigen::VectorXd* latent) {
+  const Eigen::Index n = Q.rows(), k = R.rows(), a = static_cast<Eigen::Index>(active.size());
+  Eigen::MatrixXd RA(k, a);  // R_A D
+  for (Eigen::Index j = 0; j < a; ++j) RA.col(j) = R.col(active[j]) * y_columns[active[j]];
+  const Eigen::VectorXd f = latent ? *latent : (Q * (RA * w)).array() + b;
+  const Eigen::VectorXd Z = expected_latent(f, y_rows);
   const Eigen::VectorXd m = std::sqrt(2.0) * w;
-  const Eigen::MatrixXd F = m.asDiagonal() * G;
-  Eigen::MatrixXd core = Eigen::MatrixXd::Identity(r, r);
-  core.selfadjointView<Eigen::Lower>().rankUpdate(F.transpose());
-  const Eigen::LLT<Eigen::MatrixXd> llt(core);
-  // rhs = M Phi'(Z - b 1) = M G Q'(Z - b 1)
+  const Eigen::MatrixXd RAM = RA * m.asDiagonal();
+  Eigen::MatrixXd Hess = Eigen::MatrixXd::Identity(a, a);
+  Hess.selfadjointView<Eigen::Lower>().rankUpdate(RAM.transpose());
+  const Eigen::LLT<Eigen::MatrixXd> llt(Hess);
+  if (llt.info() != Eigen::Success) throw std::runtime_error("the PCVM Hessian is not positive definite");
   const Eigen::VectorXd projected = Q.transpose() * (Z.array() - b).matrix();
-  const Eigen::VectorXd rhs = F * projected;
-  const Eigen::VectorXd solved = rhs - F * llt.solve(F.transpose() * rhs);
+  const Eigen::VectorXd rhs = RAM.transpose() * projected;  // M Phi_A'(Z - b 1)
   Step out;
-  out.weights = m.cwiseProduct(solved);
-  const Eigen::VectorXd column_sums = Q.colwise().sum().transpose();
-  const double fitted_sum = column_sums.dot(G.transpose() * out.weights);
+  out.weights = m.cwiseProduct(llt.solve(rhs));
+  const double fitted_sum = Q.colwise().sum().dot(RA * out.weights);
   out.bias = (Z.sum() - fitted_sum) / (static_cast<double>(n) + 1.0 / (2.0 * b * b));
   return out;
 }
