@@ -1,13 +1,19 @@
 // Tests of the numerical core without R (style.md: the core builds and is tested
 // on its own). Each kernel against a naive pair-by-pair transcription of its
-// formula; the symmetric eigensolver against A V = V diag(values).
+// formula; the symmetric eigensolver against A V = V diag(values); the tiled
+// dense kernels against Eigen's; MEB, iKFD and the PCVM E-step against facts
+// that can be checked by hand.
 #include <cmath>
 #include <cstdio>
 #include <functional>
 #include <random>
 #include <stdexcept>
 
+#include "krein/ikfd.hpp"
 #include "krein/kernels.hpp"
+#include "krein/meb.hpp"
+#include "krein/parallel_dense.hpp"
+#include "krein/pcvm.hpp"
 #include "krein/symmetric_eigen.hpp"
 
 namespace {
@@ -153,6 +159,77 @@ int main() {
     const krein::SymmetricEigen values_only = krein::symmetric_eigen(a, false);
     expect((values_only.values - eig.values).cwiseAbs().maxCoeff() < 1e-10,
            "values alone equal the values with vectors");
+  }
+
+  // Tiled parallel rank-k update and Cholesky against Eigen's (sizes not
+  // multiples of the tile).
+  {
+    const Eigen::MatrixXd x = random_matrix(421, 300, 5);
+    Eigen::MatrixXd tiled = Eigen::MatrixXd::Zero(421, 421);
+    krein::dense::rank_update(tiled, x, 0.5, 2);
+    const Eigen::MatrixXd plain = 0.5 * x * x.transpose();
+    expect((tiled.triangularView<Eigen::Lower>().toDenseMatrix() -
+            plain.triangularView<Eigen::Lower>().toDenseMatrix()).cwiseAbs().maxCoeff() < 1e-10,
+           "tiled rank-k update equals X X'");
+    Eigen::MatrixXd spd = plain + Eigen::MatrixXd::Identity(421, 421);
+    Eigen::MatrixXd factor = spd;
+    expect(krein::dense::cholesky(factor, 2), "tiled Cholesky succeeds on an spd matrix");
+    const Eigen::MatrixXd L = factor.triangularView<Eigen::Lower>();
+    expect((L * L.transpose() - spd).cwiseAbs().maxCoeff() < 1e-9, "tiled Cholesky reproduces A = L L'");
+    Eigen::MatrixXd indefinite = -Eigen::MatrixXd::Identity(300, 300);
+    expect(!krein::dense::cholesky(indefinite, 2), "tiled Cholesky refuses an indefinite matrix");
+  }
+
+  // MEB of the vertices of a regular simplex (identity Gram matrix): the
+  // centre is their mean, R^2 = 1 - 1/k, and every vertex is a core point.
+  {
+    const int k = 7;
+    const Eigen::MatrixXd gram = Eigen::MatrixXd::Identity(k, k);
+    const krein::meb::Result r = krein::meb::core_set(
+        gram.diagonal(), [&gram](Eigen::Index s) { return Eigen::VectorXd(gram.col(s)); }, 2, 1e-6, 100);
+    expect(r.converged, "MEB converges on a simplex");
+    expect(static_cast<int>(r.core.size()) == k, "every simplex vertex is a core point");
+    expect(std::abs(r.radius2 - (1.0 - 1.0 / k)) < 1e-8, "MEB radius of a simplex is sqrt(1 - 1/k)");
+  }
+
+  // iKFD: the discriminant separates two well-separated classes with the
+  // documented sign (positive for the first class), for the full and the
+  // Nystroem fit with every point a landmark.
+  {
+    Eigen::MatrixXd x = random_matrix(40, 2, 6);
+    std::vector<int> labels(40);
+    for (int i = 0; i < 40; ++i) {
+      labels[i] = i < 20 ? 0 : 1;
+      x(i, 0) += i < 20 ? 4.0 : -4.0;
+    }
+    krein::KernelSpec spec;
+    spec.gamma = 0.5;
+    Eigen::MatrixXd K(40, 40);
+    const krein::MatrixRef xr(x);
+    krein::kernel_matrix(spec, xr, xr, nullptr, K, true, 1);
+    const krein::ikfd::Discriminants full = krein::ikfd::fit_full(K, labels, 2, krein::ikfd::Weights::equal, 1e-4, 2);
+    const Eigen::VectorXd f = K * full.coefficients.col(0);
+    bool separated = true;
+    for (int i = 0; i < 40; ++i) separated = separated && ((f[i] + full.bias[0] > 0) == (labels[i] == 0));
+    expect(separated, "full iKFD separates the classes, positive for the first");
+    const std::vector<Eigen::MatrixXd> factors = krein::ikfd::class_factors(K, labels, 2, 1);
+    const krein::ikfd::Discriminants ny =
+        krein::ikfd::fit_nystrom(factors, {20.0, 20.0}, K, krein::ikfd::Weights::equal, 1e-4);
+    const Eigen::VectorXd g = K * ny.coefficients.col(0);
+    expect(((g.array() + ny.bias[0]) - (f.array() + full.bias[0])).abs().maxCoeff() <
+               1e-6 * (f.array() + full.bias[0]).abs().maxCoeff(),
+           "Ny-iKFD with every point a landmark equals the full iKFD");
+  }
+
+  // PCVM E-step: phi(t) / Psi(t) is continuous across the switch at t = -5
+  // and approaches -t far in the tail.
+  {
+    const double below = krein::pcvm::inverse_mills(-5.0 - 1e-9), above = krein::pcvm::inverse_mills(-5.0);
+    expect(std::abs(below - above) < 1e-8, "inverse Mills ratio is continuous at the switch");
+    const double far = krein::pcvm::inverse_mills(-1e4);
+    expect(std::abs(far - 1e4) < 1e-3 && std::isfinite(far), "inverse Mills ratio tends to -t");
+    expect(std::abs(krein::pcvm::inverse_mills(0.0) - 2.0 / std::sqrt(2.0 * M_PI)) < 1e-15,
+           "inverse Mills ratio at 0 is 2 phi(0)");
   }
 
   std::printf("core: %d passed, %d failed\n", passed, failed);
