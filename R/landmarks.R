@@ -253,7 +253,8 @@ random_landmarks <- function(y, m, stratified) {
 print.krein_landmarks <- function(x, ...) {
   m <- length(x$class)
   cat("<Landmarks> ", m, " chosen by ", switch(x$method, meb = "minimum enclosing balls",
-      kmeans = "k-means", random = "random sampling"), " from ", x$n, " points\n", sep = "")
+      kmeans = "k-means", random = "random sampling", indices = "row indices"), " from ", x$n,
+      " points\n", sep = "")
   per_class <- table(x$class, useNA = "no")
   cat("  per class: ", paste0(names(per_class), " ", as.vector(per_class), collapse = ", "), "\n", sep = "")
   if (x$method == "meb") {

@@ -190,8 +190,13 @@ pcvm_pair <- function(inputs, basis, pair, control, threads) {
     factors <- cpp_thin_qr(basis$C[rows, columns, drop = FALSE])
     n_basis <- length(columns)
   } else {
-    K <- if (control$optimize_width) evaluate_kernel(kernel, inputs$x[rows, , drop = FALSE], NULL, threads) else
+    K <- if (control$optimize_width) {
+      evaluate_kernel(kernel, inputs$x[rows, , drop = FALSE], NULL, threads)
+    } else if (length(rows) == nrow(basis$K)) {
+      basis$K  # two classes: no copy of the n x n kernel
+    } else {
       basis$K[rows, rows, drop = FALSE]
+    }
     column_signs <- signs
     n_basis <- n
   }

@@ -37,7 +37,7 @@ install_missing <- function(packages) {
 install_krein <- function() {
   lib <- ensure_writable_library()
   status <- system2(file.path(R.home("bin"), "R"),
-                    c("CMD", "INSTALL", paste0("--library=", shQuote(lib)), "."))
+                    c("CMD", "INSTALL", "--strip", paste0("--library=", shQuote(lib)), "."))
   if (status != 0) stop("R CMD INSTALL of krein failed.", call. = FALSE)
   invisible(lib)
 }

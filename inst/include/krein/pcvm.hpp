@@ -55,36 +55,32 @@ struct Step {
   double bias = 0.0;
 };
 
-// Phi_A = K[, A] diag(y_A) for the full kernel.
-inline Eigen::MatrixXd full_basis(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::VectorXd& y,
-                                  const std::vector<Eigen::Index>& active) {
-  Eigen::MatrixXd Phi(K.rows(), static_cast<Eigen::Index>(active.size()));
-  for (size_t j = 0; j < active.size(); ++j) Phi.col(j) = K.col(active[j]) * y[active[j]];
-  return Phi;
-}
-
 // One EM iteration with the full kernel. `latent` replaces f in the E-step
-// when given (the reference code's random start consistent with y).
+// when given (the reference code's random start consistent with y). Phi_A'
+// = diag(y_A) K[A, ] is formed once, as the a x n matrix the tiled rank-k
+// update takes.
 inline Step step_full(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::VectorXd& y,
                       const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
                       const Eigen::VectorXd* latent, int threads) {
   const Eigen::Index n = K.rows(), a = static_cast<Eigen::Index>(active.size());
-  const Eigen::MatrixXd Phi = full_basis(K, y, active);
-  const Eigen::VectorXd f = latent ? *latent : (Phi * w).array() + b;
+  Eigen::MatrixXd PhiT(a, n);
+  for (Eigen::Index j = 0; j < a; ++j) PhiT.row(j) = K.col(active[j]).transpose() * y[active[j]];
+  const Eigen::VectorXd f = latent ? *latent : (PhiT.transpose() * w).array() + b;
   const Eigen::VectorXd Z = expected_latent(f, y);
   const Eigen::VectorXd m = std::sqrt(2.0) * w;
-  // Hess = I + M Phi'Phi M (lower triangle), spd for any kernel
+  // Hess = I + M Phi'Phi M (lower triangle), positive definite for any kernel
   Eigen::MatrixXd Hess = Eigen::MatrixXd::Zero(a, a);
-  const Eigen::MatrixXd PhiM = Phi * m.asDiagonal();
-  dense::rank_update(Hess, PhiM.transpose(), 1.0, threads);
-  Hess.diagonal().array() += 1.0;
+  dense::rank_update(Hess, PhiT, 1.0, threads);
+  for (Eigen::Index j = 0; j < a; ++j) {
+    Hess.col(j).tail(a - j) = Hess.col(j).tail(a - j).cwiseProduct(m.tail(a - j)) * m[j];
+    Hess(j, j) += 1.0;
+  }
   if (!dense::cholesky(Hess, threads)) throw std::runtime_error("the PCVM Hessian is not positive definite");
-  const Eigen::VectorXd rhs = m.cwiseProduct(Phi.transpose() * (Z.array() - b).matrix());
+  const Eigen::VectorXd rhs = m.cwiseProduct(PhiT * (Z.array() - b).matrix());
   Step out;
   out.weights = m.cwiseProduct(dense::cholesky_solve(Hess, rhs));
-  const double fitted_sum = (Phi * out.weights).sum();
+  const double fitted_sum = PhiT.rowwise().sum().dot(out.weights);
   out.bias = (Z.sum() - fitted_sum) / (static_cast<double>(n) + 1.0 / (2.0 * b * b));
-  (void)n;
   return out;
 }
 
