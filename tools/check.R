@@ -24,9 +24,9 @@ message("== R CMD check --no-manual")
 # be visible to the check's child processes.
 Sys.setenv(NOT_CRAN = "true", R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep),
            `_R_CHECK_FORCE_SUGGESTS_` = "true")
-# --strip: without it the shared library carries R's default -g debug
-# information, about 60 MB of Eigen template instances.
-check_output <- system2(r_bin, c("CMD", "check", "--no-manual", "--install-args=--strip",
+strip <- strip_debug_args()  # see tools/setup.R
+check_output <- system2(r_bin, c("CMD", "check", "--no-manual",
+                                 if (length(strip)) paste0("--install-args=", strip),
                                  paste0("--output=", shQuote(work)), shQuote(file.path(work, tarball))),
                         stdout = TRUE, stderr = TRUE)
 writeLines(check_output)

@@ -37,7 +37,18 @@ install_missing <- function(packages) {
 install_krein <- function() {
   lib <- ensure_writable_library()
   status <- system2(file.path(R.home("bin"), "R"),
-                    c("CMD", "INSTALL", "--strip", paste0("--library=", shQuote(lib)), "."))
+                    c("CMD", "INSTALL", strip_debug_args(), paste0("--library=", shQuote(lib)), "."))
   if (status != 0) stop("R CMD INSTALL of krein failed.", call. = FALSE)
   invisible(lib)
+}
+
+# R's default flags compile with -g, and the Eigen template instances then
+# carry about 60 MB of debug information. `strip -S` (GNU and Apple strip
+# alike) removes only that, keeping the symbols R CMD check inspects; R CMD
+# INSTALL --strip runs the command in R_STRIP_SHARED_LIB. Without a strip
+# command nothing is stripped.
+strip_debug_args <- function() {
+  if (!nzchar(Sys.which("strip"))) return(character())
+  Sys.setenv(R_STRIP_SHARED_LIB = "strip -S")
+  "--strip"
 }
