@@ -131,10 +131,7 @@ ikfd_fit <- function(inputs, reg = 1e-4, landmarks = NULL, eps = 0.01, m = NULL,
   y <- inputs$y
   levels <- levels(y)
   counts <- stats::setNames(as.vector(table(y)), levels)
-  if (any(counts < 2)) {
-    krein_abort(sprintf("`y` has a class with fewer than two points (%s); iKFD needs at least two per class.",
-                        paste0("\"", levels[counts < 2], "\"", collapse = ", ")))
-  }
+  check_two_per_class(counts, "iKFD")
   landmarks <- resolve_landmarks(landmarks, inputs, eps, m, threads)
   fit <- if (is.null(landmarks)) {
     ikfd_full(inputs, reg, weights, threads)

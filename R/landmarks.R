@@ -100,11 +100,7 @@ landmarks_from_inputs <- function(inputs, method = c("meb", "kmeans", "random"),
   stratified <- check_flag(stratified, "stratified")
   if (!is.null(psd)) psd <- check_flag(psd, "psd")
   threads <- check_threads(threads)
-  counts <- table(inputs$y)
-  if (any(counts < 2)) {
-    krein_abort(sprintf("`y` has a class with fewer than two points (%s); landmark selection needs at least two per class.",
-                        paste0("\"", names(counts)[counts < 2], "\"", collapse = ", ")))
-  }
+  check_two_per_class(table(inputs$y), "landmark selection")
   balls <- NULL
   if (method == "meb" || is.null(m)) {
     balls <- meb_balls(inputs, eps, psd, threads)

@@ -28,6 +28,17 @@ new_data_kernels <- function(object, newdata, need_self = FALSE) {
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
+#' A model (`what`) that needs at least two training points in every class
+#' @param counts Points per class, named by level.
+#' @noRd
+check_two_per_class <- function(counts, what) {
+  small <- counts < 2
+  if (any(small)) {
+    krein_abort(sprintf("`y` has a class with fewer than two points (%s); %s needs at least two per class.",
+                        paste0("\"", names(counts)[small], "\"", collapse = ", "), what))
+  }
+}
+
 #' A kernel's label and parameters, for print methods
 #' @noRd
 kernel_description <- function(kernel) {
