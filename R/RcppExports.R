@@ -29,6 +29,30 @@ cpp_kernel_diagonal <- function(base, invariant, x, x_tau) {
     .Call(`_krein_cpp_kernel_diagonal`, base, invariant, x, x_tau)
 }
 
+cpp_kfda_class_factors <- function(Z, labels, classes, threads) {
+    .Call(`_krein_cpp_kfda_class_factors`, Z, labels, classes, threads)
+}
+
+cpp_centred_scatter <- function(K, threads) {
+    .Call(`_krein_cpp_centred_scatter`, K, threads)
+}
+
+cpp_triangular_factor <- function(rows) {
+    .Call(`_krein_cpp_triangular_factor`, rows)
+}
+
+cpp_kfda_project <- function(K, center, rotation, scale) {
+    .Call(`_krein_cpp_kfda_project`, K, center, rotation, scale)
+}
+
+cpp_kfda_quadratic_forms <- function(Z, means, factors) {
+    .Call(`_krein_cpp_kfda_quadratic_forms`, Z, means, factors)
+}
+
+cpp_column_moments <- function(K, threads) {
+    .Call(`_krein_cpp_column_moments`, K, threads)
+}
+
 cpp_kqd_fit <- function(K, labels, classes, variant, reg, indefinite, allow_cholesky) {
     .Call(`_krein_cpp_kqd_fit`, K, labels, classes, variant, reg, indefinite, allow_cholesky)
 }

@@ -114,6 +114,82 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_kfda_class_factors
+Rcpp::List cpp_kfda_class_factors(const Eigen::Map<Eigen::MatrixXd> Z, const Rcpp::IntegerVector& labels, int classes, int threads);
+RcppExport SEXP _krein_cpp_kfda_class_factors(SEXP ZSEXP, SEXP labelsSEXP, SEXP classesSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type Z(ZSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type labels(labelsSEXP);
+    Rcpp::traits::input_parameter< int >::type classes(classesSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_kfda_class_factors(Z, labels, classes, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_centred_scatter
+Rcpp::List cpp_centred_scatter(const Eigen::Map<Eigen::MatrixXd> K, int threads);
+RcppExport SEXP _krein_cpp_centred_scatter(SEXP KSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type K(KSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_centred_scatter(K, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_triangular_factor
+Eigen::MatrixXd cpp_triangular_factor(const Eigen::Map<Eigen::MatrixXd> rows);
+RcppExport SEXP _krein_cpp_triangular_factor(SEXP rowsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type rows(rowsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_triangular_factor(rows));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_kfda_project
+Eigen::MatrixXd cpp_kfda_project(const Eigen::Map<Eigen::MatrixXd> K, const Eigen::Map<Eigen::VectorXd> center, const Eigen::Map<Eigen::MatrixXd> rotation, const Eigen::Map<Eigen::VectorXd> scale);
+RcppExport SEXP _krein_cpp_kfda_project(SEXP KSEXP, SEXP centerSEXP, SEXP rotationSEXP, SEXP scaleSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type K(KSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type center(centerSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type rotation(rotationSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type scale(scaleSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_kfda_project(K, center, rotation, scale));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_kfda_quadratic_forms
+Eigen::MatrixXd cpp_kfda_quadratic_forms(const Eigen::Map<Eigen::MatrixXd> Z, const Eigen::Map<Eigen::MatrixXd> means, const Rcpp::List& factors);
+RcppExport SEXP _krein_cpp_kfda_quadratic_forms(SEXP ZSEXP, SEXP meansSEXP, SEXP factorsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type Z(ZSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type means(meansSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type factors(factorsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_kfda_quadratic_forms(Z, means, factors));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_column_moments
+Rcpp::List cpp_column_moments(const Eigen::Map<Eigen::MatrixXd> K, int threads);
+RcppExport SEXP _krein_cpp_column_moments(SEXP KSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type K(KSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_column_moments(K, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_kqd_fit
 Rcpp::List cpp_kqd_fit(const Eigen::Map<Eigen::MatrixXd> K, const Rcpp::IntegerVector& labels, int classes, const std::string& variant, const Eigen::Map<Eigen::MatrixXd> reg, const std::string& indefinite, bool allow_cholesky);
 RcppExport SEXP _krein_cpp_kqd_fit(SEXP KSEXP, SEXP labelsSEXP, SEXP classesSEXP, SEXP variantSEXP, SEXP regSEXP, SEXP indefiniteSEXP, SEXP allow_choleskySEXP) {
@@ -272,6 +348,12 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_meb_core_set", (DL_FUNC) &_krein_cpp_meb_core_set, 5},
     {"_krein_cpp_kernel_matrix", (DL_FUNC) &_krein_cpp_kernel_matrix, 7},
     {"_krein_cpp_kernel_diagonal", (DL_FUNC) &_krein_cpp_kernel_diagonal, 4},
+    {"_krein_cpp_kfda_class_factors", (DL_FUNC) &_krein_cpp_kfda_class_factors, 4},
+    {"_krein_cpp_centred_scatter", (DL_FUNC) &_krein_cpp_centred_scatter, 2},
+    {"_krein_cpp_triangular_factor", (DL_FUNC) &_krein_cpp_triangular_factor, 1},
+    {"_krein_cpp_kfda_project", (DL_FUNC) &_krein_cpp_kfda_project, 4},
+    {"_krein_cpp_kfda_quadratic_forms", (DL_FUNC) &_krein_cpp_kfda_quadratic_forms, 3},
+    {"_krein_cpp_column_moments", (DL_FUNC) &_krein_cpp_column_moments, 2},
     {"_krein_cpp_kqd_fit", (DL_FUNC) &_krein_cpp_kqd_fit, 7},
     {"_krein_cpp_kqd_distances", (DL_FUNC) &_krein_cpp_kqd_distances, 3},
     {"_krein_cpp_kqd_error_biases", (DL_FUNC) &_krein_cpp_kqd_error_biases, 3},

@@ -45,7 +45,7 @@ Rcpp::List cpp_class_factors(const Eigen::Map<Eigen::MatrixXd> C, const Rcpp::In
 Rcpp::List cpp_merge_factors(const Rcpp::List& a, const Rcpp::List& b) {
   Rcpp::List out(a.size());
   for (R_xlen_t c = 0; c < a.size(); ++c) {
-    out[c] = krein::ikfd::merge_factor(Rcpp::as<Eigen::MatrixXd>(a[c]), Rcpp::as<Eigen::MatrixXd>(b[c]));
+    out[c] = krein::tsqr::merge_factor(Rcpp::as<Eigen::MatrixXd>(a[c]), Rcpp::as<Eigen::MatrixXd>(b[c]));
   }
   return out;
 }

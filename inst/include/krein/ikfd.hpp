@@ -28,6 +28,7 @@
 #include "krein/nystrom.hpp"
 #include "krein/parallel_dense.hpp"
 #include "krein/symmetric_eigen.hpp"
+#include "krein/tsqr.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -141,23 +142,6 @@ inline Discriminants fit_full(const Eigen::Ref<const Eigen::MatrixXd>& K,
 // number, and the discriminant then loses digits in the directions of small
 // eigenvalues of K_mm; the QR factors keep the accuracy of nystrom().
 
-// The upper-triangular (m+1) x (m+1) factor of QR of the stacked rows.
-inline Eigen::MatrixXd triangular_factor(const Eigen::Ref<const Eigen::MatrixXd>& rows,
-                                         Eigen::Index columns) {
-  Eigen::MatrixXd out = Eigen::MatrixXd::Zero(columns, columns);
-  if (rows.rows() == 0) return out;
-  Eigen::HouseholderQR<Eigen::MatrixXd> qr(rows);
-  const Eigen::Index k = std::min(rows.rows(), columns);
-  out.topRows(k) = qr.matrixQR().topRows(k).triangularView<Eigen::Upper>();
-  return out;
-}
-
-inline Eigen::MatrixXd merge_factor(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  Eigen::MatrixXd stacked(a.rows() + b.rows(), a.cols());
-  stacked << a, b;
-  return triangular_factor(stacked, a.cols());
-}
-
 // Factors of one row block of C (labels 0..classes-1), the class's rows split
 // over threads and the partial factors merged.
 inline std::vector<Eigen::MatrixXd> class_factors(const Eigen::Ref<const Eigen::MatrixXd>& C,
@@ -188,10 +172,10 @@ inline std::vector<Eigen::MatrixXd> class_factors(const Eigen::Ref<const Eigen::
         block.row(r - begin).head(m) = C.row(rows[c][r]);
         block(r - begin, m) = 1.0;
       }
-      partial[t] = triangular_factor(block, m + 1);
+      partial[t] = tsqr::triangular_factor(block, m + 1);
     }
     out[c] = partial[0];
-    for (int t = 1; t < chunks; ++t) out[c] = merge_factor(out[c], partial[t]);
+    for (int t = 1; t < chunks; ++t) out[c] = tsqr::merge_factor(out[c], partial[t]);
   }
   return out;
 }

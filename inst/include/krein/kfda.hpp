@@ -1,0 +1,182 @@
+// krein: the heavy steps of kernel Fisher discriminant analysis on the kernel
+// data (paper 003, Huang, Hwang & Lin, 003_2f079f99c7272a8a.txt, Sec. 4).
+// Each training point x_j is represented by its kernel data row
+// (k(x_j, x_1), ..., k(x_j, x_n)) -- or by a reduction of it (leading principal
+// components, or the columns of a random subset of bases, Sec. 4.2) -- and
+// classical Fisher discriminant analysis runs on these rows. What costs time
+// is (1) the class means and the triangular factors of the centred class data
+// of an n x p matrix of reduced kernel data, O(n p^2), and (2) the quadratic forms
+// (z - m_c)' M_c^{-1} (z - m_c) of KFQDA (eq. 12) at many points, O(n p^2 K).
+// Both are here; the p x p algebra (Cholesky factors, determinants) is small
+// and stays in R.
+#ifndef KREIN_KFDA_HPP
+#define KREIN_KFDA_HPP
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <stdexcept>
+#include <vector>
+
+#include "krein/parallel_dense.hpp"
+#include "krein/tsqr.hpp"
+
+namespace krein {
+namespace kfda {
+
+// Centred scatter (K - 1 m')'(K - 1 m') of the columns of K and their means
+// m: the covariance behind the principal components of the kernel data.
+// Two passes (means, then centred blocks as rank updates), so a large common
+// offset of the kernel values costs no digits.
+struct CentredScatter {
+  Eigen::VectorXd means;
+  Eigen::MatrixXd scatter;
+};
+
+inline CentredScatter centred_scatter(const Eigen::Ref<const Eigen::MatrixXd>& K, int threads) {
+  const Eigen::Index n = K.rows(), p = K.cols();
+  CentredScatter out;
+  out.means = K.colwise().mean().transpose();
+  out.scatter = Eigen::MatrixXd::Zero(p, p);
+  constexpr Eigen::Index block = 1024;
+  Eigen::MatrixXd buffer;
+  for (Eigen::Index start = 0; start < n; start += block) {
+    const Eigen::Index b = std::min(block, n - start);
+    buffer = (K.middleRows(start, b).rowwise() - out.means.transpose()).transpose();
+    dense::rank_update(out.scatter, buffer, 1.0, threads);
+  }
+  out.scatter.triangularView<Eigen::StrictlyUpper>() = out.scatter.triangularView<Eigen::StrictlyLower>().transpose();
+  return out;
+}
+
+// Class means of the rows of Z (n x p) and, per class, the p x p upper
+// triangular factor R_c of the centred class rows (Z_c - 1 m_c' = Q R_c), so
+// that the scatter matrix is S_c = R_c'R_c. A QR factor rather than the
+// scatter itself: forming S_c squares the condition number, and near-singular
+// class covariances of kernel data (paper 003, Table 3) would lose all their
+// small directions to rounding. Tall-skinny QR over row chunks, one per thread.
+struct ClassFactors {
+  Eigen::MatrixXd means;                // p x K
+  std::vector<Eigen::MatrixXd> factors;  // K upper-triangular p x p
+  Eigen::VectorXd counts;
+};
+
+inline ClassFactors class_factors(const Eigen::Ref<const Eigen::MatrixXd>& Z,
+                                  const std::vector<int>& labels, int classes, int threads) {
+  const Eigen::Index n = Z.rows(), p = Z.cols();
+  if (static_cast<Eigen::Index>(labels.size()) != n) {
+    throw std::invalid_argument("class_factors: one label per row is needed");
+  }
+  ClassFactors out;
+  out.counts = Eigen::VectorXd::Zero(classes);
+  std::vector<std::vector<Eigen::Index>> members(classes);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const int c = labels[i];
+    if (c < 0 || c >= classes) throw std::invalid_argument("class_factors: label out of range");
+    members[c].push_back(i);
+    out.counts[c] += 1.0;
+  }
+  out.means = Eigen::MatrixXd::Zero(p, classes);
+  const long columns = static_cast<long>(p);
+  const int workers = dense::worker_count(threads);
+#pragma omp parallel for schedule(static) num_threads(workers)
+  for (long j = 0; j < columns; ++j) {
+    for (Eigen::Index i = 0; i < n; ++i) out.means(j, labels[i]) += Z(i, j);
+  }
+  for (int c = 0; c < classes; ++c) {
+    if (out.counts[c] > 0) out.means.col(c) /= out.counts[c];
+  }
+  out.factors.resize(classes);
+  for (int c = 0; c < classes; ++c) {
+    const auto& rows = members[c];
+    const Eigen::Index size = static_cast<Eigen::Index>(rows.size());
+    // chunks of at least 4p rows, so each QR reduces its block
+    const int chunks = static_cast<int>(
+        std::max<Eigen::Index>(1, std::min<Eigen::Index>(workers, size / (4 * (p + 1)))));
+    std::vector<Eigen::MatrixXd> partial(chunks);
+#pragma omp parallel for num_threads(chunks) schedule(static)
+    for (int t = 0; t < chunks; ++t) {
+      const Eigen::Index begin = size * t / chunks, end = size * (t + 1) / chunks;
+      Eigen::MatrixXd factor = Eigen::MatrixXd::Zero(p, p);
+      constexpr Eigen::Index block = 2048;
+      for (Eigen::Index start = begin; start < end; start += block) {
+        const Eigen::Index b = std::min(block, end - start);
+        Eigen::MatrixXd stacked(p + b, p);
+        stacked.topRows(p) = factor;
+        for (Eigen::Index k = 0; k < b; ++k) {
+          stacked.row(p + k) = Z.row(rows[start + k]) - out.means.col(c).transpose();
+        }
+        factor = tsqr::triangular_factor(stacked, p);
+      }
+      partial[t] = factor;
+    }
+    out.factors[c] = partial[0];
+    for (int t = 1; t < chunks; ++t) out.factors[c] = tsqr::merge_factor(out.factors[c], partial[t]);
+  }
+  return out;
+}
+
+// Column means and standard deviations (denominator n - 1) of K, two passes.
+inline std::pair<Eigen::VectorXd, Eigen::VectorXd> column_moments(const Eigen::Ref<const Eigen::MatrixXd>& K,
+                                                                  int threads) {
+  const Eigen::Index n = K.rows(), p = K.cols();
+  Eigen::VectorXd mean(p), sd(p);
+  const long columns = static_cast<long>(p);
+#pragma omp parallel for schedule(static) num_threads(dense::worker_count(threads))
+  for (long j = 0; j < columns; ++j) {
+    const double m = K.col(j).mean();
+    mean[j] = m;
+    sd[j] = n > 1 ? std::sqrt((K.col(j).array() - m).square().sum() / static_cast<double>(n - 1)) : 0.0;
+  }
+  return {mean, sd};
+}
+
+// Reduced kernel data: ((K - 1 center') R) diag(1 / scale), or without R when
+// `rotation` has no columns (the identity: subset and ridge reductions).
+inline Eigen::MatrixXd project(const Eigen::Ref<const Eigen::MatrixXd>& K,
+                               const Eigen::Ref<const Eigen::VectorXd>& center,
+                               const Eigen::Ref<const Eigen::MatrixXd>& rotation,
+                               const Eigen::Ref<const Eigen::VectorXd>& scale) {
+  if (center.size() != K.cols()) throw std::invalid_argument("project: center does not match the kernel columns");
+  Eigen::MatrixXd Z;
+  if (rotation.cols() == 0) {
+    Z = K.rowwise() - center.transpose();
+  } else {
+    if (rotation.rows() != K.cols()) throw std::invalid_argument("project: rotation does not match the kernel columns");
+    Z.noalias() = K * rotation;
+    Z.rowwise() -= (rotation.transpose() * center).transpose();
+  }
+  if (scale.size() != Z.cols()) throw std::invalid_argument("project: scale does not match the reduced dimension");
+  Z.array().rowwise() /= scale.transpose().array();
+  return Z;
+}
+
+// n x K matrix of ||(z_i - m_c)' F_c||^2, where F_c F_c' = M_c^{-1} (F_c the
+// inverse of the upper Cholesky factor of M_c): the Mahalanobis terms of eq. 12.
+inline Eigen::MatrixXd quadratic_forms(const Eigen::Ref<const Eigen::MatrixXd>& Z,
+                                       const Eigen::Ref<const Eigen::MatrixXd>& means,
+                                       const std::vector<Eigen::MatrixXd>& factors) {
+  const Eigen::Index n = Z.rows(), p = Z.cols();
+  const Eigen::Index classes = static_cast<Eigen::Index>(factors.size());
+  if (means.rows() != p || means.cols() != classes) {
+    throw std::invalid_argument("quadratic_forms: means must be p x K");
+  }
+  Eigen::MatrixXd out(n, classes);
+  Eigen::MatrixXd centred(n, p), projected(n, p);
+  for (Eigen::Index c = 0; c < classes; ++c) {
+    if (factors[c].rows() != p || factors[c].cols() != p) {
+      throw std::invalid_argument("quadratic_forms: each factor must be p x p");
+    }
+    centred = Z.rowwise() - means.col(c).transpose();
+    projected.noalias() = centred * factors[c];
+    out.col(c) = projected.rowwise().squaredNorm();
+  }
+  return out;
+}
+
+}  // namespace kfda
+}  // namespace krein
+
+#endif  // KREIN_KFDA_HPP

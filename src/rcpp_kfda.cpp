@@ -1,0 +1,51 @@
+// Glue for the kernel-data Fisher discriminant core (inst/include/krein/kfda.hpp).
+// Validation is in R.
+#include <RcppEigen.h>
+
+#include "krein/kfda.hpp"
+
+// [[Rcpp::export]]
+Rcpp::List cpp_kfda_class_factors(const Eigen::Map<Eigen::MatrixXd> Z, const Rcpp::IntegerVector& labels,
+                                  int classes, int threads) {
+  std::vector<int> zero_based(labels.size());
+  for (R_xlen_t i = 0; i < labels.size(); ++i) zero_based[i] = labels[i] - 1;
+  const krein::kfda::ClassFactors f = krein::kfda::class_factors(Z, zero_based, classes, threads);
+  Rcpp::List factors(classes);
+  for (int c = 0; c < classes; ++c) factors[c] = f.factors[c];
+  return Rcpp::List::create(Rcpp::Named("means") = f.means, Rcpp::Named("factors") = factors,
+                            Rcpp::Named("counts") = f.counts);
+}
+
+// [[Rcpp::export]]
+Rcpp::List cpp_centred_scatter(const Eigen::Map<Eigen::MatrixXd> K, int threads) {
+  const krein::kfda::CentredScatter s = krein::kfda::centred_scatter(K, threads);
+  return Rcpp::List::create(Rcpp::Named("means") = s.means, Rcpp::Named("scatter") = s.scatter);
+}
+
+// The triangular factor R of QR of the rows (R'R = rows'rows).
+// [[Rcpp::export]]
+Eigen::MatrixXd cpp_triangular_factor(const Eigen::Map<Eigen::MatrixXd> rows) {
+  return krein::tsqr::triangular_factor(rows, rows.cols());
+}
+
+// [[Rcpp::export]]
+Eigen::MatrixXd cpp_kfda_project(const Eigen::Map<Eigen::MatrixXd> K, const Eigen::Map<Eigen::VectorXd> center,
+                                 const Eigen::Map<Eigen::MatrixXd> rotation,
+                                 const Eigen::Map<Eigen::VectorXd> scale) {
+  return krein::kfda::project(K, center, rotation, scale);
+}
+
+// [[Rcpp::export]]
+Eigen::MatrixXd cpp_kfda_quadratic_forms(const Eigen::Map<Eigen::MatrixXd> Z,
+                                         const Eigen::Map<Eigen::MatrixXd> means,
+                                         const Rcpp::List& factors) {
+  std::vector<Eigen::MatrixXd> f;
+  for (R_xlen_t c = 0; c < factors.size(); ++c) f.push_back(Rcpp::as<Eigen::MatrixXd>(factors[c]));
+  return krein::kfda::quadratic_forms(Z, means, f);
+}
+
+// [[Rcpp::export]]
+Rcpp::List cpp_column_moments(const Eigen::Map<Eigen::MatrixXd> K, int threads) {
+  const auto m = krein::kfda::column_moments(K, threads);
+  return Rcpp::List::create(Rcpp::Named("mean") = m.first, Rcpp::Named("sd") = m.second);
+}
