@@ -10,6 +10,8 @@
 #include <stdexcept>
 
 #include "krein/ikfd.hpp"
+#include "krein/kfda.hpp"
+#include "krein/tsqr.hpp"
 #include "krein/kernels.hpp"
 #include "krein/meb.hpp"
 #include "krein/parallel_dense.hpp"
@@ -230,6 +232,47 @@ int main() {
     expect(std::abs(far - 1e4) < 1e-3 && std::isfinite(far), "inverse Mills ratio tends to -t");
     expect(std::abs(krein::pcvm::inverse_mills(0.0) - 2.0 / std::sqrt(2.0 * M_PI)) < 1e-15,
            "inverse Mills ratio at 0 is 2 phi(0)");
+  }
+
+  // KFDA on the kernel data: the centred class factors carry the class
+  // scatter matrices (R'R = S_c), merged chunks equal one QR, the scatter of
+  // the principal components is the plain centred cross-product.
+  {
+    const int n = 300, p = 7;
+    Eigen::MatrixXd Z(n, p);
+    std::vector<int> labels(n);
+    for (int i = 0; i < n; ++i) {
+      labels[i] = i % 3;
+      for (int j = 0; j < p; ++j) Z(i, j) = 1e3 + std::sin(0.7 * i + 1.3 * j) + 0.1 * labels[i] * j;
+    }
+    const krein::kfda::ClassFactors f = krein::kfda::class_factors(Z, labels, 3, 2);
+    double worst = 0.0;
+    for (int c = 0; c < 3; ++c) {
+      Eigen::MatrixXd Zc(100, p);
+      for (int i = 0, k = 0; i < n; ++i) if (labels[i] == c) Zc.row(k++) = Z.row(i);
+      const Eigen::RowVectorXd mean = Zc.colwise().mean();
+      worst = std::max(worst, (f.means.col(c).transpose() - mean).cwiseAbs().maxCoeff());
+      const Eigen::MatrixXd centred = Zc.rowwise() - mean;
+      const Eigen::MatrixXd S = centred.transpose() * centred;
+      worst = std::max(worst, (f.factors[c].transpose() * f.factors[c] - S).cwiseAbs().maxCoeff() / S.cwiseAbs().maxCoeff());
+    }
+    expect(worst < 1e-10, "KFDA class factors: R'R is the centred class scatter despite an offset of 1e3");
+    const krein::kfda::CentredScatter cs = krein::kfda::centred_scatter(Z, 2);
+    const Eigen::MatrixXd centred = Z.rowwise() - Z.colwise().mean();
+    const Eigen::MatrixXd S = centred.transpose() * centred;
+    expect((cs.scatter - S).cwiseAbs().maxCoeff() < 1e-10 * S.cwiseAbs().maxCoeff(),
+           "KFDA centred scatter equals the centred cross-product");
+    const Eigen::MatrixXd top = krein::tsqr::triangular_factor(Z.topRows(150), p);
+    const Eigen::MatrixXd bottom = krein::tsqr::triangular_factor(Z.bottomRows(150), p);
+    const Eigen::MatrixXd merged = krein::tsqr::merge_factor(top, bottom);
+    const Eigen::MatrixXd G = Z.transpose() * Z;
+    expect((merged.transpose() * merged - G).cwiseAbs().maxCoeff() < 1e-12 * G.cwiseAbs().maxCoeff(),
+           "merged tall-skinny QR factors give the Gram matrix");
+    const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(p, p);
+    const std::vector<Eigen::MatrixXd> unit(3, identity);
+    const Eigen::MatrixXd q = krein::kfda::quadratic_forms(Z, f.means, unit);
+    expect(std::abs(q(5, 2) - (Z.row(5).transpose() - f.means.col(2)).squaredNorm()) < 1e-9,
+           "KFDA quadratic forms with identity factors are squared distances to the class means");
   }
 
   std::printf("core: %d passed, %d failed\n", passed, failed);

@@ -1,0 +1,255 @@
+# kfda(): KFLDA / KFQDA of paper 003 (003_2f079f99c7272a8a.txt, Sec. 4)
+# against MASS::lda / MASS::qda on the same reduced kernel data (the paper,
+# Sec. 4.2: "the FDA step here is exactly the same as the classical
+# version"), against the plain-R transcription of eqs. (11)-(12) in
+# helper-kfda.R for the ridge variant, and Example 3 (Table 3).
+
+three_class_data <- function(n = 90, seed = 1) {
+  set.seed(seed)
+  x <- matrix(rnorm(2 * n), n, 2)
+  y <- factor(rep(c("a", "b", "c"), length.out = n))
+  x[y == "b", 1] <- x[y == "b", 1] + 1.5
+  x[y == "c", 2] <- x[y == "c", 2] + 1.5
+  x[y == "c", ] <- x[y == "c", ] * 0.6
+  list(x = x, y = y, new = matrix(rnorm(60), 30, 2))
+}
+
+test_that("KFLDA with PCA equals MASS::lda on the same principal components of the kernel data", {
+  d <- three_class_data()
+  kernel <- kernel_rbf(0.3)
+  K <- kernel_matrix(d$x, kernel = kernel)
+  Kx <- kernel_matrix(d$new, d$x, kernel = kernel)
+  for (q in c(2, 6, 12)) {
+    fit <- kfda(d$x, d$y, kernel = kernel, ncomp = q)
+    scores <- ref_kernel_pca_scores(K, Kx, q)
+    oracle <- MASS::lda(scores$train, d$y)
+    expected <- predict(oracle, scores$new)
+    got <- predict(fit, d$new, type = "prob")
+    expect_equal(unname(got), unname(expected$posterior), tolerance = 1e-8)
+    expect_equal(predict(fit, d$new), expected$class)
+    # the Fisher coordinates are MASS's, up to the sign of each direction
+    proj <- predict(fit, d$new, type = "projection")
+    expect_equal(abs(unname(proj)), abs(unname(expected$x)), tolerance = 1e-8)
+  }
+})
+
+test_that("KFQDA with PCA equals MASS::qda (moment covariances) on the same components", {
+  d <- three_class_data()
+  kernel <- kernel_rbf(0.3)
+  K <- kernel_matrix(d$x, kernel = kernel)
+  Kx <- kernel_matrix(d$new, d$x, kernel = kernel)
+  for (q in c(2, 5, 8)) {
+    fit <- kfda(d$x, d$y, kernel = kernel, ncomp = q, type = "quadratic")
+    scores <- ref_kernel_pca_scores(K, Kx, q)
+    oracle <- MASS::qda(scores$train, d$y, method = "moment")
+    expected <- predict(oracle, scores$new)
+    expect_equal(unname(predict(fit, d$new, type = "prob")), unname(expected$posterior), tolerance = 1e-8)
+    expect_equal(predict(fit, d$new), expected$class)
+  }
+  # with unequal priors as well
+  fit <- kfda(d$x, d$y, kernel = kernel, ncomp = 4, type = "quadratic", prior = c(0.5, 0.3, 0.2))
+  scores <- ref_kernel_pca_scores(K, Kx, 4)
+  expected <- predict(MASS::qda(scores$train, d$y, prior = c(0.5, 0.3, 0.2)), scores$new)
+  expect_equal(unname(predict(fit, d$new, type = "prob")), unname(expected$posterior), tolerance = 1e-8)
+})
+
+test_that("the ridge variant equals the transcription of eqs. (11)-(12) with M + rI", {
+  d <- three_class_data(n = 45)
+  kernel <- kernel_rbf(0.5)
+  K <- kernel_matrix(d$x, kernel = kernel)
+  Kx <- kernel_matrix(d$new, d$x, kernel = kernel)
+  for (type in c("linear", "quadratic")) {
+    for (r in c(1e-3, 0.05)) {
+      fit <- kfda(d$x, d$y, kernel = kernel, type = type, reduce = "ridge", ridge = r)
+      expected <- ref_kfda_decisions(K, d$y, Kx, type, ridge = r)
+      got <- predict(fit, d$new, type = "decision")
+      expect_equal(unname(got), expected, tolerance = 1e-8)
+      expect_equal(unname(predict(fit, d$new, type = "prob")), ref_posteriors(expected), tolerance = 1e-8)
+    }
+  }
+  # Remark 1: without the log-determinants; and unequal priors
+  fit <- kfda(d$x, d$y, kernel = kernel, type = "quadratic", reduce = "ridge", ridge = 0.01,
+              logdet = FALSE, prior = c(0.2, 0.3, 0.5))
+  expected <- ref_kfda_decisions(K, d$y, Kx, "quadratic", ridge = 0.01, prior = c(0.2, 0.3, 0.5),
+                                 logdet = FALSE)
+  expect_equal(unname(predict(fit, d$new, type = "decision")), expected, tolerance = 1e-8)
+})
+
+test_that("random subset bases equal the transcription on the kernel columns of the bases", {
+  d <- three_class_data()
+  kernel <- kernel_rbf(0.5)
+  set.seed(3)
+  fit <- kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = 12, type = "quadratic", ridge = 1e-4)
+  expect_length(fit$bases, 12)
+  K <- kernel_matrix(d$x, d$x[fit$bases, ], kernel = kernel)
+  Kx <- kernel_matrix(d$new, d$x[fit$bases, ], kernel = kernel)
+  expected <- ref_kfda_decisions(K, d$y, Kx, "quadratic", ridge = 1e-4)
+  expect_equal(unname(predict(fit, d$new, type = "decision")), expected, tolerance = 1e-8)
+  # the same seed draws the same bases; all points as bases is the ridge variant
+  set.seed(3)
+  again <- kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = 12, type = "quadratic", ridge = 1e-4)
+  expect_identical(again$bases, fit$bases)
+  all_bases <- kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = seq_len(90), ridge = 0.01)
+  ridge <- kfda(d$x, d$y, kernel = kernel, reduce = "ridge", ridge = 0.01)
+  expect_equal(predict(all_bases, d$new, type = "prob"), predict(ridge, d$new, type = "prob"), tolerance = 1e-10)
+  # a share of the points
+  expect_length(kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = 0.25)$bases, 22)
+})
+
+test_that("paper 003 Example 3: KFQDA beats KFLDA by far with 10 components (Table 3)", {
+  set.seed(11)
+  train <- sine_populations(100)
+  test <- sine_populations(250)
+  # sigma^2 = 5 in exp(-0.5 ||x - u||^2 / sigma^2): gamma = 0.1
+  kernel <- kernel_rbf(1 / (2 * 5))
+  linear <- kfda(y ~ ., data = train, kernel = kernel, ncomp = 10)
+  quadratic <- kfda(y ~ ., data = train, kernel = kernel, ncomp = 10, type = "quadratic")
+  error_linear <- mean(predict(linear, test) != test$y)
+  error_quadratic <- mean(predict(quadratic, test) != test$y)
+  # Table 3: accuracy 0.5653 against 0.9665
+  expect_lt(error_quadratic, 0.1)
+  expect_gt(error_linear - error_quadratic, 0.2)
+})
+
+test_that("posteriors, classes and projections have the documented shapes", {
+  d <- three_class_data()
+  for (type in c("linear", "quadratic")) {
+    fit <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 5, type = type)
+    p <- predict(fit, d$new, type = "prob")
+    expect_equal(dim(p), c(30L, 3L))
+    expect_equal(colnames(p), c("a", "b", "c"))
+    expect_equal(unname(rowSums(p)), rep(1, 30), tolerance = 1e-12)
+    cls <- predict(fit, d$new)
+    expect_s3_class(cls, "factor")
+    expect_identical(levels(cls), c("a", "b", "c"))
+    expect_identical(unname(cls), factor(c("a", "b", "c")[max.col(p)], levels = c("a", "b", "c")))
+    dec <- predict(fit, d$new, type = "decision")
+    expect_equal(unname(dec[, 1]), rep(0, 30))
+    expect_equal(dim(predict(fit, d$new, type = "projection")), c(30L, 2L))
+    # a row's prediction does not depend on the other rows
+    expect_equal(predict(fit, d$new[7, , drop = FALSE], type = "prob"), p[7, , drop = FALSE])
+    # training predictions without newdata
+    expect_equal(mean(predict(fit) != d$y), fit$training_error)
+  }
+})
+
+test_that("KFLDA is the kernel expansion of Remark 4 (eq. 13)", {
+  d <- three_class_data()
+  kernel <- kernel_rbf(0.5)
+  for (reduce in c("pca", "subset", "ridge")) {
+    set.seed(2)
+    fit <- kfda(d$x, d$y, kernel = kernel, reduce = reduce)
+    expansion <- if (reduce == "subset") d$x[fit$bases, ] else d$x
+    Kx <- kernel_matrix(d$new, expansion, kernel = kernel)
+    a <- coef(fit)
+    expect_equal(nrow(a), nrow(expansion) + 1L)
+    expect_equal(unname(cbind(1, Kx) %*% a), unname(predict(fit, d$new, type = "decision")), tolerance = 1e-8)
+  }
+  quad <- kfda(d$x, d$y, kernel = kernel, ncomp = 3, type = "quadratic")
+  expect_error(coef(quad), class = "krein_error")
+})
+
+test_that("scaling the kernel leaves every reduction's classifier unchanged", {
+  # Fisher's rules are affine invariant, and the default ridge is relative
+  d <- three_class_data()
+  K <- kernel_matrix(d$x, kernel = kernel_rbf(0.5))
+  Kx <- kernel_matrix(d$new, d$x, kernel = kernel_rbf(0.5))
+  for (reduce in c("pca", "ridge")) {
+    for (type in c("linear", "quadratic")) {
+      a <- kfda(precomputed_kernel(K), d$y, reduce = reduce, type = type, ncomp = if (reduce == "pca") 6)
+      b <- kfda(precomputed_kernel(250 * K), d$y, reduce = reduce, type = type, ncomp = if (reduce == "pca") 6)
+      expect_equal(predict(a, Kx, type = "prob"), predict(b, 250 * Kx, type = "prob"), tolerance = 1e-8)
+    }
+  }
+})
+
+test_that("formula, data frame, matrix and precomputed inputs give the same fit", {
+  d <- three_class_data()
+  df <- data.frame(u = d$x[, 1], v = d$x[, 2], y = d$y)
+  new_df <- data.frame(u = d$new[, 1], v = d$new[, 2])
+  kernel <- kernel_rbf(0.5)
+  f1 <- kfda(y ~ u + v, data = df, kernel = kernel, ncomp = 6, type = "quadratic")
+  f2 <- kfda(df[, 1:2], df$y, kernel = kernel, ncomp = 6, type = "quadratic")
+  f3 <- kfda(kernel_matrix(d$x, kernel = kernel), d$y, kernel = "precomputed", ncomp = 6, type = "quadratic")
+  p1 <- predict(f1, new_df, type = "prob")
+  expect_equal(unname(predict(f2, new_df, type = "prob")), unname(p1), tolerance = 1e-12)
+  expect_equal(unname(predict(f3, kernel_matrix(d$new, d$x, kernel = kernel), type = "prob")), unname(p1),
+               tolerance = 1e-10)
+  # precomputed subset fits take the full new kernel and use the bases' columns
+  set.seed(1)
+  s1 <- kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = 20)
+  set.seed(1)
+  s2 <- kfda(kernel_matrix(d$x, kernel = kernel), d$y, kernel = "precomputed", reduce = "subset", bases = 20)
+  expect_equal(unname(predict(s2, kernel_matrix(d$new, d$x, kernel = kernel), type = "prob")),
+               unname(predict(s1, d$new, type = "prob")), tolerance = 1e-10)
+})
+
+test_that("the variance share of ncomp and the default reductions", {
+  d <- three_class_data()
+  fit <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 0.9)
+  values <- eigen(stats::cov(kernel_matrix(d$x, kernel = kernel_rbf(0.5))), symmetric = TRUE)$values
+  share <- cumsum(values) / sum(values[values > 0])
+  expect_equal(fit$ncomp, which(share >= 0.9)[1])
+  expect_equal(fit$variance_explained, share[fit$ncomp], tolerance = 1e-10)
+  default <- kfda(d$x, d$y, kernel = kernel_rbf(0.5))
+  expect_lte(default$ncomp, floor(90 / 5))
+  quad <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), type = "quadratic")
+  expect_lte(quad$ncomp, floor(30 / 4))
+  ridge <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "ridge")
+  K <- kernel_matrix(d$x, kernel = kernel_rbf(0.5))
+  pooled <- Reduce(`+`, lapply(levels(d$y), function(l) stats::cov(K[d$y == l, ]) * (sum(d$y == l) - 1))) / 87
+  expect_equal(ridge$ridge, 1e-3 * mean(diag(pooled)), tolerance = 1e-10)
+})
+
+test_that("a singular covariance is an error that says what to change, never a pseudo-inverse", {
+  set.seed(11)
+  train <- sine_populations(30)
+  # more components than a class has points
+  expect_error(kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 40, type = "quadratic"),
+               class = "krein_singular_covariance")
+  # the kernel data of a class span fewer directions than asked for (Table 3, "---")
+  # (30 points per class, 20 dimensions: enough points, too little spread)
+  expect_error(kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 20, type = "quadratic"),
+               class = "krein_singular_covariance")
+  # a ridge makes it estimable
+  fit <- kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 20, type = "quadratic", ridge = 1e-3)
+  expect_s3_class(fit, "kfda")
+})
+
+test_that("print, summary and plot work and return their input invisibly", {
+  d <- three_class_data()
+  fit <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 5, type = "quadratic")
+  expect_output(expect_invisible(print(fit)), "KFQDA")
+  expect_output(print(summary(fit)), "Proportion of trace")
+  pdf(NULL)
+  on.exit(dev.off())
+  expect_invisible(plot(fit))
+  two <- droplevels(factor(ifelse(d$y == "a", "a", "b")))
+  fit2 <- kfda(kernel_matrix(d$x, kernel = kernel_rbf(0.5)), two, kernel = "precomputed", ncomp = 5)
+  expect_invisible(plot(fit2))
+  set.seed(1)
+  fit3 <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "subset", bases = 10)
+  expect_invisible(plot(fit3))
+  expect_output(print(fit3), "10 random bases")
+})
+
+test_that("bad input gives a krein_error naming the argument", {
+  d <- three_class_data()
+  expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 500)))
+  expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = -1)))
+  expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "subset", bases = 91)))
+  expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "subset", bases = c(1, 1, 2))))
+  expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "ridge", ridge = -1)))
+  expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "subset", subset = 10)))
+  expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "ridge", ncomp = 3)))
+  expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), type = "cubic")))
+  expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), logdet = NA)))
+  expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 40, type = "quadratic")))
+  expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), prior = c(0.5, 0.5))))
+  fit <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 3)
+  expect_snapshot(show_error(predict(fit, d$new, type = "link")))
+  expect_snapshot(show_error(predict(fit, d$new[, 1, drop = FALSE])))
+  set.seed(1)
+  rs <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "subset", bases = 10)
+  expect_snapshot(show_error(predict(rs)))
+})
