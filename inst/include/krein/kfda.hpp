@@ -51,12 +51,44 @@ inline CentredScatter centred_scatter(const Eigen::Ref<const Eigen::MatrixXd>& K
   return out;
 }
 
+// The factor of one class's centred rows by Householder tall-skinny QR over
+// row chunks, one chunk per thread (chunks of at least 4p rows, so each QR
+// reduces its block). Cholesky-QR (the Cholesky factor of the scatter) would
+// be faster, but the reduced kernel data of a random subset of bases are
+// typically ill-conditioned (condition numbers of the scatter near 1e7 in
+// bench/kfda.R), where it would lose half the digits.
+inline Eigen::MatrixXd centred_factor(const Eigen::Ref<const Eigen::MatrixXd>& Z,
+                                      const std::vector<Eigen::Index>& rows,
+                                      const Eigen::Ref<const Eigen::VectorXd>& mean, int workers) {
+  const Eigen::Index p = Z.cols(), size = static_cast<Eigen::Index>(rows.size());
+  const int chunks = static_cast<int>(
+      std::max<Eigen::Index>(1, std::min<Eigen::Index>(workers, size / (4 * (p + 1)))));
+  std::vector<Eigen::MatrixXd> partial(chunks);
+#pragma omp parallel for num_threads(chunks) schedule(static)
+  for (int t = 0; t < chunks; ++t) {
+    const Eigen::Index begin = size * t / chunks, end = size * (t + 1) / chunks;
+    Eigen::MatrixXd factor = Eigen::MatrixXd::Zero(p, p);
+    constexpr Eigen::Index block = 8192;
+    for (Eigen::Index start = begin; start < end; start += block) {
+      const Eigen::Index b = std::min(block, end - start);
+      Eigen::MatrixXd stacked(p + b, p);
+      stacked.topRows(p) = factor;
+      for (Eigen::Index k = 0; k < b; ++k) stacked.row(p + k) = Z.row(rows[start + k]) - mean.transpose();
+      factor = tsqr::triangular_factor(stacked, p);
+    }
+    partial[t] = factor;
+  }
+  Eigen::MatrixXd factor = partial[0];
+  for (int t = 1; t < chunks; ++t) factor = tsqr::merge_factor(factor, partial[t]);
+  return factor;
+}
+
 // Class means of the rows of Z (n x p) and, per class, the p x p upper
 // triangular factor R_c of the centred class rows (Z_c - 1 m_c' = Q R_c), so
 // that the scatter matrix is S_c = R_c'R_c. A QR factor rather than the
 // scatter itself: forming S_c squares the condition number, and near-singular
 // class covariances of kernel data (paper 003, Table 3) would lose all their
-// small directions to rounding. Tall-skinny QR over row chunks, one per thread.
+// small directions to rounding.
 struct ClassFactors {
   Eigen::MatrixXd means;                // p x K
   std::vector<Eigen::MatrixXd> factors;  // K upper-triangular p x p
@@ -90,30 +122,7 @@ inline ClassFactors class_factors(const Eigen::Ref<const Eigen::MatrixXd>& Z,
   }
   out.factors.resize(classes);
   for (int c = 0; c < classes; ++c) {
-    const auto& rows = members[c];
-    const Eigen::Index size = static_cast<Eigen::Index>(rows.size());
-    // chunks of at least 4p rows, so each QR reduces its block
-    const int chunks = static_cast<int>(
-        std::max<Eigen::Index>(1, std::min<Eigen::Index>(workers, size / (4 * (p + 1)))));
-    std::vector<Eigen::MatrixXd> partial(chunks);
-#pragma omp parallel for num_threads(chunks) schedule(static)
-    for (int t = 0; t < chunks; ++t) {
-      const Eigen::Index begin = size * t / chunks, end = size * (t + 1) / chunks;
-      Eigen::MatrixXd factor = Eigen::MatrixXd::Zero(p, p);
-      constexpr Eigen::Index block = 2048;
-      for (Eigen::Index start = begin; start < end; start += block) {
-        const Eigen::Index b = std::min(block, end - start);
-        Eigen::MatrixXd stacked(p + b, p);
-        stacked.topRows(p) = factor;
-        for (Eigen::Index k = 0; k < b; ++k) {
-          stacked.row(p + k) = Z.row(rows[start + k]) - out.means.col(c).transpose();
-        }
-        factor = tsqr::triangular_factor(stacked, p);
-      }
-      partial[t] = factor;
-    }
-    out.factors[c] = partial[0];
-    for (int t = 1; t < chunks; ++t) out.factors[c] = tsqr::merge_factor(out.factors[c], partial[t]);
+    out.factors[c] = centred_factor(Z, members[c], out.means.col(c), workers);
   }
   return out;
 }
