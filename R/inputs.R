@@ -145,6 +145,9 @@ finish_inputs <- function(x, y, kernel, spec, keep, min_classes, precomputed = N
   y <- as_class_factor(y[keep], min_classes)
   if (!is.null(x)) {
     x <- x[keep, , drop = FALSE]
+  }
+  # kernel = NA: a model on the features themselves (onda()), no kernel to resolve
+  if (!is.null(x) && !identical(kernel, NA)) {
     if (missing(kernel) || is.null(kernel)) krein_abort("`kernel` is missing; give a kernel, e.g. kernel_rbf().")
     kernel <- resolve_kernel(as_krein_kernel(kernel), x)
     check_kernel_dimension(kernel, ncol(x))

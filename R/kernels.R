@@ -333,6 +333,10 @@ is_builtin_kernel <- function(kernel) {
 }
 
 check_kernel_dimension <- function(kernel, d, call = NULL) {
+  if (inherits(kernel, "krein_kernel_discriminant") && !is.null(kernel$dimension) && kernel$dimension != d) {
+    krein_abort(sprintf("The discriminant kernel was built on %d input columns; the data have %d.",
+                        kernel$dimension, d), call = call)
+  }
   base <- if (inherits(kernel, "krein_kernel_invariant")) kernel$base else kernel
   if (inherits(base, "krein_kernel_rbf_diag") && length(base$params$scales) != d) {
     krein_abort(sprintf("`scales` must have one entry per input column (%d), not %d.",
@@ -418,6 +422,7 @@ evaluate_kernel <- function(kernel, x, y = NULL, threads = 0L) {
       }
     },
     "function" = evaluate_function_kernel(kernel$fun, x, y, symmetric),
+    discriminant = kernel$evaluate(x, if (symmetric) NULL else y),
     kernlab = {
       K <- kernlab::kernelMatrix(kernel$kern, x, if (symmetric) NULL else y)
       K <- matrix(as.numeric(K), nrow(x), nrow(y))

@@ -575,27 +575,3 @@ plot.kfda <- function(x, data = NULL, resolution = 120L, ...) {
   plot_projection(sample$projection, sample$y, main, ...)
   invisible(x)
 }
-
-# Training points in discriminant coordinates: histograms for one
-# coordinate, a scatter of the first two otherwise.
-plot_projection <- function(projection, y, main, ...) {
-  levels <- levels(y)
-  col <- hcl.colors(length(levels), "Dark 3")
-  if (ncol(projection) == 1L) {
-    breaks <- pretty(range(projection), 30)
-    h <- lapply(levels, function(l) graphics::hist(projection[y == l, 1], breaks = breaks, plot = FALSE))
-    graphics::plot(range(breaks), c(0, max(vapply(h, function(v) max(v$density), numeric(1)))),
-                   type = "n", xlab = colnames(projection)[1], ylab = "density", main = main, ...)
-    for (j in seq_along(h)) {
-      graphics::lines(h[[j]], freq = FALSE, col = grDevices::adjustcolor(col[j], 0.4), border = col[j])
-    }
-    graphics::legend("topright", legend = levels, fill = grDevices::adjustcolor(col, 0.4), bty = "n")
-    return(invisible())
-  }
-  graphics::plot(projection[, 1], projection[, 2], col = col[as.integer(y)], pch = 19, cex = 0.7,
-                 xlab = colnames(projection)[1], ylab = colnames(projection)[2], main = main, ...)
-  means <- apply(projection[, 1:2, drop = FALSE], 2, function(v) tapply(v, y, mean))
-  graphics::points(means[, 1], means[, 2], pch = 23, cex = 2, bg = col, col = "black")
-  graphics::legend("topright", legend = levels, col = col, pch = 19, bg = "white", cex = 0.8)
-  invisible()
-}

@@ -1,0 +1,164 @@
+# onda(): paper 004 (004_e2896d6b0f1aa722.txt). The linear approximation is
+# FLDA (eqs. 25-29; oracle MASS::lda), Gaussian NDA uses the posteriors of
+# eq. (33) (oracle MASS::qda with method = "mle"), the mapping is eq. (19)
+# with U from eqs. (14), (35)-(36).
+
+four_class_data <- function(n = 160, seed = 1) {
+  set.seed(seed)
+  y <- factor(rep(c("a", "b", "c", "d"), length.out = n))
+  centres <- rbind(c(0, 0, 0), c(2, 0, 1), c(0, 2, -1), c(2, 2, 2))
+  x <- centres[as.integer(y), ] + matrix(rnorm(3 * n), n, 3) * c(1, 0.6, 1.3, 0.8)[as.integer(y)]
+  colnames(x) <- c("u", "v", "w")
+  list(x = x, y = y)
+}
+
+test_that("posterior = \"linear\" spans MASS::lda's discriminant space and classifies as its nearest means", {
+  for (case in list(list(x = as.matrix(iris[, 1:4]), y = iris$Species), four_class_data())) {
+    fit <- onda(case$x, case$y, posterior = "linear")
+    oracle <- MASS::lda(case$x, case$y)
+    lda_x <- predict(oracle, case$x)$x
+    ours <- predict(fit, case$x, type = "projection")
+    # the two subspaces coincide: every canonical correlation is 1
+    expect_equal(stats::cancor(lda_x, ours)$cor, rep(1, ncol(lda_x)), tolerance = 1e-8)
+    # nearest class mean in MASS's discriminant space
+    centres <- apply(lda_x, 2, function(v) tapply(v, case$y, mean))
+    d <- as.matrix(stats::dist(rbind(centres, lda_x)))[-seq_len(nlevels(case$y)), seq_len(nlevels(case$y))]
+    nearest <- factor(levels(case$y)[max.col(-d)], levels = levels(case$y))
+    expect_equal(unname(predict(fit, case$x)), nearest)
+  }
+})
+
+test_that("posterior = \"gaussian\" gives the posteriors of MASS::qda(method = \"mle\") and eq. (33)", {
+  case <- four_class_data()
+  new <- matrix(rnorm(30), 10, 3, dimnames = list(NULL, c("u", "v", "w")))
+  for (prior in list(NULL, c(0.1, 0.2, 0.3, 0.4))) {
+    fit <- onda(case$x, case$y, prior = prior)
+    oracle <- MASS::qda(case$x, case$y, method = "mle", prior = prior %||% (as.vector(table(case$y)) / 160))
+    expect_equal(unname(predict(fit, new, type = "prob")), unname(predict(oracle, new)$posterior),
+                 tolerance = 1e-8)
+    expect_equal(unname(predict(fit, new, type = "prob")),
+                 unname(ref_gaussian_posteriors(case$x, case$y, new, prior %||% rep(0.25, 4))), tolerance = 1e-8)
+  }
+})
+
+test_that("U solves Gamma U = Psi U Lambda with Gamma the sample average of eq. (15)", {
+  case <- four_class_data()
+  fit <- onda(case$x, case$y)
+  B <- predict(fit, type = "prob")
+  psi <- rep(0.25, 4)
+  Gamma <- Reduce(`+`, lapply(seq_len(nrow(B)), function(i) tcrossprod(B[i, ] - psi))) / nrow(B)
+  expect_equal(unname(fit$Gamma), Gamma, tolerance = 1e-12)
+  U <- fit$U
+  expect_equal(unname(Gamma %*% U), unname(diag(psi) %*% U %*% diag(fit$values[1:3])), tolerance = 1e-10)
+  expect_equal(unname(t(U) %*% diag(psi) %*% U), diag(3), tolerance = 1e-10)
+  # eq. (19): the projection is U'B(x)
+  expect_equal(unname(predict(fit, type = "projection")), unname(B %*% U), tolerance = 1e-12)
+})
+
+test_that("with ideal posteriors the training classes map to K distinct points", {
+  case <- four_class_data()
+  one_hot <- function(x_train, y_train, x_new) {
+    rows <- match(apply(x_new, 1, paste, collapse = "|"), apply(x_train, 1, paste, collapse = "|"))
+    B <- matrix(0, nrow(x_new), nlevels(y_train))
+    B[cbind(seq_len(nrow(x_new)), as.integer(y_train)[rows])] <- 1
+    B
+  }
+  fit <- onda(case$x, case$y, posterior = one_hot)
+  y <- predict(fit, case$x, type = "projection")
+  distinct <- unique(round(y, 10))
+  expect_equal(nrow(distinct), 4L)
+  expect_equal(fit$training_error, 0)
+})
+
+test_that("the mapped training points lie in a (K - 1)-dimensional affine subspace", {
+  case <- four_class_data()
+  fit <- onda(case$x, case$y)
+  B <- predict(fit, type = "prob")
+  # all K eigenvectors of eqs. (35)-(36): the K-th direction is constant on the data
+  e <- eigen(diag(1 / sqrt(fit$prior)) %*% fit$Gamma %*% diag(1 / sqrt(fit$prior)), symmetric = TRUE)
+  full <- B %*% (e$vectors / sqrt(fit$prior))
+  expect_lt(diff(range(full[, 4])), 1e-10)
+  centred <- sweep(full, 2, colMeans(full))
+  expect_equal(sum(svd(centred)$d > 1e-8 * svd(centred)$d[1]), 3L)
+  # and the K - 1 kept coordinates lose nothing: B is recovered from y
+  y <- predict(fit, type = "projection")
+  recovered <- t(solve(rbind(t(fit$U), 1), rbind(t(y), 1)))
+  expect_equal(unname(recovered), unname(B), tolerance = 1e-8)
+})
+
+test_that("svm, function and fitted-model posteriors", {
+  case <- four_class_data()
+  skip_if_not_installed("e1071")
+  set.seed(5)
+  fit <- onda(case$x, case$y, posterior = "svm", svm_args = list(gamma = 0.3))
+  set.seed(5)
+  again <- onda(case$x, case$y, posterior = "svm", svm_args = list(gamma = 0.3))
+  expect_equal(predict(fit, case$x[1:5, ], type = "prob"), predict(again, case$x[1:5, ], type = "prob"))
+  set.seed(5)
+  svm <- e1071::svm(case$x, case$y, probability = TRUE, gamma = 0.3)
+  p <- attr(predict(svm, case$x[1:5, ], probability = TRUE), "probabilities")[, levels(case$y)]
+  expect_equal(unname(predict(fit, case$x[1:5, ], type = "prob")), unname(p))
+  # a krein model as the estimator, through the formula interface
+  df <- data.frame(case$x, y = case$y)
+  model <- kqd(y ~ ., data = df, kernel = kernel_rbf(0.5), variant = "RC+")
+  via_model <- onda(y ~ ., data = df, posterior = model)
+  expect_equal(unname(predict(via_model, df[1:7, ], type = "prob")),
+               unname(predict(model, df[1:7, ], type = "prob")))
+  expect_equal(predict(via_model, type = "prob"), predict(via_model, df, type = "prob"),
+               ignore_attr = TRUE)
+})
+
+test_that("predictions have the documented shapes", {
+  fit <- onda(Species ~ ., data = iris)
+  p <- predict(fit, iris[1:9, ], type = "prob")
+  expect_equal(dim(p), c(9L, 3L))
+  expect_equal(colnames(p), levels(iris$Species))
+  expect_equal(unname(rowSums(p)), rep(1, 9))
+  expect_equal(dim(predict(fit, iris[1:9, ], type = "projection")), c(9L, 2L))
+  cls <- predict(fit, iris[1:9, ])
+  expect_identical(levels(cls), levels(iris$Species))
+  expect_equal(predict(fit, iris[5, ], type = "prob"), p[5, , drop = FALSE], ignore_attr = TRUE)
+  two <- onda(Species ~ ., data = droplevels(iris[1:100, ]), dim = 1)
+  expect_equal(ncol(predict(two, iris[1:100, ], type = "projection")), 1L)
+})
+
+test_that("print, summary and plot", {
+  fit <- onda(Species ~ ., data = iris)
+  expect_output(expect_invisible(print(fit)), "gaussian posteriors")
+  expect_output(print(summary(fit)), "Gamma")
+  pdf(NULL)
+  on.exit(dev.off())
+  expect_invisible(plot(fit))
+  expect_invisible(plot(fit, iris[1:30, ]))
+  two <- onda(Species ~ ., data = droplevels(iris[51:150, ]))
+  expect_invisible(plot(two))
+})
+
+test_that("bad input gives a krein_error", {
+  case <- four_class_data()
+  expect_snapshot(show_error(onda(case$x, case$y, dim = 4)))
+  expect_snapshot(show_error(onda(case$x, case$y, posterior = "kernel")))
+  not_summing <- function(x_train, y_train, x_new) matrix(0.3, nrow(x_new), 4)
+  expect_snapshot(show_error(onda(case$x, case$y, posterior = not_summing)))
+  wrong_shape <- function(x_train, y_train, x_new) matrix(0.5, nrow(x_new), 2)
+  expect_snapshot(show_error(onda(case$x, case$y, posterior = wrong_shape)))
+  with_na <- function(x_train, y_train, x_new) {
+    p <- matrix(0.25, nrow(x_new), 4)
+    p[3, ] <- NA
+    p
+  }
+  expect_snapshot(show_error(onda(case$x, case$y, posterior = with_na)))
+  expect_snapshot(show_error(onda(kernel_matrix(case$x, kernel = kernel_rbf(1)), case$y, kernel = "precomputed")))
+  expect_snapshot(show_error(onda(precomputed_kernel(kernel_matrix(case$x, kernel = kernel_rbf(1))), case$y)))
+  fit <- onda(case$x, case$y)
+  expect_snapshot(show_error(predict(fit, case$x, type = "decision")))
+})
+
+test_that("a singular class covariance gets a ridge with a warning, reported in the fit", {
+  case <- four_class_data()
+  x <- cbind(case$x, w2 = case$x[, "w"])
+  expect_warning(fit <- onda(x, case$y), "singular")
+  expect_gt(fit$ridge, 0)
+  fixed <- onda(x, case$y, ridge = 0.01)
+  expect_equal(fixed$ridge, 0.01)
+})
