@@ -48,7 +48,7 @@
 #'   svm <- kernlab::ksvm(kernlab::as.kernelMatrix(K), iris$Species, kernel = "matrix")
 #'   new <- x[c(1, 51, 101), ]
 #'   K_new <- kernel_matrix(gdk, new, x[kernlab::SVindex(svm), , drop = FALSE])
-#'   predict(svm, kernlab::as.kernelMatrix(K_new))
+#'   kernlab::predict(svm, kernlab::as.kernelMatrix(K_new))
 #' }
 #' @export
 kernel_discriminant <- function(fit, type = c("dk", "ldk", "gdk", "gmk", "ideal"), prior = NULL) {
