@@ -27,6 +27,12 @@
 #' `set.seed()` before `tune_krein()` reproduces the whole result. The
 #' caller's random number stream is advanced only by those draws.
 #'
+#' @section Threads:
+#' Under a plan with several workers each fit runs on one thread
+#' (`options(krein.threads = 1)` inside the tasks), so that the workers do
+#' not compete for the same cores; sequentially, fits use krein's threads as
+#' usual.
+#'
 #' @section Progress:
 #' With \pkg{progressr} installed, each finished task signals progress; wrap
 #' the call in `progressr::with_progress()` (or set
@@ -218,9 +224,15 @@ draw_folds <- function(y, folds, stratified) {
 run_tasks <- function(run, count) {
   if (requireNamespace("future.apply", quietly = TRUE)) {
     progress <- if (requireNamespace("progressr", quietly = TRUE)) progressr::progressor(steps = count) else function(...) NULL
+    # several workers: one thread per fit, so workers do not compete for cores
+    one_thread <- future::nbrOfWorkers() > 1
     saved <- get_random_state()
     on.exit(set_random_state(saved), add = TRUE)
     return(future.apply::future_lapply(seq_len(count), function(t) {
+      if (one_thread) {
+        old <- options(krein.threads = 1L)
+        on.exit(options(old))
+      }
       out <- run(t)
       progress()
       out
@@ -312,9 +324,10 @@ fold_data <- function(job, kernel, train, test, grid_rows) {
     return(list(train = x_train, test = x_test, kernel = kernel, inputs = TRUE))
   }
   kernel <- resolve_kernel(kernel, x_train)
-  K_train <- evaluate_kernel(kernel, x_train, NULL, 0L)
+  threads <- check_threads(NULL)
+  K_train <- evaluate_kernel(kernel, x_train, NULL, threads)
   list(train = precomputed_kernel(K_train, self = kernel_self(kernel, x_train)),
-       test = precomputed_kernel(evaluate_kernel(kernel, x_test, x_train, 0L),
+       test = precomputed_kernel(evaluate_kernel(kernel, x_test, x_train, threads),
                                  self = kernel_self(kernel, x_test)))
 }
 
