@@ -62,7 +62,8 @@ caret_model <- function(name) {
     grid = function(x, y, len = NULL, search = "grid") spec$default,
     fit = function(x, y, wts, param, lev, last, weights, classProbs, ...) {
       args <- list(...)
-      param <- as.list(param)
+      # expand.grid() makes factors of character values
+      param <- lapply(as.list(param), function(v) if (is.factor(v)) as.character(v) else v)
       if ("gamma" %in% names(param)) {
         gamma <- param$gamma
         param$gamma <- NULL

@@ -180,6 +180,7 @@ tuning_grid <- function(grid, model_name, kernel, precomputed) {
     grid <- expand.grid(grid, stringsAsFactors = FALSE, KEEP.OUT.ATTRS = FALSE)
   }
   if (nrow(grid) == 0L || ncol(grid) == 0L) krein_abort("`grid` is empty; give at least one value of each parameter.")
+  for (j in seq_along(grid)) if (is.factor(grid[[j]])) grid[[j]] <- as.character(grid[[j]])
   kernel_names <- if (is.null(kernel)) character() else kernel_parameter_names(kernel)
   allowed <- c(model_arguments(model_name), kernel_names)
   unknown <- setdiff(names(grid), allowed)

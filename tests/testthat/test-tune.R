@@ -123,8 +123,7 @@ test_that("caret trains krein models through caret_model()", {
   d <- checkerboard(90, size = 2)
   d$y <- factor(paste0("class", d$y))  # caret wants levels that are R names
   tuned <- caret::train(d[, 1:2], d$y, method = caret_model("kqd"),
-                        tuneGrid = expand.grid(variant = "RC+", reg = c(0.01, 0.1), gamma = c(1, 4),
-                                               stringsAsFactors = FALSE),
+                        tuneGrid = expand.grid(variant = "RC+", reg = c(0.01, 0.1), gamma = c(1, 4)),
                         trControl = caret::trainControl(method = "cv", number = 3, classProbs = TRUE))
   expect_s3_class(tuned, "train")
   expect_true(all(c("variant", "reg", "gamma") %in% names(tuned$bestTune)))
@@ -132,4 +131,8 @@ test_that("caret trains krein models through caret_model()", {
   p <- predict(tuned, d[1:5, 1:2], type = "prob")
   expect_equal(unname(rowSums(p)), rep(1, 5), tolerance = 1e-8)
   expect_snapshot(show_error(caret_model("svm")))
+  # a grid data frame with factor columns, as expand.grid() makes them
+  factor_grid <- tune_krein(kqd, d[, 1:2], d$y, grid = expand.grid(variant = c("RC+", "FK+"), reg = 0.1),
+                            folds = 3, refit = FALSE)
+  expect_identical(factor_grid$best$variant %in% c("RC+", "FK+"), TRUE)
 })
