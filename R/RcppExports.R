@@ -77,6 +77,10 @@ cpp_gemm_rate <- function(k, m) {
     .Call(`_krein_cpp_gemm_rate`, k, m)
 }
 
+cpp_set_omp_threads <- function(threads) {
+    .Call(`_krein_cpp_set_omp_threads`, threads)
+}
+
 cpp_nystrom <- function(c, w) {
     .Call(`_krein_cpp_nystrom`, c, w)
 }

@@ -29,9 +29,9 @@
 #'
 #' @section Threads:
 #' Under a plan with several workers each fit runs on one thread
-#' (`options(krein.threads = 1)` inside the tasks), so that the workers do
-#' not compete for the same cores; sequentially, fits use krein's threads as
-#' usual.
+#' (`options(krein.threads = 1)` and one OpenMP thread inside the tasks), so
+#' that the workers do not oversubscribe the cores; sequentially, fits use
+#' krein's threads as usual.
 #'
 #' @section Progress:
 #' With \pkg{progressr} installed, each finished task signals progress; wrap
@@ -232,7 +232,11 @@ run_tasks <- function(run, count) {
     return(future.apply::future_lapply(seq_len(count), function(t) {
       if (one_thread) {
         old <- options(krein.threads = 1L)
-        on.exit(options(old))
+        old_omp <- cpp_set_omp_threads(1L)
+        on.exit({
+          options(old)
+          cpp_set_omp_threads(old_omp)
+        })
       }
       out <- run(t)
       progress()

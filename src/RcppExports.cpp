@@ -269,6 +269,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_set_omp_threads
+int cpp_set_omp_threads(int threads);
+RcppExport SEXP _krein_cpp_set_omp_threads(SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_set_omp_threads(threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_nystrom
 Rcpp::List cpp_nystrom(const Eigen::Map<Eigen::MatrixXd> c, const Eigen::Map<Eigen::MatrixXd> w);
 RcppExport SEXP _krein_cpp_nystrom(SEXP cSEXP, SEXP wSEXP) {
@@ -360,6 +371,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_kqd_pair_bias", (DL_FUNC) &_krein_cpp_kqd_pair_bias, 2},
     {"_krein_cpp_symmetric_eigen", (DL_FUNC) &_krein_cpp_symmetric_eigen, 2},
     {"_krein_cpp_gemm_rate", (DL_FUNC) &_krein_cpp_gemm_rate, 2},
+    {"_krein_cpp_set_omp_threads", (DL_FUNC) &_krein_cpp_set_omp_threads, 1},
     {"_krein_cpp_nystrom", (DL_FUNC) &_krein_cpp_nystrom, 2},
     {"_krein_cpp_pcvm_step_full", (DL_FUNC) &_krein_cpp_pcvm_step_full, 7},
     {"_krein_cpp_pcvm_step_factored", (DL_FUNC) &_krein_cpp_pcvm_step_factored, 8},

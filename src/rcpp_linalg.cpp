@@ -6,6 +6,10 @@
 
 #include "krein/symmetric_eigen.hpp"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 // Eigenvalues in decreasing order (R's convention, as eigen()), with vectors to match.
 // [[Rcpp::export]]
 Rcpp::List cpp_symmetric_eigen(const Eigen::Map<Eigen::MatrixXd> a, bool vectors) {
@@ -30,4 +34,19 @@ double cpp_gemm_rate(int k, int m) {
   c.noalias() = a * b;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return 2.0 * k * static_cast<double>(k) * m / seconds / 1e9 + 0.0 * c(0, 0);
+}
+
+// Set the number of OpenMP threads of this process (Eigen's products follow
+// it); returns the previous number. tune_krein() runs each parallel worker's
+// fits on one thread, so that workers do not oversubscribe the cores.
+// [[Rcpp::export]]
+int cpp_set_omp_threads(int threads) {
+#ifdef _OPENMP
+  const int previous = omp_get_max_threads();
+  if (threads > 0) omp_set_num_threads(threads);
+  return previous;
+#else
+  (void)threads;
+  return 1;
+#endif
 }
