@@ -176,8 +176,7 @@ ikpca_qd_fit <- function(inputs, pvar = 0.8, reg = 0.01, threads = NULL) {
   n <- nrow(K)
   column_means <- colMeans(K)
   total_mean <- mean(column_means)
-  # H K H
-  centred <- K - rep(column_means, each = n) - column_means + total_mean
+  centred <- double_center(K)  # H K H (indefiniteness.R)
   e <- cpp_symmetric_eigen((centred + t(centred)) / 2, TRUE)
   magnitude <- abs(e$values)
   kept_order <- order(magnitude, decreasing = TRUE)
