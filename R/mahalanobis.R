@@ -114,6 +114,38 @@ predict.kmdc <- function(object, newdata, type = c("class", "prob"), ...) {
   p$posterior[, object$levels, drop = FALSE]
 }
 
+#' Plot a kernel Mahalanobis distance classifier
+#'
+#' For two input columns, the decision regions over the plane with the
+#' training points; otherwise the training points in the space of their
+#' squared distances to the classes, where the classifier of [kmdc()] works
+#' (paper 001, Sec. 3.3).
+#'
+#' @param x A [kmdc()] fit.
+#' @param resolution Grid points along each axis.
+#' @param ... Passed to [graphics::image()] or [graphics::pairs()].
+#' @returns `x`, invisibly.
+#' @family kernel quadratic discriminants
+#' @examples
+#' set.seed(1)
+#' train <- gaussian_mixture_2d(100)
+#' plot(kmdc(train[, 1:2], train$y, kernel_rbf(1), distance = "RC", classifier = "qda"))
+#' @export
+plot.kmdc <- function(x, resolution = 120L, ...) {
+  distances <- x$distances
+  main <- sprintf("%s-%s kernel Mahalanobis classifier", if (x$classifier == "lda") "FD" else "QD",
+                  x$distance)
+  y <- factor(x$levels[class_labels(distances$core$classes, distances$spec$n_train)], levels = x$levels)
+  if (!is.null(distances$x) && ncol(distances$x) == 2L) {
+    return(plot_classifier(x, distances$x, y, main, resolution, ...))
+  }
+  d <- stats::predict(distances, type = "distance")
+  col <- hcl.colors(length(x$levels), "Dark 3")
+  graphics::pairs(d, col = col[as.integer(y)], pch = 19, main = main,
+                  labels = paste("d2 to", x$levels), ...)
+  invisible(x)
+}
+
 #' @export
 print.kmdc <- function(x, ...) {
   cat(if (x$classifier == "lda") "FD" else "QD", "-", x$distance,

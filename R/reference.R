@@ -201,7 +201,7 @@ ikpca_qd_fit <- function(inputs, pvar = 0.8, reg = 0.01, threads = NULL) {
          signature = c(p = sum(e$values[keep] > 0), q = sum(e$values[keep] < 0)),
          projection = projection, column_means = column_means, total_mean = total_mean,
          classes = classes, prior = counts / sum(counts), levels = levels, counts = counts,
-         x = inputs$x, kernel = inputs$kernel, spec = inputs$spec, threads = threads,
+         y = y, x = inputs$x, kernel = inputs$kernel, spec = inputs$spec, threads = threads,
          na_action = inputs$na_action, training_scores = Z),
     class = c("ikpca_qd", "krein_model")
   )
@@ -277,7 +277,8 @@ isvm_fit <- function(inputs, C = 1, threads = NULL) {
                          prob.model = TRUE)
   sv <- sort(unique(kernlab::SVindex(model)))
   structure(
-    list(model = model, support = sv, C = C, levels = levels(inputs$y),
+    list(model = model, support = sv, C = C, levels = levels(inputs$y), y = inputs$y,
+         training_x = inputs$x,
          counts = stats::setNames(as.vector(table(inputs$y)), levels(inputs$y)),
          x = if (!is.null(inputs$x)) inputs$x[sv, , drop = FALSE], kernel = inputs$kernel,
          spec = inputs$spec, threads = threads, na_action = inputs$na_action,
@@ -317,4 +318,60 @@ print.isvm <- function(x, ...) {
       sum(x$counts), " training points, ", length(x$support), " support vectors\n", sep = "")
   cat("  kernel: ", kernel_description(x$kernel), ", C = ", format(x$C), "\n", sep = "")
   invisible(x)
+}
+
+#' Plot a reference classifier
+#'
+#' For two input columns, the decision regions over the plane with the
+#' training points (as paper 000, Fig. 2, draws IKNN and IKPCA-QD); otherwise
+#' the training points' class probabilities, against each other.
+#'
+#' @param x A fit of [iknn()], [ikpca_qd()] or [isvm()].
+#' @param resolution Grid points along each axis.
+#' @param ... Passed to [graphics::image()] (two inputs) or
+#'   [graphics::pairs()].
+#' @returns `x`, invisibly.
+#' @family reference classifiers
+#' @examples
+#' set.seed(1)
+#' board <- checkerboard(100)
+#' plot(iknn(y ~ ., data = board, kernel = kernel_rbf(2), k = 3))
+#' @name plot.reference_classifiers
+#' @export
+plot.iknn <- function(x, resolution = 120L, ...) {
+  plot_classifier(x, x$x, x$y, sprintf("IKNN, k = %d", x$k), resolution, ...)
+}
+
+#' @rdname plot.reference_classifiers
+#' @export
+plot.ikpca_qd <- function(x, resolution = 120L, ...) {
+  plot_classifier(x, x$x, x$y, sprintf("IKPCA-QD, %d components", x$ncomp), resolution, ...)
+}
+
+#' @rdname plot.reference_classifiers
+#' @export
+plot.isvm <- function(x, resolution = 120L, ...) {
+  plot_classifier(x, x$training_x, x$y, sprintf("ISVM, C = %s", format(x$C)), resolution, ...)
+}
+
+# Decision regions of any fit with a predict() method that takes a data frame of
+# the two input columns; class probabilities of the training points when the
+# inputs are not two columns (or the kernel was precomputed).
+plot_classifier <- function(fit, x, y, main, resolution = 120L, ...) {
+  resolution <- check_number(resolution, "resolution", lower = 2, integer = TRUE)
+  if (!is.null(x) && ncol(x) == 2L) {
+    plot_decision_regions(x, y, function(grid) stats::predict(fit, grid, type = "class"),
+                          resolution = resolution, main = main, ...)
+    return(invisible(fit))
+  }
+  p <- stats::predict(fit, type = "prob")
+  col <- hcl.colors(length(fit$levels), "Dark 3")[as.integer(y)]
+  if (ncol(p) == 2L) {
+    graphics::plot(seq_len(nrow(p)), p[, 2], col = col, pch = 19, xlab = "training point",
+                   ylab = paste0("P(", fit$levels[2], " | x)"), main = main, ...)
+    graphics::abline(h = 0.5, lty = 2)
+  } else {
+    graphics::pairs(p, col = col, pch = 19, main = main, labels = paste("P(", colnames(p), ")"), ...)
+  }
+  invisible(fit)
 }

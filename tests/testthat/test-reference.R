@@ -107,3 +107,23 @@ test_that("isvm fits kernlab's SVM on the kernel matrix and predicts from the su
   expected <- kernlab::predict(direct, kernlab::as.kernelMatrix(kernel_matrix(kernel, test[, 1:2], train[sv, 1:2])))
   expect_equal(as.character(cls), as.character(expected), ignore_attr = TRUE)
 })
+
+test_that("the reference classifiers and kmdc() plot decision regions or class probabilities", {
+  skip_if_not_installed("kernlab")
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  set.seed(5)
+  board <- checkerboard(60)
+  fits <- list(
+    iknn(y ~ ., data = board, kernel = kernel_rbf(2), k = 3),
+    ikpca_qd(board[, 1:2], board$y, kernel_rbf(2)),
+    isvm(board[, 1:2], board$y, kernel_rbf(2)),
+    kmdc(board[, 1:2], board$y, kernel_rbf(2))
+  )
+  for (fit in fits) expect_identical(withVisible(plot(fit, resolution = 20))$visible, FALSE)
+  # more than two inputs: class probabilities (two and three classes)
+  expect_invisible(plot(iknn(iris[1:100, 1:4], droplevels(iris$Species[1:100]), kernel_rbf(0.5), k = 3)))
+  expect_invisible(plot(ikpca_qd(iris[, 1:4], iris$Species, kernel_rbf(0.5))))
+  expect_invisible(plot(kmdc(iris[, 1:4], iris$Species, kernel_rbf(0.5))))
+  expect_error(plot(fits[[1]], resolution = 1), class = "krein_error", regexp = "`resolution`")
+})
