@@ -65,8 +65,9 @@ plot_decision_regions <- function(x, y, predict_grid, resolution = 120L, main = 
   predicted <- predict_grid(grid)
   z <- matrix(as.integer(predicted), resolution, resolution)
   light <- grDevices::adjustcolor(col, alpha.f = 0.25)
+  # a raster image: polygons leave hairline seams in large PNGs
   graphics::image(g1, g2, z, col = light, breaks = seq(0.5, length(levels) + 0.5, by = 1),
-                  xlab = colnames(x)[1], ylab = colnames(x)[2], main = main, ...)
+                  useRaster = TRUE, xlab = colnames(x)[1], ylab = colnames(x)[2], main = main, ...)
   graphics::contour(g1, g2, z, levels = seq(1.5, length(levels) - 0.5, by = 1),
                     drawlabels = FALSE, add = TRUE, col = "grey20", lwd = 1.5)
   point_col <- ifelse(is.na(y), "grey40", col[as.integer(y)])

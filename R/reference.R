@@ -273,11 +273,16 @@ isvm_fit <- function(inputs, C = 1, threads = NULL) {
   C <- check_number(C, "C", lower = 0)
   threads <- check_threads(threads)
   K <- training_kernel(inputs, threads)
-  model <- kernlab::ksvm(kernlab::as.kernelMatrix(K), inputs$y, kernel = "matrix", C = C,
-                         prob.model = TRUE)
+  # kernlab's probability model (Platt's sigmoid fit) prints "line search
+  # fails" to the console on separable folds; keep its lines in the fit instead
+  model <- NULL
+  console <- utils::capture.output(
+    model <- kernlab::ksvm(kernlab::as.kernelMatrix(K), inputs$y, kernel = "matrix", C = C,
+                           prob.model = TRUE))
   sv <- sort(unique(kernlab::SVindex(model)))
   structure(
     list(model = model, support = sv, C = C, levels = levels(inputs$y), y = inputs$y,
+         kernlab_output = console,
          training_x = inputs$x,
          counts = stats::setNames(as.vector(table(inputs$y)), levels(inputs$y)),
          x = if (!is.null(inputs$x)) inputs$x[sv, , drop = FALSE], kernel = inputs$kernel,

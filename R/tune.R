@@ -57,7 +57,11 @@
 #' @param stratified Keep the class proportions in every fold.
 #' @param refit Refit the best model on all data.
 #' @param ... Fixed arguments of the model (e.g. `kernel = kernel_rbf()`,
-#'   `variant = "FK+"`).
+#'   `variant = "FK+"`). The options after `...` must be named in full. R
+#'   matches a name that begins another argument's name to that argument, so
+#'   a fixed model argument called `m` (the landmark count of [ikfd()] and
+#'   [pcvm()]) would be taken for `model`: give it in `grid` as a single value,
+#'   `grid = list(reg = ..., m = 20)`.
 #' @returns An object of class `krein_tune`: a list with `best` (a one-row
 #'   data frame of the best parameters), `results` (the grid with the mean
 #'   and standard deviation of the metric over all folds and repeats, and the
@@ -83,8 +87,8 @@
 #' )
 #' }
 #' @export
-tune_krein <- function(model, x, y, grid, folds = 10, repeats = 1,
-                       metric = c("error", "logloss", "brier"), stratified = TRUE, refit = TRUE, ...) {
+tune_krein <- function(model, x, y, grid, ..., folds = 10, repeats = 1,
+                       metric = c("error", "logloss", "brier"), stratified = TRUE, refit = TRUE) {
   call <- match.call()
   model_name <- tuned_model_name(model)
   fixed <- list(...)

@@ -4,5 +4,5 @@
 source(file.path("tools", "setup.R"))
 install_missing(c("Rcpp", "RcppEigen"))
 install_krein()
-source(system.file("demo", "checkerboard.R", package = "krein"), echo = TRUE,
+source(system.file("demo", "checkerboard.R", package = "krein"), echo = TRUE, keep.source = TRUE,
        max.deparse.length = Inf)
