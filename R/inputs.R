@@ -318,13 +318,17 @@ new_xy_data <- function(spec, newdata) {
 new_precomputed_data <- function(spec, newdata) {
   n <- spec$n_train
   self <- NULL
-  if (inherits(newdata, "krein_precomputed")) {
+  # A model fitted on dissimilarities takes new dissimilarities, or new
+  # kernel values already converted (a precomputed_kernel() or the result of
+  # predict() on the conversion), which are used as given.
+  already_kernel <- inherits(newdata, "krein_precomputed")
+  if (already_kernel) {
     self <- newdata$self
     newdata <- newdata$K
   } else if (is.numeric(newdata) && is.null(dim(newdata)) && length(newdata) == n) {
     newdata <- matrix(newdata, nrow = 1L)
   }
-  if (!is.null(spec$dissimilarity)) {
+  if (!is.null(spec$dissimilarity) && !already_kernel) {
     converted <- predict.krein_dissimilarity(spec$dissimilarity, newdata)
     return(list(K = converted$K, self = converted$self))
   }

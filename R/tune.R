@@ -19,6 +19,12 @@
 #' (`landmarks = "kmeans"`, a `pcvm_control()` that optimises the kernel
 #' width) are fitted on the inputs as well.
 #'
+#' A precomputed kernel, or a [kernel_from_dissimilarity()] object, is cut
+#' into folds as it is. A conversion that centres the kernel (`method =
+#' "classical"`) was centred on all objects, so the held-out objects'
+#' dissimilarities (never their labels) take part in that centring. With
+#' `method = "negsq"` they enter only through the one scale \eqn{\bar d}.
+#'
 #' @section Randomness:
 #' The folds, and one seed per (repeat, fold) task, are drawn from R's RNG in
 #' the calling process; each task sets its seed (Mersenne-Twister) before
@@ -173,17 +179,21 @@ model_arguments <- function(model_name) {
   setdiff(names(formals(fun)), c("x", "y", "kernel", "na.action", "threads", "..."))
 }
 
+empty_grid_message <- paste(
+  "`grid` is empty; give at least one value of each parameter.",
+  "To cross-validate a single setting, give one of its parameters as a single value, e.g. `list(reg = 1e-3)`.")
+
 tuning_grid <- function(grid, model_name, kernel, precomputed) {
   if (missing(grid) || is.null(grid)) krein_abort("`grid` is missing; give a data frame or a named list of parameter values.")
   if (!is.data.frame(grid)) {
-    if (is.list(grid) && length(grid) == 0L) krein_abort("`grid` is empty; give at least one value of each parameter.")
+    if (is.list(grid) && length(grid) == 0L) krein_abort(empty_grid_message)
     if (!is.list(grid) || is.null(names(grid)) || any(!nzchar(names(grid)))) {
       krein_abort(sprintf("`grid` must be a data frame or a named list of parameter values, not %s.", describe_value(grid)))
     }
-    if (length(grid) == 0L || any(lengths(grid) == 0L)) krein_abort("`grid` is empty; give at least one value of each parameter.")
+    if (length(grid) == 0L || any(lengths(grid) == 0L)) krein_abort(empty_grid_message)
     grid <- expand.grid(grid, stringsAsFactors = FALSE, KEEP.OUT.ATTRS = FALSE)
   }
-  if (nrow(grid) == 0L || ncol(grid) == 0L) krein_abort("`grid` is empty; give at least one value of each parameter.")
+  if (nrow(grid) == 0L || ncol(grid) == 0L) krein_abort(empty_grid_message)
   for (j in seq_along(grid)) if (is.factor(grid[[j]])) grid[[j]] <- as.character(grid[[j]])
   kernel_names <- if (is.null(kernel)) character() else kernel_parameter_names(kernel)
   allowed <- c(model_arguments(model_name), kernel_names)

@@ -98,3 +98,13 @@ test_that("bad dissimilarities are krein_errors naming the argument", {
   expect_error(predict(kd, matrix(-1, 1, 2)), class = "krein_error", regexp = "`newdata`")
   expect_error(predict(kd), class = "krein_error", regexp = "`newdata`")
 })
+
+test_that("a model fitted on dissimilarities predicts from new dissimilarities or converted kernels alike", {
+  set.seed(3)
+  balls <- ball_dissimilarities(n_per_class = 15)
+  kd <- kernel_from_dissimilarity(balls$D, method = "classical")
+  fit <- ikfd(kd, balls$y, reg = 1e-3)
+  from_dissimilarities <- predict(fit, balls$D[1:4, ], type = "decision")
+  from_kernel <- predict(fit, predict(kd, balls$D[1:4, ]), type = "decision")
+  expect_equal(unname(from_kernel), unname(from_dissimilarities))
+})
