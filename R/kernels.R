@@ -56,6 +56,8 @@ new_krein_kernel <- function(name, params, label, formula, positive_definite, ..
 #' The Epanechnikov product kernel is that of paper 003 Example 1. It is not
 #' positive definite (the Fourier transform of \eqn{(1 - t^2)_+} changes sign),
 #' which paper 003 does not need, but krein records it.
+#' The "\eqn{\sigma^2}" column of paper 003's Table 4 is the width itself:
+#' `kernel_epanechnikov(width = value)`.
 #'
 #' The ELM (extreme learning machine, arcsine) kernel is that of paper 002
 #' Sec. 4.3 (Frenay & Verleysen 2011), where `sigma2 = 1e10`.

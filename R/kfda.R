@@ -38,7 +38,13 @@
 #'   share of the variance reaches it. `NULL` takes the fewest reaching 99\%,
 #'   but at most a fifth of the training points (linear) or a quarter of the
 #'   smallest class (quadratic), so that each covariance has several points
-#'   per dimension. The share of variance kept is reported (as in Tables 3-4).
+#'   per dimension. The share of the variance of the centred kernel data kept
+#'   is reported. (The percentages of paper 003's Tables 3-4 are another
+#'   quantity: the cumulative share of the absolute eigenvalues of the
+#'   uncentred \eqn{K}.) Components are kept up to the numerical rank of
+#'   the kernel data's covariance, whose eigenvalues below \eqn{n \epsilon}
+#'   times the largest are rounding noise; a larger `ncomp` is an error of
+#'   class `krein_rank_error`.
 #'   Costs \eqn{O(n^3)} time and \eqn{O(n^2)} memory; the model keeps all
 #'   training points.
 #' * `reduce = "subset"` (Lee & Mangasarian's reduced set, for large data):
@@ -364,7 +370,7 @@ kfda_pca <- function(inputs, ncomp, type, counts, threads) {
       ncomp <- check_number(ncomp, "ncomp", lower = 1, allow_lower = TRUE, integer = TRUE)
       if (ncomp > rank) {
         krein_abort(sprintf("`ncomp` (%d) is larger than the rank of the kernel data (%d): there are only %d principal components with variance.",
-                            ncomp, rank, rank))
+                            ncomp, rank, rank), class = "krein_rank_error")
       }
     }
   }

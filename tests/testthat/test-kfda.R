@@ -236,6 +236,7 @@ test_that("print, summary and plot work and return their input invisibly", {
 test_that("bad input gives a krein_error naming the argument", {
   d <- three_class_data()
   expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 500)))
+  expect_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 500), class = "krein_rank_error")
   expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = -1)))
   expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "subset", bases = 91)))
   expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "subset", bases = c(1, 1, 2))))
