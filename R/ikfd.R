@@ -394,13 +394,14 @@ print.summary.ikfd <- function(x, ...) {
 #'   columns and the response, for formula fits, or a matrix whose rows are
 #'   drawn in grey), or `NULL`.
 #' @param resolution Grid points per axis.
+#' @param main The title; `NULL` for one that describes the fit.
 #' @param ... Passed to the plotting functions.
 #' @returns `x`, invisibly.
 #' @family indefinite kernel Fisher discriminant
 #' @export
-plot.ikfd <- function(x, data = NULL, resolution = 120L, ...) {
+plot.ikfd <- function(x, data = NULL, resolution = 120L, main = NULL, ...) {
   lm <- x$landmarks
-  main <- if (is.null(lm)) "iKFD" else sprintf("Ny-iKFD, %d landmarks (%s)", length(lm$class), lm$method)
+  main <- main %||% if (is.null(lm)) "iKFD" else sprintf("Ny-iKFD, %d landmarks (%s)", length(lm$class), lm$method)
   two_d <- !is.null(x$kernel) && x$spec$n_columns == 2L
   if (two_d) {
     shown <- plot_points(x, data)

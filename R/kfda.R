@@ -564,12 +564,13 @@ print.summary.kfda <- function(x, ...) {
 #' @param data Points to draw instead of the training points (for 2-D
 #'   inputs), in the form the model was fitted on.
 #' @param resolution Grid points per axis for decision regions.
+#' @param main The title; `NULL` for one that describes the fit.
 #' @param ... Passed to the plotting functions.
 #' @returns `x`, invisibly.
 #' @family kernel Fisher discriminant on the kernel data
 #' @export
-plot.kfda <- function(x, data = NULL, resolution = 120L, ...) {
-  main <- kfda_label(x)
+plot.kfda <- function(x, data = NULL, resolution = 120L, main = NULL, ...) {
+  main <- main %||% kfda_label(x)
   sample <- x$training_sample
   if (!is.null(x$kernel) && x$spec$n_columns == 2L) {
     shown <- if (is.null(data)) list(x = sample$x, y = sample$y) else plot_points(x, data)

@@ -436,15 +436,16 @@ print.summary.kqd <- function(x, ...) {
 #' @param x A `kqd` fit.
 #' @param reg Which value of the regularisation path (see [predict.kqd()]).
 #' @param resolution Grid points per axis for decision regions.
+#' @param main The title; `NULL` for one that describes the fit.
 #' @param ... Passed to the plotting functions.
 #' @returns `x`, invisibly.
 #' @family kernel quadratic discriminants
 #' @export
-plot.kqd <- function(x, reg = NULL, resolution = 120L, ...) {
+plot.kqd <- function(x, reg = NULL, resolution = 120L, main = NULL, ...) {
   k <- kqd_path_index(x, reg)
   reg_value <- x$reg[k, ]
   y <- factor(x$levels[class_labels(x$core$classes, x$spec$n_train)], levels = x$levels)
-  main <- sprintf("KQD %s, reg = %s", x$variant, format_reg_row(reg_value))
+  main <- main %||% sprintf("KQD %s, reg = %s", x$variant, format_reg_row(reg_value))
   rc <- startsWith(x$variant, "RC")
   if (!is.null(x$x) && ncol(x$x) == 2L) {
     plot_decision_regions(x$x, y, function(grid) {

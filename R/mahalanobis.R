@@ -123,6 +123,7 @@ predict.kmdc <- function(object, newdata, type = c("class", "prob"), ...) {
 #'
 #' @param x A [kmdc()] fit.
 #' @param resolution Grid points along each axis.
+#' @param main The title; `NULL` for one naming the classifier and its `reg`.
 #' @param ... Passed to [graphics::image()] or [graphics::pairs()].
 #' @returns `x`, invisibly.
 #' @family kernel quadratic discriminants
@@ -131,10 +132,10 @@ predict.kmdc <- function(object, newdata, type = c("class", "prob"), ...) {
 #' train <- gaussian_mixture_2d(100)
 #' plot(kmdc(train[, 1:2], train$y, kernel_rbf(1), distance = "RC", classifier = "qda"))
 #' @export
-plot.kmdc <- function(x, resolution = 120L, ...) {
+plot.kmdc <- function(x, resolution = 120L, main = NULL, ...) {
   distances <- x$distances
-  main <- sprintf("%s-%s kernel Mahalanobis classifier", if (x$classifier == "lda") "FD" else "QD",
-                  x$distance)
+  main <- main %||% sprintf("%s-%s, reg = %s", if (x$classifier == "lda") "FD" else "QD",
+                            x$distance, format_reg_row(distances$reg[1, ]))
   y <- factor(x$levels[class_labels(distances$core$classes, distances$spec$n_train)], levels = x$levels)
   if (!is.null(distances$x) && ncol(distances$x) == 2L) {
     return(plot_classifier(x, distances$x, y, main, resolution, ...))

@@ -428,13 +428,14 @@ print.summary.pcvm <- function(x, ...) {
 #' @param x A `pcvm` fit.
 #' @param data Points to show, as in [plot.ikfd()], or `NULL`.
 #' @param resolution Grid points per axis.
+#' @param main The title; `NULL` for one that describes the fit.
 #' @param ... Passed to the plotting functions.
 #' @returns `x`, invisibly.
 #' @family probabilistic classification vector machine
 #' @export
-plot.pcvm <- function(x, data = NULL, resolution = 120L, ...) {
+plot.pcvm <- function(x, data = NULL, resolution = 120L, main = NULL, ...) {
   relevant_points <- do.call(rbind, lapply(x$models, `[[`, "points"))
-  main <- sprintf("%s, %d relevance vectors", if (is.null(x$landmarks)) "PCVM" else "Ny-PCVM",
+  main <- main %||% sprintf("%s, %d relevance vectors", if (is.null(x$landmarks)) "PCVM" else "Ny-PCVM",
                   length(unique(unlist(lapply(x$models, `[[`, "relevant")))))
   if (!is.null(x$kernel) && x$spec$n_columns == 2L) {
     shown <- if (!is.null(data)) plot_points(x, data) else

@@ -333,6 +333,7 @@ print.isvm <- function(x, ...) {
 #'
 #' @param x A fit of [iknn()], [ikpca_qd()] or [isvm()].
 #' @param resolution Grid points along each axis.
+#' @param main The title; `NULL` for one naming the classifier and its parameter.
 #' @param ... Passed to [graphics::image()] (two inputs) or
 #'   [graphics::pairs()].
 #' @returns `x`, invisibly.
@@ -343,20 +344,20 @@ print.isvm <- function(x, ...) {
 #' plot(iknn(y ~ ., data = board, kernel = kernel_rbf(2), k = 3))
 #' @name plot.reference_classifiers
 #' @export
-plot.iknn <- function(x, resolution = 120L, ...) {
-  plot_classifier(x, x$x, x$y, sprintf("IKNN, k = %d", x$k), resolution, ...)
+plot.iknn <- function(x, resolution = 120L, main = NULL, ...) {
+  plot_classifier(x, x$x, x$y, main %||% sprintf("IKNN, k = %d", x$k), resolution, ...)
 }
 
 #' @rdname plot.reference_classifiers
 #' @export
-plot.ikpca_qd <- function(x, resolution = 120L, ...) {
-  plot_classifier(x, x$x, x$y, sprintf("IKPCA-QD, %d components", x$ncomp), resolution, ...)
+plot.ikpca_qd <- function(x, resolution = 120L, main = NULL, ...) {
+  plot_classifier(x, x$x, x$y, main %||% sprintf("IKPCA-QD, %d components", x$ncomp), resolution, ...)
 }
 
 #' @rdname plot.reference_classifiers
 #' @export
-plot.isvm <- function(x, resolution = 120L, ...) {
-  plot_classifier(x, x$training_x, x$y, sprintf("ISVM, C = %s", format(x$C)), resolution, ...)
+plot.isvm <- function(x, resolution = 120L, main = NULL, ...) {
+  plot_classifier(x, x$training_x, x$y, main %||% sprintf("ISVM, C = %s", format(x$C)), resolution, ...)
 }
 
 # Decision regions of any fit with a predict() method that takes a data frame of

@@ -126,4 +126,10 @@ test_that("the reference classifiers and kmdc() plot decision regions or class p
   expect_invisible(plot(ikpca_qd(iris[, 1:4], iris$Species, kernel_rbf(0.5))))
   expect_invisible(plot(kmdc(iris[, 1:4], iris$Species, kernel_rbf(0.5))))
   expect_error(plot(fits[[1]], resolution = 1), class = "krein_error", regexp = "`resolution`")
+  # a title given by the caller replaces the default, for every model's plot()
+  titled <- c(fits, list(kqd(board[, 1:2], board$y, kernel_rbf(2)), ikfd(board[, 1:2], board$y, kernel_rbf(2))))
+  for (fit in titled) {
+    expect_invisible(plot(fit, resolution = 10, main = "my title"))
+  }
+
 })
