@@ -102,10 +102,28 @@ test_that("isvm fits kernlab's SVM on the kernel matrix and predicts from the su
   expect_identical(levels(cls), levels(train$y))
   K <- kernel_matrix(kernel, train[, 1:2])
   set.seed(8)
-  direct <- kernlab::ksvm(kernlab::as.kernelMatrix(K), train$y, kernel = "matrix", C = 10, prob.model = TRUE)
+  direct <- kernlab::ksvm(kernlab::as.kernelMatrix(K), train$y, kernel = "matrix", C = 10, prob.model = TRUE,
+                          shrinking = FALSE)
   sv <- kernlab::SVindex(direct)
   expected <- kernlab::predict(direct, kernlab::as.kernelMatrix(kernel_matrix(kernel, test[, 1:2], train[sv, 1:2])))
   expect_equal(as.character(cls), as.character(expected), ignore_attr = TRUE)
+})
+
+test_that("isvm reaches kernlab's own RBF optimum at a large C, with or without probabilities", {
+  skip_if_not_installed("kernlab")
+  # the dual objective of the same C-SVM from kernlab's built-in rbfdot kernel
+  # on the inputs is the reference; on a precomputed kernel with shrinking,
+  # kernlab stopped near -9.8e6 instead of about -2e4 on these data
+  set.seed(1)
+  train <- banana(100)
+  x <- 5 * as.matrix(train[, 1:2])
+  fit <- isvm(x, train$y, kernel_rbf(gamma = 1 / 25), C = 1e4, probability = FALSE)
+  reference <- kernlab::ksvm(x, train$y, kernel = "rbfdot", kpar = list(sigma = 1 / 25), C = 1e4,
+                             scaled = FALSE)
+  expect_equal(fit$model@obj, reference@obj, tolerance = 1e-3)
+  expect_identical(predict(fit, x), stats::setNames(kernlab::predict(reference, x), NULL))
+  expect_error(predict(fit, x, type = "prob"), class = "krein_error", regexp = "probability = TRUE")
+  expect_error(isvm(x, train$y, probability = NA), class = "krein_error", regexp = "`probability`")
 })
 
 test_that("the reference classifiers and kmdc() plot decision regions or class probabilities", {
