@@ -33,8 +33,8 @@ cpp_kfda_class_factors <- function(Z, labels, classes, threads) {
     .Call(`_krein_cpp_kfda_class_factors`, Z, labels, classes, threads)
 }
 
-cpp_centred_scatter <- function(K, threads) {
-    .Call(`_krein_cpp_centred_scatter`, K, threads)
+cpp_centred_svd <- function(K, threads) {
+    .Call(`_krein_cpp_centred_svd`, K, threads)
 }
 
 cpp_triangular_factor <- function(rows) {

@@ -41,9 +41,11 @@
 #'   per dimension. The share of the variance of the centred kernel data kept
 #'   is reported. (The percentages of paper 003's Tables 3-4 are another
 #'   quantity: the cumulative share of the absolute eigenvalues of the
-#'   uncentred \eqn{K}.) Components are kept up to the numerical rank of
-#'   the kernel data's covariance, whose eigenvalues below \eqn{n \epsilon}
-#'   times the largest are rounding noise; a larger `ncomp` is an error of
+#'   uncentred \eqn{K}.) The components come from a thin singular value
+#'   decomposition of the centred kernel data (not from the eigenvectors of
+#'   their covariance, which would square the condition number) and are
+#'   kept up to its numerical rank: singular values below \eqn{n \epsilon}
+#'   times the largest are rounding noise. A larger `ncomp` is an error of
 #'   class `krein_rank_error`.
 #'   Costs \eqn{O(n^3)} time and \eqn{O(n^2)} memory; the model keeps all
 #'   training points.
@@ -348,10 +350,19 @@ kfda_expansion <- function(fit) {
 kfda_pca <- function(inputs, ncomp, type, counts, threads) {
   K <- training_kernel(inputs, threads)
   n <- nrow(K)
-  one <- cpp_centred_scatter(K, threads)
-  e <- cpp_symmetric_eigen(one$scatter / (n - 1), TRUE)
-  values <- e$values
-  rank <- sum(values > max(values[1], 0) * n * .Machine$double.eps)
+  # the components from a thin SVD of the centred kernel data Z = U D V'
+  # (rotation V, variances D^2 / (n - 1)), not from the eigenvectors of Z'Z,
+  # which squares the condition number (see centred_svd in
+  # inst/include/krein/kfda.hpp)
+  one <- cpp_centred_svd(K, threads)
+  d <- one$d
+  values <- d^2 / (n - 1)
+  # Numerical rank on the singular values, by the usual rule (LAPACK's, and
+  # Matlab's rank(): max(size) * eps * norm): a backward stable SVD returns
+  # each singular value with an error up to a modest multiple of
+  # eps * D_max, so smaller ones cannot be told from zero; ncol(K) = n here.
+  # On the eigenvalues of Z'Z the same rule would keep only D > sqrt(n eps) D_max.
+  rank <- sum(d > d[1] * max(n, ncol(K)) * .Machine$double.eps)
   if (rank == 0L) krein_abort("The kernel data have no variance: every training point has the same kernel row.")
   total <- sum(values[values > 0])
   share <- cumsum(values[seq_len(rank)]) / total
@@ -375,7 +386,7 @@ kfda_pca <- function(inputs, ncomp, type, counts, threads) {
     }
   }
   keep <- seq_len(ncomp)
-  rotation <- e$vectors[, keep, drop = FALSE]
+  rotation <- one$v[, keep, drop = FALSE]
   scale <- sqrt(values[keep])
   list(Z = cpp_kfda_project(K, one$means, rotation, scale), center = one$means,
        rotation = rotation, scale = scale, variance_explained = share[ncomp],

@@ -128,15 +128,15 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_centred_scatter
-Rcpp::List cpp_centred_scatter(const Eigen::Map<Eigen::MatrixXd> K, int threads);
-RcppExport SEXP _krein_cpp_centred_scatter(SEXP KSEXP, SEXP threadsSEXP) {
+// cpp_centred_svd
+Rcpp::List cpp_centred_svd(const Eigen::Map<Eigen::MatrixXd> K, int threads);
+RcppExport SEXP _krein_cpp_centred_svd(SEXP KSEXP, SEXP threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type K(KSEXP);
     Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_centred_scatter(K, threads));
+    rcpp_result_gen = Rcpp::wrap(cpp_centred_svd(K, threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -360,7 +360,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_kernel_matrix", (DL_FUNC) &_krein_cpp_kernel_matrix, 7},
     {"_krein_cpp_kernel_diagonal", (DL_FUNC) &_krein_cpp_kernel_diagonal, 4},
     {"_krein_cpp_kfda_class_factors", (DL_FUNC) &_krein_cpp_kfda_class_factors, 4},
-    {"_krein_cpp_centred_scatter", (DL_FUNC) &_krein_cpp_centred_scatter, 2},
+    {"_krein_cpp_centred_svd", (DL_FUNC) &_krein_cpp_centred_svd, 2},
     {"_krein_cpp_triangular_factor", (DL_FUNC) &_krein_cpp_triangular_factor, 1},
     {"_krein_cpp_kfda_project", (DL_FUNC) &_krein_cpp_kfda_project, 4},
     {"_krein_cpp_kfda_quadratic_forms", (DL_FUNC) &_krein_cpp_kfda_quadratic_forms, 3},

@@ -16,10 +16,13 @@ Rcpp::List cpp_kfda_class_factors(const Eigen::Map<Eigen::MatrixXd> Z, const Rcp
                             Rcpp::Named("counts") = f.counts);
 }
 
+// Column means m of K and the thin SVD (singular values d, right vectors v)
+// of K - 1 m'.
 // [[Rcpp::export]]
-Rcpp::List cpp_centred_scatter(const Eigen::Map<Eigen::MatrixXd> K, int threads) {
-  const krein::kfda::CentredScatter s = krein::kfda::centred_scatter(K, threads);
-  return Rcpp::List::create(Rcpp::Named("means") = s.means, Rcpp::Named("scatter") = s.scatter);
+Rcpp::List cpp_centred_svd(const Eigen::Map<Eigen::MatrixXd> K, int threads) {
+  const krein::kfda::CentredSvd s = krein::kfda::centred_svd(K, threads);
+  return Rcpp::List::create(Rcpp::Named("means") = s.means, Rcpp::Named("d") = s.singular,
+                            Rcpp::Named("v") = s.vectors);
 }
 
 // The triangular factor R of QR of the rows (R'R = rows'rows).

@@ -257,11 +257,14 @@ int main() {
       worst = std::max(worst, (f.factors[c].transpose() * f.factors[c] - S).cwiseAbs().maxCoeff() / S.cwiseAbs().maxCoeff());
     }
     expect(worst < 1e-10, "KFDA class factors: R'R is the centred class scatter despite an offset of 1e3");
-    const krein::kfda::CentredScatter cs = krein::kfda::centred_scatter(Z, 2);
+    const krein::kfda::CentredSvd cs = krein::kfda::centred_svd(Z, 2);
     const Eigen::MatrixXd centred = Z.rowwise() - Z.colwise().mean();
     const Eigen::MatrixXd S = centred.transpose() * centred;
-    expect((cs.scatter - S).cwiseAbs().maxCoeff() < 1e-10 * S.cwiseAbs().maxCoeff(),
-           "KFDA centred scatter equals the centred cross-product");
+    const Eigen::MatrixXd VD2V = cs.vectors * cs.singular.array().square().matrix().asDiagonal() *
+                                 cs.vectors.transpose();
+    expect((cs.means.transpose() - Z.colwise().mean()).cwiseAbs().maxCoeff() < 1e-10 &&
+               (VD2V - S).cwiseAbs().maxCoeff() < 1e-10 * S.cwiseAbs().maxCoeff(),
+           "KFDA centred SVD: V D^2 V' is the centred cross-product despite an offset of 1e3");
     const Eigen::MatrixXd top = krein::tsqr::triangular_factor(Z.topRows(150), p);
     const Eigen::MatrixXd bottom = krein::tsqr::triangular_factor(Z.bottomRows(150), p);
     const Eigen::MatrixXd merged = krein::tsqr::merge_factor(top, bottom);

@@ -13,6 +13,7 @@
 #define KREIN_KFDA_HPP
 
 #include <Eigen/Dense>
+#include <Eigen/SVD>
 
 #include <algorithm>
 #include <cmath>
@@ -26,28 +27,38 @@
 namespace krein {
 namespace kfda {
 
-// Centred scatter (K - 1 m')'(K - 1 m') of the columns of K and their means
-// m: the covariance behind the principal components of the kernel data.
-// Two passes (means, then centred blocks as rank updates), so a large common
-// offset of the kernel values costs no digits.
-struct CentredScatter {
-  Eigen::VectorXd means;
-  Eigen::MatrixXd scatter;
+// Principal components of the kernel data from a thin SVD of the centred
+// data Z = K - 1 m' = U D V' (m the column means of K): rotation V, component
+// variances D^2 / (n - 1). Not from the eigenvectors of the scatter Z'Z: that
+// squares the condition number, so that components whose singular values lie
+// below sqrt(eps) D_max (eigenvalues below eps * max) are rounding noise --
+// for the RBF kernel data of paper 003, Table 3 (sigma^2 = 5, n = 400) only
+// 54 components survive, where the paper fits 100. A backward stable SVD
+// (BDCSVD here) gets every singular value to within a small multiple of
+// eps * D_max, and the leading singular vectors accurately wherever their
+// singular values are separated by more than that. U is not formed.
+struct CentredSvd {
+  Eigen::VectorXd means;     // column means m of K
+  Eigen::VectorXd singular;  // D, descending
+  Eigen::MatrixXd vectors;   // V, p x min(n, p)
 };
 
-inline CentredScatter centred_scatter(const Eigen::Ref<const Eigen::MatrixXd>& K, int threads) {
-  const Eigen::Index n = K.rows(), p = K.cols();
-  CentredScatter out;
+inline CentredSvd centred_svd(const Eigen::Ref<const Eigen::MatrixXd>& K, int threads) {
+  CentredSvd out;
   out.means = K.colwise().mean().transpose();
-  out.scatter = Eigen::MatrixXd::Zero(p, p);
-  constexpr Eigen::Index block = 1024;
-  Eigen::MatrixXd buffer;
-  for (Eigen::Index start = 0; start < n; start += block) {
-    const Eigen::Index b = std::min(block, n - start);
-    buffer = (K.middleRows(start, b).rowwise() - out.means.transpose()).transpose();
-    dense::rank_update(out.scatter, buffer, 1.0, threads);
-  }
-  out.scatter.triangularView<Eigen::StrictlyUpper>() = out.scatter.triangularView<Eigen::StrictlyLower>().transpose();
+  // centring by subtraction of the exact column means: a large common offset
+  // of the kernel values costs no digits
+  const Eigen::MatrixXd Z = K.rowwise() - out.means.transpose();
+  // BDCSVD's bidiagonalisation and back-transformation run through Eigen's
+  // blocked products, which use Eigen's own OpenMP threads: give them the
+  // caller's count, then restore it.
+  const int eigen_threads = Eigen::nbThreads();
+  Eigen::setNbThreads(dense::worker_count(threads));
+  Eigen::BDCSVD<Eigen::MatrixXd> svd(Z, Eigen::ComputeThinV);
+  Eigen::setNbThreads(eigen_threads);
+  if (svd.info() != Eigen::Success) throw std::runtime_error("centred_svd: the SVD did not converge");
+  out.singular = svd.singularValues();
+  out.vectors = svd.matrixV();
   return out;
 }
 
