@@ -443,11 +443,12 @@ print.summary.onda <- function(x, ...) {
 #' @param newdata Points to show instead of the training points, in the form
 #'   the model was fitted on; for formula fits whose `newdata` holds the
 #'   response they are coloured by it, otherwise by predicted class.
+#' @param main The title; `NULL` for one naming the posterior estimator.
 #' @param ... Passed to the plotting functions.
 #' @returns `x`, invisibly.
 #' @family optimum nonlinear discriminant analysis
 #' @export
-plot.onda <- function(x, newdata = NULL, ...) {
+plot.onda <- function(x, newdata = NULL, main = NULL, ...) {
   if (is.null(newdata)) {
     projection <- x$training_projection
     y <- x$y
@@ -460,7 +461,7 @@ plot.onda <- function(x, newdata = NULL, ...) {
     }
     if (is.null(y)) y <- nearest_mean_class(x, projection)
   }
-  plot_projection(projection, y, sprintf("ONDA, %s posteriors", x$posterior),
+  plot_projection(projection, y, main %||% sprintf("ONDA, %s posteriors", x$posterior),
                   class_means = x$class_means, ...)
   invisible(x)
 }

@@ -149,5 +149,7 @@ test_that("the reference classifiers and kmdc() plot decision regions or class p
   for (fit in titled) {
     expect_invisible(plot(fit, resolution = 10, main = "my title"))
   }
+  expect_invisible(plot(onda(Species ~ ., data = iris), main = "my title"))
+  expect_invisible(plot(kfda(iris[, 1:4], iris$Species, kernel_rbf(0.5), ncomp = 4), main = "my title"))
 
 })
