@@ -140,10 +140,9 @@ plot.kmdc <- function(x, resolution = 120L, main = NULL, ...) {
   if (!is.null(distances$x) && ncol(distances$x) == 2L) {
     return(plot_classifier(x, distances$x, y, main, resolution, ...))
   }
-  d <- stats::predict(distances, type = "distance")
-  col <- hcl.colors(length(x$levels), "Dark 3")
-  graphics::pairs(d, col = col[as.integer(y)], pch = 19, main = main,
-                  labels = paste("d2 to", x$levels), ...)
+  # the training points in the space of their class-wise distances: what
+  # plot() of the underlying kqd fit draws for inputs other than two columns
+  plot(distances, main = main, ...)
   invisible(x)
 }
 
