@@ -1,7 +1,7 @@
 #' Discriminant kernels: kernels that carry the class information
 #'
-#' The dual of ONDA's eigenproblem (paper 004, 004_e2896d6b0f1aa722.txt,
-#' Sec. 4) shows that ONDA is kernel discriminant analysis with the
+#' The dual of ONDA's eigenproblem (Hidaka and Kurita 2016, Sec. 4) shows
+#' that ONDA is kernel discriminant analysis with the
 #' discriminant kernel (DK, eq. 42)
 #' \deqn{K(x, x') = \sum_k P(C_k | x) P(C_k | x') / P(C_k) = B(x)' \Psi^{-1} B(x'),}
 #' a Mercer kernel (Sec. 4.2) built from posteriors. Each posterior estimator
@@ -33,6 +33,10 @@
 #' @param type `"dk"`, `"ldk"`, `"gdk"`, `"gmk"` or `"ideal"`.
 #' @param prior Class priors for a non-`onda` `fit`; ignored otherwise.
 #' @returns A `krein_kernel` of name `"discriminant"`.
+#' @references
+#' Hidaka, A. and Kurita, T. (2016). Optimum nonlinear discriminant analysis
+#' and discriminant kernel support vector machine. *IEICE Transactions on
+#' Information and Systems*. \doi{10.1587/transinf.2016EDP7081}.
 #' @family optimum nonlinear discriminant analysis
 #' @examples
 #' fit <- onda(Species ~ ., data = iris)
@@ -156,8 +160,9 @@ ideal_posteriors <- function(fit) {
 
 #' Display a kernel matrix sorted by class
 #'
-#' The kernel matrices of paper 004, Figs. 4-5: rows and columns sorted by
-#' class, brighter for larger values, with lines between the classes. A
+#' The kernel matrices of Hidaka and Kurita (2016), Figs. 4-5: rows and
+#' columns sorted by class, brighter for larger values, with lines between the
+#' classes. A
 #' kernel that carries the class information shows bright diagonal blocks.
 #'
 #' @param K A square kernel matrix (for example from [kernel_matrix()]).
@@ -166,6 +171,10 @@ ideal_posteriors <- function(fit) {
 #' @param col Colours from low to high values.
 #' @param ... Passed to [graphics::image()].
 #' @returns The order of the rows used, invisibly.
+#' @references
+#' Hidaka, A. and Kurita, T. (2016). Optimum nonlinear discriminant analysis
+#' and discriminant kernel support vector machine. *IEICE Transactions on
+#' Information and Systems*. \doi{10.1587/transinf.2016EDP7081}.
 #' @family optimum nonlinear discriminant analysis
 #' @examples
 #' fit <- onda(Species ~ ., data = iris)
@@ -202,8 +211,9 @@ plot_kernel_matrix <- function(K, y = NULL, main = NULL, col = grDevices::grey.c
 
 #' Map the kernel values from a fixed point over the plane
 #'
-#' Paper 004, Fig. 1: the similarity \eqn{k(p, x)} of every location \eqn{x}
-#' of a 2-D input space to a fixed point \eqn{p}, brighter for larger values,
+#' Hidaka and Kurita (2016), Fig. 1: the similarity \eqn{k(p, x)} of every
+#' location \eqn{x} of a 2-D input space to a fixed point \eqn{p}, brighter
+#' for larger values,
 #' with the data drawn on top (one symbol per class) and \eqn{p} as a large
 #' filled marker. An RBF kernel gives circles; a discriminant kernel follows
 #' the decision boundary.
@@ -219,6 +229,10 @@ plot_kernel_matrix <- function(K, y = NULL, main = NULL, col = grDevices::grey.c
 #' @param ... Passed to [graphics::image()].
 #' @returns The grid of kernel values (a `resolution` x `resolution` matrix),
 #'   invisibly.
+#' @references
+#' Hidaka, A. and Kurita, T. (2016). Optimum nonlinear discriminant analysis
+#' and discriminant kernel support vector machine. *IEICE Transactions on
+#' Information and Systems*. \doi{10.1587/transinf.2016EDP7081}.
 #' @family optimum nonlinear discriminant analysis
 #' @examples
 #' set.seed(1)

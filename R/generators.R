@@ -5,10 +5,10 @@
 #' Checkerboard data
 #'
 #' Draws `n` points uniformly from the square `range` x `range`, cut into a
-#' `size` x `size` board of equal cells with alternating labels. Paper 000
-#' (000_7435e1e84b20a6bd.txt), Sec. V-B, uses a 4 x 4 board on \eqn{[-2, 2]^2}
-#' (the defaults) with an invariant indefinite Gaussian kernel; paper 002
-#' (002_45f7a7125c25cf33.txt), Sec. 4.3, uses a 3 x 3 board (`size = 3`).
+#' `size` x `size` board of equal cells with alternating labels. Pekalska and
+#' Haasdonk (2009, Sec. V-B) use a 4 x 4 board on \eqn{[-2, 2]^2} (the
+#' defaults) with an invariant indefinite Gaussian kernel; Schleif, Gisbrecht
+#' and Tino (2018, Sec. 4.3) use a 3 x 3 board (`size = 3`).
 #'
 #' Cell \eqn{(i, j)}, counted from 0 along `x1` and `x2` respectively, has
 #' class `"1"` when \eqn{i + j} is even and class `"2"` otherwise, so the
@@ -19,6 +19,18 @@
 #' @param size Number of cells along each side, a whole number >= 2.
 #' @param range The interval both coordinates are drawn from: two increasing
 #'   finite numbers.
+#' @references
+#' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
+#' positive definite and indefinite kernels. *IEEE Transactions on Pattern
+#' Analysis and Machine Intelligence*, 31(6), 1017-1032.
+#' \doi{10.1109/TPAMI.2008.290}. (Sections, equations and tables are cited
+#' as numbered in its 2008 preprint, *Kernel quadratic discriminant analysis
+#' for positive definite and indefinite kernels*, Angewandte Mathematik und
+#' Informatik 06/08-N, University of Muenster.)
+#'
+#' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
+#' indefinite kernel approximation using minimum enclosing balls.
+#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
 #' @returns A data frame of class `data.frame` with `n` rows and columns `x1`,
 #'   `x2` (numeric) and `y` (factor with levels `"1"`, `"2"`).
 #' @family data generators
@@ -28,7 +40,7 @@
 #' d <- checkerboard(200)
 #' table(d$y)
 #' plot(d$x1, d$x2, col = d$y, pch = 19, asp = 1)
-#' # the 3 x 3 board of paper 002
+#' # the 3 x 3 board of Schleif, Gisbrecht and Tino (2018)
 #' head(checkerboard(50, size = 3, range = c(0, 3)))
 checkerboard <- function(n, size = 4, range = c(-2, 2)) {
   n <- check_number(n, "n", lower = 1, allow_lower = TRUE, integer = TRUE)
@@ -51,8 +63,8 @@ checkerboard_labels <- function(x1, x2, size, range) {
 
 #' Four sine populations
 #'
-#' The four populations of Example 3 of paper 003 (003_2f079f99c7272a8a.txt),
-#' Sec. 5 (Tables 3-4, Fig. 16): \eqn{x_1 \sim U(0, 3\pi)}{x1 ~ U(0, 3 pi)} for
+#' The four populations of Example 3 of Huang, Hwang and Lin (2005), Sec. 5
+#' (Tables 3-4, Fig. 16): \eqn{x_1 \sim U(0, 3\pi)}{x1 ~ U(0, 3 pi)} for
 #' classes 1 and 2 and \eqn{x_1 \sim U(3\pi, 6\pi)}{x1 ~ U(3 pi, 6 pi)} for
 #' classes 3 and 4; \eqn{x_2 = \sin(x_1) + \mathrm{noise}\,\epsilon}{x2 =
 #' sin(x1) + noise * eps} for classes 1 and 3 and \eqn{x_2 = -\sin(x_1) +
@@ -67,6 +79,10 @@ checkerboard_labels <- function(x1, x2, size, range) {
 #' @returns A data frame of class `data.frame` with `4 * n_per_class` rows,
 #'   ordered by class, and columns `x1`, `x2` (numeric) and `y` (factor with
 #'   levels `"1"` to `"4"`).
+#' @references
+#' Huang, S.-Y., Hwang, C.-R. and Lin, M.-H. (2005). Kernel Fisher's
+#' discriminant analysis in Gaussian reproducing kernel Hilbert space.
+#' Manuscript, Institute of Statistical Science, Academia Sinica, Taipei.
 #' @family data generators
 #' @export
 #' @examples
@@ -89,12 +105,17 @@ sine_populations <- function(n_per_class = 100, noise = 0.1) {
 
 #' Four-point XOR data
 #'
-#' The XOR example of paper 001 (001_88454dd8a3dd391d.txt), Sec. 5 (Fig. 2):
+#' The XOR example of Haasdonk and Pekalska (2010), Sec. 5 (Fig. 2):
 #' the points \eqn{(-1, -1)}, \eqn{(-1, 1)}, \eqn{(1, -1)}, \eqn{(1, 1)} with
 #' classes 1, 2, 2, 1. The paper uses it to show that the kernel Mahalanobis
 #' distance \eqn{d_{IC}} can put a class's own training points farther from
 #' the class than the other class's points. No randomness is involved.
 #'
+#' @references
+#' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
+#' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
+#' Handling and Business Intelligence*, Springer.
+#' \doi{10.1007/978-3-642-01044-6_32}.
 #' @returns A data frame of class `data.frame` with 4 rows and columns `x1`,
 #'   `x2` (numeric) and `y` (factor with levels `"1"`, `"2"`).
 #' @family data generators
@@ -108,8 +129,8 @@ xor4 <- function() {
 
 #' Two-class mixture of bivariate normals
 #'
-#' A two-class toy problem in the spirit of paper 001
-#' (001_88454dd8a3dd391d.txt), Sec. 4.1 (Fig. 1): each class is an
+#' A two-class toy problem in the spirit of Haasdonk and Pekalska (2010),
+#' Sec. 4.1 (Fig. 1): each class is an
 #' equal-weight mixture of two bivariate normals, so neither class is
 #' unimodal. Being symmetric, this noisy XOR is easier than the paper's
 #' figure suggests: its Bayes boundary \eqn{x_1 x_2 = 0}{x1 * x2 = 0} is
@@ -133,6 +154,11 @@ xor4 <- function() {
 #'   equal as possible; class `"1"` gets the extra point when `n` is odd.
 #' @param sd Standard deviation of every mixture component (in each
 #'   coordinate), a positive number.
+#' @references
+#' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
+#' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
+#' Handling and Business Intelligence*, Springer.
+#' \doi{10.1007/978-3-642-01044-6_32}.
 #' @returns A data frame of class `data.frame` with `n` rows, ordered by class,
 #'   and columns `x1`, `x2` (numeric) and `y` (factor with levels `"1"`,
 #'   `"2"`).
@@ -159,7 +185,7 @@ gaussian_mixture_2d <- function(n, sd = 0.5) {
 #' Two banana-shaped classes
 #'
 #' Two interleaving half moons with adjustable overlap, after the banana data
-#' of paper 002 (002_45f7a7125c25cf33.txt), Sec. 4.3 (Fig. 5), which varies the
+#' of Schleif, Gisbrecht and Tino (2018), Sec. 4.3 (Fig. 5), which varies the
 #' overlap from almost separated to strongly overlapping.
 #'
 #' The paper does not give its construction; krein uses
@@ -181,6 +207,10 @@ gaussian_mixture_2d <- function(n, sd = 0.5) {
 #' @param n Total number of points, a whole number >= 2. The classes are as
 #'   equal as possible; class `"1"` gets the extra point when `n` is odd.
 #' @param overlap How much the classes overlap, a number in \eqn{[0, 1]}.
+#' @references
+#' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
+#' indefinite kernel approximation using minimum enclosing balls.
+#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
 #' @returns A data frame of class `data.frame` with `n` rows, ordered by class,
 #'   and columns `x1`, `x2` (numeric) and `y` (factor with levels `"1"`,
 #'   `"2"`).
@@ -205,7 +235,7 @@ banana <- function(n, overlap = 0.5) {
 
 #' Non-Euclidean ball dissimilarity data
 #'
-#' The ball data of paper 002 (002_45f7a7125c25cf33.txt), Sec. 4.3, proposed by
+#' The ball data of Schleif, Gisbrecht and Tino (2018), Sec. 4.3, proposed by
 #' Duin & Pekalska (2010): surface distances between randomly placed balls
 #' whose radius depends on the class. Ball centres \eqn{x_i} are drawn
 #' uniformly from \eqn{[0, 100]^{dim}}{[0, 100]^dim}, a ball of class \eqn{c}
@@ -220,7 +250,8 @@ banana <- function(n, overlap = 0.5) {
 #' `D` is not Euclidean: the classical-scaling kernel
 #' \eqn{-\frac12 J D^{(2)} J}{-1/2 J D^2 J} (squared entries,
 #' \eqn{J = I - \frac1n 1 1'}{J = I - 11'/n}) has negative eigenvalues, and
-#' the class information lies largely in them (paper 002, Fig. 3). With the
+#' the class information lies largely in them (Schleif et al. 2018, Fig. 3).
+#' With the
 #' defaults (100 balls per class in 3 dimensions, radii 5 and 6, as in the
 #' paper's 200-point set) about 11% of the absolute eigenvalue mass is
 #' negative and the most negative eigenvalue is about 3% of the largest one
@@ -249,6 +280,10 @@ banana <- function(n, overlap = 0.5) {
 #' @references Duin, R. P. W. and Pekalska, E. (2010). Non-Euclidean
 #'   dissimilarities: causes and informativeness. *SSPR&SPR 2010*, LNCS 6218,
 #'   324-333.
+#'
+#'   Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
+#'   indefinite kernel approximation using minimum enclosing balls.
+#'   *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
 #' @family data generators
 #' @export
 #' @examples

@@ -1,12 +1,12 @@
 #' Indefinite kernel Fisher discriminant, full and Nystroem low-rank
 #'
 #' The kernel Fisher discriminant for positive definite and indefinite kernels
-#' (IKFD; paper 000, Pekalska & Haasdonk, 000_7435e1e84b20a6bd.txt, Sec.
-#' III-A, eqs. 7-8): the Fisher discriminant in the Krein space of the kernel
+#' (IKFD; Pekalska and Haasdonk 2009, Sec. III-A, eqs. 7-8): the Fisher
+#' discriminant in the Krein space of the kernel
 #' equals the one in its associated Hilbert space, so the usual kernelised
 #' formula applies to any symmetric similarity. With `landmarks`, the
-#' Nystroem low-rank version Ny-iKFD of paper 002 (Schleif, Gisbrecht & Tino,
-#' 002_45f7a7125c25cf33.txt, Sec. 5.2), linear in the number of training
+#' Nystroem low-rank version Ny-iKFD of Schleif, Gisbrecht and Tino (2018,
+#' Sec. 5.2), linear in the number of training
 #' points in time and memory.
 #'
 #' @section The discriminant:
@@ -39,8 +39,8 @@
 #' With `landmarks`, the kernel is replaced by its Nystroem approximation
 #' \eqn{\hat K = K_{nm} K_{mm}^+ K_{nm}'} (see [nystrom()]), whose signed
 #' eigendecomposition \eqn{\hat K = Q \Lambda Q'} turns the \eqn{n \times n}
-#' system into an \eqn{r \times r} one (../shared/notes/algorithms.md section
-#' 3): \eqn{G = \Lambda (\sum_G P_G (Q_G'Q_G - q_G q_G'/n_G)) \Lambda},
+#' system into an \eqn{r \times r} one:
+#' \eqn{G = \Lambda (\sum_G P_G (Q_G'Q_G - q_G q_G'/n_G)) \Lambda},
 #' \eqn{\beta = (G + \mu I)^{-1} \Lambda (q_A/n_A - q_B/n_B)}, \eqn{\alpha = Q
 #' \beta}, with \eqn{q_G = Q'1_G}. The landmark kernel \eqn{K_{nm}} is
 #' computed in blocks of rows and reduced at once to one small triangular QR
@@ -73,7 +73,8 @@
 #'   [select_landmarks()] (on the same training data).
 #' @param eps,m Passed to [select_landmarks()] when `landmarks` names a
 #'   method.
-#' @param weights `"equal"` (DisTools) or `"prior"` (paper 000, eq. 7)
+#' @param weights `"equal"` (DisTools) or `"prior"` (Pekalska and Haasdonk
+#'   2009, eq. 7)
 #'   within-class weights.
 #' @param threads Threads for kernel evaluations and the Nystroem factors.
 #' @returns An object of class `c("ikfd", "krein_model")`: a list with
@@ -83,6 +84,18 @@
 #'   `training_error`, `calibration`, `landmarks` (`NULL` for a full fit, else
 #'   the `krein_landmarks`), and for Ny-iKFD `values` (the signed eigenvalues
 #'   of \eqn{\hat K}), `signature` and `landmark_rank`.
+#' @references
+#' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
+#' positive definite and indefinite kernels. *IEEE Transactions on Pattern
+#' Analysis and Machine Intelligence*, 31(6), 1017-1032.
+#' \doi{10.1109/TPAMI.2008.290}. (Sections, equations and tables are cited
+#' as numbered in its 2008 preprint, *Kernel quadratic discriminant analysis
+#' for positive definite and indefinite kernels*, Angewandte Mathematik und
+#' Informatik 06/08-N, University of Muenster.)
+#'
+#' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
+#' indefinite kernel approximation using minimum enclosing balls.
+#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
 #' @family indefinite kernel Fisher discriminant
 #' @examples
 #' set.seed(1)
@@ -382,7 +395,8 @@ print.summary.ikfd <- function(x, ...) {
 #' Plot an indefinite kernel Fisher discriminant
 #'
 #' For two input variables: the decision regions over the plane with the
-#' points and, for Ny-iKFD, the landmarks circled (as paper 002, Fig. 2).
+#' points and, for Ny-iKFD, the landmarks circled (as Schleif, Gisbrecht and
+#' Tino 2018, Fig. 2).
 #' The points are the training data of a full fit; a Nystroem fit keeps only
 #' its landmarks, so pass `data` to show other points. Otherwise (or for
 #' precomputed kernels): the discriminant scores of a sample of up to 2000
@@ -396,6 +410,10 @@ print.summary.ikfd <- function(x, ...) {
 #' @param resolution Grid points per axis.
 #' @param main The title; `NULL` for one that describes the fit.
 #' @param ... Passed to the plotting functions.
+#' @references
+#' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
+#' indefinite kernel approximation using minimum enclosing balls.
+#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
 #' @returns `x`, invisibly.
 #' @family indefinite kernel Fisher discriminant
 #' @export

@@ -1,8 +1,8 @@
 #' How indefinite is a kernel matrix?
 #'
 #' The eigenvalue spectrum of a symmetric kernel matrix and the indices of
-#' indefiniteness of paper 000 (Pekalska & Haasdonk, 000_7435e1e84b20a6bd.txt,
-#' Sec. V-B, Table V): the signature \eqn{(p, q)} of the pseudo-Euclidean
+#' indefiniteness of Pekalska and Haasdonk (2009, Sec. V-B, Table V): the
+#' signature \eqn{(p, q)} of the pseudo-Euclidean
 #' (Krein) space the data embed into, here with the number \eqn{z} of
 #' eigenvalues counted as zero, and the share of negative eigenvalue mass
 #' \deqn{r_{neg} = \sum_{\lambda_i < 0} |\lambda_i| / \sum_i |\lambda_i|.}
@@ -11,7 +11,7 @@
 #' \max_i |\lambda_i|}. The default, `tol = n * .Machine$double.eps`, is the
 #' usual numerical-rank tolerance (the one of MATLAB's `rank()`): eigenvalues
 #' below it are indistinguishable from rounding errors of the eigensolver.
-#' (Paper 000's Table V counts every eigenvalue as positive or negative, so
+#' (Their Table V counts every eigenvalue as positive or negative, so
 #' \eqn{p + q = n} there.) `r_neg` uses every eigenvalue, as in the paper.
 #'
 #' The eigenvalues come from LAPACK's `dsyevr` through the LAPACK R is linked
@@ -26,6 +26,14 @@
 #' @returns An object of class `krein_indefiniteness`: a list with `values`
 #'   (the eigenvalues, decreasing), `signature` (named integer vector `p`, `q`,
 #'   `z`), `r_neg`, `tol` and `center`. It has `print()` and `plot()` methods.
+#' @references
+#' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
+#' positive definite and indefinite kernels. *IEEE Transactions on Pattern
+#' Analysis and Machine Intelligence*, 31(6), 1017-1032.
+#' \doi{10.1109/TPAMI.2008.290}. (Sections, equations and tables are cited
+#' as numbered in its 2008 preprint, *Kernel quadratic discriminant analysis
+#' for positive definite and indefinite kernels*, Angewandte Mathematik und
+#' Informatik 06/08-N, University of Muenster.)
 #' @family kernels
 #' @examples
 #' set.seed(1)

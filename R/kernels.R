@@ -34,33 +34,35 @@ new_krein_kernel <- function(name, params, label, formula, positive_definite, ..
 #' | `kernel_dist()` | \eqn{\exp(-d(x, x')^{p} / s^2)}, \eqn{d = \|x - x'\|^2} | for `power` <= 1 |
 #'
 #' @section Parametrisations in the papers:
-#' The Gaussian kernel appears in three forms. Paper 000 (Pekalska & Haasdonk,
-#' 000_7435e1e84b20a6bd.txt, Sec. V-A) writes \eqn{\exp(-\|x - x'\|^2 / s^2)}:
-#' use `gamma = 1 / s^2`. Papers 001 and 004 write
-#' \eqn{\exp(-\gamma \|x - x'\|^2)}: `gamma` as is. Paper 002 (Schleif et al.,
-#' 002_45f7a7125c25cf33.txt) and paper 003 (Huang et al.,
-#' 003_2f079f99c7272a8a.txt, Example 1) write
+#' The Gaussian kernel appears in three forms. Pekalska and Haasdonk (2009,
+#' Sec. V-A) write \eqn{\exp(-\|x - x'\|^2 / s^2)}: use `gamma = 1 / s^2`.
+#' Haasdonk and Pekalska (2010) and Hidaka and Kurita (2016) write
+#' \eqn{\exp(-\gamma \|x - x'\|^2)}: `gamma` as is. Schleif, Gisbrecht and
+#' Tino (2018) and Huang, Hwang and Lin (2005, Example 1) write
 #' \eqn{\exp(-\|x - x'\|^2 / (2\sigma^2))}: use `gamma = 1 / (2 * sigma^2)`.
-#' Paper 003 also uses a Gaussian with covariance \eqn{\mathrm{diag}(10 S_j)},
+#' Huang, Hwang and Lin also use a Gaussian with covariance
+#' \eqn{\mathrm{diag}(10 S_j)},
 #' \eqn{S_j} the sample variance of input \eqn{j} (Example 2): that is
 #' `kernel_rbf_diag()`, whose default `scales = NULL` makes exactly that choice
 #' from the training data.
 #'
-#' `kernel_dist()` is the base kernel of paper 000 Sec. V-B,
+#' `kernel_dist()` is the base kernel of Pekalska and Haasdonk (2009, Sec. V-B),
 #' \eqn{\exp(-d(x, x')^4/s^2)} with \eqn{d} the *squared* Euclidean distance,
 #' taken literally from the paper (`power = 4`); with `power = 1` it is the
 #' Gaussian kernel with `gamma = 1 / s^2`. By Schoenberg's theorem
 #' \eqn{\exp(-\|x - x'\|^{2p}/s^2)} is positive definite for every dimension
 #' only when \eqn{p \le 1}.
 #'
-#' The Epanechnikov product kernel is that of paper 003 Example 1. It is not
+#' The Epanechnikov product kernel is that of Huang, Hwang and Lin (2005,
+#' Example 1). It is not
 #' positive definite (the Fourier transform of \eqn{(1 - t^2)_+} changes sign),
-#' which paper 003 does not need, but krein records it.
-#' The "\eqn{\sigma^2}" column of paper 003's Table 4 is the width itself:
+#' which their method does not need, but krein records it.
+#' The "\eqn{\sigma^2}" column of their Table 4 is the width itself:
 #' `kernel_epanechnikov(width = value)`.
 #'
-#' The ELM (extreme learning machine, arcsine) kernel is that of paper 002
-#' Sec. 4.3 (Frenay & Verleysen 2011), where `sigma2 = 1e10`.
+#' The ELM (extreme learning machine, arcsine) kernel is that of Schleif,
+#' Gisbrecht and Tino (2018, Sec. 4.3; Frenay & Verleysen 2011), where
+#' `sigma2 = 1e10`.
 #'
 #' @param gamma The width \eqn{\gamma > 0}. `NULL` (the default) chooses it from
 #'   the training data by the median heuristic, \eqn{\gamma = 1 /
@@ -70,7 +72,8 @@ new_krein_kernel <- function(name, params, label, formula, positive_definite, ..
 #' @param offset The constant added to the scaled inner product.
 #' @param scales The per-input variances of `kernel_rbf_diag()`, one positive
 #'   number per input column; `NULL` (the default) uses ten times the sample
-#'   variances of the training inputs, paper 003's choice.
+#'   variances of the training inputs, the choice of Huang, Hwang and Lin
+#'   (2005).
 #' @param width The window width \eqn{w > 0} of the Epanechnikov kernel.
 #' @param sigma2 The variance parameter \eqn{\sigma^2 > 0} of the ELM kernel.
 #' @param s The width \eqn{s > 0} of `kernel_dist()`.
@@ -78,6 +81,31 @@ new_krein_kernel <- function(name, params, label, formula, positive_definite, ..
 #' @returns A `krein_kernel` object: a list with the kernel's `name`, its
 #'   `params`, a `label`, the `formula` as text and `positive_definite`
 #'   (`TRUE`, `FALSE`, or `NA` when it depends on the parameters' values).
+#' @references
+#' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
+#' positive definite and indefinite kernels. *IEEE Transactions on Pattern
+#' Analysis and Machine Intelligence*, 31(6), 1017-1032.
+#' \doi{10.1109/TPAMI.2008.290}. (Sections, equations and tables are cited
+#' as numbered in its 2008 preprint, *Kernel quadratic discriminant analysis
+#' for positive definite and indefinite kernels*, Angewandte Mathematik und
+#' Informatik 06/08-N, University of Muenster.)
+#'
+#' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
+#' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
+#' Handling and Business Intelligence*, Springer.
+#' \doi{10.1007/978-3-642-01044-6_32}.
+#'
+#' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
+#' indefinite kernel approximation using minimum enclosing balls.
+#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
+#'
+#' Huang, S.-Y., Hwang, C.-R. and Lin, M.-H. (2005). Kernel Fisher's
+#' discriminant analysis in Gaussian reproducing kernel Hilbert space.
+#' Manuscript, Institute of Statistical Science, Academia Sinica, Taipei.
+#'
+#' Hidaka, A. and Kurita, T. (2016). Optimum nonlinear discriminant analysis
+#' and discriminant kernel support vector machine. *IEICE Transactions on
+#' Information and Systems*. \doi{10.1587/transinf.2016EDP7081}.
 #' @seealso [kernel_invariant()] for invariant (indefinite) kernels,
 #'   [kernel_matrix()] to evaluate, [indefiniteness()] to inspect a kernel
 #'   matrix.
@@ -86,7 +114,7 @@ new_krein_kernel <- function(name, params, label, formula, positive_definite, ..
 #' x <- matrix(c(0, 1, 2, 0, 1, 0), ncol = 2)
 #' kernel_matrix(kernel_rbf(gamma = 0.5), x)
 #' kernel_poly(degree = 3)
-#' # paper 000 writes exp(-|x - x'|^2 / s^2): gamma = 1 / s^2
+#' # Pekalska and Haasdonk (2009) write exp(-|x - x'|^2 / s^2): gamma = 1 / s^2
 #' s <- 2
 #' kernel_rbf(gamma = 1 / s^2)
 #' @name kernels
@@ -166,7 +194,7 @@ kernel_dist <- function(s, power = 1) {
 #'
 #' Makes a kernel invariant to a transformation \eqn{\tau} of the inputs,
 #' \deqn{\bar k(x, x') = \max\{k(x, x'), k(x, \tau(x'))\},}
-#' as paper 000 (Pekalska & Haasdonk, 000_7435e1e84b20a6bd.txt, Sec. V-B) does
+#' as Pekalska and Haasdonk (2009, Sec. V-B) do
 #' for the checkerboard, whose distribution is invariant to the point
 #' reflection \eqn{\tau(x) = -x}. Such kernels are in general indefinite.
 #'
@@ -181,6 +209,14 @@ kernel_dist <- function(s, power = 1) {
 #' @param transform A function mapping one input vector to a vector of the same
 #'   length: \eqn{\tau}. The default is the point reflection `function(x) -x`.
 #' @returns A `krein_kernel` object of name `"invariant"`.
+#' @references
+#' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
+#' positive definite and indefinite kernels. *IEEE Transactions on Pattern
+#' Analysis and Machine Intelligence*, 31(6), 1017-1032.
+#' \doi{10.1109/TPAMI.2008.290}. (Sections, equations and tables are cited
+#' as numbered in its 2008 preprint, *Kernel quadratic discriminant analysis
+#' for positive definite and indefinite kernels*, Angewandte Mathematik und
+#' Informatik 06/08-N, University of Muenster.)
 #' @family kernels
 #' @examples
 #' set.seed(1)
@@ -325,7 +361,7 @@ resolve_kernel <- function(kernel, x) {
       krein_abort(sprintf("`x` has constant column%s %s, so `scales` cannot be chosen from the data; give `scales`.",
                           if (sum(v <= 0) > 1) "s" else "", format_indices(which(v <= 0))))
     }
-    kernel$params$scales <- 10 * v  # paper 003 (003_2f079f99c7272a8a.txt), Example 2: diag(10 S_j)
+    kernel$params$scales <- 10 * v  # paper 003, Example 2: diag(10 S_j)
   }
   kernel
 }

@@ -1,7 +1,7 @@
 #' Kernel Fisher linear and quadratic discriminant analysis on the kernel data
 #'
-#' KFLDA and KFQDA of paper 003 (Huang, Hwang & Lin,
-#' 003_2f079f99c7272a8a.txt, Sec. 4): every point \eqn{x} is represented by
+#' KFLDA and KFQDA of Huang, Hwang and Lin (2005, Sec. 4): every point
+#' \eqn{x} is represented by
 #' its kernel data \eqn{K_x = (k(x, x_1), \dots, k(x, x_n))'}, the Aronszajn
 #' map of eq. (7) discretised at the training points, and classical Fisher
 #' discriminant analysis runs on the kernel training data \eqn{[K, y]} (eq.
@@ -29,17 +29,17 @@
 #' and \eqn{K} the number of classes. So `kfda()` gives the posteriors of
 #' `MASS::lda()` / `MASS::qda()` run on the same reduced kernel data.
 #'
-#' @section Regularisation (paper 003, Sec. 4.2):
+#' @section Regularisation (Huang, Hwang and Lin 2005, Sec. 4.2):
 #' The kernel data are \eqn{n}-dimensional and their covariances singular
 #' (Remark 3), so one of three reductions is used:
 #' * `reduce = "pca"` (the paper's choice for small data): the leading
 #'   `ncomp` principal components of the kernel data \eqn{K}. `ncomp` is a
 #'   whole number, or a fraction in \eqn{(0, 1)}: the fewest components whose
-#'   share of the variance reaches it. `NULL` takes the fewest reaching 99\%,
+#'   share of the variance reaches it. `NULL` takes the fewest reaching 99%,
 #'   but at most a fifth of the training points (linear) or a quarter of the
 #'   smallest class (quadratic), so that each covariance has several points
 #'   per dimension. The share of the variance of the centred kernel data kept
-#'   is reported. (The percentages of paper 003's Tables 3-4 are another
+#'   is reported. (The percentages of the paper's Tables 3-4 are another
 #'   quantity: the cumulative share of the absolute eigenvalues of the
 #'   uncentred \eqn{K}.) The components come from a thin singular value
 #'   decomposition of the centred kernel data (not from the eigenvectors of
@@ -54,9 +54,9 @@
 #'   random with R's RNG (`set.seed()` reproduces them): \eqn{K_x = (k(x,
 #'   u_1), \dots, k(x, u_m))}. `bases` is a count, a fraction of the
 #'   training points in \eqn{(0, 1)}, or a vector of training-row indices.
-#'   `NULL` takes 10\% of the points, at most 500 (at most a quarter of the
-#'   smallest class for KFQDA). The paper suggests 1-2\% for massive data,
-#'   10-20\% for moderate sizes. Costs \eqn{O(n m^2)} time, \eqn{O(n m)}
+#'   `NULL` takes 10% of the points, at most 500 (at most a quarter of the
+#'   smallest class for KFQDA). The paper suggests 1-2% for massive data,
+#'   10-20% for moderate sizes. Costs \eqn{O(n m^2)} time, \eqn{O(n m)}
 #'   memory; the model keeps the \eqn{m} bases.
 #' * `reduce = "ridge"` (Mika et al.): all \eqn{n} columns of \eqn{K}, with
 #'   `ridge` \eqn{\times I} added to the covariances (\eqn{M + rI}, \eqn{M_i +
@@ -125,7 +125,8 @@
 #' set.seed(1)
 #' train <- sine_populations(100)
 #' test <- sine_populations(200)
-#' # paper 003, Example 3: the quadratic rule wins by far at 10 components
+#' # Huang, Hwang and Lin (2005), Example 3: the quadratic rule wins by far
+#' # at 10 components
 #' lin <- kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 10)
 #' quad <- kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 10, type = "quadratic")
 #' c(linear = mean(predict(lin, test) != test$y),

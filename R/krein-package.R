@@ -1,33 +1,103 @@
+# The papers krein implements. Code comments, tests and the reproduction
+# scripts cite them in a short form, "paper 000, eq. (18)"; the numbers map to
+# the references of ?krein-package (and of citation("krein")):
+#   paper 000: Pekalska & Haasdonk (2009), Kernel discriminant analysis for
+#              positive definite and indefinite kernels, IEEE TPAMI,
+#              doi:10.1109/TPAMI.2008.290 (section, equation and table numbers
+#              of its 2008 preprint, Kernel quadratic discriminant analysis for
+#              positive definite and indefinite kernels, Muenster 06/08-N)
+#   paper 001: Haasdonk & Pekalska (2010), Classification with kernel
+#              Mahalanobis distance classifiers, doi:10.1007/978-3-642-01044-6_32
+#   paper 002: Schleif, Gisbrecht & Tino (2018), Supervised low rank indefinite
+#              kernel approximation using minimum enclosing balls,
+#              Neurocomputing, doi:10.1016/j.neucom.2018.08.057
+#   paper 003: Huang, Hwang & Lin (2005), Kernel Fisher's discriminant analysis
+#              in Gaussian reproducing kernel Hilbert space, Academia Sinica
+#   paper 004: Hidaka & Kurita (2016), Optimum nonlinear discriminant analysis
+#              and discriminant kernel support vector machine, IEICE Trans. Inf.
+#              & Syst., doi:10.1587/transinf.2016EDP7081
+
 #' krein: kernel discriminant analysis for positive definite and indefinite kernels
 #'
 #' krein implements kernel discriminant analysis for positive definite and
-#' indefinite (Krein space) kernels, from five papers:
+#' indefinite (Krein space) kernels, from five papers (see References; the
+#' vignettes and the code call them "paper 000" to "paper 004", in the order
+#' listed there):
 #'
-#' * Pekalska & Haasdonk, *Kernel quadratic discriminant analysis for positive
-#'   definite and indefinite kernels* (TPAMI 2009);
-#' * Haasdonk & Pekalska, *Classification with kernel Mahalanobis distance
-#'   classifiers* (2008);
-#' * Schleif, Gisbrecht & Tino, *Supervised low rank indefinite kernel
-#'   approximation using minimum enclosing balls* (Neurocomputing 2018);
-#' * Huang, Hwang & Lin, *Kernel Fisher's discriminant analysis in Gaussian
-#'   RKHS* (2005);
-#' * Hidaka & Kurita, *Optimum nonlinear discriminant analysis and discriminant
-#'   kernel support vector machine* (IEICE 2016).
+#' * Pekalska and Haasdonk (2009): kernel quadratic discriminants, the
+#'   indefinite kernel Fisher discriminant, indefiniteness indices and the
+#'   invariant checkerboard;
+#' * Haasdonk and Pekalska (2010): kernel Mahalanobis distances and their
+#'   classifiers;
+#' * Schleif, Gisbrecht and Tino (2018): Nystroem approximation of indefinite
+#'   kernels on minimum-enclosing-ball landmarks, Ny-iKFD and the PCVM;
+#' * Huang, Hwang and Lin (2005): kernel Fisher linear and quadratic
+#'   discriminants on kernel data;
+#' * Hidaka and Kurita (2016): optimum nonlinear discriminant analysis and
+#'   discriminant kernels.
 #'
-#' Models so far: [kqd()] (kernel quadratic discriminants, positive definite
-#' and indefinite), [kernel_mahalanobis()] and [kmdc()].
+#' @section Models:
+#' Nine model families, all with `predict()`, `print()` and `plot()` methods
+#' and usable with [tune_krein()]:
 #'
-#' The foundation the models stand on: the kernels
-#' ([kernel_rbf()] and friends, evaluated by the multi-threaded
-#' [kernel_matrix()]), precomputed kernels ([precomputed_kernel()]),
-#' dissimilarity data ([kernel_from_dissimilarity()]), indefiniteness
-#' diagnostics ([indefiniteness()]) and the papers' data generators
-#' ([checkerboard()], [sine_populations()], [xor4()], [gaussian_mixture_2d()],
-#' [banana()], [ball_dissimilarities()]).
+#' * [kqd()]: kernel quadratic discriminants (IC+, IC-, RC+, RC-, FK+, FK-),
+#'   positive definite and indefinite;
+#' * [kmdc()]: classifiers in the space of kernel Mahalanobis distances
+#'   ([kernel_mahalanobis()]);
+#' * [ikfd()]: the indefinite kernel Fisher discriminant, full or Nystroem
+#'   low-rank (Ny-iKFD);
+#' * [pcvm()]: the probabilistic classification vector machine, full or
+#'   Nystroem (Ny-PCVM);
+#' * [kfda()]: kernel Fisher linear and quadratic discriminants on kernel data;
+#' * [onda()]: optimum nonlinear discriminant analysis;
+#' * [iknn()], [ikpca_qd()] and [isvm()]: the reference classifiers of
+#'   Pekalska and Haasdonk (2009).
+#'
+#' @section Helpers:
+#' * Kernels: [kernel_rbf()] and the other constructors of [kernels],
+#'   [kernel_invariant()], [kernel_discriminant()], evaluated by the
+#'   multi-threaded [kernel_matrix()]; [median_gamma()] for the Gaussian width.
+#' * Kernel and dissimilarity data: [precomputed_kernel()],
+#'   [kernel_from_dissimilarity()].
+#' * Diagnostics: [indefiniteness()], [kernel_normality()],
+#'   [plot_kernel_matrix()], [plot_kernel_map()].
+#' * Low rank: [nystrom()], [nystrom_error()], [select_landmarks()].
+#' * Model selection: [tune_krein()] (cross-validation on any future backend)
+#'   and [caret_model()].
+#' * The papers' data generators: [checkerboard()], [sine_populations()],
+#'   [xor4()], [gaussian_mixture_2d()], [banana()], [ball_dissimilarities()].
 #'
 #' @section Options:
 #' * `krein.threads`: the number of threads the kernel engine uses when a
 #'   function's `threads` argument is `NULL`; the default, 0, uses every core.
+#'
+#' @references
+#' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
+#' positive definite and indefinite kernels. *IEEE Transactions on Pattern
+#' Analysis and Machine Intelligence*, 31(6), 1017-1032.
+#' \doi{10.1109/TPAMI.2008.290}. (krein cites sections, equations and tables
+#' as numbered in its 2008 preprint, *Kernel quadratic discriminant analysis
+#' for positive definite and indefinite kernels*, Angewandte Mathematik und
+#' Informatik 06/08-N, University of Muenster.)
+#'
+#' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
+#' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
+#' Handling and Business Intelligence*, Springer.
+#' \doi{10.1007/978-3-642-01044-6_32}.
+#'
+#' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
+#' indefinite kernel approximation using minimum enclosing balls.
+#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
+#'
+#' Huang, S.-Y., Hwang, C.-R. and Lin, M.-H. (2005). Kernel Fisher's
+#' discriminant analysis in Gaussian reproducing kernel Hilbert space.
+#' Manuscript, Institute of Statistical Science, Academia Sinica, Taipei.
+#'
+#' Hidaka, A. and Kurita, T. (2016). Optimum nonlinear discriminant analysis
+#' and discriminant kernel support vector machine. *IEICE Transactions on
+#' Information and Systems*. \doi{10.1587/transinf.2016EDP7081}.
+#'
+#' `citation("krein")` gives these entries in BibTeX form.
 #'
 #' @keywords internal
 #' @useDynLib krein, .registration = TRUE

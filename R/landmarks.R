@@ -1,8 +1,8 @@
 #' Landmarks for a Nystroem approximation, chosen with the class labels
 #'
 #' Picks the landmark points of a Nystroem approximation ([nystrom()],
-#' `ikfd(landmarks = )`) in one of three ways compared in paper 002
-#' (Schleif, Gisbrecht & Tino, 002_45f7a7125c25cf33.txt, Sec. 4):
+#' `ikfd(landmarks = )`) in one of three ways compared by Schleif, Gisbrecht
+#' and Tino (2018, Sec. 4):
 #'
 #' * `"meb"` (the paper's proposal, Sec. 4.1 and Algorithm 1): for each class,
 #'   the core set of a \eqn{(1 + \epsilon)}-approximate minimum enclosing ball
@@ -14,12 +14,13 @@
 #'   nonzero centre weight, at least two per class, united over the classes.
 #'   The number of landmarks follows from `eps` (about \eqn{1/\epsilon} per
 #'   class at most, independent of the class size), so `m` is not used.
-#' * `"kmeans"` (Zhang & Kwok, paper 002 ref. 14): [stats::kmeans()] with `m`
+#' * `"kmeans"` (Zhang & Kwok, ref. 14 of Schleif et al. 2018):
+#'   [stats::kmeans()] with `m`
 #'   centres in the input space; the centres are the landmarks (they need not
 #'   be training points). For a precomputed kernel, k-means runs on the rows of
 #'   the kernel matrix (the empirical kernel map; for an indefinite kernel this
-#'   is kernel k-means with \eqn{K K'}, paper 002 Sec. 4.2) and the landmarks
-#'   are the training points nearest to the centres.
+#'   is kernel k-means with \eqn{K K'}, Schleif et al. 2018, Sec. 4.2) and
+#'   the landmarks are the training points nearest to the centres.
 #' * `"random"`: `m` training points drawn uniformly, by default stratified by
 #'   class (proportional allocation, at least two per class).
 #'
@@ -33,7 +34,7 @@
 #' formed. A kernel that is not positive definite (a built-in indefinite
 #' kernel such as [kernel_tanh()] or [kernel_dist()] with `power > 1`, a kernel
 #' of unknown definiteness, or a precomputed kernel whose class block has a
-#' negative eigenvalue) gives no ball in a feature space; as paper 002 does,
+#' negative eigenvalue) gives no ball in a feature space; as Schleif et al. do,
 #' krein then runs MEB on the positive semidefinite \eqn{K_j K_j'} of the class
 #' block (same eigenvectors, squared eigenvalues). That needs the whole class
 #' block: \eqn{O(n_j^2)} kernel evaluations and memory and \eqn{O(n_j^2 |S|)}
@@ -50,7 +51,7 @@
 #' @param y Class labels, one per row of `x`.
 #' @param kernel A kernel (see [kernels]) or `"precomputed"`.
 #' @param method `"meb"`, `"kmeans"` or `"random"`.
-#' @param eps The MEB approximation quality, in \eqn{(0, 1)}; paper 002 uses
+#' @param eps The MEB approximation quality, in \eqn{(0, 1)}; Schleif et al. use
 #'   0.01 throughout.
 #' @param m The number of landmarks for `"kmeans"` and `"random"`; `NULL`
 #'   takes the MEB count.
@@ -68,6 +69,10 @@
 #'   the `radius` \eqn{R}, the largest distance of a class point to the centre
 #'   (`farthest`, at most \eqn{(1 + \epsilon) R} on convergence), `squared`
 #'   (was \eqn{K_j K_j'} used) and `converged`.
+#' @references
+#' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
+#' indefinite kernel approximation using minimum enclosing balls.
+#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
 #' @family Nystroem approximation
 #' @examples
 #' set.seed(1)

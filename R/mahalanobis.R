@@ -1,8 +1,8 @@
 #' Kernel Mahalanobis distances
 #'
 #' The squared Mahalanobis distances of points to each class in the feature
-#' space of a kernel, after Haasdonk & Pekalska (paper 001,
-#' 001_88454dd8a3dd391d.txt): for an invertible covariance (eq. 4),
+#' space of a kernel, after Haasdonk and Pekalska (2010): for an invertible
+#' covariance (eq. 4),
 #' \deqn{d_{IC}^2(x) = n \tilde k_x' (\tilde K^-)^2 \tilde k_x,}
 #' with \eqn{\tilde K^-} the pseudo-inverse treating eigenvalues below
 #' \eqn{\alpha} = `reg` as zero, and for a regularised covariance \eqn{C +
@@ -11,12 +11,13 @@
 #' (\tilde K + n \sigma^2 I)^{-1} \tilde k_x\right),}
 #' with \eqn{\sigma^2} = `reg`. These are the distances of [kqd()]'s IC- and RC+
 #' variants. With a single class they are one-class novelty scores. For an
-#' indefinite kernel the Krein-space forms of paper 000 are used (see [kqd()],
+#' indefinite kernel the Krein-space forms of Pekalska and Haasdonk (2009) are
+#' used (see [kqd()],
 #' `indefinite = "auto"`).
 #'
 #' Both distances are invariant to adding a constant to the kernel (a
 #' translation in feature space) and to scaling kernel and `reg` together by
-#' the same factor (paper 001, Sec. 5).
+#' the same factor (Haasdonk and Pekalska 2010, Sec. 5).
 #'
 #' @inheritParams kqd
 #' @param type `"RC"` or `"IC"`.
@@ -27,9 +28,22 @@
 #' @param indefinite As in [kqd()].
 #' @returns A matrix with one row per point of `newdata` and one column per
 #'   class.
+#' @references
+#' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
+#' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
+#' Handling and Business Intelligence*, Springer.
+#' \doi{10.1007/978-3-642-01044-6_32}.
+#'
+#' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
+#' positive definite and indefinite kernels. *IEEE Transactions on Pattern
+#' Analysis and Machine Intelligence*, 31(6), 1017-1032.
+#' \doi{10.1109/TPAMI.2008.290}. (Sections, equations and tables are cited
+#' as numbered in its 2008 preprint, *Kernel quadratic discriminant analysis
+#' for positive definite and indefinite kernels*, Angewandte Mathematik und
+#' Informatik 06/08-N, University of Muenster.)
 #' @family kernel quadratic discriminants
 #' @examples
-#' # paper 001, Fig. 2: the XOR problem
+#' # Haasdonk and Pekalska (2010), Fig. 2: the XOR problem
 #' xor <- xor4()
 #' kernel_mahalanobis(xor[, 1:2], xor$y, kernel_rbf(1), type = "IC", reg = 1e-4)
 #' kernel_mahalanobis(xor[, 1:2], xor$y, kernel_rbf(1), type = "RC", reg = 1)
@@ -58,8 +72,8 @@ per_class_reg <- function(reg, n_classes) {
 
 #' Kernel Mahalanobis distance classifiers
 #'
-#' The FD/QD-IC/RC classifiers of Haasdonk & Pekalska (paper 001,
-#' 001_88454dd8a3dd391d.txt, Sec. 3.3): every point is mapped to the
+#' The FD/QD-IC/RC classifiers of Haasdonk and Pekalska (2010, Sec. 3.3): every
+#' point is mapped to the
 #' \eqn{c}-dimensional space of its squared kernel Mahalanobis distances to
 #' the classes ([kernel_mahalanobis()]), where a Fisher (`"lda"`,
 #' [MASS::lda()]) or quadratic (`"qda"`, [MASS::qda()]) discriminant is
@@ -73,6 +87,11 @@ per_class_reg <- function(reg, n_classes) {
 #' @param ... Passed to [MASS::lda()] or [MASS::qda()].
 #' @returns An object of class `c("kmdc", "krein_model")` with the distance
 #'   model (`distances`, a [kqd()] fit) and the discriminant (`discriminant`).
+#' @references
+#' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
+#' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
+#' Handling and Business Intelligence*, Springer.
+#' \doi{10.1007/978-3-642-01044-6_32}.
 #' @family kernel quadratic discriminants
 #' @examples
 #' set.seed(1)
@@ -119,13 +138,18 @@ predict.kmdc <- function(object, newdata, type = c("class", "prob"), ...) {
 #' For two input columns, the decision regions over the plane with the
 #' training points; otherwise the training points in the space of their
 #' squared distances to the classes, where the classifier of [kmdc()] works
-#' (paper 001, Sec. 3.3).
+#' (Haasdonk and Pekalska 2010, Sec. 3.3).
 #'
 #' @param x A [kmdc()] fit.
 #' @param resolution Grid points along each axis.
 #' @param main The title; `NULL` for one naming the classifier and its `reg`.
 #' @param ... Passed to [graphics::image()] or [graphics::pairs()].
 #' @returns `x`, invisibly.
+#' @references
+#' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
+#' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
+#' Handling and Business Intelligence*, Springer.
+#' \doi{10.1007/978-3-642-01044-6_32}.
 #' @family kernel quadratic discriminants
 #' @examples
 #' set.seed(1)

@@ -1,7 +1,7 @@
 #' How Gaussian are the kernel data? Kolmogorov-Smirnov tests per column
 #'
-#' Paper 003 (Huang, Hwang & Lin, 003_2f079f99c7272a8a.txt), Sec. 3, Example
-#' 1: Fisher's discriminant analysis assumes Gaussian classes, and data mapped
+#' Huang, Hwang and Lin (2005), Sec. 3, Example 1: Fisher's discriminant
+#' analysis assumes Gaussian classes, and data mapped
 #' to their kernel data \eqn{K_x = (k(x, x_1), \dots, k(x, x_n))} -- the
 #' Aronszajn map (eq. 7) discretised at the points themselves -- are far
 #' closer to Gaussian than many raw data. This function tests each column of
@@ -30,9 +30,14 @@
 #'   kernel), `kernel` description, and the standardised columns needed by
 #'   [plot()][plot.krein_normality] (the best, median and worst four of
 #'   each).
+#' @references
+#' Huang, S.-Y., Hwang, C.-R. and Lin, M.-H. (2005). Kernel Fisher's
+#' discriminant analysis in Gaussian reproducing kernel Hilbert space.
+#' Manuscript, Institute of Statistical Science, Academia Sinica, Taipei.
 #' @family kernel Fisher discriminant on the kernel data
 #' @examples
-#' # paper 003, Example 1: 200 points in 50 dimensions, exponential coordinates
+#' # Huang, Hwang and Lin (2005), Example 1: 200 points in 50 dimensions,
+#' # exponential coordinates
 #' set.seed(1)
 #' x <- matrix(rexp(200 * 50), 200, 50)
 #' normality <- kernel_normality(x, kernel_rbf(gamma = 0.5 / 10^2))
@@ -109,7 +114,8 @@ normality_summary <- function(p) {
 
 #' @export
 print.krein_normality <- function(x, ...) {
-  cat("Kolmogorov-Smirnov p-values per column (paper 003, Example 1)\n")
+  cat("Kolmogorov-Smirnov p-values per column (Huang, Hwang and Lin 2005,",
+      "Example 1)\n")
   show <- function(label, p) {
     s <- normality_summary(p)
     cat(sprintf("%s, %d columns\n", label, length(p)))
@@ -125,13 +131,18 @@ print.krein_normality <- function(x, ...) {
 
 #' Normal probability plots of the best, median and worst columns
 #'
-#' The figures of paper 003, Example 1 (Figs. 1-9): normal Q-Q plots of the
+#' The figures of Huang, Hwang and Lin (2005), Example 1 (Figs. 1-9): normal
+#' Q-Q plots of the
 #' four columns closest to Gaussian, the four median ones and the four
 #' farthest, standardised, with the identity line; one row for the original
 #' data and one for the kernel data.
 #'
 #' @param x A `krein_normality` object from [kernel_normality()].
 #' @param ... Passed to [graphics::plot()].
+#' @references
+#' Huang, S.-Y., Hwang, C.-R. and Lin, M.-H. (2005). Kernel Fisher's
+#' discriminant analysis in Gaussian reproducing kernel Hilbert space.
+#' Manuscript, Institute of Statistical Science, Academia Sinica, Taipei.
 #' @returns `x`, invisibly.
 #' @family kernel Fisher discriminant on the kernel data
 #' @export

@@ -1,8 +1,8 @@
 #' Nystroem approximation of a (possibly indefinite) kernel
 #'
 #' Approximates the \eqn{n \times n} kernel matrix from the kernel columns of
-#' \eqn{m} landmark points, \eqn{\hat K = K_{nm} K_{mm}^{+} K_{nm}'} (paper 002,
-#' Schleif, Gisbrecht & Tino, 002_45f7a7125c25cf33.txt, Sec. 3, eq. 10), and
+#' \eqn{m} landmark points, \eqn{\hat K = K_{nm} K_{mm}^{+} K_{nm}'} (Schleif,
+#' Gisbrecht and Tino 2018, Sec. 3, eq. 10), and
 #' computes its eigendecomposition \eqn{\hat K = Q \Lambda Q'} in \eqn{O(n m^2)}
 #' time and \eqn{O(n m)} memory without ever forming an \eqn{n \times n} matrix.
 #' The eigenvalues keep their signs: the paper's recipe through the
@@ -36,6 +36,10 @@
 #'   `signature` (\eqn{p, q} of \eqn{\hat K}), `landmarks`, the landmark points
 #'   (data fits) and what [predict.krein_nystrom()] needs. `as.matrix()`
 #'   reconstructs \eqn{\hat K} (only when asked: it is \eqn{n \times n}).
+#' @references
+#' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
+#' indefinite kernel approximation using minimum enclosing balls.
+#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
 #' @family Nystroem approximation
 #' @examples
 #' set.seed(1)

@@ -1,7 +1,7 @@
 #' Optimum nonlinear discriminant analysis
 #'
-#' ONDA of Otsu as developed by Hidaka & Kurita (paper 004,
-#' 004_e2896d6b0f1aa722.txt): the mapping that maximises Fisher's
+#' ONDA of Otsu as developed by Hidaka and Kurita (2016): the mapping that
+#' maximises Fisher's
 #' discriminant criterion over all nonlinear maps is a linear combination of
 #' the Bayesian posteriors, \eqn{y = U' B(x)} with \eqn{B(x) = (P(C_1 | x),
 #' \dots, P(C_K | x))'} (eqs. 13, 19-20). Each way of estimating the
@@ -82,6 +82,10 @@
 #'   `levels`, `counts`, `class_means` (class means in the discriminant
 #'   space), `ridge`, `training_error` and what prediction and
 #'   [kernel_discriminant()] need.
+#' @references
+#' Hidaka, A. and Kurita, T. (2016). Optimum nonlinear discriminant analysis
+#' and discriminant kernel support vector machine. *IEICE Transactions on
+#' Information and Systems*. \doi{10.1587/transinf.2016EDP7081}.
 #' @family optimum nonlinear discriminant analysis
 #' @examples
 #' fit <- onda(Species ~ ., data = iris)
@@ -436,8 +440,8 @@ print.summary.onda <- function(x, ...) {
 #'
 #' The first two discriminant coordinates (or histograms of the only one),
 #' coloured by class, with the class means as diamonds -- the displays of
-#' paper 004, Figs. 2-3. For three classes the points fill a triangle (the
-#' 2-simplex of posterior vectors).
+#' Hidaka and Kurita (2016), Figs. 2-3. For three classes the points fill a
+#' triangle (the 2-simplex of posterior vectors).
 #'
 #' @param x An `onda` fit.
 #' @param newdata Points to show instead of the training points, in the form
@@ -445,6 +449,10 @@ print.summary.onda <- function(x, ...) {
 #'   response they are coloured by it, otherwise by predicted class.
 #' @param main The title; `NULL` for one naming the posterior estimator.
 #' @param ... Passed to the plotting functions.
+#' @references
+#' Hidaka, A. and Kurita, T. (2016). Optimum nonlinear discriminant analysis
+#' and discriminant kernel support vector machine. *IEICE Transactions on
+#' Information and Systems*. \doi{10.1587/transinf.2016EDP7081}.
 #' @returns `x`, invisibly.
 #' @family optimum nonlinear discriminant analysis
 #' @export

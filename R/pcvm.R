@@ -1,18 +1,19 @@
 #' Probabilistic classification vector machine, full and Nystroem (Ny-PCVM)
 #'
 #' The sparse probabilistic kernel classifier PCVM of Chen, Tino & Yao (2009),
-#' as reviewed in paper 002 (Schleif, Gisbrecht & Tino,
-#' 002_45f7a7125c25cf33.txt, Sec. 2.4, eqs. 4-7), for any kernel: the kernel
+#' as reviewed by Schleif, Gisbrecht and Tino (2018, Sec. 2.4, eqs. 4-7), for
+#' any kernel: the kernel
 #' values are only basis functions, so indefinite and precomputed similarities
-#' work unchanged. With `landmarks`, Ny-PCVM (paper 002, Sec. 5.1) runs on the
+#' work unchanged. With `landmarks`, Ny-PCVM (Schleif et al. 2018, Sec. 5.1)
+#' runs on the
 #' Nystroem approximation of the kernel.
 #'
 #' @section Model and EM:
 #' With labels \eqn{y_i \in \{-1, +1\}} (the first class of a pair is
 #' \eqn{+1}), \eqn{f(x) = \sum_j k(x, x_j) y_j w_j + b} with weights \eqn{w_j
 #' \ge 0} under truncated Gaussian priors, and \eqn{P(+1 | x) = \Psi(f(x))},
-#' the probit link. EM follows the authors' reference code
-#' (../shared/notes/algorithms.md section 5): the first E-step uses a random
+#' the probit link. EM follows the order and constants of the authors'
+#' reference code: the first E-step uses a random
 #' latent vector consistent with the labels; each iteration computes
 #' \eqn{Z_i = f_i + y_i \phi(f_i) / \Psi(y_i f_i)} (the ratio evaluated without
 #' underflow, through the continued fraction of the Mills ratio for
@@ -40,14 +41,15 @@
 #' b}. With every training point a landmark it is the full PCVM, step for
 #' step.
 #'
-#' Paper 002 keeps all \eqn{n} basis functions of \eqn{\hat K} instead (and
-#' approximates the inverse in the M-step by a second Nystroem step). krein
+#' Schleif et al. (2018) keep all \eqn{n} basis functions of \eqn{\hat K}
+#' instead (and approximate the inverse in the M-step by a second Nystroem
+#' step). krein
 #' implemented that exactly (with the Woodbury identity, \eqn{O(|A| r^2)} per
 #' step) and found it unstable at scale: on `checkerboard(20000)` with 150 MEB
 #' landmarks, the exact EM on 20,000 basis functions of a rank-150 kernel let
 #' the weights grow from 3 to \eqn{4 \times 10^7} and \eqn{\max|f|} from 8 to
 #' \eqn{7 \times 10^4} within seven iterations, with the training error rising
-#' from 3\% to 24\%: with far more basis functions than rank, the least-squares
+#' from 3% to 24%: with far more basis functions than rank, the least-squares
 #' M-step relies on cancelling positive and negative weights, which pruning
 #' then removes. The landmark basis has at most as many functions as the
 #' rank and does not suffer from this.
@@ -70,6 +72,10 @@
 #'   vectors, or the landmark vector \eqn{a} for Ny-PCVM), `bias`,
 #'   `iterations`, `converged`, `kernel` and the pair), `levels`, `counts`,
 #'   `control`, `landmarks`, `training_error` and what prediction needs.
+#' @references
+#' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
+#' indefinite kernel approximation using minimum enclosing balls.
+#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
 #' @family probabilistic classification vector machine
 #' @examples
 #' set.seed(1)

@@ -89,14 +89,14 @@ as.matrix.krein_precomputed <- function(x, ...) x$K
 #' training kernel, remembering what it needs to convert the dissimilarities
 #' of new objects to the training objects in the same way (with [predict()]).
 #'
-#' * `method = "negsq"` (paper 000, Pekalska & Haasdonk,
-#'   000_7435e1e84b20a6bd.txt, Sec. V-C): \eqn{k(x, x') = -(d(x, x')/\bar d)^2},
+#' * `method = "negsq"` (Pekalska and Haasdonk 2009, Sec. V-C):
+#'   \eqn{k(x, x') = -(d(x, x')/\bar d)^2},
 #'   with \eqn{\bar d} the mean training dissimilarity over pairs \eqn{i \ne
 #'   j}. The scaling only makes parameter ranges comparable across data sets.
 #'   New objects: \eqn{-(d/\bar d)^2} with the same \eqn{\bar d}; their
 #'   self-similarity is \eqn{0}.
-#' * `method = "classical"` (classical scaling; paper 002, Schleif et al.,
-#'   002_45f7a7125c25cf33.txt, Sec. 2.2): \eqn{K = -\frac12 J D^{(2)} J},
+#' * `method = "classical"` (classical scaling; Schleif, Gisbrecht and Tino
+#'   2018, Sec. 2.2): \eqn{K = -\frac12 J D^{(2)} J},
 #'   \eqn{J = I - \frac1n 1 1^\top}, \eqn{D^{(2)}} the squared dissimilarities:
 #'   the Gram matrix around the mean of the pseudo-Euclidean embedding. It is
 #'   positive semidefinite exactly when the dissimilarities are Euclidean
@@ -116,6 +116,18 @@ as.matrix.krein_precomputed <- function(x, ...) x$K
 #'   a list with the training kernel `K`, its diagonal `self`, the `method` and
 #'   what the conversion of new dissimilarities needs. Pass it as `x` to any
 #'   krein model.
+#' @references
+#' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
+#' positive definite and indefinite kernels. *IEEE Transactions on Pattern
+#' Analysis and Machine Intelligence*, 31(6), 1017-1032.
+#' \doi{10.1109/TPAMI.2008.290}. (Sections, equations and tables are cited
+#' as numbered in its 2008 preprint, *Kernel quadratic discriminant analysis
+#' for positive definite and indefinite kernels*, Angewandte Mathematik und
+#' Informatik 06/08-N, University of Muenster.)
+#'
+#' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
+#' indefinite kernel approximation using minimum enclosing balls.
+#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
 #' @family kernels
 #' @seealso [predict.krein_dissimilarity()] for new objects,
 #'   [indefiniteness()] for the spectrum of the result.

@@ -1,8 +1,8 @@
-#' Reference classifiers of paper 000: IKNN, IKPCA-QD and ISVM
+#' Reference classifiers of Pekalska and Haasdonk: IKNN, IKPCA-QD and ISVM
 #'
 #' The classifiers Pekalska & Haasdonk compare their kernel quadratic
-#' discriminants with (paper 000, 000_7435e1e84b20a6bd.txt, Secs. IV-E and
-#' V, Table III), for positive definite and indefinite kernels alike, with
+#' discriminants with (Pekalska and Haasdonk 2009, Secs. IV-E and V, Table
+#' III), for positive definite and indefinite kernels alike, with
 #' krein's kernels and interfaces so that they can be tuned and compared with
 #' [tune_krein()].
 #'
@@ -42,6 +42,14 @@
 #' @returns A fit of class `c("iknn", "krein_model")`, `c("ikpca_qd",
 #'   "krein_model")` or `c("isvm", "krein_model")` with `predict(type =
 #'   c("class", "prob"))` and `print()` methods.
+#' @references
+#' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
+#' positive definite and indefinite kernels. *IEEE Transactions on Pattern
+#' Analysis and Machine Intelligence*, 31(6), 1017-1032.
+#' \doi{10.1109/TPAMI.2008.290}. (Sections, equations and tables are cited
+#' as numbered in its 2008 preprint, *Kernel quadratic discriminant analysis
+#' for positive definite and indefinite kernels*, Angewandte Mathematik und
+#' Informatik 06/08-N, University of Muenster.)
 #' @family reference classifiers
 #' @examples
 #' set.seed(1)
@@ -342,7 +350,8 @@ print.isvm <- function(x, ...) {
 #' Plot a reference classifier
 #'
 #' For two input columns, the decision regions over the plane with the
-#' training points (as paper 000, Fig. 2, draws IKNN and IKPCA-QD); otherwise
+#' training points (as Pekalska and Haasdonk 2009, Fig. 2, draw IKNN and
+#' IKPCA-QD); otherwise
 #' the training points' class probabilities, against each other.
 #'
 #' @param x A fit of [iknn()], [ikpca_qd()] or [isvm()].
@@ -351,6 +360,14 @@ print.isvm <- function(x, ...) {
 #' @param ... Passed to [graphics::image()] (two inputs) or
 #'   [graphics::pairs()].
 #' @returns `x`, invisibly.
+#' @references
+#' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
+#' positive definite and indefinite kernels. *IEEE Transactions on Pattern
+#' Analysis and Machine Intelligence*, 31(6), 1017-1032.
+#' \doi{10.1109/TPAMI.2008.290}. (Sections, equations and tables are cited
+#' as numbered in its 2008 preprint, *Kernel quadratic discriminant analysis
+#' for positive definite and indefinite kernels*, Angewandte Mathematik und
+#' Informatik 06/08-N, University of Muenster.)
 #' @family reference classifiers
 #' @examples
 #' set.seed(1)

@@ -2,8 +2,8 @@
 #' future backend
 #'
 #' Every experiment in the papers tunes kernel and regularisation parameters
-#' by (stratified) 10-fold cross-validation over a grid (e.g. paper 000,
-#' 000_7435e1e84b20a6bd.txt, Sec. V-A). `tune_krein()` does this for any krein
+#' by (stratified) 10-fold cross-validation over a grid (e.g. Pekalska and
+#' Haasdonk 2009, Sec. V-A). `tune_krein()` does this for any krein
 #' model, running the folds through the future framework when
 #' \pkg{future.apply} is installed: on local cores (`future::plan(multisession)`),
 #' on other machines (`plan(cluster)`) or on a scheduler (future.batchtools),
@@ -77,6 +77,14 @@
 #'   `summary()` and `plot()` methods. A fit that fails (for example a
 #'   singular covariance at one grid point) counts as missing for that fold,
 #'   with one warning at the end.
+#' @references
+#' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
+#' positive definite and indefinite kernels. *IEEE Transactions on Pattern
+#' Analysis and Machine Intelligence*, 31(6), 1017-1032.
+#' \doi{10.1109/TPAMI.2008.290}. (Sections, equations and tables are cited
+#' as numbered in its 2008 preprint, *Kernel quadratic discriminant analysis
+#' for positive definite and indefinite kernels*, Angewandte Mathematik und
+#' Informatik 06/08-N, University of Muenster.)
 #' @family model selection
 #' @examples
 #' set.seed(1)
