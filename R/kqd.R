@@ -1,15 +1,15 @@
 #' Kernel quadratic discriminant analysis
 #'
 #' Quadratic discriminant analysis in the feature space of a kernel -- positive
-#' definite or indefinite -- after Pekalska & Haasdonk (paper 000,
-#' 000_7435e1e84b20a6bd.txt, Sec. IV and Table II). Each class gets a Gaussian
+#' definite or indefinite -- after Pekalska and Haasdonk (2009, Sec. IV and
+#' Table II). Each class gets a Gaussian
 #' model in the feature space; an object is assigned to the class with the
 #' largest decision value
 #' \deqn{f_j(x) = -\tfrac12 d_j^2(x) + b_j,}
 #' where \eqn{d_j^2} is a squared kernel Mahalanobis distance to class \eqn{j}
 #' and \eqn{b_j} a bias.
 #'
-#' @section Variants (paper 000, Table II):
+#' @section Variants (Pekalska and Haasdonk 2009, Table II):
 #' * `"IC+"`, `"IC-"` (invertible covariance, eqs. 14-17):
 #'   \eqn{d^2 = n_j \tilde k_x' M^2 \tilde k_x}, with \eqn{M = (\tilde K + \alpha
 #'   I)^{-1}} (`+`) or the pseudo-inverse of \eqn{\tilde K} with threshold
@@ -59,8 +59,9 @@
 #' \eqn{O(n r)} per point for its numerical rank \eqn{r}.
 #'
 #' @section Bias:
-#' * `"error"` (paper 000, Sec. IV-D): for each pair of classes, the bias
-#'   difference minimising their training errors -- the middle of the widest
+#' * `"error"` (Pekalska and Haasdonk 2009, Sec. IV-D): for each pair of
+#'   classes, the bias difference minimising their training errors -- the
+#'   middle of the widest
 #'   interval of optimal thresholds (closed with the mean gap between scores
 #'   when it is unbounded) -- and then the biases, summing to zero, that fit
 #'   these differences in least squares. Priors do not enter.
@@ -101,6 +102,19 @@
 #'   class: \eqn{(p, q, z)} of the centred class kernel, `NA` where a Cholesky
 #'   factorisation replaced the eigendecomposition and for FK), `levels`,
 #'   `prior`, `counts`, the kernel and what prediction needs.
+#' @references
+#' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
+#' positive definite and indefinite kernels. *IEEE Transactions on Pattern
+#' Analysis and Machine Intelligence*, 31(6), 1017-1032.
+#' \doi{10.1109/TPAMI.2008.290}. (Sections, equations and tables are cited
+#' as numbered in its 2008 preprint, *Kernel quadratic discriminant analysis
+#' for positive definite and indefinite kernels*, Angewandte Mathematik und
+#' Informatik 06/08-N, University of Muenster.)
+#'
+#' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
+#' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
+#' Handling and Business Intelligence*, Springer.
+#' \doi{10.1007/978-3-642-01044-6_32}.
 #' @family kernel quadratic discriminants
 #' @examples
 #' set.seed(1)
@@ -431,7 +445,7 @@ print.summary.kqd <- function(x, ...) {
 #' training points and the decision boundary. Otherwise (or for precomputed
 #' kernels): a pairs plot of the training points' squared distances to the
 #' classes, coloured by class -- for two classes the KQD boundary is a line
-#' parallel to the diagonal there (paper 001, Sec. 3.3).
+#' parallel to the diagonal there (Haasdonk and Pekalska 2010, Sec. 3.3).
 #'
 #' @param x A `kqd` fit.
 #' @param reg Which value of the regularisation path (see [predict.kqd()]).
