@@ -5,11 +5,20 @@
 # Usage, from the checkout's root:
 #   Rscript tools/check.R
 source(file.path("tools", "setup.R"))
-install_missing(c("Rcpp", "RcppEigen", "testthat", "knitr", "markdown", "kernlab", "e1071",
-                  "future", "future.apply", "progressr"))
+# The packages DESCRIPTION names in Imports, LinkingTo and Suggests, without
+# their version constraints and without the packages that come with R itself
+# (base packages such as stats or utils, and MASS).
 # caret is suggested too, but its dependency tree is large and its newest CRAN
 # versions need a newer R: its tests run when it is installed (on Debian:
 # apt-get install r-cran-caret) and are skipped otherwise.
+package_dependencies <- function(description = "DESCRIPTION") {
+  fields <- read.dcf(description, fields = c("Imports", "LinkingTo", "Suggests"))
+  packages <- trimws(unlist(strsplit(fields[!is.na(fields)], ",")))
+  packages <- unique(sub("[[:space:]]*\\(.*$", "", packages))
+  with_r <- c(rownames(utils::installed.packages(lib.loc = .Library, priority = "base")), "MASS")
+  setdiff(packages[nzchar(packages)], c(with_r, "caret"))
+}
+install_missing(package_dependencies())
 
 r_bin <- file.path(R.home("bin"), "R")
 work <- tempfile("krein-check-")

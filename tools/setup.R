@@ -1,14 +1,20 @@
 # Shared by the two quick-start commands (tools/demo.R, tools/check.R): make sure
-# the packages they need are installed, from CRAN, into a library we can write.
+# the packages they need are installed, from the user's package repositories
+# (CRAN by default), into a library we can write.
 # Run from the root of a krein checkout.
 
 if (!file.exists("DESCRIPTION") || !any(grepl("^Package: krein$", readLines("DESCRIPTION")))) {
   stop("Run this from the root of the krein checkout (the folder with DESCRIPTION).", call. = FALSE)
 }
 
-if (is.null(getOption("repos")) || identical(unname(getOption("repos")["CRAN"]), "@CRAN@")) {
-  options(repos = c(CRAN = "https://cloud.r-project.org"))
+# Packages come from the repositories of the user's `repos` option. Where none
+# is set (NULL, or R's "@CRAN@" placeholder), R chooses: the first mirror of its
+# own list, as chooseCRANmirror() offers it.
+repos <- getOption("repos")
+if (length(repos) == 0 || identical(unname(repos["CRAN"]), "@CRAN@")) {
+  utils::chooseCRANmirror(graphics = FALSE, ind = 1)
 }
+rm(repos)
 
 # A writable library: the first of .libPaths(), else the user library (created).
 ensure_writable_library <- function() {
@@ -25,7 +31,8 @@ install_missing <- function(packages) {
   lib <- ensure_writable_library()
   missing <- packages[!vapply(packages, requireNamespace, logical(1), quietly = TRUE)]
   if (length(missing) > 0) {
-    message("Installing from CRAN: ", paste(missing, collapse = ", "))
+    message("Installing from ", paste(getOption("repos"), collapse = ", "), ": ",
+            paste(missing, collapse = ", "))
     utils::install.packages(missing, lib = lib, Ncpus = max(1L, parallel::detectCores()))
   }
   still <- packages[!vapply(packages, requireNamespace, logical(1), quietly = TRUE)]
