@@ -332,7 +332,7 @@ new_precomputed_data <- function(spec, newdata) {
     converted <- predict.krein_dissimilarity(spec$dissimilarity, newdata)
     return(list(K = converted$K, self = converted$self))
   }
-  K <- check_numeric_matrix(newdata, "newdata", allow_vector = FALSE)
+  K <- check_numeric_matrix_allow_na(newdata, "newdata")
   if (ncol(K) != n) {
     krein_abort(sprintf("`newdata` must be a kernel matrix with one column per training point (%d), not %d.",
                         n, ncol(K)))
@@ -340,13 +340,10 @@ new_precomputed_data <- function(spec, newdata) {
   list(K = K, self = self)
 }
 
+# Missing values are allowed (those rows predict NA, as predict.lm with
+# na.pass); infinite ones are not.
 check_new_rows <- function(x) {
-  if (anyNA(x)) {
-    rows <- which(rowSums(is.na(x)) > 0)
-    krein_abort(sprintf("`newdata` has missing values in row%s %s.", if (length(rows) > 1) "s" else "",
-                        format_indices(rows)))
-  }
-  check_finite_matrix(x, "newdata")
+  check_no_infinite(x, "newdata")
   x
 }
 

@@ -76,6 +76,20 @@
 #'   log prior.
 #' * `"none"`: \eqn{b_j = \log P(\omega_j)}.
 #'
+#' @section Prediction:
+#' [predict()][predict.krein_model()] gives `type = "class"`, `"prob"` (the
+#' posterior under the model's Gaussian assumption: the softmax of the
+#' decision values), `"decision"` (the decision values \eqn{f_j}) and
+#' `"distance"` (the squared kernel Mahalanobis distances \eqn{d_j^2}); its
+#' argument `reg` picks a value of the regularisation path (one of the fitted
+#' values; `NULL`, the default, takes the one with the lowest training error).
+#' Precomputed fits of the RC variants need the self-similarities of new
+#' points: `precomputed_kernel(K_new, self = )`. [plot()][plot.krein_model()]
+#' takes `reg` too; for more than two inputs it shows a pairs plot of the
+#' training points' squared distances to the classes -- for two classes the
+#' KQD boundary is a line parallel to the diagonal there (Haasdonk and
+#' Pekalska 2008, Sec. 3.3).
+#'
 #' @param x A formula, a numeric matrix or data frame, a precomputed kernel
 #'   (see [krein_inputs]).
 #' @param y The class labels (not for the formula method).
@@ -93,11 +107,13 @@
 #'   for the class proportions.
 #' @param threads Threads for the kernel matrices; `NULL` uses
 #'   `getOption("krein.threads")`.
-#' @param ... Passed to the default method.
+#' @param ... Not used: every argument after the data must be named in full
+#'   (an unknown name is an error).
 #' @returns An object of class `c("kqd", "krein_model")`: a list with
 #'   `variant`, `reg` (a matrix: one row per path value, one column per class),
-#'   `bias` (same shape), `training_error` (one per path value), `best` (the
-#'   path value with the lowest training error, the default of `predict()`),
+#'   `bias` (same shape), `path_error` (the training error at each path value),
+#'   `best` (the path value with the lowest training error, the default of
+#'   `predict()`), `training_error` (at `best`),
 #'   `indefinite` (per class: were the IKQD formulas used), `signature` (per
 #'   class: \eqn{(p, q, z)} of the centred class kernel, `NA` where a Cholesky
 #'   factorisation replaced the eigendecomposition and for FK), `levels`,
@@ -127,29 +143,25 @@
 #' # a regularisation path: one decomposition, several values
 #' path <- kqd(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), variant = "IC-",
 #'             reg = c(1e-4, 1e-3, 1e-2))
-#' path$training_error
+#' path$path_error
 #' @export
 kqd <- function(x, ...) UseMethod("kqd")
 
 #' @rdname kqd
 #' @export
-kqd.formula <- function(formula, data, subset, na.action, kernel = kernel_rbf(), ...) {
+kqd.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf()) {
   inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
-  fit <- kqd_fit(inputs, ...)
-  fit$call <- match.call()
-  fit
+  fit_model("kqd", inputs, list(...), match.call())
 }
 
 #' @rdname kqd
 #' @export
-kqd.default <- function(x, y, kernel = kernel_rbf(), variant = "RC+", reg = NULL,
+kqd.default <- function(x, y, ..., kernel = kernel_rbf(), variant = "RC+", reg = NULL,
                         indefinite = c("auto", "yes", "no"), bias = c("error", "map", "none"),
-                        prior = NULL, na.action = NULL, threads = NULL, ...) {
+                        prior = NULL, na.action = NULL, threads = NULL) {
+  check_dots_empty("kqd", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action)
-  fit <- kqd_fit(inputs, variant = variant, reg = reg, indefinite = indefinite, bias = bias,
-                 prior = prior, threads = threads)
-  fit$call <- match.call()
-  fit
+  fit_model("kqd", inputs, method_arguments("kqd"), match.call())
 }
 
 kqd_variants <- c("RC+", "RC-", "IC+", "IC-", "FK+", "FK-")
@@ -175,7 +187,7 @@ kqd_fit <- function(inputs, variant = "RC+", reg = NULL, indefinite = c("auto", 
                       allow_cholesky = bias != "map")
   distances <- cpp_kqd_distances(core, K, if (startsWith(variant, "RC")) diag(K) else NULL)
   bias_matrix <- kqd_biases(bias, core, distances, y, prior, reg, variant)
-  training_error <- vapply(seq_len(nrow(reg)), function(k) {
+  path_error <- vapply(seq_len(nrow(reg)), function(k) {
     f <- -distances[[k]] / 2 + rep(bias_matrix[k, ], each = nrow(K))
     mean(class_from_decisions(f, levels) != y)
   }, numeric(1))
@@ -191,15 +203,11 @@ kqd_fit <- function(inputs, variant = "RC+", reg = NULL, indefinite = c("auto", 
   dimnames(signature) <- list(levels, c("p", "q", "z"))
   kqd_warnings(indefinite, negative_found, classes, levels)
 
-  structure(
-    list(variant = variant, reg = reg, bias = bias_matrix, bias_method = bias,
-         training_error = training_error, best = which.min(training_error),
-         indefinite = indefinite_used, indefinite_mode = indefinite, signature = signature,
-         levels = levels, prior = prior, counts = counts, kernel = inputs$kernel,
-         spec = inputs$spec, x = inputs$x, core = core, threads = threads,
-         training_distances = distances, na_action = inputs$na_action),
-    class = c("kqd", "krein_model")
-  )
+  list(variant = variant, reg = reg, bias = bias_matrix, bias_method = bias,
+       path_error = path_error, best = which.min(path_error),
+       indefinite = indefinite_used, indefinite_mode = indefinite, signature = signature,
+       prior = prior, x = inputs$x, core = core, threads = threads,
+       training_distances = distances)
 }
 
 kqd_default_reg <- function(variant) if (startsWith(variant, "RC")) 0.1 else 1e-3
@@ -328,86 +336,37 @@ kqd_path_index <- function(object, reg) {
   matches[1]
 }
 
-#' Predict with a kernel quadratic discriminant
-#'
-#' @param object A `kqd` fit.
-#' @param newdata New data in the form the model was fitted on: a data frame
-#'   for formula fits, a matrix or data frame for matrix fits, the kernel of
-#'   the new points against the training points for precomputed fits (with
-#'   self-similarities, via [precomputed_kernel()], for RC variants) or their
-#'   dissimilarities for [kernel_from_dissimilarity()] fits. Missing: the
-#'   training data.
-#' @param type `"class"` (a factor with the training levels), `"prob"` (the
-#'   posterior under the model's Gaussian assumption: the softmax of the
-#'   decision values, an \eqn{n \times c} matrix whose rows sum to 1),
-#'   `"decision"` (the decision values \eqn{f_j}) or `"distance"` (the
-#'   squared kernel Mahalanobis distances \eqn{d_j^2}).
-#' @param reg Which value of the regularisation path: one of the fitted
-#'   values; `NULL` takes the one with the lowest training error.
-#' @param ... Unused.
-#' @returns See `type`; matrices have one row per row of `newdata` and one
-#'   column per class.
-#' @family kernel quadratic discriminants
-#' @examples
-#' set.seed(1)
-#' train <- xor4()
-#' fit <- kqd(y ~ ., data = train, kernel = kernel_rbf(1), bias = "none")
-#' predict(fit, train, type = "distance")
 #' @export
-predict.kqd <- function(object, newdata, type = c("class", "prob", "decision", "distance"),
-                        reg = NULL, ...) {
-  type <- match_choice(type, "type", c("class", "prob", "decision", "distance"))
+krein_scores.kqd <- function(object, new, type, reg = NULL) {
   k <- kqd_path_index(object, reg)
-  rc <- startsWith(object$variant, "RC")
-  if (missing(newdata) || is.null(newdata)) {
+  if (is.null(new)) {
     # the training points: their distances were computed by the fit
     d <- object$training_distances[[k]]
     dimnames(d) <- list(rownames(object$x), object$levels)
-    return(kqd_from_distances(object, d, k, type))
+  } else {
+    kernels <- new_kernels(object, new, need_self = startsWith(object$variant, "RC"))
+    d <- cpp_kqd_distances(object$core, kernels$K, kernels$self)[[k]]
+    dimnames(d) <- list(kernels$names, object$levels)
   }
-  kernels <- new_data_kernels(object, newdata, need_self = rc)
-  kqd_outputs(object, kernels, k, type)
-}
-
-# The kernels of points given as a numeric matrix in the fit's input space
-# (training data, plot grids), bypassing the newdata checks.
-points_kernels <- function(object, points, need_self) {
-  list(K = evaluate_kernel(object$kernel, points, object$x, object$threads),
-       self = if (need_self) kernel_self(object$kernel, points),
-       names = rownames(points))
-}
-
-kqd_outputs <- function(object, kernels, k, type) {
-  d <- cpp_kqd_distances(object$core, kernels$K, kernels$self)[[k]]
-  dimnames(d) <- list(kernels$names, object$levels)
-  kqd_from_distances(object, d, k, type)
-}
-
-kqd_from_distances <- function(object, d, k, type) {
   if (type == "distance") return(d)
   f <- -d / 2 + rep(object$bias[k, ], each = nrow(d))
-  switch(type,
-    decision = f,
-    prob = softmax_rows(f),
-    class = stats::setNames(class_from_decisions(f, object$levels), rownames(d))
-  )
+  if (type == "decision") f else softmax_rows(f)
 }
 
 #' @export
-print.kqd <- function(x, ...) {
-  cat("Kernel quadratic discriminant (", x$variant, "), ", length(x$levels), " classes, ",
-      sum(x$counts), " training points\n", sep = "")
-  cat("  kernel: ", kernel_description(x$kernel), "\n", sep = "")
-  cat("  indefinite formulas for: ", if (any(x$indefinite)) paste(names(x$indefinite)[x$indefinite], collapse = ", ") else "no class", "\n", sep = "")
+model_title.kqd <- function(x) x$variant
+
+#' @export
+model_print_lines.kqd <- function(x) {
   reg_name <- if (startsWith(x$variant, "RC")) "sigma^2" else "alpha"
-  if (nrow(x$reg) > 1L) {
-    cat("  ", reg_name, " path of ", nrow(x$reg), " values; best ", format_reg_row(x$reg[x$best, ]),
-        " with training error ", format(x$training_error[x$best], digits = 3), "\n", sep = "")
-  } else {
-    cat("  ", reg_name, " = ", format_reg_row(x$reg[1, ]), ", bias by ", x$bias_method,
-        ", training error ", format(x$training_error, digits = 3), "\n", sep = "")
-  }
-  invisible(x)
+  c(paste0("indefinite formulas for: ",
+           if (any(x$indefinite)) paste(names(x$indefinite)[x$indefinite], collapse = ", ") else "no class"),
+    if (nrow(x$reg) > 1L) {
+      paste0(reg_name, " path of ", nrow(x$reg), " values; best ", format_reg_row(x$reg[x$best, ]),
+             ", bias by ", x$bias_method)
+    } else {
+      paste0(reg_name, " = ", format_reg_row(x$reg[1, ]), ", bias by ", x$bias_method)
+    })
 }
 
 format_reg_row <- function(row) {
@@ -415,62 +374,31 @@ format_reg_row <- function(row) {
 }
 
 #' @export
-summary.kqd <- function(object, ...) {
+model_summary.kqd <- function(object) {
   classes <- data.frame(n = as.vector(object$counts), prior = as.vector(object$prior),
                         object$signature, indefinite = as.vector(object$indefinite),
                         row.names = object$levels, check.names = FALSE)
-  path <- data.frame(object$reg, training_error = object$training_error, check.names = FALSE)
+  path <- data.frame(object$reg, training_error = object$path_error, check.names = FALSE)
   names(path)[seq_len(ncol(object$reg))] <- paste0("reg[", object$levels, "]")
   biases <- object$bias
   colnames(biases) <- paste0("b[", object$levels, "]")
   path <- cbind(path, biases)
-  structure(list(variant = object$variant, bias_method = object$bias_method, classes = classes,
-                 path = path, best = object$best, kernel = object$kernel),
-            class = "summary.kqd")
+  out <- list(classes, path)
+  names(out) <- c("Classes (signature p, q, z of the centred class kernel)",
+                  sprintf("Regularisation path (bias by %s; best: row %d)", object$bias_method, object$best))
+  out
 }
 
+# Inputs that are not two columns: the points' squared distances to the
+# classes, coloured by class -- for two classes the KQD boundary is a line
+# parallel to the diagonal there (paper 001, Sec. 3.3).
 #' @export
-print.summary.kqd <- function(x, ...) {
-  cat("Kernel quadratic discriminant, variant ", x$variant, ", bias by ", x$bias_method, "\n\n", sep = "")
-  cat("Classes (signature p, q, z of the centred class kernel):\n")
-  print(x$classes)
-  cat("\nRegularisation path (best: row ", x$best, "):\n", sep = "")
-  print(x$path, digits = 4)
-  invisible(x)
-}
-
-#' Plot a kernel quadratic discriminant
-#'
-#' For two input variables: the decision regions over the plane with the
-#' training points and the decision boundary. Otherwise (or for precomputed
-#' kernels): a pairs plot of the training points' squared distances to the
-#' classes, coloured by class -- for two classes the KQD boundary is a line
-#' parallel to the diagonal there (Haasdonk and Pekalska 2010, Sec. 3.3).
-#'
-#' @param x A `kqd` fit.
-#' @param reg Which value of the regularisation path (see [predict.kqd()]).
-#' @param resolution Grid points per axis for decision regions.
-#' @param main The title; `NULL` for one that describes the fit.
-#' @param ... Passed to the plotting functions.
-#' @returns `x`, invisibly.
-#' @family kernel quadratic discriminants
-#' @export
-plot.kqd <- function(x, reg = NULL, resolution = 120L, main = NULL, ...) {
-  k <- kqd_path_index(x, reg)
-  reg_value <- x$reg[k, ]
-  y <- factor(x$levels[class_labels(x$core$classes, x$spec$n_train)], levels = x$levels)
-  main <- main %||% sprintf("KQD %s, reg = %s", x$variant, format_reg_row(reg_value))
-  rc <- startsWith(x$variant, "RC")
-  if (!is.null(x$x) && ncol(x$x) == 2L) {
-    plot_decision_regions(x$x, y, function(grid) {
-      kqd_outputs(x, points_kernels(x, as.matrix(grid), rc), k, "class")
-    }, resolution = resolution, main = main, ...)
-  } else {
-    d <- stats::predict(x, type = "distance", reg = reg_value)
-    col <- hcl.colors(length(x$levels), "Dark 3")
-    graphics::pairs(d, col = col[as.integer(y)], pch = 19, main = main,
-                    labels = paste("d2 to", x$levels), ...)
-  }
+plot_model_diagnostic.kqd <- function(x, data, main, predict_args, ...) {
+  d <- do.call(stats::predict, c(list(x, data, type = "distance"), predict_args))
+  y <- if (is.null(data)) stats::napredict(x$na_action, x$y) else data_response(x, data, nrow(d))
+  col <- grDevices::hcl.colors(length(x$levels), "Dark 3")
+  graphics::pairs(d, col = ifelse(is.na(y), "grey40", col[as.integer(y)]), pch = 19, main = main,
+                  labels = paste("d2 to", x$levels), ...)
   invisible(x)
 }
 
@@ -480,3 +408,12 @@ class_labels <- function(classes, n) {
   for (j in seq_along(classes)) labels[classes[[j]]$members] <- j
   labels
 }
+
+register_krein_model(
+  "kqd", label = "Kernel quadratic discriminant", fit = "kqd_fit",
+  parameters = data.frame(parameter = c("variant", "reg"), class = c("character", "numeric"),
+                          label = c("variant", "regularisation"), stringsAsFactors = FALSE),
+  path = "reg",
+  needs_self = function(args) startsWith(args$variant %||% "RC+", "RC"),
+  types = "distance", predict_args = "reg"
+)

@@ -77,26 +77,15 @@ plot_decision_regions <- function(x, y, predict_grid, resolution = 120L, main = 
   graphics::legend("topright", legend = levels, col = col, pch = 19, bg = "white", cex = 0.8)
 }
 
-# The points drawn under decision regions: the training data of a full fit,
-# the given data, or the landmarks.
+# The points drawn under decision regions: those of `data` (coloured by its
+# response for formula fits), else the training data the fit kept, else its
+# landmarks (Nystroem fits keep no training data).
 plot_points <- function(fit, data) {
   if (!is.null(data)) {
-    if (fit$spec$type == "formula") {
-      response <- all.vars(fit$spec$terms)[attr(fit$spec$terms, "response")]
-      x <- new_inputs(fit$spec, data)$x
-      y <- if (!is.null(data[[response]])) factor(data[[response]], levels = fit$levels) else
-        factor(rep(NA, nrow(x)), levels = fit$levels)
-      return(list(x = x, y = y))
-    }
     x <- new_inputs(fit$spec, data)$x
-    return(list(x = x, y = factor(rep(NA, nrow(x)), levels = fit$levels)))
+    return(list(x = x, y = data_response(fit, data, nrow(x))))
   }
-  if (!is.null(fit$x)) {
-    y <- fit$scores_sample$y
-    if (length(y) == nrow(fit$x)) return(list(x = fit$x, y = y))
-    rows <- unique(round(seq(1, nrow(fit$x), length.out = min(nrow(fit$x), 2000L))))
-    return(list(x = fit$x[rows, , drop = FALSE], y = y))
-  }
+  if (!is.null(fit$x)) return(list(x = fit$x, y = fit$y))
   list(x = fit$landmarks$points, y = fit$landmarks$class)
 }
 

@@ -9,9 +9,10 @@ test_that("print and summary describe the fit and return invisibly", {
              reg = c(1e-3, 1e-2))
   expect_snapshot(print(fit))
   s <- summary(fit)
-  expect_s3_class(s, "summary.kqd")
-  expect_equal(nrow(s$path), 2L)
-  expect_equal(s$path$training_error, fit$training_error)
+  expect_s3_class(s, "summary.krein_model")
+  path <- s$model[[2]]
+  expect_equal(nrow(path), 2L)
+  expect_equal(path$training_error, fit$path_error)
   expect_output(expect_invisible(print(s)), "Regularisation path")
   expect_output(expect_invisible(print(fit)), "alpha path of 2 values")
 })

@@ -396,20 +396,20 @@ test_that("a regularisation path equals separate fits at each value", {
     expect_equal(unname(fit$reg), cbind(path, path), ignore_attr = TRUE)
     expect_identical(colnames(fit$reg), levels(d$y))
     expect_equal(dim(fit$bias), c(3L, 2L))
-    expect_length(fit$training_error, 3L)
+    expect_length(fit$path_error, 3L)
     for (i in seq_along(path)) {
       single <- kqd(d$x, d$y, kernel = kernel, variant = variant, reg = path[i])
       info <- sprintf("%s, reg = %g", variant, path[i])
       expect_lt(ref_rel_diff(predict(fit, x_new, type = "distance", reg = path[i]),
                              predict(single, x_new, type = "distance")), 1e-10)
       expect_equal(fit$bias[i, ], single$bias[1, ], tolerance = 1e-8, info = info)
-      expect_equal(unname(fit$training_error[i]), unname(single$training_error), info = info)
+      expect_equal(unname(fit$path_error[i]), unname(single$training_error), info = info)
       d2 <- ref_kqd_distance(K, d$y, K, rep(1, nrow(K)), variant, path[i], FALSE)
       best <- ref_best_pairwise_error((d2[, 2] - d2[, 1]) / 2, d$y == "pos")
-      expect_equal(unname(fit$training_error[i]), best / nrow(K), info = info)
+      expect_equal(unname(fit$path_error[i]), best / nrow(K), info = info)
     }
     # default: the path value with the lowest training error (here the last)
-    expect_equal(which.min(fit$training_error), 3L)
+    expect_equal(which.min(fit$path_error), 3L)
     expect_equal(predict(fit, x_new, type = "distance"),
                  predict(fit, x_new, type = "distance", reg = path[3]))
   }

@@ -56,7 +56,12 @@ inline CentredSvd centred_svd(const Eigen::Ref<const Eigen::MatrixXd>& K, int th
   Eigen::setNbThreads(dense::worker_count(threads));
   Eigen::BDCSVD<Eigen::MatrixXd> svd(Z, Eigen::ComputeThinV);
   Eigen::setNbThreads(eigen_threads);
+  // Eigen 3.3 (older RcppEigen builds) has no BDCSVD::info(): a failed SVD
+  // shows there as non-finite singular values, which the check below catches.
+#if EIGEN_VERSION_AT_LEAST(3, 4, 0)
   if (svd.info() != Eigen::Success) throw std::runtime_error("centred_svd: the SVD did not converge");
+#endif
+  if (!svd.singularValues().allFinite()) throw std::runtime_error("centred_svd: the SVD did not converge");
   out.singular = svd.singularValues();
   out.vectors = svd.matrixV();
   return out;

@@ -344,7 +344,9 @@ inline std::vector<Eigen::MatrixXd> distances(const Model& model,
       q.col(0) = t.colwise().squaredNorm().transpose();
     } else {
       // also RC- with A = I, where no eigenpairs were computed: q = ||v||^2 / (n_j sigma^2)
-      const Eigen::MatrixXd P = cls.basis.transpose() * V;  // r x m projections
+      // RC- keeps no eigenpairs (its basis is empty): no projections then
+      const Eigen::MatrixXd P = cls.values.size() > 0 ? Eigen::MatrixXd(cls.basis.transpose() * V)
+                                                      : Eigen::MatrixXd(0, m);  // r x m projections
       const Eigen::MatrixXd P2 = P.array().square().matrix();
       for (Eigen::Index k = 0; k < paths; ++k) {
         const double r = model.reg(k, j);

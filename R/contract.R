@@ -1,0 +1,494 @@
+# The model contract. Every krein classifier is a small file that supplies its
+# parts; this file supplies the rest, the same for every model:
+#
+#   * a registry entry, register_krein_model(), made at the end of the model's
+#     file: its fitting function, label, tunable arguments, path argument,
+#     extra predict types and predict arguments, and whether it needs
+#     self-similarities or the raw inputs (tune_krein(), caret_model() and
+#     later engines read it);
+#   * the generic and its methods, in the same shape for all models:
+#       model.formula(formula, data, ..., subset, na.action, kernel)
+#       model.default(x, y, ..., kernel, <the model's arguments>, na.action, threads)
+#     Everything after `...` must be named in full, so no user argument can be
+#     captured by partial matching; both methods end in fit_model(), which
+#     refuses unknown arguments;
+#   * a method of krein_scores() giving the model's "prob" and "decision"
+#     matrices (and its extra types) for new inputs, or for the training data
+#     when `new` is NULL;
+#   * optionally model_title(), model_print_lines(), model_summary() and
+#     plot_model_diagnostic() methods for its own lines and views.
+#
+# predict(), print(), summary(), fitted(), nobs() and plot() are the methods of
+# class `krein_model` below.
+
+# ---------------------------------------------------------------------------
+# The registry
+
+krein_registry <- new.env(parent = emptyenv())
+
+#' Register a model with the contract
+#'
+#' @param name The model's name, also its class and its generic's name.
+#' @param label A short description for print().
+#' @param fit The name of the internal fitting function, `function(inputs,
+#'   <model arguments>)`, returning the model's fields as a list.
+#' @param parameters The tunable model arguments: a data frame with `parameter`,
+#'   `class` ("numeric" or "character") and `label`; kernel parameters are
+#'   tunable for every kernel model and are not listed.
+#' @param path The argument along which one fit computes a whole path of
+#'   values (kqd's `reg`), or NULL.
+#' @param needs_self `function(args)`: does a fit with these arguments need the
+#'   self-similarities k(x, x) of new points?
+#' @param needs_inputs `function(args)`: must a fit with these arguments see the
+#'   inputs themselves rather than a kernel matrix (k-means landmarks, a model
+#'   on the features)?
+#' @param types Predict types beyond "class", "prob" and "decision".
+#' @param predict_args Extra arguments of predict() (such as kqd's `reg`).
+#' @param uses_kernel FALSE for a model on the features themselves (onda).
+#' @noRd
+register_krein_model <- function(name, label, fit, parameters, path = NULL,
+                                 needs_self = function(args) FALSE,
+                                 needs_inputs = function(args) FALSE,
+                                 types = character(), predict_args = character(),
+                                 uses_kernel = TRUE) {
+  parameters <- as.data.frame(parameters, stringsAsFactors = FALSE)
+  assign(name, list(name = name, label = label, fit = fit, parameters = parameters, path = path,
+                    needs_self = needs_self, needs_inputs = needs_inputs, types = types,
+                    predict_args = predict_args, uses_kernel = uses_kernel),
+         envir = krein_registry)
+  invisible(name)
+}
+
+#' The registry entry of a model, by name or by fit
+#' @noRd
+model_info <- function(model) {
+  name <- if (is.character(model)) model else class(model)[1]
+  info <- get0(name, envir = krein_registry, inherits = FALSE)
+  if (is.null(info)) krein_abort(sprintf("`%s` is not a registered krein model.", name))
+  info
+}
+
+registered_models <- function() sort(ls(krein_registry))
+
+#' The models krein provides
+#'
+#' One row per model family, from the registry every model joins: the
+#' function, what it fits, its tunable arguments (kernel parameters are tunable
+#' for every model with a kernel), the argument whose values one fit computes
+#' as a path, and the predict types beyond `"class"`, `"prob"` and
+#' `"decision"`, which every model gives. [tune_krein()] and [caret_model()]
+#' read the same registry.
+#'
+#' @returns A data frame with columns `model`, `label`, `tunable`, `path` and
+#'   `extra_types`.
+#' @examples
+#' krein_models()
+#' @export
+krein_models <- function() {
+  rows <- lapply(registered_models(), function(name) {
+    info <- model_info(name)
+    data.frame(model = name, label = info$label,
+               tunable = paste(info$parameters$parameter, collapse = ", "),
+               path = info$path %||% "", extra_types = paste(info$types, collapse = ", "),
+               stringsAsFactors = FALSE)
+  })
+  do.call(rbind, rows)
+}
+
+# ---------------------------------------------------------------------------
+# Fitting
+
+#' The arguments of a model's fitting function (what a user may pass besides
+#' the data and the kernel)
+#' @noRd
+fit_argument_names <- function(info) {
+  setdiff(names(formals(get(info$fit, mode = "function"))), c("inputs", "..."))
+}
+
+#' Refuse arguments a model does not have, suggesting the closest name
+#' @noRd
+check_model_arguments <- function(args, allowed, name) {
+  if (length(args) == 0L) return(invisible())
+  arg_names <- names(args) %||% rep("", length(args))
+  if (any(!nzchar(arg_names))) {
+    krein_abort(sprintf("%s() takes its model arguments by name; %d unnamed argument%s given after the data.",
+                        name, sum(!nzchar(arg_names)), if (sum(!nzchar(arg_names)) > 1) "s were" else " was"),
+                class = "krein_argument_error")
+  }
+  unknown <- setdiff(arg_names, allowed)
+  if (length(unknown) == 0L) return(invisible())
+  hints <- vapply(unknown, function(u) {
+    close <- allowed[utils::adist(u, allowed) <= max(1, nchar(u) %/% 3)]
+    prefix <- allowed[startsWith(allowed, u)]
+    candidates <- unique(c(prefix, close))
+    if (length(candidates)) sprintf(" (did you mean `%s`?)", candidates[1]) else ""
+  }, character(1))
+  krein_abort(sprintf("%s %s not %s of %s()%s. Its arguments are %s.",
+                      paste0("`", unknown, "`", collapse = ", "),
+                      if (length(unknown) > 1) "are" else "is",
+                      if (length(unknown) > 1) "arguments" else "an argument", name,
+                      paste(hints, collapse = ""), paste0("`", allowed, "`", collapse = ", ")),
+              class = "krein_argument_error")
+}
+
+#' `...` of a default method must be empty: everything is named after it
+#' @noRd
+check_dots_empty <- function(name, ...) {
+  check_model_arguments(list(...), character(), name)
+}
+
+#' The arguments a default method received, by the names of the fitting
+#' function's formals
+#' @noRd
+method_arguments <- function(name, env = parent.frame()) {
+  mget(fit_argument_names(model_info(name)), envir = env)
+}
+
+#' The common end of every model method: check the arguments, fit, and add
+#' what the contract needs.
+#' @param name The model's name.
+#' @param inputs A `krein_inputs` object (R/inputs.R).
+#' @param args The model arguments (a named list).
+#' @param call The user's call.
+#' @noRd
+fit_model <- function(name, inputs, args, call) {
+  info <- model_info(name)
+  check_model_arguments(args, fit_argument_names(info), name)
+  fields <- do.call(get(info$fit, mode = "function"), c(list(inputs), args))
+  # the generic's name, not the method's: kqd(...), as the user wrote it
+  if (is.call(call)) call[[1L]] <- as.name(name)
+  new_krein_model(fields, inputs, name, call)
+}
+
+#' Build a fit: the model's fields plus the shared ones, then its training
+#' predictions, computed once.
+#' @noRd
+new_krein_model <- function(fields, inputs, name, call = NULL) {
+  y <- inputs$y
+  fields$kernel <- NULL  # stored once, in the input spec
+  fit <- c(fields, list(
+    call = call,
+    spec = inputs$spec,
+    levels = levels(y),
+    counts = stats::setNames(as.vector(table(y)), levels(y)),
+    y = y,
+    na_action = inputs$na_action
+  ))
+  fit <- fit[!duplicated(names(fit), fromLast = TRUE)]
+  class(fit) <- c(name, "krein_model")
+  fitted_class <- model_predictions(fit, NULL, "class", list())
+  fit$fitted_class <- unname(fitted_class)
+  fit$training_error <- mean(fitted_class != y)
+  fit
+}
+
+#' The kernel of a fit (NULL for precomputed kernels, NA for models on the
+#' features themselves)
+#' @noRd
+model_kernel <- function(object) object$spec$kernel
+
+# ---------------------------------------------------------------------------
+# Prediction
+
+#' The scores a model gives for new inputs
+#'
+#' @param object The fit.
+#' @param new NULL for the training data, else a list with `x` (new inputs,
+#'   complete rows) or `K` and `self` (precomputed kernels), and `names`.
+#' @param type "prob", "decision", one of the model's extra types, or "class"
+#'   (only asked for when a non-default `rule` is given).
+#' @param ... The model's predict arguments.
+#' @returns A matrix with one row per new point (a factor for "class").
+#' @noRd
+krein_scores <- function(object, new, type, ...) UseMethod("krein_scores")
+
+#' Predict with a krein model
+#'
+#' Every krein model predicts through this one method.
+#'
+#' @param object A krein fit.
+#' @param newdata New data in the form the model was fitted on: a data frame
+#'   for formula fits (columns matched by name), a matrix or data frame for
+#'   matrix fits, the kernel of the new points against the training points for
+#'   precomputed fits (with self-similarities, via [precomputed_kernel()],
+#'   where the model needs them) or their dissimilarities for
+#'   [kernel_from_dissimilarity()] fits. `NULL` (or missing): the training
+#'   data, padded with `NA` rows for rows a fit with `na.action = na.exclude`
+#'   dropped. Rows of `newdata` with missing values give `NA` rows, as
+#'   [stats::predict.lm()] does with `na.pass`.
+#' @param type `"class"` (a factor with the training levels: the most probable
+#'   class), `"prob"` (an \eqn{n \times c} matrix of class probabilities whose
+#'   rows sum to 1), `"decision"` (an \eqn{n \times c} matrix of the model's
+#'   decision values: larger favours the class; see each model's page for what
+#'   they are), or a model's own types (kqd's and kmdc's `"distance"`, kfda's
+#'   and onda's `"projection"`, ...).
+#' @param ... The model's own predict arguments: kqd's `reg` (a value of the
+#'   fitted regularisation path), ikfd's and onda's `rule`, ...; see each
+#'   model's page. Any other argument is an error.
+#' @returns See `type`: one row (or element) per row of `newdata`, named by its
+#'   row names.
+#' @seealso [krein_models()] lists every model's extra types.
+#' @examples
+#' set.seed(1)
+#' train <- checkerboard(200, size = 2)
+#' fit <- kqd(y ~ x1 + x2, data = train, kernel = kernel_rbf(2))
+#' test <- checkerboard(5, size = 2)
+#' predict(fit, test)
+#' predict(fit, test, type = "prob")
+#' test$x1[2] <- NA
+#' predict(fit, test, type = "decision")
+#' @export
+predict.krein_model <- function(object, newdata = NULL, type = "class", ...) {
+  info <- model_info(object)
+  type <- match_choice(type, "type", c("class", "prob", "decision", info$types))
+  extra <- list(...)
+  check_model_arguments(extra, info$predict_args, "predict")
+  if (missing(newdata) || is.null(newdata)) {
+    out <- model_predictions(object, NULL, type, extra)
+    return(stats::napredict(object$na_action, out))
+  }
+  model_predictions(object, new_inputs(object$spec, newdata), type, extra)
+}
+
+#' Predictions for prepared inputs (NULL: the training data): rows with
+#' missing values are left out of the computation and come back as NA rows.
+#' @noRd
+model_predictions <- function(object, new, type, extra) {
+  if (is.null(new)) return(scores_of_type(object, NULL, type, extra))
+  rows <- new_input_rows(new)
+  complete <- rows$complete
+  if (all(complete)) return(scores_of_type(object, new, type, extra))
+  n <- length(complete)
+  kept <- if (any(complete)) scores_of_type(object, subset_new_inputs(new, complete), type, extra)
+  if (type == "class") {
+    out <- factor(rep(NA_character_, n), levels = object$levels)
+    if (any(complete)) out[complete] <- kept
+    return(stats::setNames(out, rows$names))
+  }
+  width <- if (is.null(kept)) length(object$levels) else ncol(kept)
+  out <- matrix(NA_real_, n, width, dimnames = list(rows$names, if (is.null(kept)) object$levels else colnames(kept)))
+  if (any(complete)) out[complete, ] <- kept
+  out
+}
+
+scores_of_type <- function(object, new, type, extra) {
+  rule <- extra$rule
+  if (type == "class" && (is.null(rule) || identical(rule, "posterior"))) {
+    p <- do.call(krein_scores, c(list(object, new, "prob"), extra))
+    return(stats::setNames(factor(object$levels[max.col(p, ties.method = "first")], levels = object$levels),
+                           rownames(p)))
+  }
+  do.call(krein_scores, c(list(object, new, type), extra))
+}
+
+#' Which rows of new inputs are complete, and their names
+#' @noRd
+new_input_rows <- function(new) {
+  if (!is.null(new$x)) {
+    complete <- stats::complete.cases(new$x)
+    names <- rownames(new$x)
+  } else {
+    complete <- stats::complete.cases(new$K)
+    if (!is.null(new$self)) complete <- complete & !is.na(new$self)
+    names <- rownames(new$K)
+  }
+  list(complete = complete, names = names)
+}
+
+subset_new_inputs <- function(new, rows) {
+  if (!is.null(new$x)) new$x <- new$x[rows, , drop = FALSE]
+  if (!is.null(new$K)) new$K <- new$K[rows, , drop = FALSE]
+  if (!is.null(new$self)) new$self <- new$self[rows]
+  new
+}
+
+#' The kernel between new inputs and a fit's expansion points, and their
+#' self-similarities where asked
+#' @param points Rows of the training data or landmarks the model kept (data fits).
+#' @param columns Which training points they are (precomputed fits); NULL: all.
+#' @noRd
+new_kernels <- function(object, new, points = object$x, columns = NULL, need_self = FALSE) {
+  K <- new_kernel_matrix(object$spec, new, points, columns, threads = object$threads)
+  self <- if (need_self) new_self_similarity(object$spec, new) else NULL
+  rownames(K) <- rownames(new$x %||% new$K)
+  list(K = K, self = self, n = nrow(K), names = rownames(K))
+}
+
+#' @describeIn predict.krein_model The training classes (padded with `NA`
+#'   where `na.action = na.exclude` dropped rows).
+#' @export
+fitted.krein_model <- function(object, ...) {
+  stats::napredict(object$na_action, stats::setNames(object$fitted_class, rownames(object$x)))
+}
+
+#' @describeIn predict.krein_model The number of training points used.
+#' @export
+nobs.krein_model <- function(object, ...) length(object$y)
+
+# ---------------------------------------------------------------------------
+# print and summary
+
+#' A model's title line after its label (e.g. kqd's variant); "" for none
+#' @noRd
+model_title <- function(x) UseMethod("model_title")
+#' @export
+model_title.default <- function(x) ""
+
+#' A model's own lines for print()
+#' @noRd
+model_print_lines <- function(x) UseMethod("model_print_lines")
+#' @export
+model_print_lines.default <- function(x) character()
+
+#' A model's own parts for summary(): a named list of data frames, matrices or
+#' character vectors, printed under their names
+#' @noRd
+model_summary <- function(object) UseMethod("model_summary")
+#' @export
+model_summary.default <- function(object) list()
+
+#' @export
+print.krein_model <- function(x, ...) {
+  info <- model_info(x)
+  title <- model_title(x)
+  cat(info$label, if (nzchar(title)) paste0(" (", title, ")"), "\n", sep = "")
+  if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call, width.cutoff = 500L), collapse = " "), "\n", sep = "")
+  if (info$uses_kernel) cat("Kernel: ", kernel_description(model_kernel(x)), "\n", sep = "")
+  cat("Classes: ", paste0(names(x$counts), " (", x$counts, ")", collapse = ", "), "\n", sep = "")
+  cat("Training points: ", length(x$y), dropped_rows_text(x), "; training error ",
+      format(x$training_error, digits = 3), "\n", sep = "")
+  lines <- model_print_lines(x)
+  if (length(lines)) cat(paste0("  ", lines, "\n"), sep = "")
+  invisible(x)
+}
+
+dropped_rows_text <- function(x) {
+  if (is.null(x$na_action)) return("")
+  sprintf(" (%d row%s with missing values dropped by na.%s)", length(x$na_action),
+          if (length(x$na_action) > 1) "s" else "", class(x$na_action)[1])
+}
+
+#' Summarise a krein model
+#'
+#' @param object A krein fit.
+#' @param x A `summary.krein_model`.
+#' @param ... Unused.
+#' @returns An object of class `summary.krein_model`: the call, the kernel,
+#'   the classes with their sizes, the training confusion matrix and error,
+#'   and the model's own tables (`model`, a named list).
+#' @examples
+#' fit <- kqd(Species ~ ., data = iris, kernel = kernel_rbf())
+#' summary(fit)
+#' @export
+summary.krein_model <- function(object, ...) {
+  info <- model_info(object)
+  confusion <- table(observed = object$y, predicted = object$fitted_class)
+  structure(list(label = info$label, title = model_title(object), call = object$call,
+                 kernel = if (info$uses_kernel) kernel_description(model_kernel(object)),
+                 counts = object$counts, dropped = dropped_rows_text(object),
+                 confusion = confusion, training_error = object$training_error,
+                 model = model_summary(object)),
+            class = "summary.krein_model")
+}
+
+#' @rdname summary.krein_model
+#' @export
+print.summary.krein_model <- function(x, ...) {
+  cat(x$label, if (nzchar(x$title)) paste0(" (", x$title, ")"), "\n", sep = "")
+  if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call, width.cutoff = 500L), collapse = " "), "\n", sep = "")
+  if (!is.null(x$kernel)) cat("Kernel: ", x$kernel, "\n", sep = "")
+  cat("Training points: ", sum(x$counts), x$dropped, "\n\n", sep = "")
+  cat("Training confusion matrix (error ", format(x$training_error, digits = 3), "):\n", sep = "")
+  print(x$confusion)
+  for (name in names(x$model)) {
+    cat("\n", name, ":\n", sep = "")
+    part <- x$model[[name]]
+    if (is.character(part)) cat(paste0("  ", part, "\n"), sep = "") else print(part, digits = 4)
+  }
+  invisible(x)
+}
+
+# ---------------------------------------------------------------------------
+# plot
+
+#' A model's view when its inputs are not two columns
+#' @noRd
+plot_model_diagnostic <- function(x, data, main, predict_args, ...) UseMethod("plot_model_diagnostic")
+
+# The default view: class probabilities of the training points (or of `data`)
+#' @export
+plot_model_diagnostic.default <- function(x, data, main, predict_args, ...) {
+  p <- do.call(stats::predict, c(list(x, data, type = "prob"), predict_args))
+  y <- if (is.null(data)) stats::napredict(x$na_action, x$y) else data_response(x, data, nrow(p))
+  col <- grDevices::hcl.colors(length(x$levels), "Dark 3")
+  point_col <- ifelse(is.na(y), "grey40", col[as.integer(y)])
+  if (ncol(p) == 2L) {
+    graphics::plot(seq_len(nrow(p)), p[, 2], col = point_col, pch = 19,
+                   xlab = if (is.null(data)) "training point" else "point",
+                   ylab = paste0("P(", x$levels[2], " | x)"), ylim = c(0, 1), main = main, ...)
+    graphics::abline(h = 0.5, lty = 2)
+    graphics::legend("topright", legend = x$levels, col = col, pch = 19, bg = "white", cex = 0.8)
+  } else {
+    graphics::pairs(p, col = point_col, pch = 19, main = main, labels = paste0("P(", colnames(p), ")"), ...)
+  }
+  invisible(x)
+}
+
+#' Plot a krein model
+#'
+#' Every krein model plots through this one method. When the model was fitted
+#' on two input variables: the decision regions over the plane, with the
+#' training points (or the points of `data`) coloured by class, the
+#' landmarks circled for Nystroem fits, and a class legend. Otherwise the
+#' model's own view: kqd's and kmdc's class-wise distances, kfda's and onda's
+#' discriminant coordinates, and the class probabilities of the points for the
+#' other models.
+#'
+#' @param x A krein fit.
+#' @param data Points to draw instead of the training points, in the form
+#'   `predict()` takes; for formula fits, a response column in `data` colours
+#'   them by class.
+#' @param resolution Grid points per axis for decision regions.
+#' @param main The title; `NULL` for one that describes the fit.
+#' @param ... The model's predict arguments (kqd's `reg`, ...), then graphical
+#'   parameters.
+#' @returns `x`, invisibly.
+#' @examples
+#' set.seed(1)
+#' train <- checkerboard(200, size = 2)
+#' plot(kqd(y ~ x1 + x2, data = train, kernel = kernel_rbf(2)))
+#' plot(kqd(Species ~ ., data = iris, kernel = kernel_rbf()))
+#' @export
+plot.krein_model <- function(x, data = NULL, resolution = 120L, main = NULL, ...) {
+  info <- model_info(x)
+  resolution <- check_number(resolution, "resolution", lower = 2, integer = TRUE)
+  dots <- list(...)
+  is_predict_arg <- names(dots) %in% info$predict_args
+  predict_args <- dots[is_predict_arg]
+  graphics_args <- dots[!is_predict_arg]
+  title <- model_title(x)
+  main <- main %||% paste0(x_label(x), if (nzchar(title)) paste0(" ", title))
+  if (has_two_inputs(x)) {
+    points <- plot_points(x, data)
+    do.call(plot_decision_regions, c(list(points$x, points$y, function(grid) {
+      model_predictions(x, list(x = as.matrix(grid)), "class", predict_args)
+    }, resolution = resolution, main = main, landmarks = x$landmarks$points), graphics_args))
+  } else {
+    do.call(plot_model_diagnostic, c(list(x, data, main, predict_args), graphics_args))
+  }
+  invisible(x)
+}
+
+x_label <- function(x) toupper(class(x)[1])
+
+has_two_inputs <- function(x) x$spec$type != "precomputed" && identical(as.integer(x$spec$n_columns), 2L)
+
+#' The response of `data` for a formula fit (NA where absent)
+#' @noRd
+data_response <- function(fit, data, n) {
+  if (fit$spec$type == "formula" && is.list(data)) {
+    response <- all.vars(fit$spec$terms)[attr(fit$spec$terms, "response")]
+    if (!is.null(data[[response]])) return(factor(data[[response]], levels = fit$levels))
+  }
+  factor(rep(NA, n), levels = fit$levels)
+}
