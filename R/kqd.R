@@ -323,9 +323,8 @@ kqd_path_index <- function(object, reg) {
   if (!is.numeric(reg) || anyNA(reg)) {
     krein_abort(sprintf("`reg` must be one of the fitted regularisation values, not %s.", describe_value(reg)))
   }
-  matches <- if (length(reg) == 1L) {
-    which(apply(path, 1, function(row) all(abs(row - reg) <= 1e-10 * abs(reg))))
-  } else if (length(reg) == ncol(path)) {
+  # one value shared by the classes, or one per class
+  matches <- if (length(reg) %in% c(1L, ncol(path))) {
     which(apply(path, 1, function(row) all(abs(row - reg) <= 1e-10 * abs(reg))))
   } else integer()
   if (length(matches) == 0L) {
