@@ -51,8 +51,11 @@ for (name in krein:::registered_models()) {
     expect_identical(nrow(f), 20L)
     expect_true(is.numeric(f))
     for (extra in info$types) expect_identical(NROW(predict(fit, test, type = extra)), 20L)
+    # the median-heuristic width is resolved once, at fit, and kept
+    if (info$uses_kernel) expect_true(is.numeric(krein:::model_kernel(fit)$params$gamma))
     # a row's prediction never depends on the other rows
     expect_equal(predict(fit, test[c(5, 1), ], type = "prob"), p[c(5, 1), ], ignore_attr = TRUE)
+    expect_equal(predict(fit, test[7, ], type = "prob"), p[7, , drop = FALSE], ignore_attr = TRUE)
     expect_error(predict(fit, test, type = "nonsense"), class = "krein_error")
     expect_error(predict(fit, test, nonsense = 1), class = "krein_argument_error")
   })
