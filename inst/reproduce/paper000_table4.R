@@ -1,5 +1,5 @@
 # Paper 000 (Pekalska & Haasdonk, "Kernel quadratic discriminant analysis for
-# positive definite and indefinite kernels", 000_7435e1e84b20a6bd.txt),
+# positive definite and indefinite kernels", 2008 preprint of TPAMI 2009),
 # Sec. V-A, Table IV (and the "s cross-validated" results in the text of
 # Sec. V-A): test errors of the KQD variants and of the reference classifiers
 # KFD, SVM, KNN and KPCA-QD with the Gaussian kernel exp(-|x - x'|^2 / s^2)

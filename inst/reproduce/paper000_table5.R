@@ -1,5 +1,5 @@
 # Paper 000 (Pekalska & Haasdonk, "Kernel quadratic discriminant analysis for
-# positive definite and indefinite kernels", 000_7435e1e84b20a6bd.txt),
+# positive definite and indefinite kernels", 2008 preprint of TPAMI 2009),
 # Sec. V-B, Table V (and the "s cross-validated" results in the text of
 # Sec. V-B): 4 x 4 checkerboard on [-2, 2]^2 with the invariant, indefinite
 # kernel kbar(x, x') = max{k(x, x'), k(x, -x')}, k(x, x') = exp(-d^4 / s^2),

@@ -1,6 +1,6 @@
 #!/usr/bin/env Rscript
 # Reproduction of paper 001 (Haasdonk & Pekalska, "Classification with kernel
-# Mahalanobis distance classifiers", 001_88454dd8a3dd391d.txt), Sec. 4.1,
+# Mahalanobis distance classifiers", 2010), Sec. 4.1,
 # Table 1: test errors [%] of the kernel Mahalanobis distance classifiers
 # KQD-IC, FD-IC, QD-IC, KQD-RC, FD-RC, QD-RC and the reference classifiers
 # KFD, SVM and KNN on a two-class 2-D mixture, for training sizes n = 50,

@@ -1,5 +1,5 @@
 #!/usr/bin/env Rscript
-# Reproduction of paper 001 (Haasdonk & Pekalska, 001_88454dd8a3dd391d.txt),
+# Reproduction of paper 001 (Haasdonk & Pekalska 2010),
 # Sec. 4.2, Table 3, the Glass column only: test errors [%] of the kernel
 # Mahalanobis distance classifiers and KFD, SVM, KNN on UCI data with the
 # Gaussian kernel.

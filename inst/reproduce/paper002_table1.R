@@ -1,6 +1,6 @@
 # Paper 002 (Schleif, Gisbrecht & Tino, "Supervised low rank indefinite kernel
-# approximation using minimum enclosing balls", Neurocomputing 2018,
-# 002_45f7a7125c25cf33.txt), Sec. 4.3, Table 1 (test accuracy of a 10-fold
+# approximation using minimum enclosing balls", Neurocomputing 2018),
+# Sec. 4.3, Table 1 (test accuracy of a 10-fold
 # iKFD run under six kernel approximations SIM1-SIM6) and Table 2 (the
 # runtimes of those runs), for the three data sets krein can generate: Ball,
 # Checker and Gaussian (Protein is a real data set and is not included).

@@ -1,5 +1,5 @@
 # Paper 003 (Huang, Hwang & Lin, "Kernel Fisher's discriminant analysis in
-# Gaussian RKHS", 003_2f079f99c7272a8a.txt), Sec. 5, Example 3, Tables 3 and
+# Gaussian RKHS", 2005), Sec. 5, Example 3, Tables 3 and
 # 4: leave-one-out accuracy of KFLDA and KFQDA (PCA reduction of the kernel
 # data) on the four sine populations, with the Gaussian kernel (Table 3) and
 # the Epanechnikov product kernel (Table 4), for several kernel widths and

@@ -1,5 +1,5 @@
 # Paper 004 (Hidaka & Kurita, "Optimum nonlinear discriminant analysis and
-# discriminant kernel support vector machine", 004_e2896d6b0f1aa722.txt),
+# discriminant kernel support vector machine", IEICE 2016),
 # Sec. 5.2, Table 2: test classification rates of FLDA, Gaussian NDA, LSVM
 # NDA, RBF KDA and RBF SVM NDA (nearest class mean in each discriminant
 # space) on seven UCI data sets, with paired t-tests FLDA vs Gaussian NDA,

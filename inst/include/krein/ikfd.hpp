@@ -1,8 +1,7 @@
 // krein: the indefinite kernel Fisher discriminant (paper 000, Pekalska &
-// Haasdonk, 000_7435e1e84b20a6bd.txt, Sec. III-A, eqs. 7-8) with the
-// conventions of the DisTools reference code (../shared/notes/algorithms.md
-// section 1), in full and in the Nystroem low-rank basis (Ny-iKFD, paper 002,
-// 002_45f7a7125c25cf33.txt, Sec. 5.2; exact algebra in the notes section 3).
+// Haasdonk, Sec. III-A, eqs. 7-8) with the conventions of the DisTools
+// reference code, in full and in the Nystroem low-rank basis (Ny-iKFD, paper
+// 002, Sec. 5.2; exact algebra in ?ikfd, section "Nystroem low rank").
 //
 // Each discriminant separates two groups A and B of training points: class 1
 // from class 2 for two classes, class i from the rest (one-vs-rest) otherwise.

@@ -1,5 +1,5 @@
 // krein: the heavy steps of kernel Fisher discriminant analysis on the kernel
-// data (paper 003, Huang, Hwang & Lin, 003_2f079f99c7272a8a.txt, Sec. 4).
+// data (paper 003, Huang, Hwang & Lin, Sec. 4).
 // Each training point x_j is represented by its kernel data row
 // (k(x_j, x_1), ..., k(x_j, x_n)) -- or by a reduction of it (leading principal
 // components, or the columns of a random subset of bases, Sec. 4.2) -- and

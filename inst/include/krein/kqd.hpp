@@ -1,7 +1,7 @@
 // krein: kernel quadratic discriminants for positive definite and indefinite
-// kernels, paper 000 (Pekalska & Haasdonk, 000_7435e1e84b20a6bd.txt), Sec. IV
+// kernels, paper 000 (Pekalska & Haasdonk), Sec. IV
 // and Table II, and the kernel Mahalanobis distances of paper 001 (Haasdonk &
-// Pekalska, 001_88454dd8a3dd391d.txt), eqs. (4) and (7).
+// Pekalska), eqs. (4) and (7).
 //
 // Every variant's squared distance is a quadratic form in a centred kernel
 // vector v (k~_x^[j] for the class-wise IC and RC variants, k~~_x^[j] for FK)

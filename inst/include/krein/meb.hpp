@@ -1,8 +1,7 @@
 // krein: core sets of (1 + eps)-approximate minimum enclosing balls in a kernel
 // feature space, the supervised landmark selection of paper 002 (Schleif,
-// Gisbrecht & Tino, 002_45f7a7125c25cf33.txt, Sec. 4.1 and Algorithm 1; the
-// core-set loop of Badoiu & Clarkson as in ../shared/notes/algorithms.md
-// section 4).
+// Gisbrecht & Tino, Sec. 4.1 and Algorithm 1; the core-set loop of Badoiu &
+// Clarkson, described in ?select_landmarks).
 //
 // The kernel enters only through its diagonal and the columns K[., s] of the
 // core-set points, which a caller-supplied function computes on demand: one

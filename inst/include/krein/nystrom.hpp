@@ -1,8 +1,8 @@
 // krein: the Nystroem approximation of a possibly indefinite kernel matrix and
 // its exact signed eigendecomposition in O(n m^2) (paper 002, Schleif,
-// Gisbrecht & Tino, 002_45f7a7125c25cf33.txt, Sec. 3, eq. 10; the sign-keeping
-// algebra is derived in ../shared/notes/algorithms.md section 2, because the
-// paper's recipe through B'B is right only for a positive semidefinite K_mm).
+// Gisbrecht & Tino, Sec. 3, eq. 10; the sign-keeping algebra, given in the
+// Details of ?nystrom, is needed because the paper's recipe through B'B is
+// right only for a positive semidefinite K_mm).
 //
 //   K_hat = C W^+ C',  C = K_nm (n x m),  W = K_mm (m x m)
 //   1. W = U diag(l) U', keep |l| > sqrt(eps) max|l| (W^+ as MASS::ginv)

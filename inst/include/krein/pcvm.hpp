@@ -1,8 +1,8 @@
 // krein: one EM iteration of the probabilistic classification vector machine
 // (PCVM; Chen, Tino & Yao 2009, reviewed in paper 002, Schleif, Gisbrecht &
-// Tino, 002_45f7a7125c25cf33.txt, Sec. 2.4, eqs. 4-7), with the order and
-// constants of the authors' reference code (../shared/notes/algorithms.md
-// section 5), for a full kernel and for Ny-PCVM (paper 002 Sec. 5.1) on the
+// Tino, Sec. 2.4, eqs. 4-7), with the order and constants of the authors'
+// reference code (see ?pcvm, section "Model and EM"), for a full kernel and
+// for Ny-PCVM (paper 002 Sec. 5.1) on the
 // basis functions of the landmarks (see step_factored and ?pcvm for why not
 // all n basis functions of the approximated kernel).
 //
