@@ -134,7 +134,8 @@ check_model_arguments <- function(args, allowed, name) {
 #' `...` of a default method must be empty: everything is named after it
 #' @noRd
 check_dots_empty <- function(name, ...) {
-  check_model_arguments(list(...), character(), name)
+  allowed <- c(fit_argument_names(model_info(name)), "kernel", "na.action")
+  check_model_arguments(list(...), allowed, name)
 }
 
 #' The arguments a default method received, by the names of the fitting
@@ -479,7 +480,7 @@ plot.krein_model <- function(x, data = NULL, resolution = 120L, main = NULL, ...
   invisible(x)
 }
 
-x_label <- function(x) toupper(class(x)[1])
+x_label <- function(x) toupper(chartr("_", "-", class(x)[1]))
 
 has_two_inputs <- function(x) x$spec$type != "precomputed" && identical(as.integer(x$spec$n_columns), 2L)
 

@@ -88,7 +88,7 @@
 #' takes `reg` too; for more than two inputs it shows a pairs plot of the
 #' training points' squared distances to the classes -- for two classes the
 #' KQD boundary is a line parallel to the diagonal there (Haasdonk and
-#' Pekalska 2008, Sec. 3.3).
+#' Pekalska 2010, Sec. 3.3).
 #'
 #' @param x A formula, a numeric matrix or data frame, a precomputed kernel
 #'   (see [krein_inputs]).

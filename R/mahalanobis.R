@@ -20,11 +20,14 @@
 #' the same factor (Haasdonk and Pekalska 2010, Sec. 5).
 #'
 #' @inheritParams kqd
-#' @param type `"RC"` or `"IC"`.
+#' @param distance `"RC"` (the regularised covariance, eq. 7) or `"IC"` (the
+#'   invertible covariance, eq. 4).
 #' @param reg \eqn{\sigma^2} (RC) or \eqn{\alpha} (IC): one positive number, or
 #'   one per class.
-#' @param newdata The points to measure (as for [predict.kqd()]); missing: the
-#'   training points.
+#' @param newdata The points to measure, in the form of `x` (as
+#'   [predict.krein_model()] takes them; a precomputed kernel with the
+#'   self-similarities of the new points for `"RC"`); `NULL`: the training
+#'   points. Rows with missing values give `NA` rows.
 #' @param indefinite As in [kqd()].
 #' @returns A matrix with one row per point of `newdata` and one column per
 #'   class.
@@ -45,18 +48,26 @@
 #' @examples
 #' # Haasdonk and Pekalska (2010), Fig. 2: the XOR problem
 #' xor <- xor4()
-#' kernel_mahalanobis(xor[, 1:2], xor$y, kernel_rbf(1), type = "IC", reg = 1e-4)
-#' kernel_mahalanobis(xor[, 1:2], xor$y, kernel_rbf(1), type = "RC", reg = 1)
+#' kernel_mahalanobis(xor[, 1:2], xor$y, kernel_rbf(1), distance = "IC", reg = 1e-4)
+#' kernel_mahalanobis(xor[, 1:2], xor$y, kernel_rbf(1), distance = "RC", reg = 1)
 #' @export
-kernel_mahalanobis <- function(x, y, kernel = kernel_rbf(), type = c("RC", "IC"), reg = NULL,
+kernel_mahalanobis <- function(x, y, kernel = kernel_rbf(), distance = c("RC", "IC"), reg = NULL,
                                newdata = NULL, indefinite = c("auto", "yes", "no"),
                                threads = NULL) {
-  type <- match_choice(type, "type", c("RC", "IC"))
+  distance <- match_choice(distance, "distance", c("RC", "IC"))
   inputs <- inputs_from_xy(x, y, kernel, NULL, min_classes = 1L)
-  fit <- kqd_fit(inputs, variant = if (type == "RC") "RC+" else "IC-",
-                 reg = per_class_reg(reg, nlevels(inputs$y)),
-                 indefinite = indefinite, bias = "none", threads = threads)
+  fit <- mahalanobis_model(inputs, distance, reg, indefinite, threads)
   stats::predict(fit, newdata, type = "distance")
+}
+
+#' The kqd fit whose distances are d2_RC (RC+) or d2_IC (IC-), without biases:
+#' the distance model of kernel_mahalanobis() and kmdc()
+#' @noRd
+mahalanobis_model <- function(inputs, distance, reg, indefinite, threads) {
+  fields <- kqd_fit(inputs, variant = if (distance == "RC") "RC+" else "IC-",
+                    reg = per_class_reg(reg, nlevels(inputs$y)),
+                    indefinite = indefinite, bias = "none", threads = threads)
+  new_krein_model(fields, inputs, "kqd")
 }
 
 # One regularisation value, or one per class (a one-row kqd path); kqd_fit()
@@ -73,20 +84,45 @@ per_class_reg <- function(reg, n_classes) {
 #' Kernel Mahalanobis distance classifiers
 #'
 #' The FD/QD-IC/RC classifiers of Haasdonk and Pekalska (2010, Sec. 3.3): every
-#' point is mapped to the
-#' \eqn{c}-dimensional space of its squared kernel Mahalanobis distances to
-#' the classes ([kernel_mahalanobis()]), where a Fisher (`"lda"`,
-#' [MASS::lda()]) or quadratic (`"qda"`, [MASS::qda()]) discriminant is
-#' trained. This uses the between-class information the class-wise distances
-#' lack; KQD itself is a line parallel to the diagonal in that space for two
-#' classes.
+#' point is mapped to the \eqn{c}-dimensional space of its squared kernel
+#' Mahalanobis distances to the classes ([kernel_mahalanobis()]), where a
+#' Fisher (`"lda"`, [MASS::lda()]) or quadratic (`"qda"`, [MASS::qda()])
+#' discriminant is trained. This uses the between-class information the
+#' class-wise distances lack; KQD itself is a line parallel to the diagonal in
+#' that space for two classes.
+#'
+#' @section Prediction:
+#' [predict()][predict.krein_model()] gives `type = "class"` (the most
+#' probable class), `"prob"` (the discriminant's posterior, as
+#' [MASS::predict.lda()] and [MASS::predict.qda()] give it with their
+#' default plug-in method), `"decision"` (the discriminant functions in the
+#' distance space, the log posteriors up to a constant per point: for `"lda"`
+#' \eqn{z' \Sigma^{-1} m_j - \frac12 m_j' \Sigma^{-1} m_j + \log \pi_j}, for
+#' `"qda"` \eqn{-\frac12 (z - m_j)' \Sigma_j^{-1} (z - m_j) - \frac12 \log
+#' |\Sigma_j| + \log \pi_j}, with \eqn{z} the point's squared distances,
+#' \eqn{m_j} and \eqn{\Sigma_j} the class means and covariances of the
+#' training points' squared distances and \eqn{\pi_j} the prior) and
+#' `"distance"` (the squared kernel Mahalanobis distances to the classes, the
+#' discriminant's inputs). Precomputed fits with `distance = "RC"` need the
+#' self-similarities of new points: `precomputed_kernel(K_new, self = )`.
+#' [plot()][plot.krein_model()] draws the decision regions for two input
+#' columns, and otherwise the points in the space of their squared distances
+#' to the classes, where the discriminant works.
 #'
 #' @inheritParams kernel_mahalanobis
-#' @param distance `"RC"` or `"IC"`.
+#' @param formula,data,subset,na.action As in [MASS::lda()]: see [krein_inputs].
+#' @param distance `"RC"` or `"IC"`: the distances of [kernel_mahalanobis()].
 #' @param classifier `"lda"` or `"qda"`.
-#' @param ... Passed to [MASS::lda()] or [MASS::qda()].
-#' @returns An object of class `c("kmdc", "krein_model")` with the distance
-#'   model (`distances`, a [kqd()] fit) and the discriminant (`discriminant`).
+#' @param prior Class prior probabilities of the discriminant, in the order of
+#'   the levels; `NULL` for the class proportions.
+#' @param ... Not used: every argument after the data must be named in full
+#'   (an unknown name is an error).
+#' @returns An object of class `c("kmdc", "krein_model")` (see
+#'   [predict.krein_model()], [summary.krein_model()] and
+#'   [plot.krein_model()]) with `distance`, `classifier`, `prior`, the
+#'   distance model (`distances`, a [kqd()] fit with variant RC+ or IC- and no
+#'   biases) and the discriminant (`discriminant`, the [MASS::lda()] or
+#'   [MASS::qda()] fit on the training points' squared distances).
 #' @references
 #' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
 #' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
@@ -96,83 +132,123 @@ per_class_reg <- function(reg, n_classes) {
 #' @examples
 #' set.seed(1)
 #' train <- gaussian_mixture_2d(100)
-#' fit <- kmdc(train[, 1:2], train$y, kernel_rbf(1), distance = "RC", classifier = "qda")
+#' fit <- kmdc(y ~ ., data = train, kernel = kernel_rbf(1), distance = "RC", classifier = "qda")
+#' fit
 #' test <- gaussian_mixture_2d(200)
-#' mean(predict(fit, test[, 1:2]) != test$y)
+#' mean(predict(fit, test) != test$y)
+#' head(predict(fit, test, type = "distance"))
+#' plot(fit)
 #' @export
-kmdc <- function(x, y, kernel = kernel_rbf(), distance = c("RC", "IC"),
-                 classifier = c("lda", "qda"), reg = NULL, indefinite = c("auto", "yes", "no"),
-                 threads = NULL, ...) {
-  distance <- match_choice(distance, "distance", c("RC", "IC"))
-  classifier <- match_choice(classifier, "classifier", c("lda", "qda"))
-  inputs <- inputs_from_xy(x, y, kernel, NULL)
-  model <- kqd_fit(inputs, variant = if (distance == "RC") "RC+" else "IC-",
-                   reg = per_class_reg(reg, nlevels(inputs$y)),
-                   indefinite = indefinite, bias = "none", threads = threads)
-  d <- stats::predict(model, type = "distance")
-  colnames(d) <- paste0("d2_", seq_len(ncol(d)))
-  discriminant <- tryCatch(
-    if (classifier == "lda") MASS::lda(d, inputs$y, ...) else MASS::qda(d, inputs$y, ...),
-    error = function(e) krein_abort(sprintf("The %s in the distance space failed: %s", classifier, conditionMessage(e))))
-  structure(list(distances = model, discriminant = discriminant, distance = distance,
-                 classifier = classifier, levels = levels(inputs$y)),
-            class = c("kmdc", "krein_model"))
+kmdc <- function(x, ...) UseMethod("kmdc")
+
+#' @rdname kmdc
+#' @export
+kmdc.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf()) {
+  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
+  fit_model("kmdc", inputs, list(...), match.call())
 }
 
 #' @rdname kmdc
-#' @param object A `kmdc` fit.
-#' @param newdata New data, as for [predict.kqd()].
-#' @param type `"class"` or `"prob"`.
 #' @export
-predict.kmdc <- function(object, newdata, type = c("class", "prob"), ...) {
-  type <- match_choice(type, "type", c("class", "prob"))
-  d <- stats::predict(object$distances, newdata, type = "distance")
-  colnames(d) <- paste0("d2_", seq_len(ncol(d)))
-  p <- stats::predict(object$discriminant, d)
-  if (type == "class") return(factor(as.character(p$class), levels = object$levels))
-  p$posterior[, object$levels, drop = FALSE]
+kmdc.default <- function(x, y, ..., kernel = kernel_rbf(), distance = c("RC", "IC"),
+                         classifier = c("lda", "qda"), reg = NULL, indefinite = c("auto", "yes", "no"),
+                         prior = NULL, na.action = NULL, threads = NULL) {
+  check_dots_empty("kmdc", ...)
+  inputs <- inputs_from_xy(x, y, kernel, na.action)
+  fit_model("kmdc", inputs, method_arguments("kmdc"), match.call())
 }
 
-#' Plot a kernel Mahalanobis distance classifier
-#'
-#' For two input columns, the decision regions over the plane with the
-#' training points; otherwise the training points in the space of their
-#' squared distances to the classes, where the classifier of [kmdc()] works
-#' (Haasdonk and Pekalska 2010, Sec. 3.3).
-#'
-#' @param x A [kmdc()] fit.
-#' @param resolution Grid points along each axis.
-#' @param main The title; `NULL` for one naming the classifier and its `reg`.
-#' @param ... Passed to [graphics::image()] or [graphics::pairs()].
-#' @returns `x`, invisibly.
-#' @references
-#' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
-#' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
-#' Handling and Business Intelligence*, Springer.
-#' \doi{10.1007/978-3-642-01044-6_32}.
-#' @family kernel quadratic discriminants
-#' @examples
-#' set.seed(1)
-#' train <- gaussian_mixture_2d(100)
-#' plot(kmdc(train[, 1:2], train$y, kernel_rbf(1), distance = "RC", classifier = "qda"))
-#' @export
-plot.kmdc <- function(x, resolution = 120L, main = NULL, ...) {
-  distances <- x$distances
-  main <- main %||% sprintf("%s-%s, reg = %s", if (x$classifier == "lda") "FD" else "QD",
-                            x$distance, format_reg_row(distances$reg[1, ]))
-  y <- factor(x$levels[class_labels(distances$core$classes, distances$spec$n_train)], levels = x$levels)
-  if (!is.null(distances$x) && ncol(distances$x) == 2L) {
-    return(plot_classifier(x, distances$x, y, main, resolution, ...))
+#' The fit behind every kmdc() interface
+#' @noRd
+kmdc_fit <- function(inputs, distance = c("RC", "IC"), classifier = c("lda", "qda"), reg = NULL,
+                     indefinite = c("auto", "yes", "no"), prior = NULL, threads = NULL) {
+  distance <- match_choice(distance, "distance", c("RC", "IC"))
+  classifier <- match_choice(classifier, "classifier", c("lda", "qda"))
+  y <- inputs$y
+  prior <- check_prior(prior, levels(y), as.vector(table(y)))
+  distances <- mahalanobis_model(inputs, distance, reg, indefinite, threads)
+  d <- krein_scores(distances, NULL, "distance")
+  dimnames(d) <- list(NULL, paste0("d2_", levels(y)))
+  discriminant <- tryCatch(
+    if (classifier == "lda") MASS::lda(d, y, prior = prior) else MASS::qda(d, y, prior = prior),
+    error = function(e) krein_abort(sprintf("The %s in the distance space failed: %s", classifier, conditionMessage(e))))
+  list(distance = distance, classifier = classifier, prior = prior, distances = distances,
+       discriminant = discriminant, x = inputs$x, threads = threads)
+}
+
+#' The discriminant functions of a MASS lda or qda fit at the rows of `z`, as
+#' MASS's predict methods compute them with their plug-in method (the log
+#' posterior up to a constant per row)
+#' @noRd
+kmdc_decisions <- function(discriminant, z, classifier) {
+  prior <- discriminant$prior
+  means <- discriminant$means
+  if (classifier == "lda") {
+    centre <- colSums(prior * means)
+    dimen <- seq_along(discriminant$svd)
+    scaling <- discriminant$scaling[, dimen, drop = FALSE]
+    u <- (z - rep(centre, each = nrow(z))) %*% scaling
+    m <- (means - rep(centre, each = nrow(means))) %*% scaling
+    return(u %*% t(m) - rep(0.5 * rowSums(m^2) - log(prior), each = nrow(z)))
   }
-  # the training points in the space of their class-wise distances: what
-  # plot() of the underlying kqd fit draws for inputs other than two columns
-  plot(distances, main = main, ...)
-  invisible(x)
+  vapply(seq_along(prior), function(j) {
+    dev <- (z - rep(means[j, ], each = nrow(z))) %*% discriminant$scaling[, , j]
+    -0.5 * rowSums(dev^2) - 0.5 * discriminant$ldet[j] + log(prior[j])
+  }, numeric(nrow(z)))
 }
 
 #' @export
-print.kmdc <- function(x, ...) {
-  cat(if (x$classifier == "lda") "FD" else "QD", "-", x$distance,
-      " kernel Mahalanobis distance classifier, ", length(x$levels), " classes\n", sep = "")
+krein_scores.kmdc <- function(object, new, type) {
+  d <- krein_scores(object$distances, new, "distance")
+  if (type == "distance") return(d)
+  f <- matrix(kmdc_decisions(object$discriminant, unname(d), object$classifier), nrow(d),
+              length(object$levels), dimnames = list(rownames(d), object$levels))
+  if (type == "decision") f else softmax_rows(f)
+}
+
+kmdc_name <- function(x) paste0(if (x$classifier == "lda") "FD" else "QD", "-", x$distance)
+
+#' @export
+model_title.kmdc <- function(x) kmdc_name(x)
+
+#' @export
+model_print_lines.kmdc <- function(x) {
+  distances <- x$distances
+  c(sprintf("%s discriminant (MASS::%s) on the squared %s kernel Mahalanobis distances to the classes",
+            if (x$classifier == "lda") "Fisher" else "quadratic", x$classifier, x$distance),
+    paste0(if (x$distance == "RC") "sigma^2" else "alpha", " = ", format_reg_row(distances$reg[1, ]),
+           "; indefinite formulas for: ",
+           if (any(distances$indefinite)) paste(names(distances$indefinite)[distances$indefinite], collapse = ", ") else "no class"))
+}
+
+#' @export
+model_summary.kmdc <- function(object) {
+  distances <- object$distances
+  classes <- data.frame(n = as.vector(object$counts), prior = as.vector(object$prior),
+                        reg = as.vector(distances$reg[1, ]), distances$signature,
+                        indefinite = as.vector(distances$indefinite),
+                        row.names = object$levels, check.names = FALSE)
+  means <- object$discriminant$means
+  dimnames(means) <- list(object$levels, paste("d2 to", object$levels))
+  list("Classes (reg: sigma^2 or alpha; signature p, q, z of the centred class kernel)" = classes,
+       "Class means of the training points' squared distances (the discriminant's inputs)" = means)
+}
+
+# Inputs that are not two columns: the points in the space of their squared
+# distances to the classes, where the discriminant works (Haasdonk and
+# Pekalska 2010, Sec. 3.3) -- the view of the underlying kqd fit.
+#' @export
+plot_model_diagnostic.kmdc <- function(x, data, main, predict_args, ...) {
+  plot_model_diagnostic(x$distances, data, main, list(), ...)
   invisible(x)
 }
+
+register_krein_model(
+  "kmdc", label = "Kernel Mahalanobis distance classifier", fit = "kmdc_fit",
+  parameters = data.frame(parameter = c("distance", "classifier", "reg"),
+                          class = c("character", "character", "numeric"),
+                          label = c("distance", "discriminant", "regularisation"),
+                          stringsAsFactors = FALSE),
+  needs_self = function(args) identical((args$distance %||% "RC")[1], "RC"),
+  types = "distance"
+)

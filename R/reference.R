@@ -13,35 +13,89 @@
 #'   is ordinary \eqn{k}-NN in the input space (\eqn{d^2 = 2 - 2e^{-\gamma
 #'   \|x - x'\|^2}} is increasing in \eqn{\|x - x'\|}). The class is the
 #'   majority vote; ties go to the tied class with the nearest neighbour.
-#'   Probabilities are the vote shares.
 #' * `ikpca_qd()`: indefinite kernel PCA (Appendix I-E): the centred kernel
 #'   \eqn{\tilde K = H K H = Q \Lambda Q'}, components by decreasing
 #'   \eqn{|\lambda|} until they hold the share `pvar` of \eqn{\sum |\lambda|},
 #'   the map \eqn{\psi(x) = |\Lambda|^{-1/2} Q' \tilde k_x}; then Gaussian
 #'   quadratic discriminant analysis there with maximum-likelihood class
-#'   covariances shrunk towards a multiple of the identity, \eqn{(1 - \alpha)
-#'   C_j + \alpha (\mathrm{tr} C_j / p) I} with \eqn{\alpha} = `reg` (the
-#'   regularisation of PRTools' `qdc`, which the paper used), and the class
-#'   proportions as priors.
+#'   covariances shrunk towards a multiple of the identity, \eqn{S_j = (1 -
+#'   \alpha) C_j + \alpha (\mathrm{tr} C_j / p) I} with \eqn{\alpha} =
+#'   `shrinkage` (the regularisation of PRTools' `qdc`, which the paper
+#'   used), and the class proportions as priors. The number of components,
+#'   the centring and the map are fixed at the fit and reused for new points.
 #' * `isvm()`: a support vector machine on the precomputed (possibly
 #'   indefinite) kernel matrix through [kernlab::ksvm()] (`kernel =
-#'   "matrix"`, one-vs-one, Platt probabilities); needs kernlab.
+#'   "matrix"`, one-vs-one, Platt probabilities), without kernlab's shrinking
+#'   heuristic (which stalls far from the optimum at large `C` on precomputed
+#'   kernels); needs the kernlab package.
+#'
+#' @section Prediction:
+#' [predict()][predict.krein_model()] gives `type = "class"` (the most
+#' probable class), `"prob"` and `"decision"` for all three:
+#'
+#' * `iknn()`: `"decision"` is the vote count, the number of the \eqn{k}
+#'   nearest neighbours in each class. `"prob"` is the vote share (votes /
+#'   \eqn{k}), except that where several classes share the most votes, the
+#'   one with the nearest neighbour among them takes \eqn{10^{-9}} of the
+#'   share of each other tied class: so the most probable class is the
+#'   classifier's (majority vote, ties to the nearest neighbour's class), and
+#'   the probabilities differ from the vote shares by less than \eqn{10^{-9}}
+#'   times the number of classes. Precomputed fits need the self-similarities
+#'   of the training points (`precomputed_kernel(K, self = )`) and of new
+#'   points (`precomputed_kernel(K_new, self = )`).
+#' * `ikpca_qd()`: `"decision"` is the quadratic discriminant \eqn{g_j(x) =
+#'   -\frac12 (\psi(x) - m_j)' S_j^{-1} (\psi(x) - m_j) - \frac12 \log |S_j| +
+#'   \log \pi_j} (\eqn{m_j} the class mean in the kernel PCA space, \eqn{\pi_j}
+#'   the class proportion), `"prob"` its softmax (the Gaussian posterior), and
+#'   the extra type `"projection"` the coordinates \eqn{\psi(x)} (one column
+#'   per component).
+#' * `isvm()`: kernlab's one-vs-one decision values \eqn{f_{ij}(x)}, one per
+#'   pair of classes \eqn{i < j} (in the order of the levels; \eqn{f_{ij} > 0}
+#'   favours \eqn{j}), summed per class: `"decision"` is \eqn{D_j = \sum_{i <
+#'   j} f_{ij} - \sum_{l > j} f_{jl}}, for two classes \eqn{(-f, f)}.
+#'   `"prob"` is kernlab's Platt probabilities, coupled over the pairs; for a
+#'   fit with `probability = FALSE`, the share of the one-vs-one contests each
+#'   class wins (not calibrated: 0 or 1 for two classes). The predict argument
+#'   `rule = c("posterior", "vote")` chooses the class rule: the most probable
+#'   class (the default), or kernlab's (and libsvm's) own, the class that wins
+#'   the most one-vs-one contests, ties to the first level. The two can differ
+#'   near the boundary when the fit has Platt probabilities; without them they
+#'   are the same.
+#'
+#' [plot()][plot.krein_model()] draws the decision regions for two input
+#' columns (as Pekalska and Haasdonk 2009, Fig. 2, draw IKNN and IKPCA-QD)
+#' and the class probabilities of the points otherwise; it takes `isvm()`'s
+#' `rule` too.
 #'
 #' @inheritParams kqd
 #' @param k Number of neighbours, a whole number between 1 and the number of
 #'   training points.
 #' @param pvar Share of the absolute eigenvalue mass kept by the indefinite
 #'   kernel PCA, in \eqn{(0, 1]} (the paper uses 0.8).
-#' @param reg Shrinkage of the class covariances in `ikpca_qd()`, in \eqn{[0,
-#'   1]}.
+#' @param shrinkage Shrinkage \eqn{\alpha} of the class covariances towards a
+#'   multiple of the identity in `ikpca_qd()`, in \eqn{[0, 1]}.
 #' @param C The cost of constraint violation of the SVM.
 #' @param probability Fit kernlab's Platt probability model (an inner
-#'   cross-validation, a few seconds per fit) so that `predict(type =
-#'   "prob")` works; `FALSE` for class predictions only, e.g. when tuning `C`
-#'   by error with [tune_krein()].
+#'   cross-validation, a few seconds per fit) for `predict(type = "prob")`;
+#'   `FALSE` for class predictions by kernlab's vote only, e.g. when tuning
+#'   `C` by error with [tune_krein()].
 #' @returns A fit of class `c("iknn", "krein_model")`, `c("ikpca_qd",
-#'   "krein_model")` or `c("isvm", "krein_model")` with `predict(type =
-#'   c("class", "prob"))` and `print()` methods.
+#'   "krein_model")` or `c("isvm", "krein_model")` (see
+#'   [predict.krein_model()], [summary.krein_model()] and
+#'   [plot.krein_model()]). Besides what every krein fit holds (`call`,
+#'   `levels`, `counts`, `y`, `training_error`, ...):
+#'   * `iknn()`: `k`, `self` (the training self-similarities), `loo_error`
+#'     (the leave-one-out error, `NA` when `k` is the number of training
+#'     points) and `negative_d2` (the share of pairs of training points with
+#'     \eqn{d^2 < 0}, a sign of indefiniteness);
+#'   * `ikpca_qd()`: `ncomp`, `share` (of the absolute eigenvalue mass),
+#'     `values` (the kept eigenvalues), `signature` (\eqn{p}, \eqn{q}: kept
+#'     positive and negative ones), `projection`, `classes` (means and
+#'     Cholesky factors of the shrunk covariances), `prior`, `pvar`,
+#'     `shrinkage`;
+#'   * `isvm()`: `model` (the [kernlab::ksvm()] fit), `support` (indices of
+#'     the support vectors among the training points), `C`, `probability` and
+#'     `kernlab_output` (what kernlab printed, e.g. "line search fails").
 #' @references
 #' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
 #' positive definite and indefinite kernels. *IEEE Transactions on Pattern
@@ -58,11 +112,20 @@
 #' kernel <- kernel_invariant(kernel_dist(s = 1, power = 4))
 #' knn <- iknn(y ~ ., data = train, kernel = kernel, k = 5)
 #' mean(predict(knn, test) != test$y)
-#' pca <- ikpca_qd(y ~ ., data = train, kernel = kernel, pvar = 0.8, reg = 0.1)
+#' head(predict(knn, test, type = "decision"))
+#' pca <- ikpca_qd(y ~ ., data = train, kernel = kernel, pvar = 0.8, shrinkage = 0.1)
 #' pca
 #' mean(predict(pca, test) != test$y)
+#' plot(pca)
+#' if (requireNamespace("kernlab", quietly = TRUE)) {
+#'   svm <- isvm(y ~ ., data = train, kernel = kernel, C = 10)
+#'   table(posterior = predict(svm, test), vote = predict(svm, test, rule = "vote"))
+#' }
 #' @name reference_classifiers
 NULL
+
+# ---------------------------------------------------------------------------
+# IKNN
 
 #' @rdname reference_classifiers
 #' @export
@@ -70,22 +133,21 @@ iknn <- function(x, ...) UseMethod("iknn")
 
 #' @rdname reference_classifiers
 #' @export
-iknn.formula <- function(formula, data, subset, na.action, kernel = kernel_rbf(), ...) {
+iknn.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf()) {
   inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
-  fit <- iknn_fit(inputs, ...)
-  fit$call <- match.call()
-  fit
+  fit_model("iknn", inputs, list(...), match.call())
 }
 
 #' @rdname reference_classifiers
 #' @export
-iknn.default <- function(x, y, kernel = kernel_rbf(), k = 1, na.action = NULL, threads = NULL, ...) {
+iknn.default <- function(x, y, ..., kernel = kernel_rbf(), k = 1, na.action = NULL, threads = NULL) {
+  check_dots_empty("iknn", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action)
-  fit <- iknn_fit(inputs, k = k, threads = threads)
-  fit$call <- match.call()
-  fit
+  fit_model("iknn", inputs, method_arguments("iknn"), match.call())
 }
 
+#' The fit behind every iknn() interface
+#' @noRd
 iknn_fit <- function(inputs, k = 1, threads = NULL) {
   n <- length(inputs$y)
   k <- check_number(k, "k", lower = 1, upper = n, allow_lower = TRUE, integer = TRUE)
@@ -94,64 +156,114 @@ iknn_fit <- function(inputs, k = 1, threads = NULL) {
   if (is.null(self)) {
     krein_abort("`x` must carry the self-similarities k(x, x) of the training points for iknn(): pass precomputed_kernel(K, self = ...).")
   }
-  structure(
-    list(k = k, y = inputs$y, levels = levels(inputs$y), self = self, x = inputs$x,
-         K = if (is.null(inputs$x)) inputs$precomputed$K, kernel = inputs$kernel, spec = inputs$spec,
-         threads = threads, na_action = inputs$na_action),
-    class = c("iknn", "krein_model")
-  )
+  d2 <- iknn_distances(self, training_kernel(inputs, threads), self)
+  labels <- as.integer(inputs$y)
+  n_classes <- nlevels(inputs$y)
+  # the neighbours of the training points (each point among its own), kept
+  # for their predictions, and without the point itself for the
+  # leave-one-out error
+  training <- iknn_neighbours(d2, labels, n_classes, k)
+  loo_error <- if (k < n) {
+    mean(iknn_winner(iknn_neighbours(d2, labels, n_classes, k, exclude = seq_len(n))) != labels)
+  } else NA_real_
+  list(k = k, self = self, x = inputs$x, threads = threads, training_neighbours = training,
+       loo_error = loo_error, negative_d2 = mean(d2[upper.tri(d2)] < 0))
 }
 
-#' @rdname reference_classifiers
-#' @param object A fit.
-#' @param newdata New data in the form the model was fitted on; missing: the
-#'   training data.
-#' @param type `"class"` or `"prob"`.
+# d2(x, x') = k(x, x) - 2 k(x, x') + k(x', x') (paper 000, Sec. IV-E)
+iknn_distances <- function(self_new, K, self_train) {
+  self_new - 2 * K + rep(self_train, each = nrow(K))
+}
+
+#' The k nearest neighbours of each row of `d2` (squared distances to the
+#' training points): per class, the votes and the position of the class's
+#' nearest neighbour among the k (Inf if it has none); `exclude[i]` is a
+#' training point row i may not use (leave-one-out).
+#' @noRd
+iknn_neighbours <- function(d2, labels, n_classes, k, exclude = NULL) {
+  votes <- matrix(0, nrow(d2), n_classes)
+  first <- matrix(Inf, nrow(d2), n_classes)
+  for (i in seq_len(nrow(d2))) {
+    nearest <- order(d2[i, ])
+    if (!is.null(exclude)) nearest <- nearest[nearest != exclude[i]]
+    cls <- labels[nearest[seq_len(k)]]
+    votes[i, ] <- tabulate(cls, n_classes)
+    position <- match(seq_len(n_classes), cls)
+    first[i, !is.na(position)] <- position[!is.na(position)]
+  }
+  list(votes = votes, first = first)
+}
+
+#' The vote's class (an index): the most votes, ties to the class whose
+#' nearest neighbour comes first
+#' @noRd
+iknn_winner <- function(neighbours) {
+  first <- neighbours$first
+  first[neighbours$votes < apply(neighbours$votes, 1, max)] <- Inf
+  apply(first, 1, which.min)
+}
+
+# What a tied class gives the winner of the tie in the probabilities (see
+# ?iknn, Prediction): far below any difference of vote shares (1 / k) and far
+# above rounding.
+iknn_tie_margin <- 1e-9
+
 #' @export
-predict.iknn <- function(object, newdata, type = c("class", "prob"), ...) {
-  type <- match_choice(type, "type", c("class", "prob"))
-  if (missing(newdata) || is.null(newdata)) {
-    K <- if (is.null(object$x)) object$K else evaluate_kernel(object$kernel, object$x, NULL, object$threads)
-    self <- object$self
+krein_scores.iknn <- function(object, new, type) {
+  if (is.null(new)) {
+    neighbours <- object$training_neighbours
     names <- rownames(object$x)
   } else {
-    kernels <- new_data_kernels(object, newdata, need_self = TRUE)
-    K <- kernels$K
-    self <- kernels$self
+    kernels <- new_kernels(object, new, need_self = TRUE)
+    d2 <- iknn_distances(kernels$self, kernels$K, object$self)
+    neighbours <- iknn_neighbours(d2, as.integer(object$y), length(object$levels), object$k)
     names <- kernels$names
   }
-  d2 <- self - 2 * K + rep(object$self, each = nrow(K))
-  iknn_vote(d2, object$y, object$k, type, names)
-}
-
-iknn_vote <- function(d2, y, k, type, names) {
-  levels <- levels(y)
-  labels <- as.integer(y)
-  votes <- matrix(0, nrow(d2), length(levels), dimnames = list(names, levels))
-  first <- matrix(Inf, nrow(d2), length(levels))
-  for (i in seq_len(nrow(d2))) {
-    nearest <- order(d2[i, ])[seq_len(k)]
-    cls <- labels[nearest]
-    votes[i, ] <- tabulate(cls, length(levels))
-    # rank of each class's nearest neighbour, for ties
-    first[i, ] <- vapply(seq_along(levels), function(j) {
-      hit <- which(cls == j)
-      if (length(hit)) hit[1] else Inf
-    }, numeric(1))
-  }
-  if (type == "prob") return(votes / k)
+  votes <- neighbours$votes
+  dimnames(votes) <- list(names, object$levels)
+  if (type == "decision") return(votes)
+  p <- votes / object$k
   top <- votes == apply(votes, 1, max)
-  first[!top] <- Inf
-  stats::setNames(factor(levels[max.col(-first, ties.method = "first")], levels = levels), names)
+  n_top <- rowSums(top)
+  tied <- which(n_top > 1L)
+  if (length(tied)) {
+    # each class in a tie for the most votes gives the margin to the winner
+    winner <- iknn_winner(lapply(neighbours, function(m) m[tied, , drop = FALSE]))
+    in_tie <- top & n_top > 1L
+    p[in_tie] <- p[in_tie] - iknn_tie_margin
+    p[cbind(tied, winner)] <- p[cbind(tied, winner)] + iknn_tie_margin * n_top[tied]
+  }
+  p
 }
 
 #' @export
-print.iknn <- function(x, ...) {
-  cat("Kernel ", x$k, "-nearest neighbours (IKNN), ", length(x$levels), " classes, ", length(x$y),
-      " training points\n", sep = "")
-  cat("  kernel: ", kernel_description(x$kernel), "\n", sep = "")
-  invisible(x)
+model_title.iknn <- function(x) paste0("k = ", x$k)
+
+#' @export
+model_print_lines.iknn <- function(x) {
+  c(sprintf("%d nearest neighbour%s in the kernel-induced distance; leave-one-out error %s",
+            x$k, if (x$k > 1) "s" else "", format(x$loo_error, digits = 3)),
+    if (x$negative_d2 > 0) {
+      sprintf("%.1f%% of the training pairs have d2 < 0 (an indefinite kernel)", 100 * x$negative_d2)
+    })
 }
+
+#' @export
+model_summary.iknn <- function(object) {
+  votes <- object$training_neighbours$votes
+  own <- votes[cbind(seq_along(object$y), as.integer(object$y))]
+  tied <- rowSums(votes == apply(votes, 1, max)) > 1L
+  classes <- data.frame(n = as.vector(object$counts),
+                        own_votes = as.vector(tapply(own / object$k, object$y, mean)),
+                        ties = as.vector(tapply(tied, object$y, sum)),
+                        row.names = object$levels)
+  list("Neighbours of the training points (own_votes: mean share of votes for their own class, each point among its neighbours; ties: points whose vote was tied)" = classes,
+       "Errors" = c(sprintf("leave-one-out error: %s", format(object$loo_error, digits = 3)),
+                    sprintf("share of training pairs with d2 < 0: %s", format(object$negative_d2, digits = 3))))
+}
+
+# ---------------------------------------------------------------------------
+# IKPCA-QD
 
 #' @rdname reference_classifiers
 #' @export
@@ -159,26 +271,25 @@ ikpca_qd <- function(x, ...) UseMethod("ikpca_qd")
 
 #' @rdname reference_classifiers
 #' @export
-ikpca_qd.formula <- function(formula, data, subset, na.action, kernel = kernel_rbf(), ...) {
+ikpca_qd.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf()) {
   inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
-  fit <- ikpca_qd_fit(inputs, ...)
-  fit$call <- match.call()
-  fit
+  fit_model("ikpca_qd", inputs, list(...), match.call())
 }
 
 #' @rdname reference_classifiers
 #' @export
-ikpca_qd.default <- function(x, y, kernel = kernel_rbf(), pvar = 0.8, reg = 0.01, na.action = NULL,
-                             threads = NULL, ...) {
+ikpca_qd.default <- function(x, y, ..., kernel = kernel_rbf(), pvar = 0.8, shrinkage = 0.01,
+                             na.action = NULL, threads = NULL) {
+  check_dots_empty("ikpca_qd", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action)
-  fit <- ikpca_qd_fit(inputs, pvar = pvar, reg = reg, threads = threads)
-  fit$call <- match.call()
-  fit
+  fit_model("ikpca_qd", inputs, method_arguments("ikpca_qd"), match.call())
 }
 
-ikpca_qd_fit <- function(inputs, pvar = 0.8, reg = 0.01, threads = NULL) {
+#' The fit behind every ikpca_qd() interface
+#' @noRd
+ikpca_qd_fit <- function(inputs, pvar = 0.8, shrinkage = 0.01, threads = NULL) {
   pvar <- check_number(pvar, "pvar", lower = 0, upper = 1)
-  reg <- check_number(reg, "reg", lower = 0, upper = 1, allow_lower = TRUE)
+  shrinkage <- check_number(shrinkage, "shrinkage", lower = 0, upper = 1, allow_lower = TRUE)
   threads <- check_threads(threads)
   y <- inputs$y
   levels <- levels(y)
@@ -202,59 +313,67 @@ ikpca_qd_fit <- function(inputs, pvar = 0.8, reg = 0.01, threads = NULL) {
     Zl <- Z[y == l, , drop = FALSE]
     m <- colMeans(Zl)
     C <- crossprod(Zl - rep(m, each = nrow(Zl))) / nrow(Zl)
-    C <- (1 - reg) * C + reg * (sum(diag(C)) / p) * diag(p)
+    C <- (1 - shrinkage) * C + shrinkage * (sum(diag(C)) / p) * diag(p)
     R <- tryCatch(chol(C), error = function(e) {
-      krein_abort(sprintf("The covariance of class \"%s\" in the kernel PCA space is singular; use a larger `reg`.", l))
+      krein_abort(sprintf("The covariance of class \"%s\" in the kernel PCA space is singular; use a larger `shrinkage`.", l))
     })
     list(mean = m, factor = R, logdet = 2 * sum(log(diag(R))))
   })
-  structure(
-    list(pvar = pvar, reg = reg, ncomp = p, share = share[p], values = e$values[keep],
-         signature = c(p = sum(e$values[keep] > 0), q = sum(e$values[keep] < 0)),
-         projection = projection, column_means = column_means, total_mean = total_mean,
-         classes = classes, prior = counts / sum(counts), levels = levels, counts = counts,
-         y = y, x = inputs$x, kernel = inputs$kernel, spec = inputs$spec, threads = threads,
-         na_action = inputs$na_action, training_scores = Z),
-    class = c("ikpca_qd", "krein_model")
-  )
+  names(classes) <- levels
+  list(pvar = pvar, shrinkage = shrinkage, ncomp = p, share = share[p], values = e$values[keep],
+       signature = c(p = sum(e$values[keep] > 0), q = sum(e$values[keep] < 0)),
+       projection = projection, column_means = column_means, total_mean = total_mean,
+       classes = classes, prior = counts / sum(counts), x = inputs$x, threads = threads,
+       training_scores = Z)
 }
 
-#' @rdname reference_classifiers
 #' @export
-predict.ikpca_qd <- function(object, newdata, type = c("class", "prob"), ...) {
-  type <- match_choice(type, "type", c("class", "prob"))
-  if (missing(newdata) || is.null(newdata)) {
+krein_scores.ikpca_qd <- function(object, new, type) {
+  if (is.null(new)) {
     Z <- object$training_scores
     names <- rownames(object$x)
   } else {
-    kernels <- new_data_kernels(object, newdata)
-    K <- kernels$K
-    # centre the new kernel rows as the training kernel was: H(k_x - K 1 / n)
-    row_means <- rowMeans(K)
-    centred <- K - rep(object$column_means, each = nrow(K)) - row_means + object$total_mean
+    K <- new_kernels(object, new)$K
+    # centre the new kernel rows as the training kernel was: H (k_x - K 1 / n),
+    # with the training means stored at the fit
+    centred <- K - rep(object$column_means, each = nrow(K)) - rowMeans(K) + object$total_mean
     Z <- centred %*% object$projection
-    names <- kernels$names
+    names <- rownames(K)
   }
+  dimnames(Z) <- list(names, paste0("PC", seq_len(ncol(Z))))
+  if (type == "projection") return(Z)
   g <- vapply(object$classes, function(cl) {
     z <- backsolve(cl$factor, t(Z) - cl$mean, transpose = TRUE)
     -0.5 * colSums(z^2) - 0.5 * cl$logdet
   }, numeric(nrow(Z)))
-  if (is.null(dim(g))) g <- matrix(g, nrow = 1L)
+  g <- matrix(g, nrow(Z), length(object$levels), dimnames = list(names, object$levels))
   g <- g + rep(log(object$prior), each = nrow(g))
-  dimnames(g) <- list(names, object$levels)
-  if (type == "prob") return(softmax_rows(g))
-  stats::setNames(class_from_decisions(g, object$levels), names)
+  if (type == "decision") g else softmax_rows(g)
 }
 
 #' @export
-print.ikpca_qd <- function(x, ...) {
-  cat("Quadratic discriminant in the indefinite kernel PCA space (IKPCA-QD), ", length(x$levels),
-      " classes, ", sum(x$counts), " training points\n", sep = "")
-  cat("  kernel: ", kernel_description(x$kernel), "\n", sep = "")
-  cat(sprintf("  %d components (%d positive, %d negative eigenvalues) with %.1f%% of the absolute eigenvalue mass (pvar = %g); reg = %g\n",
-              x$ncomp, x$signature[["p"]], x$signature[["q"]], 100 * x$share, x$pvar, x$reg))
-  invisible(x)
+model_title.ikpca_qd <- function(x) sprintf("%d components", x$ncomp)
+
+#' @export
+model_print_lines.ikpca_qd <- function(x) {
+  sprintf("%d components (%d positive, %d negative eigenvalues) with %.1f%% of the absolute eigenvalue mass (pvar = %g); shrinkage = %g",
+          x$ncomp, x$signature[["p"]], x$signature[["q"]], 100 * x$share, x$pvar, x$shrinkage)
 }
+
+#' @export
+model_summary.ikpca_qd <- function(object) {
+  components <- data.frame(eigenvalue = object$values, share = cumsum(abs(object$values)) /
+                             sum(abs(object$values)) * object$share,
+                           row.names = paste0("PC", seq_len(object$ncomp)))
+  classes <- data.frame(n = as.vector(object$counts), prior = as.vector(object$prior),
+                        logdet = vapply(object$classes, `[[`, numeric(1), "logdet"),
+                        row.names = object$levels)
+  list("Kernel PCA components (eigenvalues of the centred kernel; share: cumulative share of the absolute eigenvalue mass)" = components,
+       "Classes (logdet: log-determinant of the shrunk covariance)" = classes)
+}
+
+# ---------------------------------------------------------------------------
+# ISVM
 
 #' @rdname reference_classifiers
 #' @export
@@ -262,27 +381,31 @@ isvm <- function(x, ...) UseMethod("isvm")
 
 #' @rdname reference_classifiers
 #' @export
-isvm.formula <- function(formula, data, subset, na.action, kernel = kernel_rbf(), ...) {
+isvm.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf()) {
   inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
-  fit <- isvm_fit(inputs, ...)
-  fit$call <- match.call()
-  fit
+  fit_model("isvm", inputs, list(...), match.call())
 }
 
 #' @rdname reference_classifiers
 #' @export
-isvm.default <- function(x, y, kernel = kernel_rbf(), C = 1, probability = TRUE, na.action = NULL,
-                         threads = NULL, ...) {
+isvm.default <- function(x, y, ..., kernel = kernel_rbf(), C = 1, probability = TRUE, na.action = NULL,
+                         threads = NULL) {
+  check_dots_empty("isvm", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action)
-  fit <- isvm_fit(inputs, C = C, probability = probability, threads = threads)
-  fit$call <- match.call()
-  fit
+  fit_model("isvm", inputs, method_arguments("isvm"), match.call())
 }
 
-isvm_fit <- function(inputs, C = 1, probability = TRUE, threads = NULL) {
-  if (!requireNamespace("kernlab", quietly = TRUE)) {
-    krein_abort("isvm() needs the kernlab package: install.packages(\"kernlab\").")
+check_kernlab <- function(available = requireNamespace("kernlab", quietly = TRUE)) {
+  if (!available) {
+    krein_abort("isvm() needs the kernlab package: install it with install.packages(\"kernlab\").",
+                class = "krein_missing_package")
   }
+}
+
+#' The fit behind every isvm() interface
+#' @noRd
+isvm_fit <- function(inputs, C = 1, probability = TRUE, threads = NULL) {
+  check_kernlab()
   C <- check_number(C, "C", lower = 0)
   probability <- check_flag(probability, "probability")
   threads <- check_threads(threads)
@@ -298,117 +421,127 @@ isvm_fit <- function(inputs, C = 1, probability = TRUE, threads = NULL) {
   console <- utils::capture.output(
     model <- kernlab::ksvm(kernlab::as.kernelMatrix(K), inputs$y, kernel = "matrix", C = C,
                            prob.model = probability, shrinking = FALSE))
-  sv <- sort(unique(kernlab::SVindex(model)))
-  structure(
-    list(model = model, support = sv, C = C, levels = levels(inputs$y), y = inputs$y,
-         kernlab_output = console, probability = probability,
-         training_x = inputs$x,
-         counts = stats::setNames(as.vector(table(inputs$y)), levels(inputs$y)),
-         x = if (!is.null(inputs$x)) inputs$x[sv, , drop = FALSE], kernel = inputs$kernel,
-         spec = inputs$spec, threads = threads, na_action = inputs$na_action,
-         training_K = K[, sv, drop = FALSE]),
-    class = c("isvm", "krein_model")
-  )
+  fit <- list(model = model, support = sort(unique(kernlab::SVindex(model))), C = C,
+              probability = probability, kernlab_output = console, x = inputs$x, threads = threads)
+  # the training outputs, kept so that the n x n kernel is not
+  fit$training_outputs <- isvm_outputs(fit, K[, fit$support, drop = FALSE], levels(inputs$y))
+  fit
 }
 
-#' @rdname reference_classifiers
-#' @export
-predict.isvm <- function(object, newdata, type = c("class", "prob"), ...) {
-  type <- match_choice(type, "type", c("class", "prob"))
-  if (missing(newdata) || is.null(newdata)) {
-    K <- object$training_K
-    names <- NULL
-  } else {
-    new <- new_inputs(object$spec, newdata)
-    K <- new_kernel_matrix(object$spec, new, points = object$x, columns = object$support,
-                           threads = object$threads)
-    names <- rownames(new$x %||% new$K)
+#' kernlab's pairwise decision values (and Platt probabilities) from the kernel
+#' of points against the support vectors (columns in the order of `support`)
+#' @noRd
+isvm_outputs <- function(object, K_support, levels) {
+  # kernlab's predict() for kernel = "matrix" takes the columns of the support
+  # vectors in its SVindex() order
+  K_sv <- kernlab::as.kernelMatrix(
+    K_support[, match(kernlab::SVindex(object$model), object$support), drop = FALSE])
+  pairwise <- kernlab::predict(object$model, K_sv, type = "decision")
+  prob <- if (object$probability) {
+    kernlab::predict(object$model, K_sv, type = "probabilities")[, levels, drop = FALSE]
   }
-  # kernlab's predict for kernel = "matrix" takes the columns of the support vectors
-  K_sv <- kernlab::as.kernelMatrix(K[, match(kernlab::SVindex(object$model), object$support), drop = FALSE])
-  if (type == "prob") {
-    if (!object$probability) {
-      krein_abort("This isvm() fit has no probability model; refit with `probability = TRUE` for type = \"prob\".")
+  list(pairwise = matrix(pairwise, nrow(K_sv)), prob = prob)
+}
+
+#' Class-wise sums of kernlab's one-vs-one decision values, and its votes:
+#' pair p = (i, j), i < j, in kernlab's order; f < 0 votes for i, f > 0 for j.
+#' @noRd
+isvm_class_scores <- function(pairwise, n_classes) {
+  decision <- votes <- matrix(0, nrow(pairwise), n_classes)
+  p <- 0L
+  for (i in seq_len(n_classes - 1L)) {
+    for (j in (i + 1L):n_classes) {
+      p <- p + 1L
+      f <- pairwise[, p]
+      decision[, i] <- decision[, i] - f
+      decision[, j] <- decision[, j] + f
+      votes[, i] <- votes[, i] + (f < 0)
+      votes[, j] <- votes[, j] + (f > 0)
     }
-    p <- kernlab::predict(object$model, K_sv, type = "probabilities")
-    p <- p[, object$levels, drop = FALSE]
-    dimnames(p) <- list(names, object$levels)
-    return(p)
   }
-  out <- kernlab::predict(object$model, K_sv, type = "response")
-  stats::setNames(factor(as.character(out), levels = object$levels), names)
+  list(decision = decision, votes = votes)
 }
 
 #' @export
-print.isvm <- function(x, ...) {
-  cat("Support vector machine on the kernel matrix (ISVM, kernlab), ", length(x$levels), " classes, ",
-      sum(x$counts), " training points, ", length(x$support), " support vectors\n", sep = "")
-  cat("  kernel: ", kernel_description(x$kernel), ", C = ", format(x$C), "\n", sep = "")
-  invisible(x)
-}
-
-#' Plot a reference classifier
-#'
-#' For two input columns, the decision regions over the plane with the
-#' training points (as Pekalska and Haasdonk 2009, Fig. 2, draw IKNN and
-#' IKPCA-QD); otherwise
-#' the training points' class probabilities, against each other.
-#'
-#' @param x A fit of [iknn()], [ikpca_qd()] or [isvm()].
-#' @param resolution Grid points along each axis.
-#' @param main The title; `NULL` for one naming the classifier and its parameter.
-#' @param ... Passed to [graphics::image()] (two inputs) or
-#'   [graphics::pairs()].
-#' @returns `x`, invisibly.
-#' @references
-#' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
-#' positive definite and indefinite kernels. *IEEE Transactions on Pattern
-#' Analysis and Machine Intelligence*, 31(6), 1017-1032.
-#' \doi{10.1109/TPAMI.2008.290}. (Sections, equations and tables are cited
-#' as numbered in its 2008 preprint, *Kernel quadratic discriminant analysis
-#' for positive definite and indefinite kernels*, Angewandte Mathematik und
-#' Informatik 06/08-N, University of Muenster.)
-#' @family reference classifiers
-#' @examples
-#' set.seed(1)
-#' board <- checkerboard(100)
-#' plot(iknn(y ~ ., data = board, kernel = kernel_rbf(2), k = 3))
-#' @name plot.reference_classifiers
-#' @export
-plot.iknn <- function(x, resolution = 120L, main = NULL, ...) {
-  plot_classifier(x, x$x, x$y, main %||% sprintf("IKNN, k = %d", x$k), resolution, ...)
-}
-
-#' @rdname plot.reference_classifiers
-#' @export
-plot.ikpca_qd <- function(x, resolution = 120L, main = NULL, ...) {
-  plot_classifier(x, x$x, x$y, main %||% sprintf("IKPCA-QD, %d components", x$ncomp), resolution, ...)
-}
-
-#' @rdname plot.reference_classifiers
-#' @export
-plot.isvm <- function(x, resolution = 120L, main = NULL, ...) {
-  plot_classifier(x, x$training_x, x$y, main %||% sprintf("ISVM, C = %s", format(x$C)), resolution, ...)
-}
-
-# Decision regions of any fit with a predict() method that takes a data frame of
-# the two input columns; class probabilities of the training points when the
-# inputs are not two columns (or the kernel was precomputed).
-plot_classifier <- function(fit, x, y, main, resolution = 120L, ...) {
-  resolution <- check_number(resolution, "resolution", lower = 2, integer = TRUE)
-  if (!is.null(x) && ncol(x) == 2L) {
-    plot_decision_regions(x, y, function(grid) stats::predict(fit, grid, type = "class"),
-                          resolution = resolution, main = main, ...)
-    return(invisible(fit))
-  }
-  p <- stats::predict(fit, type = "prob")
-  col <- hcl.colors(length(fit$levels), "Dark 3")[as.integer(y)]
-  if (ncol(p) == 2L) {
-    graphics::plot(seq_len(nrow(p)), p[, 2], col = col, pch = 19, xlab = "training point",
-                   ylab = paste0("P(", fit$levels[2], " | x)"), main = main, ...)
-    graphics::abline(h = 0.5, lty = 2)
+krein_scores.isvm <- function(object, new, type, rule = "posterior") {
+  rule <- match_choice(rule, "rule", c("posterior", "vote"))
+  check_kernlab()
+  levels <- object$levels
+  if (is.null(new)) {
+    out <- object$training_outputs
+    names <- rownames(object$x)
   } else {
-    graphics::pairs(p, col = col, pch = 19, main = main, labels = paste("P(", colnames(p), ")"), ...)
+    points <- if (!is.null(object$x)) object$x[object$support, , drop = FALSE]
+    kernels <- new_kernels(object, new, points = points, columns = object$support)
+    out <- isvm_outputs(object, kernels$K, levels)
+    names <- kernels$names
   }
-  invisible(fit)
+  scores <- isvm_class_scores(out$pairwise, length(levels))
+  if (type == "class") {
+    # rule = "vote": kernlab's class, the most votes, ties to the first level
+    return(stats::setNames(factor(levels[max.col(scores$votes, ties.method = "first")], levels = levels),
+                           names))
+  }
+  result <- if (type == "decision") {
+    scores$decision
+  } else if (object$probability) {
+    out$prob
+  } else {
+    # no Platt model: the share of the one-vs-one contests each class wins
+    # (a decision value of exactly 0 votes for neither class)
+    won <- rowSums(scores$votes)
+    votes <- scores$votes
+    votes[won == 0, ] <- 1
+    votes / rowSums(votes)
+  }
+  dimnames(result) <- list(names, levels)
+  result
 }
+
+#' @export
+model_title.isvm <- function(x) paste0("C = ", format(x$C))
+
+#' @export
+model_print_lines.isvm <- function(x) {
+  c(sprintf("%d support vectors; C = %s", length(x$support), format(x$C)),
+    if (x$probability) "class probabilities: kernlab's Platt model" else
+      "no Platt model: \"prob\" gives the shares of one-vs-one votes")
+}
+
+#' @export
+model_summary.isvm <- function(object) {
+  sv_class <- table(factor(object$y[object$support], levels = object$levels))
+  classes <- data.frame(n = as.vector(object$counts), support_vectors = as.vector(sv_class),
+                        row.names = object$levels)
+  c(list("Support vectors per class" = classes,
+         "kernlab" = c(sprintf("dual objective%s: %s", if (length(object$model@obj) > 1) "s (one per pair of classes)" else "",
+                               paste(signif(object$model@obj, 6), collapse = ", ")),
+                       sprintf("probability model: %s", if (object$probability) "Platt (pairwise, coupled)" else "none"))),
+    if (length(object$kernlab_output)) list("kernlab's console output" = object$kernlab_output))
+}
+
+# ---------------------------------------------------------------------------
+# Registry
+
+register_krein_model(
+  "iknn", label = "IKNN: kernel nearest neighbours", fit = "iknn_fit",
+  parameters = data.frame(parameter = "k", class = "numeric", label = "neighbours",
+                          stringsAsFactors = FALSE),
+  needs_self = function(args) TRUE
+)
+
+register_krein_model(
+  "ikpca_qd", label = "IKPCA-QD: quadratic discriminant in the indefinite kernel PCA space",
+  fit = "ikpca_qd_fit",
+  parameters = data.frame(parameter = c("pvar", "shrinkage"), class = c("numeric", "numeric"),
+                          label = c("share of eigenvalue mass", "covariance shrinkage"),
+                          stringsAsFactors = FALSE),
+  types = "projection"
+)
+
+register_krein_model(
+  "isvm", label = "ISVM: kernlab's support vector machine on the kernel matrix", fit = "isvm_fit",
+  parameters = data.frame(parameter = "C", class = "numeric", label = "cost",
+                          stringsAsFactors = FALSE),
+  predict_args = "rule"
+)

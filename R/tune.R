@@ -9,15 +9,24 @@
 #' on other machines (`plan(cluster)`) or on a scheduler (future.batchtools),
 #' with the same result whatever the plan.
 #'
+#' `tune_krein()` knows the models from the registry that [krein_models()]
+#' lists: their arguments, their path argument, their predict arguments and
+#' whether they need self-similarities or the input features. A model that
+#' joins the registry can be tuned with no other change.
+#'
 #' @section What is reused:
 #' Within a fold, the kernel matrices of the training and held-out points are
 #' computed once per combination of kernel parameters and shared by all
-#' model parameters (the model is fitted on the precomputed kernel). For
-#' [kqd()], a grid over `reg` is one regularisation path: one decomposition
-#' per class and fold serves every `reg` value. [onda()] works on the inputs
-#' and has no kernel to share; models whose options need the input data
-#' (`landmarks = "kmeans"`, a `pcvm_control()` that optimises the kernel
-#' width) are fitted on the inputs as well.
+#' model parameters (the model is fitted on the precomputed kernel). For a
+#' model with a path argument (the `path` column of [krein_models()]: [kqd()]'s
+#' `reg`), the grid's values of that argument are one path: a single fit per
+#' fold and setting of the other parameters serves them all (for kqd, one
+#' decomposition per class), and each value is predicted with the predict
+#' argument of the same name. Likewise one fit serves every value of a
+#' predict argument in the grid (such as a class `rule`). Models on the input
+#' features ([onda()]) have no kernel to share; models whose options need the
+#' input data (`landmarks = "kmeans"`, a `pcvm_control()` that optimises the
+#' kernel width) are fitted on the inputs as well.
 #'
 #' A precomputed kernel, or a [kernel_from_dissimilarity()] object, is cut
 #' into folds as it is. A conversion that centres the kernel (`method =
@@ -45,15 +54,17 @@
 #' `progressr::handlers(global = TRUE)`) to see a bar. Nothing is printed
 #' otherwise.
 #'
-#' @param model A krein fitting function: [kqd()], [ikfd()], [pcvm()],
-#'   [kfda()], [onda()], [kmdc()], [iknn()], [ikpca_qd()] or [isvm()].
+#' @param learner A krein fitting function: [kqd()], [ikfd()], [pcvm()],
+#'   [kfda()], [onda()], [kmdc()], [iknn()], [ikpca_qd()], [isvm()], or any
+#'   other model in [krein_models()].
 #' @param x Inputs: a numeric matrix or data frame, or a precomputed kernel
 #'   ([precomputed_kernel()], with its self-similarities).
 #' @param y Class labels.
 #' @param grid A data frame of parameter combinations, or a named list of
 #'   values whose combinations are all tried ([expand.grid()]). Names are the
-#'   model's arguments (`reg`, `variant`, `ncomp`, `k`, ...) or parameters
-#'   of the kernel (e.g. `gamma` for [kernel_rbf()], `s` for [kernel_dist()]).
+#'   model's arguments (`reg`, `variant`, `ncomp`, `k`, ...), its predict
+#'   arguments (such as [ikfd()]'s `rule`) or parameters of the kernel (e.g.
+#'   `gamma` for [kernel_rbf()], `s` for [kernel_dist()]).
 #' @param folds Number of folds, between 2 and the number of points.
 #' @param repeats Number of repetitions with new folds.
 #' @param metric `"error"` (misclassification rate), `"logloss"` (mean
@@ -63,20 +74,22 @@
 #' @param stratified Keep the class proportions in every fold.
 #' @param refit Refit the best model on all data.
 #' @param ... Fixed arguments of the model (e.g. `kernel = kernel_rbf()`,
-#'   `variant = "FK+"`). The options after `...` must be named in full. R
-#'   matches a name that begins another argument's name to that argument, so
-#'   a fixed model argument called `m` (the landmark count of [ikfd()] and
-#'   [pcvm()]) would be taken for `model`: give it in `grid` as a single value,
-#'   `grid = list(reg = ..., m = 20)`.
+#'   `variant = "FK+"`, `m = 20`) and of its predictions (e.g. `rule =`),
+#'   used in every fold. They, and the options after `...`, must be named in
+#'   full; an argument the model does not have is an error. No model argument
+#'   is the beginning of the name of `learner`, `x`, `y` or `grid`, so none is
+#'   taken for one of them by R's partial matching.
 #' @returns An object of class `krein_tune`: a list with `best` (a one-row
 #'   data frame of the best parameters), `results` (the grid with the mean
 #'   and standard deviation of the metric over all folds and repeats, and the
 #'   number of failed fits), `folds` (one row per grid point, repeat and
 #'   fold), `fold_ids` (an \eqn{n \times} `repeats` matrix), `metric`,
-#'   `model` (the refitted model, or `NULL`) and `call`; with `print()`,
-#'   `summary()` and `plot()` methods. A fit that fails (for example a
-#'   singular covariance at one grid point) counts as missing for that fold,
-#'   with one warning at the end.
+#'   `model` (the best model refitted on all data, with a call that names its
+#'   parameters, or `NULL`; predict arguments among the best parameters or
+#'   the fixed arguments are to be given to [predict()][predict.krein_model()]
+#'   again) and `call`; with `print()`, `summary()` and `plot()` methods. A
+#'   fit that fails (for example a singular covariance at one grid point)
+#'   counts as missing for that fold, with one warning at the end.
 #' @references
 #' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
 #' positive definite and indefinite kernels. *IEEE Transactions on Pattern
@@ -92,6 +105,7 @@
 #' tuned <- tune_krein(kqd, d[, 1:2], d$y, kernel = kernel_rbf(), variant = "RC+",
 #'                     grid = list(gamma = c(1, 4, 16), reg = 10^(-3:0)), folds = 5)
 #' tuned
+#' tuned$model$call
 #' plot(tuned)
 #' \dontrun{
 #' # in parallel on two local cores, with a progress bar
@@ -101,21 +115,25 @@
 #' )
 #' }
 #' @export
-tune_krein <- function(model, x, y, grid, ..., folds = 10, repeats = 1,
+tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
                        metric = c("error", "logloss", "brier"), stratified = TRUE, refit = TRUE) {
   call <- match.call()
-  model_name <- tuned_model_name(model)
+  info <- tuned_model(learner)
+  name <- info$name
   fixed <- list(...)
+  check_model_arguments(fixed, c(tuning_argument_names(info), if (info$uses_kernel) "kernel"), name)
   metric <- match_choice(metric, "metric", c("error", "logloss", "brier"))
   stratified <- check_flag(stratified, "stratified")
   refit <- check_flag(refit, "refit")
   repeats <- check_number(repeats, "repeats", lower = 1, allow_lower = TRUE, integer = TRUE)
   precomputed <- inherits(x, "krein_precomputed")
+  if (precomputed && !info$uses_kernel) {
+    krein_abort(sprintf("`x` is a precomputed kernel, but %s() works on the input features; give them as a matrix or data frame.",
+                        name))
+  }
   if (!precomputed) {
     x <- check_numeric_matrix_allow_na(x, "x")
     if (anyNA(x)) krein_abort("`x` has missing values; remove or impute them before tuning.")
-  } else if (is.null(x$self) && model_name %in% c("kqd", "iknn", "kmdc")) {
-    krein_abort("`x` must carry the self-similarities of the points: precomputed_kernel(K, self = ...).")
   }
   n <- if (precomputed) nrow(x$K) else nrow(x)
   if (missing(y) || length(y) != n) {
@@ -123,16 +141,20 @@ tune_krein <- function(model, x, y, grid, ..., folds = 10, repeats = 1,
   }
   y <- as_class_factor(y)
   folds <- check_number(folds, "folds", lower = 2, upper = n, allow_lower = TRUE, integer = TRUE)
-  kernel <- if (model_name == "onda") NULL else as_krein_kernel(fixed$kernel %||% kernel_rbf())
+  kernel <- if (info$uses_kernel) as_krein_kernel(fixed$kernel %||% kernel_rbf()) else NULL
   fixed$kernel <- NULL
-  grid <- tuning_grid(grid, model_name, kernel, precomputed)
+  grid <- tuning_grid(grid, info, kernel, precomputed, names(fixed))
+  if (precomputed && is.null(x$self) && grid_needs_self(info, grid, fixed)) {
+    krein_abort("`x` must carry the self-similarities of the points: precomputed_kernel(K, self = ...).")
+  }
 
   fold_ids <- vapply(seq_len(repeats), function(r) draw_folds(y, folds, stratified), integer(n))
   if (n == 1L) fold_ids <- matrix(fold_ids, nrow = 1L)
   tasks <- expand.grid(fold = seq_len(folds), rep = seq_len(repeats))
   seeds <- sample.int(.Machine$integer.max, nrow(tasks))
-  job <- list(model_name = model_name, x = x, y = y, grid = grid, kernel = kernel, fixed = fixed,
-              precomputed = precomputed)
+  predict_only <- names(fixed) %in% predict_only_arguments(info)
+  job <- list(info = info, x = x, y = y, grid = grid, kernel = kernel, fixed = fixed[!predict_only],
+              fixed_predict = fixed[predict_only], precomputed = precomputed)
   run <- function(t) {
     set.seed(seeds[t], kind = "Mersenne-Twister", normal.kind = "Inversion", sample.kind = "Rejection")
     test <- fold_ids[, tasks$rep[t]] == tasks$fold[t]
@@ -156,42 +178,63 @@ tune_krein <- function(model, x, y, grid, ..., folds = 10, repeats = 1,
   best_row <- which(complete)[which.min(results$mean[complete])]
   best <- grid[best_row, , drop = FALSE]
   rownames(best) <- NULL
-  fitted <- if (refit) refit_best(job, best) else NULL
+  fitted <- if (refit) refit_best(job, best, call) else NULL
   structure(
     list(best = best, best_value = results$mean[best_row], results = results, folds = fold_results,
-         fold_ids = fold_ids, metric = metric, model = fitted, model_name = model_name,
+         fold_ids = fold_ids, metric = metric, model = fitted, model_name = name,
          n_folds = folds, repeats = repeats, call = call),
     class = "krein_tune"
   )
 }
 
-# The registry of tunable models: how each is fitted and what it needs.
-tuned_models <- function() {
-  list(kqd = kqd, ikfd = ikfd, pcvm = pcvm, kfda = kfda, onda = onda, kmdc = kmdc, iknn = iknn,
-       ikpca_qd = ikpca_qd, isvm = isvm)
+# ---------------------------------------------------------------------------
+# What the registry says about the tuned model (R/contract.R)
+
+#' The registry entry of the model whose fitting function (generic) is
+#' `learner`
+#' @noRd
+tuned_model <- function(learner) {
+  if (missing(learner)) krein_abort("`learner` is missing; give a krein fitting function such as kqd.")
+  models <- registered_models()
+  for (name in models) {
+    if (identical(learner, get0(name, mode = "function"))) return(model_info(name))
+  }
+  krein_abort(sprintf("`learner` must be one of krein's fitting functions (%s), not %s.",
+                      paste(models, collapse = ", "), describe_value(learner)))
 }
 
-tuned_model_name <- function(model) {
-  if (missing(model)) krein_abort("`model` is missing; give a krein fitting function such as kqd.")
-  models <- tuned_models()
-  for (name in names(models)) if (identical(model, models[[name]])) return(name)
-  krein_abort(sprintf("`model` must be one of krein's fitting functions (%s), not %s.",
-                      paste(names(models), collapse = ", "), describe_value(model)))
+#' A model's arguments that tuning may set: those of its fitting function and
+#' its predict arguments
+#' @noRd
+tuning_argument_names <- function(info) union(fit_argument_names(info), info$predict_args)
+
+#' Predict arguments that are not fit arguments (a class rule, ...): one fit
+#' serves all their values
+#' @noRd
+predict_only_arguments <- function(info) setdiff(info$predict_args, fit_argument_names(info))
+
+#' The argument whose values one fit computes as a path and predict() picks
+#' by the predict argument of the same name; NULL where there is none
+#' @noRd
+path_argument <- function(info) {
+  path <- info$path
+  if (is.null(path) || !(path %in% info$predict_args) || !(path %in% fit_argument_names(info))) return(NULL)
+  path
 }
 
-# The arguments a model takes (its default method's, without the data)
-model_arguments <- function(model_name) {
-  fun <- switch(model_name, kqd = kqd.default, ikfd = ikfd.default, pcvm = pcvm.default,
-                kfda = kfda.default, onda = onda.default, kmdc = kmdc, iknn = iknn.default,
-                ikpca_qd = ikpca_qd.default, isvm = isvm.default)
-  setdiff(names(formals(fun)), c("x", "y", "kernel", "na.action", "threads", "..."))
+#' Does any grid point need the self-similarities of new points?
+#' @noRd
+grid_needs_self <- function(info, grid, fixed) {
+  any(vapply(seq_len(nrow(grid)), function(i) {
+    isTRUE(info$needs_self(utils::modifyList(fixed, as.list(grid[i, , drop = FALSE]))))
+  }, logical(1)))
 }
 
 empty_grid_message <- paste(
   "`grid` is empty; give at least one value of each parameter.",
   "To cross-validate a single setting, give one of its parameters as a single value, e.g. `list(reg = 1e-3)`.")
 
-tuning_grid <- function(grid, model_name, kernel, precomputed) {
+tuning_grid <- function(grid, info, kernel, precomputed, fixed_names) {
   if (missing(grid) || is.null(grid)) krein_abort("`grid` is missing; give a data frame or a named list of parameter values.")
   if (!is.data.frame(grid)) {
     if (is.list(grid) && length(grid) == 0L) krein_abort(empty_grid_message)
@@ -204,12 +247,18 @@ tuning_grid <- function(grid, model_name, kernel, precomputed) {
   if (nrow(grid) == 0L || ncol(grid) == 0L) krein_abort(empty_grid_message)
   for (j in seq_along(grid)) if (is.factor(grid[[j]])) grid[[j]] <- as.character(grid[[j]])
   kernel_names <- if (is.null(kernel)) character() else kernel_parameter_names(kernel)
-  allowed <- c(model_arguments(model_name), kernel_names)
+  allowed <- c(setdiff(tuning_argument_names(info), "threads"), kernel_names)
   unknown <- setdiff(names(grid), allowed)
   if (length(unknown)) {
     krein_abort(sprintf("`grid` has unknown parameter%s %s for %s(); its parameters are %s.",
                         if (length(unknown) > 1) "s" else "", paste0("`", unknown, "`", collapse = ", "),
-                        model_name, paste0("`", allowed, "`", collapse = ", ")))
+                        info$name, paste0("`", allowed, "`", collapse = ", ")))
+  }
+  twice <- intersect(names(grid), fixed_names)
+  if (length(twice)) {
+    krein_abort(sprintf("%s %s both in `grid` and among the fixed arguments; give %s in one place.",
+                        paste0("`", twice, "`", collapse = ", "), if (length(twice) > 1) "are" else "is",
+                        if (length(twice) > 1) "each" else "it"))
   }
   if (precomputed && any(names(grid) %in% kernel_names)) {
     krein_abort("`grid` has kernel parameters, but `x` is a precomputed kernel; tune the model's own parameters only.")
@@ -288,12 +337,22 @@ set_random_state <- function(state) {
   }
 }
 
-# One fold: every grid point, kernels computed once per kernel-parameter
-# combination, kqd's reg values as one path.
+# ---------------------------------------------------------------------------
+# One fold
+
+#' Every grid point on one fold. Grid points that differ only in the path
+#' argument and in predict arguments share one fit; the kernel matrices are
+#' computed once per combination of kernel parameters.
+#' @noRd
 tune_fold <- function(job, train, test, metric) {
   grid <- job$grid
+  info <- job$info
   kernel_names <- if (is.null(job$kernel)) character() else intersect(names(grid), kernel_parameter_names(job$kernel))
-  kernel_key <- if (length(kernel_names)) do.call(paste, c(grid[kernel_names], sep = "\r")) else rep("", nrow(grid))
+  path <- intersect(names(grid), path_argument(info))
+  shared <- intersect(names(grid), c(path, predict_only_arguments(info)))
+  fit_names <- setdiff(names(grid), c(kernel_names, shared))
+  kernel_key <- grid_keys(grid, kernel_names)
+  fit_key <- grid_keys(grid, c(kernel_names, fit_names))
   values <- rep(NA_real_, nrow(grid))
   messages <- rep(NA_character_, nrow(grid))
   y_train <- job$y[train]
@@ -301,27 +360,25 @@ tune_fold <- function(job, train, test, metric) {
   for (key in unique(kernel_key)) {
     rows <- which(kernel_key == key)
     kernel <- if (is.null(job$kernel)) NULL else with_kernel_parameters(job$kernel, as.list(grid[rows[1], kernel_names, drop = FALSE]))
-    data <- fold_data(job, kernel, train, test, grid[rows, , drop = FALSE])
-    model_grid <- grid[rows, setdiff(names(grid), kernel_names), drop = FALSE]
-    groups <- if (job$model_name == "kqd" && "reg" %in% names(model_grid)) {
-      other <- setdiff(names(model_grid), "reg")
-      if (length(other)) do.call(paste, c(model_grid[other], sep = "\r")) else rep("", length(rows))
-    } else as.character(seq_along(rows))
-    for (g in unique(groups)) {
-      members <- rows[groups == g]
-      params <- as.list(grid[members[1], setdiff(names(grid), kernel_names), drop = FALSE])
-      if (job$model_name == "kqd" && "reg" %in% names(params)) params$reg <- grid$reg[members]
-      outcome <- tryCatch({
-        fit <- fit_tuned(job, data, params, y_train)
-        lapply(seq_along(members), function(i) {
-          extra <- if (job$model_name == "kqd" && "reg" %in% names(params)) list(reg = params$reg[i]) else list()
-          evaluate_predictions(fit, data$test, y_test, metric, extra)
-        })
+    data <- fold_data(job, kernel, train, test)
+    for (g in unique(fit_key[rows])) {
+      members <- rows[fit_key[rows] == g]
+      args <- c(job$fixed, as.list(grid[members[1], fit_names, drop = FALSE]))
+      if (length(path)) args[[path]] <- unique(grid[[path]][members])
+      fold <- NULL
+      fit <- tryCatch({
+        fold <- if (fit_on_inputs(job, args)) data$inputs() else data$kernel()
+        fit_registered(info, fold$train, y_train, kernel, args)
       }, error = function(e) conditionMessage(e))
-      if (is.character(outcome)) {
-        messages[members] <- outcome
-      } else {
-        values[members] <- unlist(outcome)
+      if (is.character(fit)) {
+        messages[members] <- fit
+        next
+      }
+      for (i in members) {
+        extra <- c(job$fixed_predict, as.list(grid[i, shared, drop = FALSE]))
+        outcome <- tryCatch(evaluate_predictions(fit, fold$test, y_test, metric, extra),
+                            error = function(e) conditionMessage(e))
+        if (is.character(outcome)) messages[i] <- outcome else values[i] <- outcome
       }
     }
   }
@@ -329,40 +386,55 @@ tune_fold <- function(job, train, test, metric) {
              stringsAsFactors = FALSE)
 }
 
-# Does this model (with these parameters) have to be fitted on the inputs?
-needs_inputs <- function(job, grid_rows) {
-  if (job$model_name == "onda" || job$precomputed) return(job$model_name == "onda")
-  landmarks <- c(job$fixed$landmarks, grid_rows$landmarks)
-  if (any(vapply(landmarks, function(l) identical(l, "kmeans"), logical(1)))) return(TRUE)
-  control <- job$fixed$control
-  isTRUE(control$optimize_width) || isTRUE(control$optimise_width)
+grid_keys <- function(grid, columns) {
+  if (length(columns) == 0L) return(rep("", nrow(grid)))
+  do.call(paste, c(unname(as.list(grid[columns])), sep = "\r"))
 }
 
-fold_data <- function(job, kernel, train, test, grid_rows) {
+#' Must this fit see the input features rather than a kernel matrix? (A
+#' precomputed kernel has no features: the model gets the kernel.)
+#' @noRd
+fit_on_inputs <- function(job, args) {
+  if (!job$info$uses_kernel) return(TRUE)
+  !job$precomputed && isTRUE(job$info$needs_inputs(args))
+}
+
+#' A fold's training and held-out data, as the inputs themselves or as
+#' kernel matrices; each computed when first asked for.
+#' @noRd
+fold_data <- function(job, kernel, train, test) {
   x <- job$x
   if (job$precomputed) {
-    self <- x$self
-    return(list(train = precomputed_kernel(x$K[train, train, drop = FALSE], self = self[train]),
-                test = precomputed_kernel(x$K[test, train, drop = FALSE], self = self[test])))
+    fold <- list(train = precomputed_kernel(x$K[train, train, drop = FALSE], self = x$self[train]),
+                 test = precomputed_kernel(x$K[test, train, drop = FALSE], self = x$self[test]))
+    return(list(inputs = function() fold, kernel = function() fold))
   }
   x_train <- x[train, , drop = FALSE]
   x_test <- x[test, , drop = FALSE]
-  if (needs_inputs(job, grid_rows)) {
-    return(list(train = x_train, test = x_test, kernel = kernel, inputs = TRUE))
-  }
-  kernel <- resolve_kernel(kernel, x_train)
-  threads <- check_threads(NULL)
-  K_train <- evaluate_kernel(kernel, x_train, NULL, threads)
-  list(train = precomputed_kernel(K_train, self = kernel_self(kernel, x_train)),
-       test = precomputed_kernel(evaluate_kernel(kernel, x_test, x_train, threads),
-                                 self = kernel_self(kernel, x_test)))
+  kernels <- NULL
+  list(
+    inputs = function() list(train = x_train, test = x_test),
+    kernel = function() {
+      if (is.null(kernels)) {
+        resolved <- resolve_kernel(kernel, x_train)
+        threads <- check_threads(NULL)
+        kernels <<- list(
+          train = precomputed_kernel(evaluate_kernel(resolved, x_train, NULL, threads),
+                                     self = kernel_self(resolved, x_train)),
+          test = precomputed_kernel(evaluate_kernel(resolved, x_test, x_train, threads),
+                                    self = kernel_self(resolved, x_test)))
+      }
+      kernels
+    }
+  )
 }
 
-fit_tuned <- function(job, data, params, y_train) {
-  fun <- tuned_models()[[job$model_name]]
-  args <- c(list(data$train, y_train), job$fixed, params)
-  if (isTRUE(data$inputs) && !is.null(data$kernel)) args$kernel <- data$kernel
-  do.call(fun, args)
+#' Fit a registered model on x and y through the contract's one path (what
+#' its default method does); the kernel is ignored for precomputed kernels
+#' @noRd
+fit_registered <- function(info, x, y, kernel, args, call = NULL) {
+  inputs <- inputs_from_xy(x, y, if (info$uses_kernel) kernel else NA, NULL)
+  fit_model(info$name, inputs, args, call)
 }
 
 evaluate_predictions <- function(fit, test, y_test, metric, extra) {
@@ -389,15 +461,45 @@ summarise_tuning <- function(grid, fold_results) {
   cbind(grid, as.data.frame(stats_rows))
 }
 
-refit_best <- function(job, best) {
+# ---------------------------------------------------------------------------
+# The refit
+
+#' The best model on all data, with a call that says how to fit it again
+#' @noRd
+refit_best <- function(job, best, call) {
   params <- as.list(best)
   kernel_names <- if (is.null(job$kernel)) character() else intersect(names(params), kernel_parameter_names(job$kernel))
-  fun <- tuned_models()[[job$model_name]]
-  args <- c(list(job$x, job$y), job$fixed, params[setdiff(names(params), kernel_names)])
-  if (!is.null(job$kernel) && !job$precomputed) {
-    args$kernel <- with_kernel_parameters(job$kernel, params[kernel_names])
+  model_params <- params[setdiff(names(params), c(kernel_names, predict_only_arguments(job$info)))]
+  kernel <- if (is.null(job$kernel)) NULL else with_kernel_parameters(job$kernel, params[kernel_names])
+  fit_registered(job$info, job$x, job$y, kernel, c(job$fixed, model_params),
+                 refit_call(call, job$info, kernel, length(kernel_names) > 0L, model_params))
+}
+
+#' `model(x = , y = , <fixed arguments as the user wrote them>, <best
+#' values>)`, the kernel written out where its parameters were tuned
+#' @noRd
+refit_call <- function(call, info, kernel, kernel_tuned, params) {
+  given <- as.list(call)[-1L]
+  own <- names(formals(tune_krein))
+  fixed <- given[setdiff(names(given), c(own, predict_only_arguments(info)))]
+  if (kernel_tuned) fixed$kernel <- kernel_call(kernel, fixed$kernel)
+  fixed <- fixed[order(names(fixed) != "kernel")]
+  as.call(c(as.name(info$name), list(x = call$x, y = call$y), fixed, params))
+}
+
+#' A call of a kernel's constructor with its parameters (built-in kernels,
+#' and the base of an invariant kernel written as kernel_invariant(...));
+#' otherwise the user's expression
+#' @noRd
+kernel_call <- function(kernel, expr) {
+  constructor <- function(k) as.call(c(as.name(paste0("kernel_", k$name)), k$params))
+  if (is_builtin_kernel(kernel)) return(constructor(kernel))
+  if (inherits(kernel, "krein_kernel_invariant") && is_builtin_kernel(kernel$base) && is.call(expr) &&
+      deparse(expr[[1L]]) %in% c("kernel_invariant", "krein::kernel_invariant")) {
+    expr <- match.call(kernel_invariant, expr)
+    expr$base <- constructor(kernel$base)
   }
-  do.call(fun, args)
+  expr
 }
 
 #' @export

@@ -64,8 +64,9 @@
 #   to the mean eigenvalue of the within-class scatter (see ?ikfd), not the
 #   absolute ridge of PRTools, so the same grid covers a different range.
 # * KPCA-QD is ikpca_qd() with pvar = 0.8 (the value the paper states for
-#   its Sec. V-C) and the grid above for its covariance shrinkage `reg`.
-# * SVM is isvm() (kernlab, C-SVM on the kernel matrix).
+#   its Sec. V-C) and the grid above for its covariance `shrinkage`.
+# * SVM is isvm() (kernlab, C-SVM on the kernel matrix). Without Platt
+#   probabilities its class is the one-vs-one vote (predict(rule = "vote")).
 # * Ties in the CV error go to the first grid value (the smallest
 #   regularisation, or the smallest k).
 
@@ -99,7 +100,7 @@ classifiers <- list(
   "KFD"     = list(ikfd, list(), list(reg = log8(1e-6, 1e1))),
   "SVM"     = list(isvm, list(probability = FALSE), list(C = log8(1e-1, 1e6))),
   "KNN"     = list(iknn, list(), list(k = 1:8)),
-  "KPCA-QD" = list(ikpca_qd, list(pvar = 0.8), list(reg = log8(1e-7, 1)))
+  "KPCA-QD" = list(ikpca_qd, list(pvar = 0.8), list(shrinkage = log8(1e-7, 1)))
 )
 
 only <- Sys.getenv("KREIN_CLASSIFIERS", "")

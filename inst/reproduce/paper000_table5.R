@@ -52,7 +52,8 @@
 #   mean eigenvalue of the within-class scatter (see ?ikfd).
 # * IKPCA-QD is ikpca_qd() with pvar = 0.8 (the paper's value in Sec. V-C).
 # * ISVM is isvm() (kernlab, C-SVM on the indefinite kernel matrix); the
-#   paper used MATLAB's optimiser or LIBSVM.
+#   paper used MATLAB's optimiser or LIBSVM. Without Platt probabilities its
+#   class is the one-vs-one vote, LIBSVM's rule (predict(rule = "vote")).
 # * The signature: indefiniteness() counts eigenvalues below
 #   n * eps * max|lambda| as zero (z); the paper counts every eigenvalue as
 #   positive or negative (p + q = n). z is printed too.
@@ -89,7 +90,7 @@ classifiers <- list(
   "IKFD"     = list(ikfd, list(), list(reg = log8(1e-6, 0.5))),
   "ISVM"     = list(isvm, list(probability = FALSE), list(C = log8(1e-1, 1e8))),
   "IKNN"     = list(iknn, list(), list(k = 1:8)),
-  "IKPCA-QD" = list(ikpca_qd, list(pvar = 0.8), list(reg = log8(1e-8, 0.5)))
+  "IKPCA-QD" = list(ikpca_qd, list(pvar = 0.8), list(shrinkage = log8(1e-8, 0.5)))
 )
 only <- Sys.getenv("KREIN_CLASSIFIERS", "")
 if (nzchar(only)) classifiers <- classifiers[intersect(names(classifiers), strsplit(only, ",")[[1]])]

@@ -1,6 +1,6 @@
-# Plain-R transcriptions of the kernel formulas, written from the definitions
-# (papers 000-003 and ../shared/notes/algorithms.md section 6), independent of
-# the C++ engine: one pair at a time, no shared code with krein.
+# Plain-R transcriptions of the kernel formulas, written from their
+# definitions in papers 000-003, independent of the C++ engine: one pair at a
+# time, no shared code with krein.
 
 reference_kernel_matrix <- function(k, a, b = a) {
   K <- matrix(0, nrow(a), nrow(b))

@@ -88,8 +88,10 @@ test_that("matrix fits check newdata columns by name or position", {
   unnamed <- toy_model(unname(as.matrix(df[, 1:2])), df$y)
   expect_error(krein:::new_inputs(unnamed$spec, matrix(1, 2, 3)), class = "krein_error",
                regexp = "`newdata` must have 2 columns")
-  expect_error(krein:::new_inputs(unnamed$spec, matrix(c(1, NA), 1)), class = "krein_error",
-               regexp = "`newdata` has missing values in row 1")
+  # missing values are kept (those rows predict NA); infinite ones are refused
+  expect_identical(krein:::new_inputs(unnamed$spec, matrix(c(1, NA), 1))$x, matrix(c(1, NA), 1))
+  expect_error(krein:::new_inputs(unnamed$spec, matrix(c(1, Inf), 1)), class = "krein_error",
+               regexp = "`newdata` has infinite values in row 1")
 })
 
 test_that("precomputed fits take test kernels, self-similarities and dissimilarities", {

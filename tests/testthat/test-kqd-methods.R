@@ -135,16 +135,3 @@ test_that("kqd() fits dissimilarity data and predicts from new dissimilarities",
                  predict(by_hand, converted, type = "distance"))
   }
 })
-
-test_that("kernel_mahalanobis() and kmdc() take one reg or one per class", {
-  per_class <- kernel_mahalanobis(board[, 1:2], board$y, kernel_rbf(1), type = "RC",
-                                  reg = c(0.1, 0.5))
-  first <- kernel_mahalanobis(board[, 1:2], board$y, kernel_rbf(1), type = "RC", reg = 0.1)
-  second <- kernel_mahalanobis(board[, 1:2], board$y, kernel_rbf(1), type = "RC", reg = 0.5)
-  expect_equal(per_class, cbind(first[, 1], second[, 2]), ignore_attr = TRUE)
-  expect_error(kernel_mahalanobis(board[, 1:2], board$y, kernel_rbf(1), reg = c(1, 2, 3)),
-               class = "krein_error", regexp = "`reg`.*one per class \\(2\\)")
-  expect_error(kmdc(board[, 1:2], board$y, kernel_rbf(1), reg = c(1, 2, 3)),
-               class = "krein_error", regexp = "`reg`.*one per class \\(2\\)")
-  expect_s3_class(kmdc(board[, 1:2], board$y, kernel_rbf(1), reg = c(0.1, 0.5)), "kmdc")
-})

@@ -1,7 +1,6 @@
-# Tests of kqd(), kernel_mahalanobis() and kmdc() against the plain-R
-# transcription of paper 000 (Pekalska & Haasdonk, 000_7435e1e84b20a6bd.txt)
-# Table II in helper-kqd.R, and against the properties stated in paper 001
-# (Haasdonk & Pekalska, 001_88454dd8a3dd391d.txt).
+# Tests of kqd() against the plain-R transcription of paper 000 (Pekalska &
+# Haasdonk, 000_7435e1e84b20a6bd.txt) Table II in helper-kqd.R;
+# kernel_mahalanobis() and kmdc() are tested in test-mahalanobis.R.
 
 fx_variants <- c("IC+", "IC-", "RC+", "RC-", "FK+", "FK-")
 
@@ -183,94 +182,6 @@ test_that("IKQD-RC+ in canonical pseudo-Euclidean coordinates has its closed for
   }
 })
 
-test_that("kernel_mahalanobis() gives paper 001's d2_IC (eq. 4) and d2_RC (eq. 7)", {
-  # paper 001 eqs. (4) and (7) = Table II's IC- and RC+ distances, class-wise
-  d <- fx_three_classes()
-  k <- fx_kernels(d)
-  ic <- kernel_mahalanobis(d$x, d$y, kernel = d$kernel, type = "IC", reg = 1e-2, newdata = d$x_new)
-  rc <- kernel_mahalanobis(d$x, d$y, kernel = d$kernel, type = "RC", reg = 0.1, newdata = d$x_new)
-  expect_identical(colnames(ic), levels(d$y))
-  ref_ic <- ref_kqd_distance(k$K, d$y, k$K_new, k$self_new, "IC-", 1e-2, FALSE)
-  ref_rc <- ref_kqd_distance(k$K, d$y, k$K_new, k$self_new, "RC+", 0.1, FALSE)
-  expect_lt(ref_rel_diff(ic, ref_ic), 1e-8)
-  expect_lt(ref_rel_diff(rc, ref_rc), 1e-8)
-  # one-class use (paper 001 Sec. 6: "one-class models"): a class's distances
-  # use only its own points
-  own <- d$y == "alpha"
-  one <- kernel_mahalanobis(d$x[own, ], factor(rep("alpha", sum(own))), kernel = d$kernel,
-                            type = "RC", reg = 0.1, newdata = d$x_new)
-  expect_equal(dim(one), c(nrow(d$x_new), 1L))
-  expect_lt(ref_rel_diff(one[, 1], rc[, "alpha"]), 1e-10)
-})
-
-test_that("d2_IC and d2_RC are invariant to scaling the kernel and the regularisation by theta", {
-  # paper 001 Sec. 5 (Invariance): with k -> theta k, alpha -> theta alpha and
-  # sigma^2 -> theta sigma^2 the distances do not change. From eq. (4):
-  # K~ -> theta K~ and k~ -> theta k~; alpha is a threshold on the eigenvalues
-  # of K~, so pinv(theta K~, theta alpha) = pinv(K~, alpha) / theta and
-  # n k~' (K~^-)^2 k~ is unchanged. From eq. (7): n sigma^2 is added to K~, so
-  # theta K~ + n theta sigma^2 I = theta K~reg, and (1 / (theta sigma^2))
-  # (theta k~xx - theta^2 k~' K~reg^-1 k~ / theta) is unchanged.
-  d <- fx_three_classes()
-  k <- fx_kernels(d)
-  for (type in c("IC", "RC")) {
-    reg <- if (type == "IC") 1e-2 else 0.1
-    base <- kernel_mahalanobis(precomputed_kernel(k$K), d$y, type = type, reg = reg,
-                               newdata = precomputed_kernel(k$K_new, self = k$self_new))
-    for (theta in c(0.01, 7)) {
-      scaled <- kernel_mahalanobis(precomputed_kernel(theta * k$K), d$y, type = type,
-                                   reg = theta * reg,
-                                   newdata = precomputed_kernel(theta * k$K_new,
-                                                                self = theta * k$self_new))
-      expect_lt(ref_rel_diff(scaled, base), 1e-8)
-    }
-  }
-})
-
-test_that("d2_IC and d2_RC are invariant to translations in feature space", {
-  # paper 001 Sec. 5: phi -> phi + phi(x0) gives the kernel
-  # k(x, x') + k(x, x0) + k(x', x0) + k(x0, x0) and the same distances; in
-  # particular adding a constant to the kernel changes nothing.
-  d <- fx_three_classes()
-  k <- fx_kernels(d)
-  x0 <- matrix(c(0.3, -0.5), 1)
-  k0 <- drop(kernel_matrix(d$kernel, d$x, x0))          # k(x_i, x0)
-  k0_new <- drop(kernel_matrix(d$kernel, d$x_new, x0))  # k(x, x0)
-  k00 <- 1
-  n <- nrow(d$x)
-  m <- nrow(d$x_new)
-  shifted <- list(
-    constant = list(K = k$K + 2.5, K_new = k$K_new + 2.5, self = k$self_new + 2.5),
-    translation = list(K = k$K + outer(k0, rep(1, n)) + outer(rep(1, n), k0) + k00,
-                       K_new = k$K_new + outer(k0_new, rep(1, n)) + outer(rep(1, m), k0) + k00,
-                       self = k$self_new + 2 * k0_new + k00))
-  for (type in c("IC", "RC")) {
-    reg <- if (type == "IC") 1e-2 else 0.1
-    base <- kernel_mahalanobis(precomputed_kernel(k$K), d$y, type = type, reg = reg,
-                               newdata = precomputed_kernel(k$K_new, self = k$self_new))
-    for (s in shifted) {
-      moved <- kernel_mahalanobis(precomputed_kernel(s$K), d$y, type = type, reg = reg,
-                                  newdata = precomputed_kernel(s$K_new, self = s$self))
-      expect_lt(ref_rel_diff(moved, base), 1e-8)
-    }
-  }
-})
-
-test_that("on XOR, d2_IC puts class 1 farther from its own points, d2_RC does not", {
-  # paper 001 Sec. 5, Fig. 2: k_rbf with gamma = 1, alpha = 1e-4, sigma^2 = 1.
-  # By hand: d2_IC is 1 on class 1's points and 0 on class 2's (their k~ is 0).
-  d <- xor4()
-  x <- d[, c("x1", "x2")]
-  own <- d$y == "1"
-  ic <- kernel_mahalanobis(x, d$y, kernel = kernel_rbf(gamma = 1), type = "IC", reg = 1e-4,
-                           newdata = x)
-  rc <- kernel_mahalanobis(x, d$y, kernel = kernel_rbf(gamma = 1), type = "RC", reg = 1,
-                           newdata = x)
-  expect_gt(min(ic[own, "1"]), max(ic[!own, "1"]))
-  expect_lt(max(rc[own, "1"]), min(rc[!own, "1"]))
-  expect_equal(unname(ic[, "1"]), c(1, 0, 0, 1), tolerance = 1e-8)
-})
-
 test_that("the two-class bias search reaches the best training error of any threshold", {
   # paper 000 Sec. IV-D: b_1 - b_2 minimises the training error; brute force
   # over every threshold t of g = f_1 - f_2 (bias-free) must not do better
@@ -426,28 +337,6 @@ test_that("per-class regularisation uses one value per class", {
   expect_lt(ref_rel_diff(predict(fit, d$x_new, type = "distance"), want), 1e-8)
 })
 
-test_that("kmdc() is MASS::lda / MASS::qda on the class-wise squared distances", {
-  # paper 001 Sec. 3.3: FD-IC/FD-RC and QD-IC/QD-RC in the dissimilarity space
-  # psi(x) = (d2_1(x), ..., d2_c(x))
-  d <- fx_two_classes(5, n = 30)
-  kernel <- kernel_rbf(gamma = 0.5)
-  x_new <- matrix(rnorm(12), 6)
-  D <- kernel_mahalanobis(d$x, d$y, kernel = kernel, type = "RC", reg = 0.1, newdata = d$x)
-  D_new <- kernel_mahalanobis(d$x, d$y, kernel = kernel, type = "RC", reg = 0.1, newdata = x_new)
-  for (classifier in c("lda", "qda")) {
-    fit <- kmdc(d$x, d$y, kernel = kernel, distance = "RC", classifier = classifier, reg = 0.1)
-    oracle_fit <- if (classifier == "lda") MASS::lda(unname(D), d$y) else MASS::qda(unname(D), d$y)
-    oracle <- predict(oracle_fit, unname(D_new))
-    cls <- predict(fit, x_new)
-    prob <- predict(fit, x_new, type = "prob")
-    expect_s3_class(cls, "factor")
-    expect_identical(levels(cls), c("pos", "neg"))
-    expect_identical(as.character(cls), as.character(oracle$class), info = classifier)
-    expect_equal(unname(prob), unname(oracle$posterior), tolerance = 1e-6, info = classifier)
-    expect_equal(unname(rowSums(prob)), rep(1, 6), tolerance = 1e-12)
-  }
-})
-
 test_that("bad input gives krein_errors that name the argument", {
   d <- fx_three_classes()
   x <- d$x
@@ -463,6 +352,4 @@ test_that("bad input gives krein_errors that name the argument", {
   expect_error(kqd(x, y, kernel = k, variant = "XX+"), class = "krein_error", regexp = "`variant`")
   fit <- kqd(x, y, kernel = k, variant = "RC+", reg = 0.1)
   expect_error(predict(fit, data.frame(a = 1, b = 2)), class = "krein_error", regexp = "`newdata`")
-  expect_error(kernel_mahalanobis(x, y, kernel = k, type = "RC", reg = 0, newdata = x),
-               class = "krein_error", regexp = "`reg`")
 })

@@ -1,5 +1,6 @@
-# iknn(), ikpca_qd(), isvm(): the reference classifiers of paper 000
-# (000_7435e1e84b20a6bd.txt, Secs. IV-E, V; Appendix I-E).
+# iknn(), ikpca_qd(), isvm(): the reference classifiers of Pekalska and
+# Haasdonk (2009) (paper 000, Secs. IV-E, V; Appendix I-E), checked against
+# plain-R transcriptions and against kernlab itself.
 
 test_that("iknn with a Gaussian kernel is ordinary k-NN in the input space (paper 000, Sec. IV-E)", {
   set.seed(4)
@@ -10,17 +11,69 @@ test_that("iknn with a Gaussian kernel is ordinary k-NN in the input space (pape
   for (k in c(1, 4, 7)) {
     fit <- iknn(x, train$y, kernel = kernel_rbf(2), k = k)
     # plain k-NN with Euclidean distances, majority vote, ties to the nearest
+    votes <- t(vapply(seq_len(nrow(x_new)), function(i) {
+      d <- sqrt(colSums((t(x) - x_new[i, ])^2))
+      nearest <- order(d)[seq_len(k)]
+      as.vector(table(factor(train$y[nearest], levels = levels(train$y))))
+    }, numeric(nlevels(train$y))))
     expected <- vapply(seq_len(nrow(x_new)), function(i) {
       d <- sqrt(colSums((t(x) - x_new[i, ])^2))
       nearest <- order(d)[seq_len(k)]
-      votes <- table(factor(train$y[nearest], levels = levels(train$y)))
-      tied <- names(votes)[votes == max(votes)]
+      tied <- levels(train$y)[votes[i, ] == max(votes[i, ])]
       as.character(train$y[nearest][train$y[nearest] %in% tied][1])
     }, character(1))
     expect_equal(as.character(predict(fit, x_new)), expected)
     p <- predict(fit, x_new, type = "prob")
     expect_equal(unname(rowSums(p)), rep(1, nrow(x_new)))
+    # "decision" is the vote count; "prob" the vote share, ties broken by
+    # less than 1e-9 per class towards the nearest neighbour's class
+    expect_equal(unname(predict(fit, x_new, type = "decision")), votes)
+    expect_lt(max(abs(p - votes / k)), 1e-9 * nlevels(train$y))
+    expect_identical(colnames(p)[max.col(p, ties.method = "first")], expected)
   }
+})
+
+test_that("iknn breaks ties for the most votes towards the class of the nearest neighbour", {
+  # one point of each class on a line; the new point at 0.4 has both as its
+  # two nearest neighbours, "b" (at 1) nearer than "a" (at -0.5)
+  x <- matrix(c(-0.5, 1, 5, 6), ncol = 1)
+  y <- factor(c("a", "b", "a", "b"))
+  fit <- iknn(x, y, kernel = kernel_linear(), k = 2)
+  new <- matrix(c(0.4, 0.2), ncol = 1)
+  expect_equal(unname(predict(fit, new, type = "decision")), matrix(1, 2, 2))
+  expect_identical(as.character(predict(fit, new)), c("b", "a"))
+  p <- predict(fit, new, type = "prob")
+  expect_equal(unname(p), rbind(c(0.5 - 1e-9, 0.5 + 1e-9), c(0.5 + 1e-9, 0.5 - 1e-9)), tolerance = 1e-14)
+  expect_identical(unname(rowSums(p)), c(1, 1))
+})
+
+test_that("iknn's leave-one-out error is that of k-NN without the point itself", {
+  set.seed(9)
+  train <- checkerboard(50, size = 2)
+  x <- as.matrix(train[, 1:2])
+  fit <- iknn(x, train$y, kernel = kernel_rbf(2), k = 3)
+  D <- as.matrix(dist(x))
+  loo <- vapply(seq_len(nrow(x)), function(i) {
+    others <- setdiff(order(D[i, ]), i)[1:3]
+    votes <- table(train$y[others])
+    tied <- names(votes)[votes == max(votes)]
+    as.character(train$y[others][train$y[others] %in% tied][1])
+  }, character(1))
+  expect_equal(fit$loo_error, mean(loo != train$y))
+  expect_identical(fit$negative_d2, 0)  # a positive definite kernel
+  expect_true(is.na(iknn(x, train$y, kernel = kernel_rbf(2), k = 50)$loo_error))
+})
+
+test_that("iknn reports the share of training pairs with a negative squared distance", {
+  # d2 = k(x, x) + k(x', x') - 2 k(x, x') < 0 for the pair (1, 2) only
+  K <- matrix(c(1, 1.5, 0, 0,
+                1.5, 1, 0, 0,
+                0, 0, 1, 0.2,
+                0, 0, 0.2, 1), 4)
+  fit <- iknn(precomputed_kernel(K), c("a", "a", "b", "b"), k = 1)
+  expect_equal(fit$negative_d2, 1 / 6)
+  expect_output(print(fit), "16.7% of the training pairs have d2 < 0")
+  expect_identical(as.character(predict(fit)), c("a", "a", "b", "b"))
 })
 
 test_that("iknn works with an indefinite kernel and precomputed input", {
@@ -32,10 +85,20 @@ test_that("iknn works with an indefinite kernel and precomputed input", {
   K <- kernel_matrix(kernel, train[, 1:2])
   K_new <- kernel_matrix(kernel, test[, 1:2], train[, 1:2])
   pre <- iknn(precomputed_kernel(K), train$y, k = 3)
-  expect_equal(predict(pre, precomputed_kernel(K_new, self = diag(kernel_matrix(kernel, test[, 1:2])))),
-               predict(fit, test), ignore_attr = TRUE)
+  new <- precomputed_kernel(K_new, self = diag(kernel_matrix(kernel, test[, 1:2])))
+  expect_equal(predict(pre, new), predict(fit, test), ignore_attr = TRUE)
+  expect_equal(predict(pre, new, type = "prob"), predict(fit, test, type = "prob"), ignore_attr = TRUE)
   expect_snapshot(show_error(predict(pre, K_new)))
   expect_snapshot(show_error(iknn(y ~ ., data = train, kernel = kernel, k = 81)))
+})
+
+test_that("iknn's k is not taken for the kernel, and misspelled arguments are errors", {
+  # `k` used to match `kernel` partially and fail
+  fit <- iknn(Species ~ ., data = iris, k = 5)
+  expect_identical(fit$k, 5L)
+  expect_identical(class(model_kernel(fit)), class(kernel_rbf()))
+  expect_snapshot(show_error(iknn(Species ~ ., data = iris, kk = 5)))
+  expect_snapshot(show_error(ikpca_qd(Species ~ ., data = iris, reg = 0.1)))
 })
 
 test_that("ikpca_qd keeps the requested share of the absolute eigenvalue mass", {
@@ -49,13 +112,15 @@ test_that("ikpca_qd keeps the requested share of the absolute eigenvalue mass", 
   magnitude <- magnitude[magnitude > max(magnitude) * 90 * .Machine$double.eps]
   share <- cumsum(magnitude) / sum(magnitude)
   for (pvar in c(0.5, 0.8, 0.95)) {
-    fit <- ikpca_qd(y ~ ., data = train, kernel = kernel, pvar = pvar, reg = 0.1)
+    fit <- ikpca_qd(y ~ ., data = train, kernel = kernel, pvar = pvar, shrinkage = 0.1)
     expect_equal(fit$ncomp, which(share >= pvar)[1])
     expect_gte(fit$share, pvar)
     if (fit$ncomp > 1) expect_lt(share[fit$ncomp - 1], pvar)
     expect_equal(sort(abs(fit$values), decreasing = TRUE), magnitude[seq_len(fit$ncomp)], tolerance = 1e-8)
   }
   expect_gt(fit$signature[["q"]], 0)  # the invariant kernel is indefinite
+  s <- summary(fit)
+  expect_equal(s$model[[1]]$share[fit$ncomp], fit$share)
 })
 
 test_that("ikpca_qd equals QDA on the transcribed IKPCA map (Appendix I-E)", {
@@ -63,7 +128,7 @@ test_that("ikpca_qd equals QDA on the transcribed IKPCA map (Appendix I-E)", {
   train <- checkerboard(60, size = 2)
   test <- checkerboard(20, size = 2)
   kernel <- kernel_rbf(1)
-  fit <- ikpca_qd(train[, 1:2], train$y, kernel = kernel, pvar = 0.9, reg = 0.2)
+  fit <- ikpca_qd(train[, 1:2], train$y, kernel = kernel, pvar = 0.9, shrinkage = 0.2)
   K <- kernel_matrix(kernel, train[, 1:2])
   Kx <- kernel_matrix(kernel, test[, 1:2], train[, 1:2])
   n <- 60
@@ -86,6 +151,14 @@ test_that("ikpca_qd equals QDA on the transcribed IKPCA map (Appendix I-E)", {
   expected <- exp(g - apply(g, 1, max))
   expected <- expected / rowSums(expected)
   expect_equal(unname(predict(fit, test[, 1:2], type = "prob")), unname(expected), tolerance = 1e-8)
+  # "decision" is the discriminant g itself, "projection" the map (up to the
+  # sign of each eigenvector)
+  expect_equal(unname(predict(fit, test[, 1:2], type = "decision")), unname(g), tolerance = 1e-8)
+  projection <- predict(fit, test[, 1:2], type = "projection")
+  expect_identical(colnames(projection), paste0("PC", seq_len(p)))
+  signs <- sign(colSums(projection * Zx))
+  expect_equal(unname(projection), Zx * rep(signs, each = nrow(Zx)), tolerance = 1e-8)
+  expect_equal(unname(predict(fit, type = "projection")), unname(fit$training_scores))
 })
 
 test_that("isvm fits kernlab's SVM on the kernel matrix and predicts from the support vectors", {
@@ -98,15 +171,40 @@ test_that("isvm fits kernlab's SVM on the kernel matrix and predicts from the su
   expect_output(print(fit), "support vectors")
   p <- predict(fit, test, type = "prob")
   expect_equal(unname(rowSums(p)), rep(1, 40), tolerance = 1e-8)
-  cls <- predict(fit, test)
+  cls <- predict(fit, test, rule = "vote")
   expect_identical(levels(cls), levels(train$y))
   K <- kernel_matrix(kernel, train[, 1:2])
   set.seed(8)
   direct <- kernlab::ksvm(kernlab::as.kernelMatrix(K), train$y, kernel = "matrix", C = 10, prob.model = TRUE,
                           shrinking = FALSE)
   sv <- kernlab::SVindex(direct)
-  expected <- kernlab::predict(direct, kernlab::as.kernelMatrix(kernel_matrix(kernel, test[, 1:2], train[sv, 1:2])))
+  K_sv <- kernlab::as.kernelMatrix(kernel_matrix(kernel, test[, 1:2], train[sv, 1:2]))
+  expected <- kernlab::predict(direct, K_sv)
   expect_equal(as.character(cls), as.character(expected), ignore_attr = TRUE)
+  # two classes: "decision" is (-f, f) for kernlab's decision value f (f > 0
+  # favours the second level); the default class is the most probable one
+  f <- drop(kernlab::predict(direct, K_sv, type = "decision"))
+  expect_equal(unname(predict(fit, test, type = "decision")), unname(cbind(-f, f)), tolerance = 1e-8)
+  expect_identical(as.character(predict(fit, test)), colnames(p)[max.col(p, ties.method = "first")])
+  expect_snapshot(show_error(predict(fit, test, rule = "majority")))
+})
+
+test_that("isvm's class-wise decision values sum kernlab's one-vs-one values", {
+  skip_if_not_installed("kernlab")
+  fit <- isvm(iris[, 1:4], iris$Species, kernel = kernel_rbf(0.5), C = 1, probability = FALSE)
+  new <- iris[c(1, 60, 110, 135), 1:4]
+  K_sv <- kernel_matrix(kernel_rbf(0.5), new, iris[kernlab::SVindex(fit$model), 1:4])
+  f <- kernlab::predict(fit$model, kernlab::as.kernelMatrix(K_sv), type = "decision")
+  # pairs (1, 2), (1, 3), (2, 3); f > 0 favours the second class of a pair
+  expected <- cbind(-f[, 1] - f[, 2], f[, 1] - f[, 3], f[, 2] + f[, 3])
+  expect_equal(unname(predict(fit, new, type = "decision")), expected, tolerance = 1e-8)
+  # without a Platt model, "prob" is the share of contests won, and both
+  # rules give kernlab's class
+  votes <- cbind((f[, 1] < 0) + (f[, 2] < 0), (f[, 1] > 0) + (f[, 3] < 0), (f[, 2] > 0) + (f[, 3] > 0))
+  expect_equal(unname(predict(fit, new, type = "prob")), votes / 3)
+  expect_identical(predict(fit, new), predict(fit, new, rule = "vote"))
+  expect_identical(as.character(predict(fit, new)),
+                   as.character(kernlab::predict(fit$model, kernlab::as.kernelMatrix(K_sv))))
 })
 
 test_that("isvm reaches kernlab's own RBF optimum at a large C, with or without probabilities", {
@@ -117,16 +215,60 @@ test_that("isvm reaches kernlab's own RBF optimum at a large C, with or without 
   set.seed(1)
   train <- banana(100)
   x <- 5 * as.matrix(train[, 1:2])
-  fit <- isvm(x, train$y, kernel_rbf(gamma = 1 / 25), C = 1e4, probability = FALSE)
+  fit <- isvm(x, train$y, kernel = kernel_rbf(gamma = 1 / 25), C = 1e4, probability = FALSE)
   reference <- kernlab::ksvm(x, train$y, kernel = "rbfdot", kpar = list(sigma = 1 / 25), C = 1e4,
                              scaled = FALSE)
   expect_equal(fit$model@obj, reference@obj, tolerance = 1e-3)
   expect_identical(predict(fit, x), stats::setNames(kernlab::predict(reference, x), NULL))
-  expect_error(predict(fit, x, type = "prob"), class = "krein_error", regexp = "probability = TRUE")
+  # no Platt model: the probabilities are the one-vs-one vote, 0 or 1 here
+  expect_true(all(predict(fit, x, type = "prob") %in% c(0, 1)))
+  expect_output(print(fit), "no Platt model")
   expect_error(isvm(x, train$y, probability = NA), class = "krein_error", regexp = "`probability`")
 })
 
-test_that("the reference classifiers and kmdc() plot decision regions or class probabilities", {
+test_that("isvm names the package to install when kernlab is missing", {
+  expect_snapshot(show_error(check_kernlab(available = FALSE)))
+})
+
+test_that("resolved hyperparameters are stored: a row predicts the same alone as among others", {
+  skip_if_not_installed("kernlab")
+  # kernel_rbf() takes its width from the training data (median heuristic);
+  # predictions must not recompute it (or the centring, or anything else)
+  # from the new points
+  set.seed(12)
+  train <- checkerboard(60, size = 2)
+  test <- checkerboard(25, size = 2)
+  fits <- list(iknn = iknn(y ~ ., data = train, k = 3),
+               ikpca_qd = ikpca_qd(y ~ ., data = train, shrinkage = 0.1),
+               isvm = isvm(y ~ ., data = train, C = 10))
+  for (name in names(fits)) {
+    fit <- fits[[name]]
+    types <- c("prob", "decision", krein:::model_info(name)$types)
+    for (type in types) {
+      all_rows <- predict(fit, test, type = type)
+      for (i in c(1, 17)) {
+        expect_equal(predict(fit, test[i, ], type = type), all_rows[i, , drop = FALSE], info = paste(name, type))
+      }
+    }
+  }
+})
+
+test_that("print and summary show each model's own lines and tables", {
+  skip_if_not_installed("kernlab")
+  set.seed(3)
+  board <- checkerboard(40, size = 2)
+  kernel <- kernel_rbf(2)
+  expect_snapshot(print(iknn(y ~ ., data = board, kernel = kernel, k = 3)))
+  expect_snapshot(print(ikpca_qd(y ~ ., data = board, kernel = kernel, shrinkage = 0.1)))
+  expect_snapshot(print(isvm(y ~ ., data = board, kernel = kernel, C = 10, probability = FALSE)))
+  s <- summary(iknn(y ~ ., data = board, kernel = kernel, k = 3))
+  expect_identical(rownames(s$model[[1]]), levels(board$y))
+  expect_output(print(summary(ikpca_qd(y ~ ., data = board, kernel = kernel))), "Kernel PCA components")
+  expect_output(print(summary(isvm(y ~ ., data = board, kernel = kernel, probability = FALSE))),
+                "Support vectors per class")
+})
+
+test_that("the reference classifiers plot decision regions or class probabilities", {
   skip_if_not_installed("kernlab")
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off())
@@ -134,22 +276,16 @@ test_that("the reference classifiers and kmdc() plot decision regions or class p
   board <- checkerboard(60)
   fits <- list(
     iknn(y ~ ., data = board, kernel = kernel_rbf(2), k = 3),
-    ikpca_qd(board[, 1:2], board$y, kernel_rbf(2)),
-    isvm(board[, 1:2], board$y, kernel_rbf(2)),
-    kmdc(board[, 1:2], board$y, kernel_rbf(2))
+    ikpca_qd(board[, 1:2], board$y, kernel = kernel_rbf(2)),
+    isvm(board[, 1:2], board$y, kernel = kernel_rbf(2))
   )
-  for (fit in fits) expect_identical(withVisible(plot(fit, resolution = 20))$visible, FALSE)
-  # more than two inputs: class probabilities (two and three classes)
-  expect_invisible(plot(iknn(iris[1:100, 1:4], droplevels(iris$Species[1:100]), kernel_rbf(0.5), k = 3)))
-  expect_invisible(plot(ikpca_qd(iris[, 1:4], iris$Species, kernel_rbf(0.5))))
-  expect_invisible(plot(kmdc(iris[, 1:4], iris$Species, kernel_rbf(0.5))))
-  expect_error(plot(fits[[1]], resolution = 1), class = "krein_error", regexp = "`resolution`")
-  # a title given by the caller replaces the default, for every model's plot()
-  titled <- c(fits, list(kqd(board[, 1:2], board$y, kernel_rbf(2)), ikfd(board[, 1:2], board$y, kernel_rbf(2))))
-  for (fit in titled) {
+  for (fit in fits) {
+    expect_identical(withVisible(plot(fit, resolution = 20))$visible, FALSE)
     expect_invisible(plot(fit, resolution = 10, main = "my title"))
   }
-  expect_invisible(plot(onda(Species ~ ., data = iris), main = "my title"))
-  expect_invisible(plot(kfda(iris[, 1:4], iris$Species, kernel_rbf(0.5), ncomp = 4), main = "my title"))
-
+  expect_invisible(plot(fits[[3]], resolution = 10, rule = "vote"))
+  # more than two inputs: class probabilities (two and three classes)
+  expect_invisible(plot(iknn(iris[1:100, 1:4], droplevels(iris$Species[1:100]), kernel = kernel_rbf(0.5), k = 3)))
+  expect_invisible(plot(ikpca_qd(iris[, 1:4], iris$Species, kernel = kernel_rbf(0.5))))
+  expect_error(plot(fits[[1]], resolution = 1), class = "krein_error", regexp = "`resolution`")
 })

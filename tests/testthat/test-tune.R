@@ -1,4 +1,5 @@
-# tune_krein(): folds, reuse, reproducibility across future plans, caret.
+# tune_krein(): folds, reuse, reproducibility across future plans, and the
+# registry (R/contract.R) as its only source of what a model is.
 
 test_that("folds are stratified and balanced", {
   set.seed(1)
@@ -86,7 +87,7 @@ test_that("failing fits count as missing, with a warning", {
   set.seed(7)
   d <- sine_populations(20)
   expect_warning(
-    tuned <- tune_krein(kfda, d[, 1:2], d$y, grid = list(ncomp = c(3, 40)), type = "quadratic",
+    tuned <- tune_krein(kfda, d[, 1:2], d$y, grid = list(ncomp = c(3, 40)), discriminant = "quadratic",
                         kernel = kernel_rbf(1), folds = 3, refit = FALSE),
     "fits failed")
   expect_equal(tuned$results$failed, c(0, 3))
@@ -115,24 +116,167 @@ test_that("bad input gives a krein_error", {
   expect_snapshot(show_error(tune_krein(kqd, d[, 1:2], d$y[-1], grid = list(reg = 1))))
   K <- kernel_matrix(kernel_rbf(1), d[, 1:2])
   expect_snapshot(show_error(tune_krein(kqd, precomputed_kernel(K), d$y, grid = list(gamma = 1))))
+  expect_snapshot(show_error(tune_krein(kqd, d[, 1:2], d$y, grid = list(reg = 1), regg = 2)))
+  expect_snapshot(show_error(tune_krein(kqd, d[, 1:2], d$y, grid = list(reg = 1), reg = 2)))
+  expect_snapshot(show_error(tune_krein(kqd, d[, 1:2], d$y, grid = list(reg = 1), 2)))
+  expect_snapshot(show_error(tune_krein(grid = list(reg = 1))))
 })
 
-test_that("caret trains krein models through caret_model()", {
-  skip_if_not_installed("caret")
+test_that("a grid data frame with factor columns, as expand.grid() makes them", {
   set.seed(9)
+  d <- checkerboard(60, size = 2)
+  tuned <- tune_krein(kqd, d[, 1:2], d$y, grid = expand.grid(variant = c("RC+", "FK+"), reg = 0.1),
+                      folds = 3, refit = FALSE)
+  expect_true(tuned$best$variant %in% c("RC+", "FK+"))
+})
+
+test_that("the refitted model's call names the best parameters, the kernel written out", {
+  set.seed(10)
+  d <- checkerboard(60, size = 2)
+  tuned <- tune_krein(kqd, d[, 1:2], d$y, grid = list(gamma = c(1, 4), reg = c(0.01, 0.1)), variant = "RC+",
+                      folds = 3)
+  best <- tuned$best
+  expect_identical(tuned$model$call,
+                   call("kqd", x = quote(d[, 1:2]), y = quote(d$y), kernel = call("kernel_rbf", gamma = best$gamma),
+                        variant = "RC+", reg = best$reg))
+  # evaluating it gives the same model
+  again <- eval(tuned$model$call)
+  expect_equal(predict(again, d[1:10, 1:2], type = "prob"), predict(tuned$model, d[1:10, 1:2], type = "prob"))
+  # an untuned kernel stays as the user wrote it
+  k <- kernel_rbf(2)
+  tuned <- tune_krein(kqd, d[, 1:2], d$y, grid = list(reg = c(0.01, 0.1)), kernel = k, folds = 3)
+  expect_identical(tuned$model$call, call("kqd", x = quote(d[, 1:2]), y = quote(d$y), kernel = quote(k),
+                                          reg = tuned$best$reg))
+})
+
+test_that("self-similarities are required where the model needs them with the grid's arguments", {
+  set.seed(12)
+  d <- checkerboard(60, size = 2)
+  K <- precomputed_kernel(kernel_matrix(kernel_rbf(2), d[, 1:2]))
+  K$self <- NULL
+  expect_snapshot(show_error(tune_krein(kqd, K, d$y, grid = list(reg = 0.1), folds = 3)))
+  expect_snapshot(show_error(tune_krein(kqd, K, d$y, grid = list(variant = c("FK+", "RC-")), folds = 3)))
+  # FK+ needs no self-similarities
+  tuned <- tune_krein(kqd, K, d$y, grid = list(reg = c(1e-3, 1e-2)), variant = "FK+", folds = 3)
+  expect_s3_class(tuned$model, "kqd")
+})
+
+test_that("no model argument is taken for one of tune_krein()'s own", {
+  own <- names(formals(tune_krein))
+  options_after_dots <- own[seq(match("...", own) + 1L, length(own))]
+  for (name in krein:::registered_models()) {
+    args <- c(krein:::tuning_argument_names(krein:::model_info(name)), "kernel")
+    # a model argument with the name of an option would be taken for the option
+    expect_identical(intersect(args, options_after_dots), character(), label = name)
+  }
+  # ikfd's landmark count `m` once matched `model`, tune_krein()'s first argument
+  set.seed(13)
+  d <- checkerboard(60, size = 2)
+  tuned <- tune_krein(ikfd, d[, 1:2], d$y, grid = list(ridge_relative = c(1e-4, 1e-2)), landmarks = "random",
+                      m = 5, folds = 3)
+  expect_identical(tuned$model$call$m, 5)
+  expect_length(tuned$model$landmarks$indices, 5)
+})
+
+# A model that exists only in this test: the mean kernel value per class, with
+# a "temperature" path for its posterior, a class rule as a predict argument,
+# and an option that needs the input features. Registering it is all it takes
+# to be tunable.
+toy_log <- new.env()
+toy_fit <- function(inputs, temp = 1, raw = FALSE, threads = NULL) {
+  toy_log$fits <- c(toy_log$fits, length(temp))
+  toy_log$inputs <- c(toy_log$inputs, !is.null(inputs$x))
+  list(x = inputs$x, temp = temp, K_train = training_kernel(inputs, threads))
+}
+krein_scores_toy <- function(object, new, type, temp = NULL, rule = "posterior") {
+  K <- if (is.null(new)) object$K_train else new_kernels(object, new)$K
+  onehot <- outer(as.integer(object$y), seq_along(object$levels), "==")
+  f <- K %*% sweep(onehot, 2, colSums(onehot), "/")
+  dimnames(f) <- list(rownames(K), object$levels)
+  if (type == "decision") return(f)
+  p <- exp(f / (temp %||% object$temp[1]))
+  p <- p / rowSums(p)
+  if (type == "class") {  # rule = "reverse": the least probable class
+    return(factor(object$levels[max.col(-p, ties.method = "first")], levels = object$levels))
+  }
+  p
+}
+
+register_toy <- function(env = parent.frame()) {
+  assign("toy", function(x, ...) UseMethod("toy"), envir = globalenv())
+  assign("toy_fit", toy_fit, envir = globalenv())
+  registerS3method("krein_scores", "toy", krein_scores_toy, envir = asNamespace("krein"))
+  krein:::register_krein_model(
+    "toy", label = "Toy", fit = "toy_fit",
+    parameters = data.frame(parameter = "temp", class = "numeric", label = "temperature"),
+    path = "temp", needs_inputs = function(args) isTRUE(args$raw), predict_args = c("temp", "rule"))
+  withr::defer({
+    rm("toy", envir = krein:::krein_registry)
+    rm("toy", "toy_fit", envir = globalenv())
+    rm("krein_scores.toy", envir = asNamespace("krein")[[".__S3MethodsTable__."]])
+  }, envir = env)
+}
+
+test_that("a model that registers is tunable with no other change", {
+  register_toy()
+  expect_true("toy" %in% krein_models()$model)
+  set.seed(14)
   d <- checkerboard(90, size = 2)
-  d$y <- factor(paste0("class", d$y))  # caret wants levels that are R names
-  tuned <- caret::train(d[, 1:2], d$y, method = caret_model("kqd"),
-                        tuneGrid = expand.grid(variant = "RC+", reg = c(0.01, 0.1), gamma = c(1, 4)),
-                        trControl = caret::trainControl(method = "cv", number = 3, classProbs = TRUE))
-  expect_s3_class(tuned, "train")
-  expect_true(all(c("variant", "reg", "gamma") %in% names(tuned$bestTune)))
-  expect_s3_class(predict(tuned, d[1:5, 1:2]), "factor")
-  p <- predict(tuned, d[1:5, 1:2], type = "prob")
-  expect_equal(unname(rowSums(p)), rep(1, 5), tolerance = 1e-8)
-  expect_snapshot(show_error(caret_model("svm")))
-  # a grid data frame with factor columns, as expand.grid() makes them
-  factor_grid <- tune_krein(kqd, d[, 1:2], d$y, grid = expand.grid(variant = c("RC+", "FK+"), reg = 0.1),
-                            folds = 3, refit = FALSE)
-  expect_identical(factor_grid$best$variant %in% c("RC+", "FK+"), TRUE)
+  toy_log$fits <- NULL
+  tuned <- tune_krein(toy, d[, 1:2], d$y, grid = list(temp = c(0.01, 0.1, 1), gamma = c(1, 4)), folds = 3)
+  expect_s3_class(tuned, "krein_tune")
+  expect_identical(tuned$results$failed, rep(0, 6))
+  # the path: one fit per fold and gamma serves the three temperatures; then the refit
+  expect_identical(toy_log$fits, c(rep(3L, 6), 1L))
+  expect_s3_class(tuned$model, c("toy", "krein_model"))
+  expect_identical(tuned$model$call,
+                   call("toy", x = quote(d[, 1:2]), y = quote(d$y), kernel = call("kernel_rbf", gamma = tuned$best$gamma),
+                        temp = tuned$best$temp))
+  # each grid point's fold values are those of a separate fit of that point
+  ids <- tuned$fold_ids[, 1]
+  row <- which(tuned$results$temp == 0.1 & tuned$results$gamma == 4)
+  separate <- vapply(1:3, function(f) {
+    inputs <- krein:::inputs_from_xy(as.matrix(d[ids != f, 1:2]), d$y[ids != f], kernel_rbf(4))
+    fit <- krein:::fit_model("toy", inputs, list(temp = 0.1), NULL)
+    mean(predict(fit, d[ids == f, 1:2]) != d$y[ids == f])
+  }, numeric(1))
+  got <- tuned$folds[tuned$folds$grid_row == row, ]
+  expect_equal(got$value[order(got$fold)], separate)
+
+  # a predict argument in the grid: one fit serves both rules
+  toy_log$fits <- NULL
+  set.seed(15)
+  by_rule <- tune_krein(toy, d[, 1:2], d$y, grid = list(rule = c("posterior", "reverse")), kernel = kernel_rbf(4),
+                        folds = 3)
+  expect_length(toy_log$fits, 3 + 1)
+  expect_identical(by_rule$best$rule, "posterior")
+  expect_gt(by_rule$results$mean[2], 0.5)
+  expect_null(by_rule$model$call$rule)
+  # a fixed predict argument is used in every fold
+  set.seed(15)
+  reversed <- tune_krein(toy, d[, 1:2], d$y, grid = list(temp = 1), kernel = kernel_rbf(4), rule = "reverse",
+                         folds = 3, refit = FALSE)
+  expect_equal(reversed$results$mean, by_rule$results$mean[2])
+
+  # an option that needs the input features: the folds fit on them, else on kernel matrices
+  toy_log$inputs <- NULL
+  tune_krein(toy, d[, 1:2], d$y, grid = list(temp = 1), raw = TRUE, folds = 3, refit = FALSE)
+  expect_identical(toy_log$inputs, rep(TRUE, 3))
+  toy_log$inputs <- NULL
+  tune_krein(toy, d[, 1:2], d$y, grid = list(temp = 1), folds = 3, refit = FALSE)
+  expect_identical(toy_log$inputs, rep(FALSE, 3))
+
+  # and caret sees it too
+  method <- caret_model("toy")
+  expect_identical(method$parameters$parameter, c("temp", "gamma"))
+  expect_identical(nrow(method$grid()), 1L)
+  fit <- method$fit(d[, 1:2], d$y, param = data.frame(temp = 0.5, gamma = 2))
+  expect_s3_class(fit, "toy")
+  expect_identical(fit$temp, 0.5)
+  expect_identical(fit$spec$kernel$params$gamma, 2)
+})
+
+test_that("the toy model left the registry", {
+  expect_false("toy" %in% krein:::registered_models())
+  expect_false(exists("toy_fit", envir = globalenv()))
 })

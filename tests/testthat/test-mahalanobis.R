@@ -1,0 +1,268 @@
+# kernel_mahalanobis() and kmdc() (R/mahalanobis.R): the distances against the
+# plain-R transcription of Pekalska and Haasdonk (2009) Table II in
+# helper-kqd.R (Haasdonk and Pekalska 2010, eqs. 4 and 7, are its IC- and RC+
+# distances), against the properties Haasdonk and Pekalska (2010) state, and
+# kmdc() against MASS::lda / MASS::qda on those distances.
+
+# The fixtures of test-kqd.R, drawn with the same seeds.
+
+# Three Gaussian classes, n = 40, classes interleaved, non-alphabetical levels
+fx_three_classes <- function() {
+  set.seed(7)
+  x <- rbind(matrix(rnorm(26, 0, 1), 13), matrix(rnorm(28, 2, 1), 14),
+             matrix(rnorm(26, c(-2, 2), 1), 13, byrow = TRUE))
+  y <- factor(rep(c("zeta", "alpha", "mid"), c(13, 14, 13)), levels = c("zeta", "alpha", "mid"))
+  perm <- sample(40)
+  x_new <- rbind(matrix(rnorm(12, 1, 1.5), 6), x[perm[1:3], ])  # new points and training points
+  list(x = data.frame(x1 = x[perm, 1], x2 = x[perm, 2]), y = y[perm],
+       x_new = data.frame(x1 = x_new[, 1], x2 = x_new[, 2]), kernel = kernel_rbf(gamma = 1))
+}
+
+fx_kernels <- function(d) {
+  list(K = kernel_matrix(d$kernel, d$x), K_new = kernel_matrix(d$kernel, d$x_new, d$x),
+       self_new = diag(kernel_matrix(d$kernel, d$x_new)))
+}
+
+# Two classes, shifted by 0.8
+fx_two_classes <- function(seed, n = 24) {
+  set.seed(seed)
+  y <- factor(sample(rep(c("pos", "neg"), each = n / 2)), levels = c("pos", "neg"))
+  x <- matrix(rnorm(2 * n), n)
+  x[y == "pos", ] <- x[y == "pos", ] + 0.8
+  list(x = x, y = y)
+}
+
+test_that("kernel_mahalanobis() gives paper 001's d2_IC (eq. 4) and d2_RC (eq. 7)", {
+  # paper 001 eqs. (4) and (7) = Table II's IC- and RC+ distances, class-wise
+  d <- fx_three_classes()
+  k <- fx_kernels(d)
+  ic <- kernel_mahalanobis(d$x, d$y, kernel = d$kernel, distance = "IC", reg = 1e-2, newdata = d$x_new)
+  rc <- kernel_mahalanobis(d$x, d$y, kernel = d$kernel, distance = "RC", reg = 0.1, newdata = d$x_new)
+  expect_identical(colnames(ic), levels(d$y))
+  ref_ic <- ref_kqd_distance(k$K, d$y, k$K_new, k$self_new, "IC-", 1e-2, FALSE)
+  ref_rc <- ref_kqd_distance(k$K, d$y, k$K_new, k$self_new, "RC+", 0.1, FALSE)
+  expect_lt(ref_rel_diff(ic, ref_ic), 1e-8)
+  expect_lt(ref_rel_diff(rc, ref_rc), 1e-8)
+  # one-class use (paper 001 Sec. 6: "one-class models"): a class's distances
+  # use only its own points
+  own <- d$y == "alpha"
+  one <- kernel_mahalanobis(d$x[own, ], factor(rep("alpha", sum(own))), kernel = d$kernel,
+                            distance = "RC", reg = 0.1, newdata = d$x_new)
+  expect_equal(dim(one), c(nrow(d$x_new), 1L))
+  expect_lt(ref_rel_diff(one[, 1], rc[, "alpha"]), 1e-10)
+})
+
+
+test_that("d2_IC and d2_RC are invariant to scaling the kernel and the regularisation by theta", {
+  # paper 001 Sec. 5 (Invariance): with k -> theta k, alpha -> theta alpha and
+  # sigma^2 -> theta sigma^2 the distances do not change. From eq. (4):
+  # K~ -> theta K~ and k~ -> theta k~; alpha is a threshold on the eigenvalues
+  # of K~, so pinv(theta K~, theta alpha) = pinv(K~, alpha) / theta and
+  # n k~' (K~^-)^2 k~ is unchanged. From eq. (7): n sigma^2 is added to K~, so
+  # theta K~ + n theta sigma^2 I = theta K~reg, and (1 / (theta sigma^2))
+  # (theta k~xx - theta^2 k~' K~reg^-1 k~ / theta) is unchanged.
+  d <- fx_three_classes()
+  k <- fx_kernels(d)
+  for (distance in c("IC", "RC")) {
+    reg <- if (distance == "IC") 1e-2 else 0.1
+    base <- kernel_mahalanobis(precomputed_kernel(k$K), d$y, distance = distance, reg = reg,
+                               newdata = precomputed_kernel(k$K_new, self = k$self_new))
+    for (theta in c(0.01, 7)) {
+      scaled <- kernel_mahalanobis(precomputed_kernel(theta * k$K), d$y, distance = distance,
+                                   reg = theta * reg,
+                                   newdata = precomputed_kernel(theta * k$K_new,
+                                                                self = theta * k$self_new))
+      expect_lt(ref_rel_diff(scaled, base), 1e-8)
+    }
+  }
+})
+
+
+test_that("d2_IC and d2_RC are invariant to translations in feature space", {
+  # paper 001 Sec. 5: phi -> phi + phi(x0) gives the kernel
+  # k(x, x') + k(x, x0) + k(x', x0) + k(x0, x0) and the same distances; in
+  # particular adding a constant to the kernel changes nothing.
+  d <- fx_three_classes()
+  k <- fx_kernels(d)
+  x0 <- matrix(c(0.3, -0.5), 1)
+  k0 <- drop(kernel_matrix(d$kernel, d$x, x0))          # k(x_i, x0)
+  k0_new <- drop(kernel_matrix(d$kernel, d$x_new, x0))  # k(x, x0)
+  k00 <- 1
+  n <- nrow(d$x)
+  m <- nrow(d$x_new)
+  shifted <- list(
+    constant = list(K = k$K + 2.5, K_new = k$K_new + 2.5, self = k$self_new + 2.5),
+    translation = list(K = k$K + outer(k0, rep(1, n)) + outer(rep(1, n), k0) + k00,
+                       K_new = k$K_new + outer(k0_new, rep(1, n)) + outer(rep(1, m), k0) + k00,
+                       self = k$self_new + 2 * k0_new + k00))
+  for (distance in c("IC", "RC")) {
+    reg <- if (distance == "IC") 1e-2 else 0.1
+    base <- kernel_mahalanobis(precomputed_kernel(k$K), d$y, distance = distance, reg = reg,
+                               newdata = precomputed_kernel(k$K_new, self = k$self_new))
+    for (s in shifted) {
+      moved <- kernel_mahalanobis(precomputed_kernel(s$K), d$y, distance = distance, reg = reg,
+                                  newdata = precomputed_kernel(s$K_new, self = s$self))
+      expect_lt(ref_rel_diff(moved, base), 1e-8)
+    }
+  }
+})
+
+
+test_that("on XOR, d2_IC puts class 1 farther from its own points, d2_RC does not", {
+  # paper 001 Sec. 5, Fig. 2: k_rbf with gamma = 1, alpha = 1e-4, sigma^2 = 1.
+  # By hand: d2_IC is 1 on class 1's points and 0 on class 2's (their k~ is 0).
+  d <- xor4()
+  x <- d[, c("x1", "x2")]
+  own <- d$y == "1"
+  ic <- kernel_mahalanobis(x, d$y, kernel = kernel_rbf(gamma = 1), distance = "IC", reg = 1e-4,
+                           newdata = x)
+  rc <- kernel_mahalanobis(x, d$y, kernel = kernel_rbf(gamma = 1), distance = "RC", reg = 1,
+                           newdata = x)
+  expect_gt(min(ic[own, "1"]), max(ic[!own, "1"]))
+  expect_lt(max(rc[own, "1"]), min(rc[!own, "1"]))
+  expect_equal(unname(ic[, "1"]), c(1, 0, 0, 1), tolerance = 1e-8)
+})
+
+
+test_that("kmdc() is MASS::lda / MASS::qda on the class-wise squared distances", {
+  # paper 001 Sec. 3.3: FD-IC/FD-RC and QD-IC/QD-RC in the dissimilarity space
+  # psi(x) = (d2_1(x), ..., d2_c(x))
+  d <- fx_two_classes(5, n = 30)
+  kernel <- kernel_rbf(gamma = 0.5)
+  x_new <- matrix(rnorm(12), 6)
+  D <- kernel_mahalanobis(d$x, d$y, kernel = kernel, distance = "RC", reg = 0.1, newdata = d$x)
+  D_new <- kernel_mahalanobis(d$x, d$y, kernel = kernel, distance = "RC", reg = 0.1, newdata = x_new)
+  for (classifier in c("lda", "qda")) {
+    fit <- kmdc(d$x, d$y, kernel = kernel, distance = "RC", classifier = classifier, reg = 0.1)
+    oracle_fit <- if (classifier == "lda") MASS::lda(unname(D), d$y) else MASS::qda(unname(D), d$y)
+    oracle <- predict(oracle_fit, unname(D_new))
+    cls <- predict(fit, x_new)
+    prob <- predict(fit, x_new, type = "prob")
+    expect_s3_class(cls, "factor")
+    expect_identical(levels(cls), c("pos", "neg"))
+    expect_identical(as.character(cls), as.character(oracle$class), info = classifier)
+    expect_equal(unname(prob), unname(oracle$posterior), tolerance = 1e-6, info = classifier)
+    expect_equal(unname(rowSums(prob)), rep(1, 6), tolerance = 1e-12)
+  }
+})
+
+
+test_that("kernel_mahalanobis() and kmdc() take one reg or one per class", {
+  set.seed(11)
+  board <- checkerboard(60, size = 2)
+  per_class <- kernel_mahalanobis(board[, 1:2], board$y, kernel = kernel_rbf(1), distance = "RC",
+                                  reg = c(0.1, 0.5))
+  first <- kernel_mahalanobis(board[, 1:2], board$y, kernel = kernel_rbf(1), distance = "RC", reg = 0.1)
+  second <- kernel_mahalanobis(board[, 1:2], board$y, kernel = kernel_rbf(1), distance = "RC", reg = 0.5)
+  expect_equal(per_class, cbind(first[, 1], second[, 2]), ignore_attr = TRUE)
+  expect_error(kernel_mahalanobis(board[, 1:2], board$y, kernel = kernel_rbf(1), reg = c(1, 2, 3)),
+               class = "krein_error", regexp = "`reg`.*one per class \\(2\\)")
+  expect_error(kmdc(board[, 1:2], board$y, kernel = kernel_rbf(1), reg = c(1, 2, 3)),
+               class = "krein_error", regexp = "`reg`.*one per class \\(2\\)")
+  expect_s3_class(kmdc(board[, 1:2], board$y, kernel = kernel_rbf(1), reg = c(0.1, 0.5)), "kmdc")
+})
+
+test_that("kmdc's decision values are MASS's discriminant functions, prob their softmax", {
+  # MASS::predict.lda / predict.qda (plug-in) compute the posterior from these
+  # functions; "decision" gives them (the log posterior up to a constant per row)
+  fit_x <- iris[seq(1, 150, by = 2), 1:4]
+  new_x <- iris[seq(2, 150, by = 10), 1:4]
+  y <- iris$Species[seq(1, 150, by = 2)]
+  kernel <- kernel_rbf(0.5)
+  D <- kernel_mahalanobis(fit_x, y, kernel = kernel, distance = "IC", reg = 1e-3)
+  D_new <- kernel_mahalanobis(fit_x, y, kernel = kernel, distance = "IC", reg = 1e-3, newdata = new_x)
+  for (classifier in c("lda", "qda")) {
+    fit <- kmdc(fit_x, y, kernel = kernel, distance = "IC", classifier = classifier, reg = 1e-3)
+    oracle <- predict(if (classifier == "lda") MASS::lda(D, y) else MASS::qda(D, y), D_new)
+    f <- predict(fit, new_x, type = "decision")
+    expect_identical(colnames(f), levels(y))
+    p <- predict(fit, new_x, type = "prob")
+    expect_equal(p, exp(f - apply(f, 1, max)) / rowSums(exp(f - apply(f, 1, max))), tolerance = 1e-12)
+    expect_equal(unname(p), unname(oracle$posterior), tolerance = 1e-6, info = classifier)
+    expect_identical(as.character(predict(fit, new_x)), as.character(oracle$class), info = classifier)
+    expect_equal(predict(fit, new_x, type = "distance"), D_new, tolerance = 1e-10)
+  }
+})
+
+test_that("kmdc's prior is the discriminant's prior", {
+  d <- fx_two_classes(5, n = 30)
+  x_new <- matrix(rnorm(12), 6)
+  D <- kernel_mahalanobis(d$x, d$y, kernel = kernel_rbf(0.5), distance = "RC", reg = 0.1)
+  D_new <- kernel_mahalanobis(d$x, d$y, kernel = kernel_rbf(0.5), distance = "RC", reg = 0.1, newdata = x_new)
+  fit <- kmdc(d$x, d$y, kernel = kernel_rbf(0.5), classifier = "lda", reg = 0.1, prior = c(0.8, 0.2))
+  oracle <- predict(MASS::lda(unname(D), d$y, prior = c(0.8, 0.2)), unname(D_new))
+  expect_equal(unname(predict(fit, x_new, type = "prob")), unname(oracle$posterior), tolerance = 1e-6)
+  expect_equal(unname(fit$prior), c(0.8, 0.2))
+  expect_error(kmdc(d$x, d$y, kernel = kernel_rbf(0.5), prior = c(0.5, 0.6)), class = "krein_error",
+               regexp = "`prior`")
+})
+
+test_that("kmdc is a generic: formula, matrix and precomputed fits agree", {
+  set.seed(21)
+  train <- gaussian_mixture_2d(80)
+  test <- gaussian_mixture_2d(10)
+  kernel <- kernel_rbf(1)
+  by_formula <- kmdc(y ~ ., data = train, kernel = kernel, classifier = "qda")
+  by_matrix <- kmdc(as.matrix(train[, 1:2]), train$y, kernel = kernel, classifier = "qda")
+  expect_identical(deparse(by_formula$call),
+                   'kmdc(formula = y ~ ., data = train, classifier = "qda", kernel = kernel)')
+  expect_equal(predict(by_formula, test, type = "prob"), predict(by_matrix, test[, 1:2], type = "prob"),
+               ignore_attr = TRUE)
+  K <- kernel_matrix(kernel, train[, 1:2])
+  K_new <- kernel_matrix(kernel, test[, 1:2], train[, 1:2])
+  pre <- kmdc(precomputed_kernel(K), train$y, classifier = "qda")
+  new <- precomputed_kernel(K_new, self = rep(1, 10))
+  expect_equal(predict(pre, new, type = "prob"), predict(by_matrix, test[, 1:2], type = "prob"),
+               ignore_attr = TRUE, tolerance = 1e-10)
+  # d2_RC needs the self-similarities of new points, d2_IC does not
+  expect_snapshot(show_error(predict(pre, K_new)))
+  pre_ic <- kmdc(precomputed_kernel(K), train$y, distance = "IC", reg = 1e-3)
+  expect_length(predict(pre_ic, K_new), 10)
+  expect_true(krein:::model_info("kmdc")$needs_self(list(distance = "RC")))
+  expect_false(krein:::model_info("kmdc")$needs_self(list(distance = "IC")))
+  expect_true(krein:::model_info("kmdc")$needs_self(list()))
+})
+
+test_that("kmdc drops or pads rows with missing values as na.action says", {
+  set.seed(22)
+  train <- gaussian_mixture_2d(60)
+  train$x1[c(2, 9)] <- NA
+  expect_snapshot(show_error(kmdc(y ~ ., data = train, kernel = kernel_rbf(1))))
+  fit <- kmdc(y ~ ., data = train, kernel = kernel_rbf(1), na.action = na.exclude)
+  expect_identical(nobs(fit), 58L)
+  expect_true(all(is.na(predict(fit, type = "distance")[c(2, 9), ])))
+  expect_identical(sum(is.na(fitted(fit))), 2L)
+  distances <- kernel_mahalanobis(train[-c(2, 9), 1:2], train$y[-c(2, 9)], kernel = kernel_rbf(1),
+                                  newdata = train[, 1:2])
+  expect_true(all(is.na(distances[c(2, 9), ])))
+  expect_equal(distances[-c(2, 9), ], predict(fit, train[-c(2, 9), ], type = "distance"), ignore_attr = TRUE)
+})
+
+test_that("kmdc stores its resolved kernel: a row predicts the same alone as among others", {
+  # kernel_rbf() takes its width from the training data (median heuristic)
+  set.seed(23)
+  train <- gaussian_mixture_2d(60)
+  test <- gaussian_mixture_2d(12)
+  fit <- kmdc(y ~ ., data = train, classifier = "qda")
+  for (type in c("prob", "decision", "distance")) {
+    all_rows <- predict(fit, test, type = type)
+    for (i in c(1, 7)) expect_equal(predict(fit, test[i, ], type = type), all_rows[i, , drop = FALSE])
+  }
+})
+
+test_that("kmdc prints its kernel and variant, summarises the distance space, plots it", {
+  set.seed(24)
+  train <- gaussian_mixture_2d(60)
+  fit <- kmdc(y ~ ., data = train, kernel = kernel_rbf(1), distance = "IC", classifier = "lda", reg = 1e-3)
+  expect_snapshot(print(fit))
+  s <- summary(fit)
+  means <- s$model[[2]]
+  expect_equal(unname(means), unname(fit$discriminant$means))
+  expect_identical(rownames(means), levels(train$y))
+  expect_output(print(s), "Class means of the training points' squared distances")
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_invisible(plot(fit, resolution = 20))
+  expect_invisible(plot(kmdc(iris[, 1:4], iris$Species, kernel = kernel_rbf(0.5)), main = "my title"))
+  expect_snapshot(show_error(kmdc(y ~ ., data = train, distance = "XC")))
+})
