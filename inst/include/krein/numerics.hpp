@@ -1,6 +1,7 @@
-// krein: the numerical tolerances of the core, each defined once and named for
-// what it decides, and the small building blocks that apply them (the
-// positive semidefinite test, double centring).
+// krein: the numerical tolerances shared by the core's models, each defined
+// once and named for what it decides, with the positive semidefinite test
+// that applies two of them, and the double centring of a kernel matrix
+// (paper 000, Sec. IV: H K H, H = I - 11'/n) that KQD needs for every class.
 #ifndef KREIN_NUMERICS_HPP
 #define KREIN_NUMERICS_HPP
 
