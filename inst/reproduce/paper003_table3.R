@@ -33,9 +33,9 @@
 #   reports no test set), by tune_krein(kfda, ..., folds = 400); mean and
 #   standard deviation over the runs of each run's accuracy (the paper's
 #   "standard error" in parentheses read as that standard deviation).
-# * KFLDA = kfda(type = "linear"), KFQDA = kfda(type = "quadratic"), both
-#   reduce = "pca" with the paper's numbers of components, equal priors
-#   (balanced classes), the log-determinant term kept (eq. 12).
+# * KFLDA = kfda(discriminant = "linear"), KFQDA = kfda(discriminant =
+#   "quadratic"), both reduce = "pca" with the paper's numbers of components,
+#   equal priors (balanced classes), the log-determinant term kept (eq. 12).
 # * Table 3: the Gaussian kernel exp(-0.5 |x - x'|^2 / sigma^2), i.e.
 #   kernel_rbf(gamma = 1 / (2 sigma^2)), sigma^2 in {0.25, 5, 10, 50}.
 # * Table 4: the Epanechnikov product kernel of Example 1,
@@ -172,15 +172,16 @@ specs <- list(
 specs <- specs[intersect(names(specs), tables)]
 if (!length(specs)) stop("KREIN_TABLES must name table 3 and/or 4.")
 
-# One run of one table: every (width, ncomp, type) cell cross-validated with
-# tune_krein() on one training sample. Returns per cell the accuracy, the
-# status ("ok", "-" singular covariance, "x" more components than the rank,
-# or "?" another error) and the two variance shares.
+# One run of one table: every (width, ncomp, discriminant) cell
+# cross-validated with tune_krein() on one training sample. Returns per cell
+# the accuracy, the status ("ok", "-" singular covariance, "x" more
+# components than the rank, or "?" another error) and the two variance
+# shares.
 run_table <- function(spec, data) {
   paper <- spec$paper
   grid <- data.frame(param = rep(spec$to_parameter(paper$width), 2),
                      ncomp = rep(paper$ncomp, 2),
-                     type = rep(c("linear", "quadratic"), each = nrow(paper)),
+                     discriminant = rep(c("linear", "quadratic"), each = nrow(paper)),
                      stringsAsFactors = FALSE)
   names(grid)[1] <- spec$parameter
   x <- as.matrix(data[, c("x1", "x2")])
