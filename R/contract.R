@@ -468,7 +468,7 @@ plot.krein_model <- function(x, data = NULL, resolution = 120L, main = NULL, ...
   predict_args <- dots[is_predict_arg]
   graphics_args <- dots[!is_predict_arg]
   title <- model_title(x)
-  main <- main %||% paste0(x_label(x), if (nzchar(title)) paste0(" ", title))
+  main <- main %||% plot_title(x_label(x), title)
   if (has_two_inputs(x)) {
     points <- plot_points(x, data)
     do.call(plot_decision_regions, c(list(points$x, points$y, function(grid) {
@@ -481,6 +481,13 @@ plot.krein_model <- function(x, data = NULL, resolution = 120L, main = NULL, ...
 }
 
 x_label <- function(x) toupper(chartr("_", "-", class(x)[1]))
+
+# "KQD RC+", but "KFLDA" rather than "KFDA KFLDA" when the title names the model
+plot_title <- function(label, title) {
+  if (!nzchar(title)) return(label)
+  if (startsWith(title, substr(label, 1L, 2L))) return(title)
+  paste(label, title)
+}
 
 has_two_inputs <- function(x) x$spec$type != "precomputed" && identical(as.integer(x$spec$n_columns), 2L)
 
