@@ -460,3 +460,12 @@ register_krein_model(
   needs_inputs = function(args) landmarks_need_inputs(args$landmarks) || isTRUE(args$control$optimize_width),
   types = "latent"
 )
+
+# 2-D decision regions circle the relevance vectors of every pairwise model
+# (for Ny-PCVM, the landmarks among them), as Chen et al. (2009) show them.
+#' @export
+plot_marks.pcvm <- function(x) {
+  points <- lapply(x$models, `[[`, "points")
+  if (all(vapply(points, is.null, logical(1)))) return(NULL)
+  unique(do.call(rbind, points))
+}
