@@ -108,7 +108,9 @@
 #'   `coefficients` (one column per discriminant: \eqn{\alpha} over the
 #'   training points, or \eqn{a} over the landmarks), `bias`, `ridge` (the
 #'   absolute \eqn{\mu} of each discriminant), `ridge_relative`, `weights`,
-#'   `calibration`, `training_scores` (the \eqn{n \times d} discriminant
+#'   `calibration` (the Gaussian model of the training scores behind
+#'   `type = "prob"`: class means, priors and the triangular factor of the
+#'   pooled covariance), `training_scores` (the \eqn{n \times d} discriminant
 #'   scores of the training points), `landmarks` (`NULL` for a full fit, else
 #'   the `krein_landmarks`), `x` (the training inputs of a full fit), and for
 #'   Ny-iKFD `values` (the signed eigenvalues of \eqn{\hat K}), `signature`
@@ -184,7 +186,7 @@ ikfd_fit <- function(inputs, ridge_relative = 1e-4, landmarks = NULL, eps = 0.01
   dimnames(scores) <- NULL
   list(coefficients = fit$coefficients, bias = fit$bias, ridge = fit$ridge,
        ridge_relative = ridge_relative, weights = weights,
-       calibration = calibrate_scores(scores, y), landmarks = landmarks, values = fit$values,
+       calibration = calibrate_scores(scores, y, threads), landmarks = landmarks, values = fit$values,
        signature = if (!is.null(fit$values)) c(p = sum(fit$values > 0), q = sum(fit$values < 0)),
        landmark_rank = fit$landmark_rank,
        # the training predictions of predict(fit): a Nystroem fit keeps no training data
@@ -289,27 +291,15 @@ ikfd_decisions <- function(scores, classes) {
   if (classes == 2L) cbind(scores[, 1], -scores[, 1]) else scores
 }
 
-# Gaussian class-conditional densities of the scores with pooled covariance
-# (documented under Probabilities in ?ikfd).
-calibrate_scores <- function(scores, y) {
-  levels <- levels(y)
-  means <- t(vapply(levels, function(l) colMeans(scores[y == l, , drop = FALSE]), numeric(ncol(scores))))
-  if (ncol(scores) == 1L) means <- matrix(means, ncol = 1L)
-  centred <- scores - means[as.integer(y), , drop = FALSE]
-  covariance <- crossprod(centred) / max(1, length(y) - length(levels))
-  # a tiny ridge: one-vs-rest scores can be nearly collinear
-  covariance <- covariance + diag(1e-10 * max(mean(diag(covariance)), .Machine$double.xmin), ncol(scores))
-  prior <- as.vector(table(y)) / length(y)
-  list(means = means, covariance = covariance, prior = stats::setNames(prior, levels))
-}
-
-posterior_from_scores <- function(calibration, scores) {
-  inverse <- solve(calibration$covariance)
-  means <- calibration$means
-  # log prior + linear discriminant of the pooled Gaussian model
-  linear <- scores %*% inverse %*% t(means)
-  constant <- -0.5 * rowSums((means %*% inverse) * means) + log(calibration$prior)
-  softmax_rows(linear + rep(constant, each = nrow(scores)))
+# Gaussian class-conditional densities of the scores with a pooled covariance
+# (denominator n - c; documented under Probabilities in ?ikfd), as a
+# `krein_gaussian` (gaussian.R). A tiny ridge, 1e-10 of the mean diagonal of
+# the pooled covariance, is added: one-vs-rest scores can be nearly collinear.
+calibrate_scores <- function(scores, y, threads = 1L) {
+  plain <- gaussian_classes(scores, y, pooled = TRUE, denominator = "unbiased", threads = threads)
+  variance <- sum(plain$pooled_factor^2) / ncol(scores)  # tr(R'R) / d
+  gaussian_classes(scores, y, pooled = TRUE, denominator = "unbiased",
+                   ridge = 1e-10 * max(variance, .Machine$double.xmin), threads = threads)
 }
 
 #' @export
@@ -326,7 +316,7 @@ krein_scores.ikfd <- function(object, new, type, rule = c("posterior", "decision
     names <- kernels$names
   }
   if (type == "prob" || (type == "class" && rule == "posterior")) {
-    p <- posterior_from_scores(object$calibration, scores)
+    p <- gaussian_posteriors(object$calibration, scores)
     dimnames(p) <- list(names, object$levels)
     if (type == "prob") return(p)
     return(stats::setNames(class_from_decisions(p, object$levels), names))

@@ -162,6 +162,38 @@ test_that("two-class probabilities follow the pooled Gaussian model of the score
   expect_equal(unname(predict(fit, x_new, type = "prob")), dens / rowSums(dens), tolerance = 1e-6)
 })
 
+test_that("three-class probabilities follow the pooled Gaussian model of the one-vs-rest scores", {
+  # Transcription of the calibration in ?ikfd for c = 3: Gaussian densities of
+  # the three one-vs-rest training scores with one pooled covariance
+  # (denominator n - c, plus 1e-10 of its mean diagonal: calibrate_scores()),
+  # the class proportions as priors; written with dense solve() and
+  # determinant(), sharing no code with the package. (MASS::lda, the same
+  # model without the ridge, differs by ~1e-5 here: the three one-vs-rest
+  # scores are nearly collinear, the covariance's condition number ~1e5.)
+  d <- three_class_data()
+  fit <- ikfd(d$x, d$y, kernel = kernel_rbf(1))
+  f <- predict(fit, type = "decision")
+  n <- nrow(f)
+  means <- rowsum(f, d$y) / as.vector(table(d$y))
+  centred <- f - means[as.integer(d$y), ]
+  S <- crossprod(centred) / (n - 3)
+  S <- S + diag(1e-10 * mean(diag(S)), 3)
+  prior <- as.vector(table(d$y)) / n
+  set.seed(11)
+  x_new <- matrix(rnorm(30, sd = 1.5), 15, 2)
+  g <- predict(fit, x_new, type = "decision")
+  log_density <- sapply(1:3, function(j) {
+    z <- t(g) - means[j, ]
+    log(prior[j]) - 0.5 * colSums(z * solve(S, z)) - 0.5 * determinant(S)$modulus
+  })
+  expected <- exp(log_density - apply(log_density, 1, max))
+  expected <- expected / rowSums(expected)
+  p <- predict(fit, x_new, type = "prob")
+  expect_equal(unname(p), expected, tolerance = 1e-8)
+  expect_equal(unname(predict(fit, type = "prob")[1:5, ]),
+               unname(predict(fit, d$x[1:5, ], type = "prob")), tolerance = 1e-8)
+})
+
 test_that("a Nystroem fit keeps the landmarks and m-vectors, not the training set", {
   set.seed(3)
   train <- checkerboard(2000, size = 3)
