@@ -409,5 +409,5 @@ register_krein_model(
   parameters = data.frame(parameter = "ridge_relative", class = "numeric", label = "relative ridge",
                           stringsAsFactors = FALSE),
   needs_inputs = function(args) landmarks_need_inputs(args$landmarks),
-  predict_args = "rule"
+  predict_args = "rule", renamed = c(reg = "ridge_relative")
 )

@@ -540,7 +540,7 @@ register_krein_model(
   parameters = data.frame(parameter = c("pvar", "shrinkage"), class = c("numeric", "numeric"),
                           label = c("share of eigenvalue mass", "covariance shrinkage"),
                           stringsAsFactors = FALSE),
-  types = "projection"
+  types = "projection", renamed = c(reg = "shrinkage")
 )
 
 register_krein_model(
