@@ -227,7 +227,8 @@ krein_scores_toy <- function(object, new, type, temp = NULL, rule = "posterior")
   p
 }
 
-register_toy <- function(env = parent.frame()) {
+# Registers the toy model; returns the function that removes it again.
+register_toy <- function() {
   assign("toy", function(x, ...) UseMethod("toy"), envir = globalenv())
   assign("toy_fit", toy_fit, envir = globalenv())
   registerS3method("krein_scores", "toy", krein_scores_toy, envir = asNamespace("krein"))
@@ -235,15 +236,16 @@ register_toy <- function(env = parent.frame()) {
     "toy", label = "Toy", fit = "toy_fit",
     parameters = data.frame(parameter = "temp", class = "numeric", label = "temperature"),
     path = "temp", needs_inputs = function(args) isTRUE(args$raw), predict_args = c("temp", "rule"))
-  withr::defer({
+  function() {
     rm("toy", envir = krein:::krein_registry)
     rm("toy", "toy_fit", envir = globalenv())
     rm("krein_scores.toy", envir = asNamespace("krein")[[".__S3MethodsTable__."]])
-  }, envir = env)
+  }
 }
 
 test_that("a model that registers is tunable with no other change", {
-  register_toy()
+  unregister <- register_toy()
+  on.exit(unregister())
   expect_true("toy" %in% krein_models()$model)
   set.seed(14)
   d <- checkerboard(90, size = 2)
