@@ -109,15 +109,10 @@
 #   printed. A fit that fails (an error) counts as a missing fold and is
 #   reported with its message.
 
-suppressPackageStartupMessages(library(krein))
+# the shared helpers: common.R next to this script (run by Rscript or source())
+source(file.path(dirname(normalizePath(c(rev(unlist(lapply(sys.frames(), function(e) e$ofile))), sub("^--file=", "",
+  grep("^--file=", commandArgs(FALSE), value = TRUE)))[1])), "common.R"), local = environment())
 
-env_int <- function(name, default) {
-  v <- Sys.getenv(name, "")
-  if (!nzchar(v)) return(default)
-  out <- suppressWarnings(as.integer(v))
-  if (is.na(out) || out < 1L) stop(sprintf("%s must be a positive whole number, not '%s'.", name, v))
-  out
-}
 reps <- env_int("KREIN_REPS", 1L)
 workers <- env_int("KREIN_WORKERS", 1L)
 seed <- env_int("KREIN_SEED", 2018L)
@@ -502,5 +497,4 @@ total <- proc.time()[["elapsed"]] - started
 emit(sprintf("Total wall time: %.1f s (%.1f min), KREIN_REPS = %d, KREIN_WORKERS = %d, R %s, krein %s.",
              total, total / 60, reps, workers, getRversion(), utils::packageVersion("krein")))
 
-cat(out, sep = "\n")
-if (nzchar(results_file)) writeLines(out, results_file)
+emit_results(out, results_file)

@@ -70,15 +70,10 @@
 #   paper fits 100 -- the former eigenvalue route allowed only 54).
 # * Random numbers: set.seed(2005) at the start; data and folds from R's RNG.
 
-suppressPackageStartupMessages(library(krein))
+# the shared helpers: common.R next to this script (run by Rscript or source())
+source(file.path(dirname(normalizePath(c(rev(unlist(lapply(sys.frames(), function(e) e$ofile))), sub("^--file=", "",
+  grep("^--file=", commandArgs(FALSE), value = TRUE)))[1])), "common.R"), local = environment())
 
-env_int <- function(name, default) {
-  v <- Sys.getenv(name, "")
-  if (!nzchar(v)) return(default)
-  out <- suppressWarnings(as.integer(v))
-  if (is.na(out) || out < 1) stop(sprintf("%s must be a positive whole number, not '%s'.", name, v))
-  out
-}
 reps <- env_int("KREIN_REPS", 10L)
 folds_env <- tolower(Sys.getenv("KREIN_FOLDS", "loo"))
 workers <- env_int("KREIN_WORKERS", 1L)
@@ -88,10 +83,7 @@ n_per_class <- 100L
 n <- 4L * n_per_class
 folds <- if (folds_env == "loo") n else as.integer(folds_env)
 if (is.na(folds) || folds < 2 || folds > n) stop("KREIN_FOLDS must be \"loo\" or a number of folds between 2 and 400.")
-if (workers > 1 && requireNamespace("future", quietly = TRUE)) {
-  future::plan(future::multisession, workers = workers)
-}
-options(krein.threads = if (workers > 1) 1L else 2L)
+use_workers(workers, threads = if (workers > 1) 1L else 2L)
 
 # The paper's Tables 3 and 4: rows of (kernel width, components, percentage,
 # KFLDA mean, sd, KFQDA mean, sd); NA with code "-" or "***" for the cells the
@@ -303,5 +295,4 @@ for (t in names(specs)) {
 lines <- c(lines, sprintf("Total wall time: %.1f min (%s, %d worker%s).", elapsed / 60,
                           if (folds == n) "leave-one-out" else sprintf("%d-fold CV", folds),
                           workers, if (workers > 1) "s" else ""))
-cat("\n", paste(lines, collapse = "\n"), "\n", sep = "")
-if (nzchar(results_file)) writeLines(lines, results_file)
+emit_results(lines, results_file, blank_first = TRUE)

@@ -117,7 +117,9 @@
 #   mlbench, ddalpha and caret are not krein dependencies: data sets whose
 #   package is missing are skipped and listed.
 
-suppressPackageStartupMessages(library(krein))
+# the shared helpers: common.R next to this script (run by Rscript or source())
+source(file.path(dirname(normalizePath(c(rev(unlist(lapply(sys.frames(), function(e) e$ofile))), sub("^--file=", "",
+  grep("^--file=", commandArgs(FALSE), value = TRUE)))[1])), "common.R"), local = environment())
 
 env_number <- function(name, default) {
   v <- suppressWarnings(as.numeric(Sys.getenv(name, as.character(default))))
@@ -138,10 +140,7 @@ if (length(setdiff(wanted_sets, all_sets))) {
 }
 all_methods <- c("FLDA", "GNDA", "LSVM", "KDA", "RBFSVM")
 methods <- intersect(all_methods, strsplit(Sys.getenv("KREIN_METHODS", paste(all_methods, collapse = ",")), ",")[[1]])
-if (workers > 1 && requireNamespace("future", quietly = TRUE)) {
-  future::plan(future::multisession, workers = workers)
-}
-options(krein.threads = if (workers > 1) 1 else 2)
+use_workers(workers, threads = if (workers > 1) 1 else 2)
 grid_values <- 2^exponents
 KDA_RIDGES <- c(1e-8, 1e-6, 1e-4)   # see the header: RBF KDA regularisation
 
