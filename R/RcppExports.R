@@ -17,10 +17,6 @@ cpp_ikfd_nystrom <- function(factors, counts, W, weights, reg) {
     .Call(`_krein_cpp_ikfd_nystrom`, factors, counts, W, weights, reg)
 }
 
-cpp_meb_core_set <- function(diag, column, start, eps, max_core) {
-    .Call(`_krein_cpp_meb_core_set`, diag, column, start, eps, max_core)
-}
-
 cpp_kernel_matrix <- function(base, invariant, x, y, y_tau, symmetric, threads) {
     .Call(`_krein_cpp_kernel_matrix`, base, invariant, x, y, y_tau, symmetric, threads)
 }
@@ -65,16 +61,20 @@ cpp_kqd_error_biases <- function(decisions, labels, classes) {
     .Call(`_krein_cpp_kqd_error_biases`, decisions, labels, classes)
 }
 
-cpp_kqd_pair_bias <- function(g_first, g_second) {
-    .Call(`_krein_cpp_kqd_pair_bias`, g_first, g_second)
+cpp_meb_kernel <- function(base, invariant, x, x_tau, start, eps, max_core, threads) {
+    .Call(`_krein_cpp_meb_kernel`, base, invariant, x, x_tau, start, eps, max_core, threads)
+}
+
+cpp_meb_block <- function(block, psd, start, eps, max_core) {
+    .Call(`_krein_cpp_meb_block`, block, psd, start, eps, max_core)
+}
+
+cpp_meb_callback <- function(diag, column, start, eps, max_core) {
+    .Call(`_krein_cpp_meb_callback`, diag, column, start, eps, max_core)
 }
 
 cpp_symmetric_eigen <- function(a, vectors) {
     .Call(`_krein_cpp_symmetric_eigen`, a, vectors)
-}
-
-cpp_gemm_rate <- function(k, m) {
-    .Call(`_krein_cpp_gemm_rate`, k, m)
 }
 
 cpp_set_omp_threads <- function(threads) {
@@ -85,19 +85,7 @@ cpp_nystrom <- function(c, w) {
     .Call(`_krein_cpp_nystrom`, c, w)
 }
 
-cpp_pcvm_step_full <- function(K, y, active, w, b, latent, threads) {
-    .Call(`_krein_cpp_pcvm_step_full`, K, y, active, w, b, latent, threads)
-}
-
-cpp_pcvm_step_factored <- function(Q, R, y_rows, y_columns, active, w, b, latent) {
-    .Call(`_krein_cpp_pcvm_step_factored`, Q, R, y_rows, y_columns, active, w, b, latent)
-}
-
-cpp_thin_qr <- function(C) {
-    .Call(`_krein_cpp_thin_qr`, C)
-}
-
-cpp_pcvm_expected_latent <- function(f, y) {
-    .Call(`_krein_cpp_pcvm_expected_latent`, f, y)
+cpp_pcvm_fit <- function(basis, low_rank, y_rows, y_columns, start, control, width_step, threads) {
+    .Call(`_krein_cpp_pcvm_fit`, basis, low_rank, y_rows, y_columns, start, control, width_step, threads)
 }
 

@@ -401,7 +401,7 @@ check_kernel_dimension <- function(kernel, d, call = NULL) {
 #' @param x A numeric matrix or data frame of numeric columns, one row per point.
 #' @param y `NULL`, or a second set of points with the same columns as `x`.
 #' @param threads The number of threads; `NULL` uses `getOption("krein.threads")`,
-#'   and 0 (that option's default) uses every core.
+#'   and 0 (that option's default) uses every core (or `OMP_NUM_THREADS` where set).
 #' @returns A numeric matrix with `nrow(x)` rows and `nrow(y)` columns (or
 #'   `nrow(x)` columns), with the row names of `x` and `y` as dimnames.
 #' @family kernels

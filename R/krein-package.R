@@ -69,7 +69,8 @@
 #'
 #' @section Options:
 #' * `krein.threads`: the number of threads the kernel engine uses when a
-#'   function's `threads` argument is `NULL`; the default, 0, uses every core.
+#'   function's `threads` argument is `NULL`; the default, 0, uses every core
+#'   (or `OMP_NUM_THREADS` where set).
 #'
 #' @references
 #' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for

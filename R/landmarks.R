@@ -142,15 +142,13 @@ meb_balls <- function(inputs, eps, psd, threads) {
   max_core <- max(200L, as.integer(ceiling(10 / eps)))
   balls <- lapply(levels(y), function(level) {
     rows <- which(y == level)
-    access <- class_kernel_access(inputs, rows, psd, threads)
     start <- sample.int(length(rows), 1L)
-    core <- cpp_meb_core_set(access$diag, access$column, start, eps,
-                             min(length(rows), max_core))
+    core <- meb_core_set(inputs, rows, psd, threads, start, eps, min(length(rows), max_core))
     keep <- core$weights > 0
     if (sum(keep) < 2L) keep <- seq_along(core$weights) <= 2L
     list(class = level, indices = rows[core$core[keep]], weights = core$weights[keep],
          radius = sqrt(max(core$radius2, 0)), farthest = sqrt(max(core$farthest2, 0)),
-         squared = access$squared, converged = core$converged, iterations = core$iterations)
+         squared = core$squared, converged = core$converged, iterations = core$iterations)
   })
   names(balls) <- levels(y)
   unconverged <- !vapply(balls, `[[`, logical(1), "converged")
@@ -163,31 +161,34 @@ meb_balls <- function(inputs, eps, psd, threads) {
   balls
 }
 
-# The kernel of one class as MEB needs it: the diagonal and a column function.
-# A kernel that is not positive semidefinite is replaced by K_j K_j'
-# (paper 002, Algorithm 1, step 4).
-class_kernel_access <- function(inputs, rows, psd, threads) {
+# The core set of one class (paper 002, Algorithm 1). Built-in kernels and
+# kernel blocks are handled in C++; only an R kernel (function, kernlab)
+# known to be positive semidefinite is evaluated column by column through R.
+# A kernel that is not positive semidefinite is replaced by K_j K_j' (step 4);
+# with `psd = NULL` a block is tested in C++ (Cholesky with a jitter of
+# 1e-10 times its largest diagonal entry).
+meb_core_set <- function(inputs, rows, psd, threads, start, eps, max_core) {
   kernel <- inputs$kernel
-  block <- NULL
   if (!is.null(inputs$precomputed)) {
     block <- inputs$precomputed$K[rows, rows, drop = FALSE]
   } else {
     x_class <- inputs$x[rows, , drop = FALSE]
     if (is.null(psd) && !is.na(kernel$positive_definite %||% NA)) psd <- kernel$positive_definite
-    if (!isTRUE(psd)) block <- evaluate_kernel(kernel, x_class, NULL, threads)
+    if (isTRUE(psd)) {
+      if (is_builtin_kernel(kernel)) {
+        return(cpp_meb_kernel(kernel, FALSE, x_class, x_class, start, eps, max_core, threads))
+      }
+      if (identical(kernel$name, "invariant") && is_builtin_kernel(kernel$base)) {
+        x_tau <- apply_transform(kernel$transform, x_class)
+        return(cpp_meb_kernel(kernel$base, TRUE, x_class, x_tau, start, eps, max_core, threads))
+      }
+      return(cpp_meb_callback(kernel_self(kernel, x_class), function(s) {
+        evaluate_kernel(kernel, x_class, x_class[s, , drop = FALSE], threads)[, 1]
+      }, start, eps, max_core))
+    }
+    block <- evaluate_kernel(kernel, x_class, NULL, threads)
   }
-  if (is.null(psd)) psd <- is_psd_block(block)
-  if (psd && is.null(block)) {
-    return(list(diag = kernel_self(kernel, x_class), squared = FALSE,
-                column = function(s) evaluate_kernel(kernel, x_class, x_class[s, , drop = FALSE], threads)[, 1]))
-  }
-  if (psd) return(list(diag = diag(block), squared = FALSE, column = function(s) block[, s]))
-  list(diag = colSums(block^2), squared = TRUE, column = function(s) drop(block %*% block[, s]))
-}
-
-is_psd_block <- function(block) {
-  jitter <- 1e-10 * max(abs(diag(block)), .Machine$double.xmin)
-  !inherits(tryCatch(chol(block + diag(jitter, nrow(block))), error = function(e) e), "error")
+  cpp_meb_block(block, if (is.null(psd)) NA else psd, start, eps, max_core)
 }
 
 # k-means landmarks (Zhang & Kwok): centres in input space; for precomputed

@@ -219,10 +219,10 @@ pcvm_pair <- function(inputs, basis, pair, control, threads) {
       krein_abort(sprintf("Ny-PCVM needs landmarks of both classes %s and %s; select more landmarks.",
                           levels[pair[1]], levels[pair[2]]))
     }
-    factors <- cpp_thin_qr(basis$C[rows, columns, drop = FALSE])
+    kernel_columns <- basis$C[rows, columns, drop = FALSE]
     n_basis <- length(columns)
   } else {
-    K <- if (control$optimize_width) {
+    kernel_columns <- if (control$optimize_width) {
       evaluate_kernel(kernel, inputs$x[rows, , drop = FALSE], NULL, threads)
     } else if (length(rows) == nrow(basis$K)) {
       basis$K  # two classes: no copy of the n x n kernel
@@ -232,43 +232,23 @@ pcvm_pair <- function(inputs, basis, pair, control, threads) {
     column_signs <- signs
     n_basis <- n
   }
-  w <- stats::runif(n_basis) + 0.2
-  b <- stats::rnorm(1)
-  latent <- 10 * stats::runif(n) * signs + stats::runif(n)
-  active <- seq_len(n_basis)
-  w_full <- w
-  converged <- FALSE
-  iterations <- 0L
-  for (iteration in seq_len(control$max_iter)) {
-    iterations <- iteration
-    start <- if (iteration == 1L) latent
-    step <- if (low_rank) {
-      cpp_pcvm_step_factored(factors$Q, factors$R, signs, column_signs, active, w_full[active], b, start)
-    } else {
-      cpp_pcvm_step_full(K, signs, active, w_full[active], b, start, threads)
-    }
-    if (control$optimize_width) {
-      f_old <- if (is.null(start)) drop(K[, active, drop = FALSE] %*% (signs[active] * w_full[active])) + b else start
-      Z <- cpp_pcvm_expected_latent(f_old, signs)
-      kernel <- optimize_rbf_width(kernel, inputs$x[rows, , drop = FALSE], active, signs, step, Z, threads)
-      K <- evaluate_kernel(kernel, inputs$x[rows, , drop = FALSE], NULL, threads)
-    }
-    w_new <- numeric(n_basis)
-    w_new[active] <- step$weights
-    w_new[w_new < control$prune] <- 0
-    change <- max(abs(w_new - w_full))
-    w_full <- w_new
-    b <- step$bias
-    active <- which(w_full > 0)
-    if (length(active) == 0L) {
-      krein_abort(sprintf("PCVM pruned every basis function for %s vs %s; lower `prune` in pcvm_control().",
-                          levels[pair[1]], levels[pair[2]]))
-    }
-    if (iteration > 1L && change < control$tol) {
-      converged <- TRUE
-      break
-    }
+  start <- list(weights = stats::runif(n_basis) + 0.2, bias = stats::rnorm(1),
+                latent = 10 * stats::runif(n) * signs + stats::runif(n))
+  width_step <- if (control$optimize_width) function(active, weights, bias, Z) {
+    kernel <<- optimize_rbf_width(kernel, inputs$x[rows, , drop = FALSE], active, signs,
+                                  list(weights = weights, bias = bias), Z, threads)
+    evaluate_kernel(kernel, inputs$x[rows, , drop = FALSE], NULL, threads)
   }
+  em <- cpp_pcvm_fit(kernel_columns, low_rank, signs, column_signs, start, control, width_step, threads)
+  if (em$all_pruned) {
+    krein_abort(sprintf("PCVM pruned every basis function for %s vs %s; lower `prune` in pcvm_control().",
+                        levels[pair[1]], levels[pair[2]]))
+  }
+  w_full <- em$weights
+  b <- em$bias
+  iterations <- em$iterations
+  converged <- em$converged
+  active <- which(w_full > 0)
   coefficients <- column_signs[active] * w_full[active]
   if (low_rank) {
     # over all landmarks (zero off the relevance vectors): f(x) = k(x, L)' a + b

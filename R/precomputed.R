@@ -165,7 +165,7 @@ kernel_from_dissimilarity <- function(D, method = c("negsq", "classical")) {
     D2 <- D^2
     col_means <- colMeans(D2)
     grand_mean <- mean(D2)
-    K <- -0.5 * (D2 - outer(rowMeans(D2), rep(1, n)) - outer(rep(1, n), col_means) + grand_mean)
+    K <- -0.5 * double_center(D2)
     K <- (K + t(K)) / 2  # exactly symmetric
     out <- new_precomputed(K, unname(diag(K)), method = method, n = n, col_means = col_means,
                            grand_mean = grand_mean, symmetrised = symmetrised,

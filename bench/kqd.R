@@ -121,7 +121,8 @@ eig_fit <- kqd(x, y, kernel = kernel, variant = "RC+", reg = c(0.1, 0.2), indefi
 t_predict_eig <- system.time(krein:::cpp_kqd_distances(eig_fit$core, K_new, self_new))[["elapsed"]]
 r <- vapply(eig_fit$core$classes, function(cl) ncol(cl$basis), numeric(1))
 flops_eig <- sum(2 * n_j * r * m)  # projections U'V
-eigen_rate <- krein:::cpp_gemm_rate(max(n_j), m)
+source(file.path("bench", "gemm_rate.R"))
+eigen_rate <- gemm_rate(max(n_j), m)
 cat(sprintf("  dense kernels: Cholesky prediction %.1f GFLOP/s, eigenbasis prediction %.1f GFLOP/s; plain Eigen product of the same size %.1f GFLOP/s\n",
             flops_predict / t_predict / 1e9, flops_eig / t_predict_eig / 1e9, eigen_rate))
 

@@ -68,21 +68,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_meb_core_set
-Rcpp::List cpp_meb_core_set(const Eigen::Map<Eigen::VectorXd> diag, const Rcpp::Function& column, int start, double eps, int max_core);
-RcppExport SEXP _krein_cpp_meb_core_set(SEXP diagSEXP, SEXP columnSEXP, SEXP startSEXP, SEXP epsSEXP, SEXP max_coreSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type diag(diagSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::Function& >::type column(columnSEXP);
-    Rcpp::traits::input_parameter< int >::type start(startSEXP);
-    Rcpp::traits::input_parameter< double >::type eps(epsSEXP);
-    Rcpp::traits::input_parameter< int >::type max_core(max_coreSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_meb_core_set(diag, column, start, eps, max_core));
-    return rcpp_result_gen;
-END_RCPP
-}
 // cpp_kernel_matrix
 Rcpp::NumericMatrix cpp_kernel_matrix(const Rcpp::List& base, bool invariant, const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> y, const Eigen::Map<Eigen::MatrixXd> y_tau, bool symmetric, int threads);
 RcppExport SEXP _krein_cpp_kernel_matrix(SEXP baseSEXP, SEXP invariantSEXP, SEXP xSEXP, SEXP ySEXP, SEXP y_tauSEXP, SEXP symmetricSEXP, SEXP threadsSEXP) {
@@ -233,15 +218,51 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_kqd_pair_bias
-Rcpp::List cpp_kqd_pair_bias(const std::vector<double>& g_first, const std::vector<double>& g_second);
-RcppExport SEXP _krein_cpp_kqd_pair_bias(SEXP g_firstSEXP, SEXP g_secondSEXP) {
+// cpp_meb_kernel
+Rcpp::List cpp_meb_kernel(const Rcpp::List& base, bool invariant, const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> x_tau, int start, double eps, int max_core, int threads);
+RcppExport SEXP _krein_cpp_meb_kernel(SEXP baseSEXP, SEXP invariantSEXP, SEXP xSEXP, SEXP x_tauSEXP, SEXP startSEXP, SEXP epsSEXP, SEXP max_coreSEXP, SEXP threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const std::vector<double>& >::type g_first(g_firstSEXP);
-    Rcpp::traits::input_parameter< const std::vector<double>& >::type g_second(g_secondSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_kqd_pair_bias(g_first, g_second));
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type base(baseSEXP);
+    Rcpp::traits::input_parameter< bool >::type invariant(invariantSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type x_tau(x_tauSEXP);
+    Rcpp::traits::input_parameter< int >::type start(startSEXP);
+    Rcpp::traits::input_parameter< double >::type eps(epsSEXP);
+    Rcpp::traits::input_parameter< int >::type max_core(max_coreSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_meb_kernel(base, invariant, x, x_tau, start, eps, max_core, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_meb_block
+Rcpp::List cpp_meb_block(const Eigen::Map<Eigen::MatrixXd> block, const Rcpp::LogicalVector& psd, int start, double eps, int max_core);
+RcppExport SEXP _krein_cpp_meb_block(SEXP blockSEXP, SEXP psdSEXP, SEXP startSEXP, SEXP epsSEXP, SEXP max_coreSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type block(blockSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::LogicalVector& >::type psd(psdSEXP);
+    Rcpp::traits::input_parameter< int >::type start(startSEXP);
+    Rcpp::traits::input_parameter< double >::type eps(epsSEXP);
+    Rcpp::traits::input_parameter< int >::type max_core(max_coreSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_meb_block(block, psd, start, eps, max_core));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_meb_callback
+Rcpp::List cpp_meb_callback(const Eigen::Map<Eigen::VectorXd> diag, const Rcpp::Function& column, int start, double eps, int max_core);
+RcppExport SEXP _krein_cpp_meb_callback(SEXP diagSEXP, SEXP columnSEXP, SEXP startSEXP, SEXP epsSEXP, SEXP max_coreSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type diag(diagSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::Function& >::type column(columnSEXP);
+    Rcpp::traits::input_parameter< int >::type start(startSEXP);
+    Rcpp::traits::input_parameter< double >::type eps(epsSEXP);
+    Rcpp::traits::input_parameter< int >::type max_core(max_coreSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_meb_callback(diag, column, start, eps, max_core));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -254,18 +275,6 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type a(aSEXP);
     Rcpp::traits::input_parameter< bool >::type vectors(vectorsSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_symmetric_eigen(a, vectors));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_gemm_rate
-double cpp_gemm_rate(int k, int m);
-RcppExport SEXP _krein_cpp_gemm_rate(SEXP kSEXP, SEXP mSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type m(mSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_gemm_rate(k, m));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -292,61 +301,21 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_pcvm_step_full
-Rcpp::List cpp_pcvm_step_full(const Eigen::Map<Eigen::MatrixXd> K, const Eigen::Map<Eigen::VectorXd> y, const Rcpp::IntegerVector& active, const Eigen::Map<Eigen::VectorXd> w, double b, Rcpp::Nullable<Rcpp::NumericVector> latent, int threads);
-RcppExport SEXP _krein_cpp_pcvm_step_full(SEXP KSEXP, SEXP ySEXP, SEXP activeSEXP, SEXP wSEXP, SEXP bSEXP, SEXP latentSEXP, SEXP threadsSEXP) {
+// cpp_pcvm_fit
+Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank, const Eigen::Map<Eigen::VectorXd> y_rows, const Eigen::Map<Eigen::VectorXd> y_columns, const Rcpp::List& start, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> width_step, int threads);
+RcppExport SEXP _krein_cpp_pcvm_fit(SEXP basisSEXP, SEXP low_rankSEXP, SEXP y_rowsSEXP, SEXP y_columnsSEXP, SEXP startSEXP, SEXP controlSEXP, SEXP width_stepSEXP, SEXP threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type K(KSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
-    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type active(activeSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type w(wSEXP);
-    Rcpp::traits::input_parameter< double >::type b(bSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type latent(latentSEXP);
-    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_pcvm_step_full(K, y, active, w, b, latent, threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_pcvm_step_factored
-Rcpp::List cpp_pcvm_step_factored(const Eigen::Map<Eigen::MatrixXd> Q, const Eigen::Map<Eigen::MatrixXd> R, const Eigen::Map<Eigen::VectorXd> y_rows, const Eigen::Map<Eigen::VectorXd> y_columns, const Rcpp::IntegerVector& active, const Eigen::Map<Eigen::VectorXd> w, double b, Rcpp::Nullable<Rcpp::NumericVector> latent);
-RcppExport SEXP _krein_cpp_pcvm_step_factored(SEXP QSEXP, SEXP RSEXP, SEXP y_rowsSEXP, SEXP y_columnsSEXP, SEXP activeSEXP, SEXP wSEXP, SEXP bSEXP, SEXP latentSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type Q(QSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type R(RSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type basis(basisSEXP);
+    Rcpp::traits::input_parameter< bool >::type low_rank(low_rankSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type y_rows(y_rowsSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type y_columns(y_columnsSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type active(activeSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type w(wSEXP);
-    Rcpp::traits::input_parameter< double >::type b(bSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type latent(latentSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_pcvm_step_factored(Q, R, y_rows, y_columns, active, w, b, latent));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_thin_qr
-Rcpp::List cpp_thin_qr(const Eigen::Map<Eigen::MatrixXd> C);
-RcppExport SEXP _krein_cpp_thin_qr(SEXP CSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type C(CSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_thin_qr(C));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_pcvm_expected_latent
-Eigen::VectorXd cpp_pcvm_expected_latent(const Eigen::Map<Eigen::VectorXd> f, const Eigen::Map<Eigen::VectorXd> y);
-RcppExport SEXP _krein_cpp_pcvm_expected_latent(SEXP fSEXP, SEXP ySEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type f(fSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_pcvm_expected_latent(f, y));
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type start(startSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type width_step(width_stepSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_pcvm_fit(basis, low_rank, y_rows, y_columns, start, control, width_step, threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -356,7 +325,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_class_factors", (DL_FUNC) &_krein_cpp_class_factors, 4},
     {"_krein_cpp_merge_factors", (DL_FUNC) &_krein_cpp_merge_factors, 2},
     {"_krein_cpp_ikfd_nystrom", (DL_FUNC) &_krein_cpp_ikfd_nystrom, 5},
-    {"_krein_cpp_meb_core_set", (DL_FUNC) &_krein_cpp_meb_core_set, 5},
     {"_krein_cpp_kernel_matrix", (DL_FUNC) &_krein_cpp_kernel_matrix, 7},
     {"_krein_cpp_kernel_diagonal", (DL_FUNC) &_krein_cpp_kernel_diagonal, 4},
     {"_krein_cpp_kfda_class_factors", (DL_FUNC) &_krein_cpp_kfda_class_factors, 4},
@@ -368,15 +336,13 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_kqd_fit", (DL_FUNC) &_krein_cpp_kqd_fit, 7},
     {"_krein_cpp_kqd_distances", (DL_FUNC) &_krein_cpp_kqd_distances, 3},
     {"_krein_cpp_kqd_error_biases", (DL_FUNC) &_krein_cpp_kqd_error_biases, 3},
-    {"_krein_cpp_kqd_pair_bias", (DL_FUNC) &_krein_cpp_kqd_pair_bias, 2},
+    {"_krein_cpp_meb_kernel", (DL_FUNC) &_krein_cpp_meb_kernel, 8},
+    {"_krein_cpp_meb_block", (DL_FUNC) &_krein_cpp_meb_block, 5},
+    {"_krein_cpp_meb_callback", (DL_FUNC) &_krein_cpp_meb_callback, 5},
     {"_krein_cpp_symmetric_eigen", (DL_FUNC) &_krein_cpp_symmetric_eigen, 2},
-    {"_krein_cpp_gemm_rate", (DL_FUNC) &_krein_cpp_gemm_rate, 2},
     {"_krein_cpp_set_omp_threads", (DL_FUNC) &_krein_cpp_set_omp_threads, 1},
     {"_krein_cpp_nystrom", (DL_FUNC) &_krein_cpp_nystrom, 2},
-    {"_krein_cpp_pcvm_step_full", (DL_FUNC) &_krein_cpp_pcvm_step_full, 7},
-    {"_krein_cpp_pcvm_step_factored", (DL_FUNC) &_krein_cpp_pcvm_step_factored, 8},
-    {"_krein_cpp_thin_qr", (DL_FUNC) &_krein_cpp_thin_qr, 1},
-    {"_krein_cpp_pcvm_expected_latent", (DL_FUNC) &_krein_cpp_pcvm_expected_latent, 2},
+    {"_krein_cpp_pcvm_fit", (DL_FUNC) &_krein_cpp_pcvm_fit, 8},
     {NULL, NULL, 0}
 };
 

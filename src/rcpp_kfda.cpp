@@ -1,15 +1,13 @@
 // Glue for the kernel-data Fisher discriminant core (inst/include/krein/kfda.hpp).
 // Validation is in R.
-#include <RcppEigen.h>
-
+#include "glue.h"
 #include "krein/kfda.hpp"
 
 // [[Rcpp::export]]
 Rcpp::List cpp_kfda_class_factors(const Eigen::Map<Eigen::MatrixXd> Z, const Rcpp::IntegerVector& labels,
                                   int classes, int threads) {
-  std::vector<int> zero_based(labels.size());
-  for (R_xlen_t i = 0; i < labels.size(); ++i) zero_based[i] = labels[i] - 1;
-  const krein::kfda::ClassFactors f = krein::kfda::class_factors(Z, zero_based, classes, threads);
+  const krein::kfda::ClassFactors f =
+      krein::kfda::class_factors(Z, glue::zero_based_labels(labels), classes, threads);
   Rcpp::List factors(classes);
   for (int c = 0; c < classes; ++c) factors[c] = f.factors[c];
   return Rcpp::List::create(Rcpp::Named("means") = f.means, Rcpp::Named("factors") = factors,
@@ -42,9 +40,7 @@ Eigen::MatrixXd cpp_kfda_project(const Eigen::Map<Eigen::MatrixXd> K, const Eige
 Eigen::MatrixXd cpp_kfda_quadratic_forms(const Eigen::Map<Eigen::MatrixXd> Z,
                                          const Eigen::Map<Eigen::MatrixXd> means,
                                          const Rcpp::List& factors) {
-  std::vector<Eigen::MatrixXd> f;
-  for (R_xlen_t c = 0; c < factors.size(); ++c) f.push_back(Rcpp::as<Eigen::MatrixXd>(factors[c]));
-  return krein::kfda::quadratic_forms(Z, means, f);
+  return krein::kfda::quadratic_forms(Z, means, glue::matrix_list(factors));
 }
 
 // [[Rcpp::export]]

@@ -1,7 +1,6 @@
 // Glue between R/kqd.R and the kernel quadratic discriminants of
 // inst/include/krein/kqd.hpp: convert, call, return. Validation is done in R.
-#include <RcppEigen.h>
-
+#include "glue.h"
 #include "krein/kqd.hpp"
 
 namespace {
@@ -9,17 +8,9 @@ namespace {
 using krein::kqd::ClassModel;
 using krein::kqd::Model;
 
-std::vector<std::vector<Eigen::Index>> class_members(const Rcpp::IntegerVector& labels, int classes) {
-  std::vector<std::vector<Eigen::Index>> members(classes);
-  for (R_xlen_t i = 0; i < labels.size(); ++i) members[labels[i] - 1].push_back(i);  // 1-based factor codes
-  return members;
-}
-
 Rcpp::List class_to_list(const ClassModel& cls) {
-  Rcpp::IntegerVector members(cls.members.size());
-  for (size_t i = 0; i < cls.members.size(); ++i) members[i] = static_cast<int>(cls.members[i]) + 1;
   return Rcpp::List::create(
-      Rcpp::Named("members") = members, Rcpp::Named("centre") = cls.centre,
+      Rcpp::Named("members") = glue::one_based_indices(cls.members), Rcpp::Named("centre") = cls.centre,
       Rcpp::Named("grand_mean") = cls.grand_mean, Rcpp::Named("basis") = cls.basis,
       Rcpp::Named("values") = cls.values, Rcpp::Named("zero") = cls.zero,
       Rcpp::Named("cholesky") = cls.cholesky, Rcpp::Named("factor") = cls.factor,
@@ -39,10 +30,8 @@ Model model_from_list(const Rcpp::List& fit) {
   for (R_xlen_t j = 0; j < classes.size(); ++j) {
     const Rcpp::List c = classes[j];
     ClassModel& cls = model.classes[j];
-    const Rcpp::IntegerVector members = c["members"];
-    cls.members.resize(members.size());
-    for (R_xlen_t i = 0; i < members.size(); ++i) cls.members[i] = members[i] - 1;
-    cls.n_j = static_cast<double>(members.size());
+    cls.members = glue::zero_based_indices(c["members"]);
+    cls.n_j = static_cast<double>(cls.members.size());
     cls.centre = Rcpp::as<Eigen::VectorXd>(c["centre"]);
     cls.grand_mean = Rcpp::as<double>(c["grand_mean"]);
     cls.basis = Rcpp::as<Eigen::MatrixXd>(c["basis"]);
@@ -64,7 +53,7 @@ Rcpp::List cpp_kqd_fit(const Eigen::Map<Eigen::MatrixXd> K, const Rcpp::IntegerV
   krein::kqd::IndefiniteMode mode = krein::kqd::IndefiniteMode::automatic;
   if (indefinite == "yes") mode = krein::kqd::IndefiniteMode::yes;
   if (indefinite == "no") mode = krein::kqd::IndefiniteMode::no;
-  const Model model = krein::kqd::fit(K, class_members(labels, classes),
+  const Model model = krein::kqd::fit(K, glue::class_members(labels, classes),
                                       krein::kqd::parse_variant(variant), reg, mode, allow_cholesky);
   Rcpp::List class_list(model.classes.size());
   for (size_t j = 0; j < model.classes.size(); ++j) class_list[j] = class_to_list(model.classes[j]);
@@ -96,13 +85,5 @@ Rcpp::List cpp_kqd_distances(const Rcpp::List& fit, const Eigen::Map<Eigen::Matr
 // [[Rcpp::export]]
 Eigen::VectorXd cpp_kqd_error_biases(const Eigen::Map<Eigen::MatrixXd> decisions,
                                      const Rcpp::IntegerVector& labels, int classes) {
-  return krein::kqd::error_biases(decisions, class_members(labels, classes));
-}
-
-// The two-class search alone (for tests of its optimality).
-// [[Rcpp::export]]
-Rcpp::List cpp_kqd_pair_bias(const std::vector<double>& g_first, const std::vector<double>& g_second) {
-  const krein::kqd::PairBias pb = krein::kqd::best_pair_bias(g_first, g_second);
-  return Rcpp::List::create(Rcpp::Named("delta") = pb.delta,
-                            Rcpp::Named("errors") = static_cast<double>(pb.errors));
+  return krein::kqd::error_biases(decisions, glue::class_members(labels, classes));
 }

@@ -1,6 +1,5 @@
 // Glue for the Nystroem decomposition of inst/include/krein/nystrom.hpp.
-#include <RcppEigen.h>
-
+#include "glue.h"
 #include "krein/nystrom.hpp"
 
 // [[Rcpp::export]]

@@ -1,58 +1,46 @@
-// Glue for one PCVM EM iteration (inst/include/krein/pcvm.hpp); the loop,
-// pruning and convergence test are in R/pcvm.R. Validation is in R.
-#include <RcppEigen.h>
-
+// Glue for PCVM EM (inst/include/krein/pcvm.hpp): the start is drawn in R,
+// validation and the non-convergence warning are there too.
+#include "glue.h"
 #include "krein/pcvm.hpp"
 
-namespace {
-
-std::vector<Eigen::Index> zero_based_indices(const Rcpp::IntegerVector& active) {
-  std::vector<Eigen::Index> out(active.size());
-  for (R_xlen_t i = 0; i < active.size(); ++i) out[i] = active[i] - 1;
-  return out;
-}
-
-Rcpp::List step_list(const krein::pcvm::Step& s) {
-  return Rcpp::List::create(Rcpp::Named("weights") = s.weights, Rcpp::Named("bias") = s.bias);
-}
-
-}  // namespace
-
+// EM for one pair of classes. `basis` is the pair's kernel (full PCVM) or its
+// landmark columns (Ny-PCVM, `low_rank`); `y_rows` labels its rows and
+// `y_columns` its columns (+1 / -1). `start` is list(weights, bias, latent),
+// `control` a pcvm_control() list. `width_step`, for the full PCVM only, is
+// an R function(active, weights, bias, latent) called after each M-step that
+// returns the kernel for the next iteration.
 // [[Rcpp::export]]
-Rcpp::List cpp_pcvm_step_full(const Eigen::Map<Eigen::MatrixXd> K, const Eigen::Map<Eigen::VectorXd> y,
-                              const Rcpp::IntegerVector& active, const Eigen::Map<Eigen::VectorXd> w,
-                              double b, Rcpp::Nullable<Rcpp::NumericVector> latent, int threads) {
-  const Eigen::VectorXd yv = y, wv = w;
-  Eigen::VectorXd start;
-  if (latent.isNotNull()) start = Rcpp::as<Eigen::VectorXd>(latent.get());
-  return step_list(krein::pcvm::step_full(K, yv, zero_based_indices(active), wv, b,
-                                          latent.isNotNull() ? &start : nullptr, threads));
-}
-
-// [[Rcpp::export]]
-Rcpp::List cpp_pcvm_step_factored(const Eigen::Map<Eigen::MatrixXd> Q, const Eigen::Map<Eigen::MatrixXd> R,
-                                  const Eigen::Map<Eigen::VectorXd> y_rows,
-                                  const Eigen::Map<Eigen::VectorXd> y_columns, const Rcpp::IntegerVector& active,
-                                  const Eigen::Map<Eigen::VectorXd> w, double b,
-                                  Rcpp::Nullable<Rcpp::NumericVector> latent) {
-  const Eigen::VectorXd yr = y_rows, yc = y_columns, wv = w;
-  Eigen::VectorXd start;
-  if (latent.isNotNull()) start = Rcpp::as<Eigen::VectorXd>(latent.get());
-  return step_list(krein::pcvm::step_factored(Q, R, yr, yc, zero_based_indices(active), wv, b,
-                                              latent.isNotNull() ? &start : nullptr));
-}
-
-// Thin QR of the landmark kernel columns: Q (n x m, orthonormal) and R (m x m).
-// [[Rcpp::export]]
-Rcpp::List cpp_thin_qr(const Eigen::Map<Eigen::MatrixXd> C) {
-  const Eigen::HouseholderQR<Eigen::MatrixXd> qr(C);
-  const Eigen::Index k = std::min(C.rows(), C.cols());
-  const Eigen::MatrixXd Q = qr.householderQ() * Eigen::MatrixXd::Identity(C.rows(), k);
-  const Eigen::MatrixXd R = qr.matrixQR().topRows(k).triangularView<Eigen::Upper>();
-  return Rcpp::List::create(Rcpp::Named("Q") = Q, Rcpp::Named("R") = R);
-}
-
-// [[Rcpp::export]]
-Eigen::VectorXd cpp_pcvm_expected_latent(const Eigen::Map<Eigen::VectorXd> f, const Eigen::Map<Eigen::VectorXd> y) {
-  return krein::pcvm::expected_latent(f, y);
+Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
+                        const Eigen::Map<Eigen::VectorXd> y_rows, const Eigen::Map<Eigen::VectorXd> y_columns,
+                        const Rcpp::List& start, const Rcpp::List& control,
+                        Rcpp::Nullable<Rcpp::Function> width_step, int threads) {
+  krein::pcvm::Control settings;
+  settings.max_iter = static_cast<int>(glue::list_number(control, "max_iter", settings.max_iter));
+  settings.tol = glue::list_number(control, "tol", settings.tol);
+  settings.prune = glue::list_number(control, "prune", settings.prune);
+  const Eigen::VectorXd w = Rcpp::as<Eigen::VectorXd>(start["weights"]);
+  const double b = Rcpp::as<double>(start["bias"]);
+  Eigen::VectorXd latent;
+  if (!Rf_isNull(start["latent"])) latent = Rcpp::as<Eigen::VectorXd>(start["latent"]);
+  const Eigen::VectorXd* latent_ptr = Rf_isNull(start["latent"]) ? nullptr : &latent;
+  krein::pcvm::Fit fit;
+  if (low_rank) {
+    if (width_step.isNotNull()) throw std::invalid_argument("the width step needs the full PCVM");
+    const krein::pcvm::FactoredBasis factored(basis, y_rows, y_columns);
+    fit = krein::pcvm::fit(factored, w, b, latent_ptr, settings, {}, glue::check_interrupt);
+  } else {
+    krein::pcvm::FullBasis full(basis, y_rows, threads);
+    krein::pcvm::AfterStep after_step;
+    if (width_step.isNotNull()) {
+      after_step = [&full, width = Rcpp::Function(width_step.get())](const std::vector<Eigen::Index>& active,
+                                                                      const krein::pcvm::Step& step) {
+        full.replace_kernel(Rcpp::as<Eigen::MatrixXd>(
+            width(glue::one_based_indices(active), step.weights, step.bias, step.latent)));
+      };
+    }
+    fit = krein::pcvm::fit(full, w, b, latent_ptr, settings, after_step, glue::check_interrupt);
+  }
+  return Rcpp::List::create(Rcpp::Named("weights") = fit.weights, Rcpp::Named("bias") = fit.bias,
+                            Rcpp::Named("iterations") = fit.iterations, Rcpp::Named("converged") = fit.converged,
+                            Rcpp::Named("all_pruned") = fit.all_pruned);
 }

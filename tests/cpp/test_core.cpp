@@ -1,22 +1,28 @@
-// Tests of the numerical core without R (style.md: the core builds and is tested
-// on its own). Each kernel against a naive pair-by-pair transcription of its
-// formula; the symmetric eigensolver against A V = V diag(values); the tiled
-// dense kernels against Eigen's; MEB, iKFD and the PCVM E-step against facts
-// that can be checked by hand.
+// Tests of the numerical core without R (the core builds and is tested on its
+// own). Each kernel against a naive pair-by-pair transcription of its formula;
+// the symmetric eigensolver against A V = V diag(values); the tiled dense
+// kernels against Eigen's; the tolerances, parallel_for, MEB, iKFD, KQD and
+// PCVM against facts that can be checked by hand or by a direct formula.
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <random>
 #include <stdexcept>
 
+#include <vector>
+
 #include "krein/ikfd.hpp"
-#include "krein/kfda.hpp"
-#include "krein/tsqr.hpp"
 #include "krein/kernels.hpp"
+#include "krein/kfda.hpp"
+#include "krein/kqd.hpp"
 #include "krein/meb.hpp"
+#include "krein/numerics.hpp"
+#include "krein/parallel.hpp"
 #include "krein/parallel_dense.hpp"
 #include "krein/pcvm.hpp"
 #include "krein/symmetric_eigen.hpp"
+#include "krein/tsqr.hpp"
 
 namespace {
 
@@ -76,9 +82,23 @@ void check_kernel(const char* name, const krein::KernelSpec& spec, const PairKer
   }
 }
 
-}  // namespace
 
-int main() {
+// A test kernel matrix of a built-in kernel on the rows of x.
+Eigen::MatrixXd kernel_of(const krein::KernelSpec& spec, const Eigen::MatrixXd& x) {
+  Eigen::MatrixXd K(x.rows(), x.rows());
+  const krein::MatrixRef xr(x);
+  krein::kernel_matrix(spec, xr, xr, nullptr, K, true, 1);
+  return K;
+}
+
+krein::KernelSpec rbf_spec(double gamma) {
+  krein::KernelSpec spec;
+  spec.type = krein::KernelType::rbf;
+  spec.gamma = gamma;
+  return spec;
+}
+
+void test_kernels() {
   using krein::KernelType;
   krein::KernelSpec spec;
 
@@ -128,156 +148,383 @@ int main() {
   check_kernel("tanh", spec, [](const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
     return std::tanh(0.3 * a.dot(b) - 0.5);
   });
+}
 
-  // A checkpoint that throws stops the computation and the exception reaches the caller.
-  {
-    const Eigen::MatrixXd x = random_matrix(100, 2, 3);
-    Eigen::MatrixXd out(100, 100);
-    spec.type = KernelType::rbf;
-    bool stopped = false;
-    try {
-      krein::kernel_matrix(spec, x, x, nullptr, out, true, 1,
-                           [] { throw std::runtime_error("interrupted"); });
-    } catch (const std::runtime_error&) {
-      stopped = true;
+// A checkpoint that throws stops the computation and the exception reaches the caller.
+void test_checkpoint() {
+  const Eigen::MatrixXd x = random_matrix(100, 2, 3);
+  Eigen::MatrixXd out(100, 100);
+  bool stopped = false;
+  try {
+    krein::kernel_matrix(rbf_spec(1.0), x, x, nullptr, out, true, 1,
+                         [] { throw std::runtime_error("interrupted"); });
+  } catch (const std::runtime_error&) {
+    stopped = true;
+  }
+  expect(stopped, "a throwing checkpoint abandons the computation");
+}
+
+// Symmetric eigendecomposition through LAPACK dsyevr.
+void test_symmetric_eigen() {
+  Eigen::MatrixXd a = random_matrix(40, 40, 4);
+  a = (a + a.transpose()).eval();
+  const krein::SymmetricEigen eig = krein::symmetric_eigen(a, true);
+  const double residual =
+      (a * eig.vectors - eig.vectors * eig.values.asDiagonal()).cwiseAbs().maxCoeff();
+  expect(residual < 1e-10 * a.cwiseAbs().maxCoeff(), "eigenpairs satisfy A V = V diag(values)");
+  const double orthogonality =
+      (eig.vectors.transpose() * eig.vectors - Eigen::MatrixXd::Identity(40, 40)).cwiseAbs().maxCoeff();
+  expect(orthogonality < 1e-12, "eigenvectors are orthonormal");
+  bool ascending = true;
+  for (int i = 1; i < 40; ++i) ascending = ascending && eig.values[i - 1] <= eig.values[i];
+  expect(ascending, "eigenvalues come in ascending order");
+  const krein::SymmetricEigen values_only = krein::symmetric_eigen(a, false);
+  expect((values_only.values - eig.values).cwiseAbs().maxCoeff() < 1e-10,
+         "values alone equal the values with vectors");
+}
+
+// One thread-count rule; every index visited exactly once under either schedule.
+void test_parallel_for() {
+  expect(krein::parallel::thread_count(3) == 3 || krein::parallel::thread_count(3) == 1,
+         "a positive thread count is taken as given (1 without OpenMP)");
+  expect(krein::parallel::thread_count(0) >= 1, "thread count 0 resolves to at least one thread");
+  for (int threads : {0, 1, 2}) {
+    for (const krein::parallel::Schedule plan :
+         {krein::parallel::Schedule::blocks(), krein::parallel::Schedule::dynamic(3)}) {
+      std::vector<int> visits(1001, 0);
+      krein::parallel::parallel_for(1, 1001, threads, plan, [&](Eigen::Index i) { visits[i] += 1; });
+      bool once = visits[0] == 0;
+      for (int i = 1; i < 1001; ++i) once = once && visits[i] == 1;
+      expect(once, "parallel_for visits each index of [begin, end) exactly once");
     }
-    expect(stopped, "a throwing checkpoint abandons the computation");
   }
+}
 
-  // Symmetric eigendecomposition through LAPACK dsyevr.
-  {
-    Eigen::MatrixXd a = random_matrix(40, 40, 4);
-    a = (a + a.transpose()).eval();
-    const krein::SymmetricEigen eig = krein::symmetric_eigen(a, true);
-    const double residual =
-        (a * eig.vectors - eig.vectors * eig.values.asDiagonal()).cwiseAbs().maxCoeff();
-    expect(residual < 1e-10 * a.cwiseAbs().maxCoeff(), "eigenpairs satisfy A V = V diag(values)");
-    const double orthogonality =
-        (eig.vectors.transpose() * eig.vectors - Eigen::MatrixXd::Identity(40, 40)).cwiseAbs().maxCoeff();
-    expect(orthogonality < 1e-12, "eigenvectors are orthonormal");
-    bool ascending = true;
-    for (int i = 1; i < 40; ++i) ascending = ascending && eig.values[i - 1] <= eig.values[i];
-    expect(ascending, "eigenvalues come in ascending order");
-    const krein::SymmetricEigen values_only = krein::symmetric_eigen(a, false);
-    expect((values_only.values - eig.values).cwiseAbs().maxCoeff() < 1e-10,
-           "values alone equal the values with vectors");
+// Tiled parallel rank-k update and Cholesky against Eigen's (sizes not
+// multiples of the tile).
+void test_parallel_dense() {
+  const Eigen::MatrixXd x = random_matrix(421, 300, 5);
+  Eigen::MatrixXd tiled = Eigen::MatrixXd::Zero(421, 421);
+  krein::dense::rank_update(tiled, x, 0.5, 2);
+  const Eigen::MatrixXd plain = 0.5 * x * x.transpose();
+  expect((tiled.triangularView<Eigen::Lower>().toDenseMatrix() -
+          plain.triangularView<Eigen::Lower>().toDenseMatrix()).cwiseAbs().maxCoeff() < 1e-10,
+         "tiled rank-k update equals X X'");
+  Eigen::MatrixXd spd = plain + Eigen::MatrixXd::Identity(421, 421);
+  Eigen::MatrixXd factor = spd;
+  expect(krein::dense::cholesky(factor, 2), "tiled Cholesky succeeds on an spd matrix");
+  const Eigen::MatrixXd L = factor.triangularView<Eigen::Lower>();
+  expect((L * L.transpose() - spd).cwiseAbs().maxCoeff() < 1e-9, "tiled Cholesky reproduces A = L L'");
+  Eigen::MatrixXd indefinite = -Eigen::MatrixXd::Identity(300, 300);
+  expect(!krein::dense::cholesky(indefinite, 2), "tiled Cholesky refuses an indefinite matrix");
+}
+
+// The shared tolerances and building blocks of numerics.hpp.
+void test_numerics() {
+  using namespace krein::numerics;
+  expect(zero_eigenvalue_tolerance(10, 2.0) == 100.0 * 10 * std::numeric_limits<double>::epsilon() * 2.0,
+         "an eigenvalue is zero below 100 n eps max|lambda|");
+  // an eigenvalue of -1e-9 (relative to a unit diagonal): within the KQD
+  // tolerance, beyond the MEB jitter
+  Eigen::MatrixXd A = Eigen::MatrixXd::Identity(2, 2);
+  A(1, 1) = -1e-9;
+  expect(is_psd(A, indefinite_tolerance), "the KQD test accepts an eigenvalue of -1e-9 max|A_ii|");
+  expect(!is_psd(A, psd_block_jitter), "the MEB test refuses an eigenvalue of -1e-9 max|A_ii|");
+  const Eigen::MatrixXd B = random_matrix(7, 7, 12);
+  const Eigen::MatrixXd S = B + B.transpose();
+  const Eigen::MatrixXd H = Eigen::MatrixXd::Identity(7, 7) - Eigen::MatrixXd::Constant(7, 7, 1.0 / 7);
+  Eigen::VectorXd means;
+  double grand = 0;
+  const Eigen::MatrixXd centred = double_centre(S, &means, &grand);
+  expect((centred - H * S * H).cwiseAbs().maxCoeff() < 1e-13, "double_centre(A) = H A H");
+  expect(std::abs(grand - S.mean()) < 1e-14 && (means - S.rowwise().mean()).cwiseAbs().maxCoeff() < 1e-14,
+         "double_centre reports the row means and their mean");
+}
+
+// MEB of the vertices of a regular simplex (identity Gram matrix): the centre
+// is their mean, R^2 = 1 - 1/k, and every vertex is a core point. The kernel
+// and block sources give the core set of explicit columns.
+void test_meb() {
+  const int k = 7;
+  const Eigen::MatrixXd gram = Eigen::MatrixXd::Identity(k, k);
+  const krein::meb::Result r = krein::meb::core_set(
+      gram.diagonal(), [&gram](Eigen::Index s) { return Eigen::VectorXd(gram.col(s)); }, 2, 1e-6, 100);
+  expect(r.converged, "MEB converges on a simplex");
+  expect(static_cast<int>(r.core.size()) == k, "every simplex vertex is a core point");
+  expect(std::abs(r.radius2 - (1.0 - 1.0 / k)) < 1e-8, "MEB radius of a simplex is sqrt(1 - 1/k)");
+
+  const Eigen::MatrixXd x = random_matrix(80, 2, 13);
+  const krein::KernelSpec spec = rbf_spec(2.0);
+  const Eigen::MatrixXd K = kernel_of(spec, x);
+  const krein::meb::Result explicit_columns = krein::meb::core_set(
+      K.diagonal(), [&K](Eigen::Index s) { return Eigen::VectorXd(K.col(s)); }, 5, 0.01, 80);
+  const krein::MatrixRef xr(x);
+  const krein::meb::Result on_demand = krein::meb::kernel_core_set(spec, xr, nullptr, 5, 0.01, 80, 2);
+  expect(on_demand.core == explicit_columns.core &&
+             (on_demand.weights - explicit_columns.weights).cwiseAbs().maxCoeff() < 1e-12,
+         "MEB with kernel columns on demand equals MEB on the kernel matrix");
+  const krein::meb::BlockResult block = krein::meb::block_core_set(K, krein::meb::Definiteness::unknown, 5, 0.01, 80);
+  expect(!block.squared && block.ball.core == explicit_columns.core,
+         "MEB on a positive definite block uses the block itself");
+  // an indefinite block: the ball of K K'
+  krein::KernelSpec tanh = spec;
+  tanh.type = krein::KernelType::tanh;
+  tanh.scale = 1.0;
+  tanh.offset = -1.0;
+  const Eigen::MatrixXd T = kernel_of(tanh, x);
+  const Eigen::MatrixXd TT = T * T.transpose();
+  const krein::meb::Result squared_columns = krein::meb::core_set(
+      TT.diagonal(), [&TT](Eigen::Index s) { return Eigen::VectorXd(TT.col(s)); }, 5, 0.01, 80);
+  const krein::meb::BlockResult squared = krein::meb::block_core_set(T, krein::meb::Definiteness::unknown, 5, 0.01, 80);
+  expect(squared.squared && squared.ball.core == squared_columns.core &&
+             std::abs(squared.ball.radius2 - squared_columns.radius2) < 1e-10 * squared_columns.radius2,
+         "MEB on an indefinite block is MEB on K K'");
+}
+
+// iKFD: the discriminant separates two well-separated classes with the
+// documented sign (positive for the first class), for the full and the
+// Nystroem fit with every point a landmark.
+void test_ikfd() {
+  Eigen::MatrixXd x = random_matrix(40, 2, 6);
+  std::vector<int> labels(40);
+  for (int i = 0; i < 40; ++i) {
+    labels[i] = i < 20 ? 0 : 1;
+    x(i, 0) += i < 20 ? 4.0 : -4.0;
   }
+  const Eigen::MatrixXd K = kernel_of(rbf_spec(0.5), x);
+  const krein::ikfd::Discriminants full = krein::ikfd::fit_full(K, labels, 2, krein::ikfd::Weights::equal, 1e-4, 2);
+  const Eigen::VectorXd f = K * full.coefficients.col(0);
+  bool separated = true;
+  for (int i = 0; i < 40; ++i) separated = separated && ((f[i] + full.bias[0] > 0) == (labels[i] == 0));
+  expect(separated, "full iKFD separates the classes, positive for the first");
+  const std::vector<Eigen::MatrixXd> factors = krein::ikfd::class_factors(K, labels, 2, 1);
+  const krein::ikfd::Discriminants ny =
+      krein::ikfd::fit_nystrom(factors, {20.0, 20.0}, K, krein::ikfd::Weights::equal, 1e-4);
+  const Eigen::VectorXd g = K * ny.coefficients.col(0);
+  expect(((g.array() + ny.bias[0]) - (f.array() + full.bias[0])).abs().maxCoeff() <
+             1e-6 * (f.array() + full.bias[0]).abs().maxCoeff(),
+         "Ny-iKFD with every point a landmark equals the full iKFD");
+}
 
-  // Tiled parallel rank-k update and Cholesky against Eigen's (sizes not
-  // multiples of the tile).
-  {
-    const Eigen::MatrixXd x = random_matrix(421, 300, 5);
-    Eigen::MatrixXd tiled = Eigen::MatrixXd::Zero(421, 421);
-    krein::dense::rank_update(tiled, x, 0.5, 2);
-    const Eigen::MatrixXd plain = 0.5 * x * x.transpose();
-    expect((tiled.triangularView<Eigen::Lower>().toDenseMatrix() -
-            plain.triangularView<Eigen::Lower>().toDenseMatrix()).cwiseAbs().maxCoeff() < 1e-10,
-           "tiled rank-k update equals X X'");
-    Eigen::MatrixXd spd = plain + Eigen::MatrixXd::Identity(421, 421);
-    Eigen::MatrixXd factor = spd;
-    expect(krein::dense::cholesky(factor, 2), "tiled Cholesky succeeds on an spd matrix");
-    const Eigen::MatrixXd L = factor.triangularView<Eigen::Lower>();
-    expect((L * L.transpose() - spd).cwiseAbs().maxCoeff() < 1e-9, "tiled Cholesky reproduces A = L L'");
-    Eigen::MatrixXd indefinite = -Eigen::MatrixXd::Identity(300, 300);
-    expect(!krein::dense::cholesky(indefinite, 2), "tiled Cholesky refuses an indefinite matrix");
-  }
-
-  // MEB of the vertices of a regular simplex (identity Gram matrix): the
-  // centre is their mean, R^2 = 1 - 1/k, and every vertex is a core point.
-  {
-    const int k = 7;
-    const Eigen::MatrixXd gram = Eigen::MatrixXd::Identity(k, k);
-    const krein::meb::Result r = krein::meb::core_set(
-        gram.diagonal(), [&gram](Eigen::Index s) { return Eigen::VectorXd(gram.col(s)); }, 2, 1e-6, 100);
-    expect(r.converged, "MEB converges on a simplex");
-    expect(static_cast<int>(r.core.size()) == k, "every simplex vertex is a core point");
-    expect(std::abs(r.radius2 - (1.0 - 1.0 / k)) < 1e-8, "MEB radius of a simplex is sqrt(1 - 1/k)");
-  }
-
-  // iKFD: the discriminant separates two well-separated classes with the
-  // documented sign (positive for the first class), for the full and the
-  // Nystroem fit with every point a landmark.
-  {
-    Eigen::MatrixXd x = random_matrix(40, 2, 6);
-    std::vector<int> labels(40);
-    for (int i = 0; i < 40; ++i) {
-      labels[i] = i < 20 ? 0 : 1;
-      x(i, 0) += i < 20 ? 4.0 : -4.0;
+// KQD on a tiny problem against the formulas written out (paper 000, Table II):
+// IC+ with the pd formulas is n_j ||(K~ + alpha I)^{-1} k~_x||^2, by the
+// Cholesky factor and by the eigenbasis; RC- is (k~_xx - v'Av / (n_j sigma^2)) /
+// sigma^2 with A = I (KQD) or A = U J U' (IKQD).
+void test_kqd() {
+  using krein::kqd::IndefiniteMode;
+  using krein::kqd::Variant;
+  const Eigen::MatrixXd x = random_matrix(14, 2, 14);
+  const Eigen::MatrixXd x_new = random_matrix(5, 2, 15);
+  const std::vector<std::vector<Eigen::Index>> members = {{0, 1, 2, 3, 4, 5, 6}, {7, 8, 9, 10, 11, 12, 13}};
+  const double nj = 7.0;
+  // the class block, its centring, and centred vectors of the new points
+  auto class_terms = [&](const krein::KernelSpec& spec, Eigen::MatrixXd& Kc, Eigen::MatrixXd& V,
+                         Eigen::VectorXd& kxx, Eigen::MatrixXd& Kx) {
+    const Eigen::MatrixXd K = kernel_of(spec, x);
+    Kx.resize(5, 14);
+    const krein::MatrixRef nr(x_new), xr(x);
+    krein::kernel_matrix(spec, nr, xr, nullptr, Kx, false, 1);
+    const Eigen::MatrixXd Kj = K.topLeftCorner(7, 7);
+    const Eigen::MatrixXd H = Eigen::MatrixXd::Identity(7, 7) - Eigen::MatrixXd::Constant(7, 7, 1.0 / nj);
+    Kc = H * Kj * H;
+    const Eigen::VectorXd mean = Kj.rowwise().mean();
+    V = H * (Kx.leftCols(7).transpose().colwise() - mean);
+    kxx = Eigen::VectorXd::Zero(5);
+    for (int i = 0; i < 5; ++i) {
+      kxx[i] = krein::kernel_diagonal(spec, nr, nullptr)[i] - 2.0 * Kx.row(i).head(7).mean() + Kj.mean();
     }
-    krein::KernelSpec spec;
-    spec.gamma = 0.5;
-    Eigen::MatrixXd K(40, 40);
-    const krein::MatrixRef xr(x);
-    krein::kernel_matrix(spec, xr, xr, nullptr, K, true, 1);
-    const krein::ikfd::Discriminants full = krein::ikfd::fit_full(K, labels, 2, krein::ikfd::Weights::equal, 1e-4, 2);
-    const Eigen::VectorXd f = K * full.coefficients.col(0);
-    bool separated = true;
-    for (int i = 0; i < 40; ++i) separated = separated && ((f[i] + full.bias[0] > 0) == (labels[i] == 0));
-    expect(separated, "full iKFD separates the classes, positive for the first");
-    const std::vector<Eigen::MatrixXd> factors = krein::ikfd::class_factors(K, labels, 2, 1);
-    const krein::ikfd::Discriminants ny =
-        krein::ikfd::fit_nystrom(factors, {20.0, 20.0}, K, krein::ikfd::Weights::equal, 1e-4);
-    const Eigen::VectorXd g = K * ny.coefficients.col(0);
-    expect(((g.array() + ny.bias[0]) - (f.array() + full.bias[0])).abs().maxCoeff() <
-               1e-6 * (f.array() + full.bias[0]).abs().maxCoeff(),
-           "Ny-iKFD with every point a landmark equals the full iKFD");
+  };
+  Eigen::MatrixXd Kc, V, Kx;
+  Eigen::VectorXd kxx;
+  class_terms(rbf_spec(0.8), Kc, V, kxx, Kx);
+  const double alpha = 0.05;
+  const Eigen::MatrixXd shifted = Kc + alpha * Eigen::MatrixXd::Identity(7, 7);
+  const Eigen::MatrixXd solved = shifted.llt().solve(V);
+  const Eigen::VectorXd ic_direct = nj * solved.colwise().squaredNorm().transpose();
+  for (bool cholesky : {true, false}) {
+    const krein::kqd::Model model = krein::kqd::fit(kernel_of(rbf_spec(0.8), x), members, Variant::ic_plus,
+                                                    Eigen::MatrixXd::Constant(1, 2, alpha), IndefiniteMode::no, cholesky);
+    const Eigen::MatrixXd d = krein::kqd::distances(model, Kx, nullptr)[0];
+    expect(model.classes[0].cholesky == cholesky, "IC+ takes the Cholesky path only when allowed");
+    expect((d.col(0) - ic_direct).cwiseAbs().maxCoeff() < 1e-9 * ic_direct.cwiseAbs().maxCoeff(),
+           cholesky ? "IC+ distances (Cholesky) equal n_j ||(K~ + alpha I)^-1 k~_x||^2"
+                    : "IC+ distances (eigenbasis) equal n_j ||(K~ + alpha I)^-1 k~_x||^2");
   }
-
-  // PCVM E-step: phi(t) / Psi(t) is continuous across the switch at t = -5
-  // and approaches -t far in the tail.
-  {
-    const double below = krein::pcvm::inverse_mills(-5.0 - 1e-9), above = krein::pcvm::inverse_mills(-5.0);
-    expect(std::abs(below - above) < 1e-8, "inverse Mills ratio is continuous at the switch");
-    const double far = krein::pcvm::inverse_mills(-1e4);
-    expect(std::abs(far - 1e4) < 1e-3 && std::isfinite(far), "inverse Mills ratio tends to -t");
-    expect(std::abs(krein::pcvm::inverse_mills(0.0) - 2.0 / std::sqrt(2.0 * M_PI)) < 1e-15,
-           "inverse Mills ratio at 0 is 2 phi(0)");
+  // RC- with an indefinite (tanh) kernel, both formulas and a path of two values
+  krein::KernelSpec tanh;
+  tanh.type = krein::KernelType::tanh;
+  tanh.scale = 1.0;
+  tanh.offset = -0.5;
+  class_terms(tanh, Kc, V, kxx, Kx);
+  const krein::SymmetricEigen eig = krein::symmetric_eigen(Kc, true);
+  Eigen::MatrixXd J = Eigen::MatrixXd::Identity(7, 7);  // U J U' with J = +1 on zero eigenvalues
+  const double zero = krein::numerics::zero_eigenvalue_tolerance(7, eig.values.cwiseAbs().maxCoeff());
+  for (int i = 0; i < 7; ++i) {
+    if (eig.values[i] < -zero) J -= 2.0 * eig.vectors.col(i) * eig.vectors.col(i).transpose();
   }
+  expect(eig.values.minCoeff() < -zero, "the tanh class kernel is indefinite");
+  const Eigen::MatrixXd K = kernel_of(tanh, x);
+  const Eigen::VectorXd self = krein::kernel_diagonal(tanh, x_new, nullptr);
+  Eigen::MatrixXd path(2, 2);
+  path << 0.5, 0.5, 2.0, 2.0;
+  for (IndefiniteMode mode : {IndefiniteMode::no, IndefiniteMode::yes}) {
+    const krein::kqd::Model model = krein::kqd::fit(K, members, Variant::rc_minus, path, mode, true);
+    const std::vector<Eigen::MatrixXd> d = krein::kqd::distances(model, Kx, &self);
+    const Eigen::MatrixXd A = mode == IndefiniteMode::no ? Eigen::MatrixXd::Identity(7, 7) : J;
+    for (int k = 0; k < 2; ++k) {
+      const double s2 = path(k, 0);
+      const Eigen::VectorXd direct =
+          (kxx - (V.transpose() * A * V).diagonal() / (nj * s2)) / s2;
+      expect((d[k].col(0) - direct).cwiseAbs().maxCoeff() < 1e-9 * direct.cwiseAbs().maxCoeff(),
+             mode == IndefiniteMode::no ? "RC- (KQD, A = I) equals (k~xx - v'v / (n_j s2)) / s2 at each path value"
+                                        : "RC- (IKQD, A = U J U') equals (k~xx - v'Av / (n_j s2)) / s2 at each path value");
+    }
+  }
+}
 
-  // KFDA on the kernel data: the centred class factors carry the class
-  // scatter matrices (R'R = S_c), merged chunks equal one QR, the scatter of
-  // the principal components is the plain centred cross-product.
-  {
-    const int n = 300, p = 7;
-    Eigen::MatrixXd Z(n, p);
-    std::vector<int> labels(n);
-    for (int i = 0; i < n; ++i) {
-      labels[i] = i % 3;
-      for (int j = 0; j < p; ++j) Z(i, j) = 1e3 + std::sin(0.7 * i + 1.3 * j) + 0.1 * labels[i] * j;
-    }
-    const krein::kfda::ClassFactors f = krein::kfda::class_factors(Z, labels, 3, 2);
-    double worst = 0.0;
-    for (int c = 0; c < 3; ++c) {
-      Eigen::MatrixXd Zc(100, p);
-      for (int i = 0, k = 0; i < n; ++i) if (labels[i] == c) Zc.row(k++) = Z.row(i);
-      const Eigen::RowVectorXd mean = Zc.colwise().mean();
-      worst = std::max(worst, (f.means.col(c).transpose() - mean).cwiseAbs().maxCoeff());
-      const Eigen::MatrixXd centred = Zc.rowwise() - mean;
-      const Eigen::MatrixXd S = centred.transpose() * centred;
-      worst = std::max(worst, (f.factors[c].transpose() * f.factors[c] - S).cwiseAbs().maxCoeff() / S.cwiseAbs().maxCoeff());
-    }
-    expect(worst < 1e-10, "KFDA class factors: R'R is the centred class scatter despite an offset of 1e3");
-    const krein::kfda::CentredSvd cs = krein::kfda::centred_svd(Z, 2);
-    const Eigen::MatrixXd centred = Z.rowwise() - Z.colwise().mean();
+// PCVM E-step: phi(t) / Psi(t) against R's exp(dnorm(t, log = TRUE) -
+// pnorm(t, log.p = TRUE)) (R 4.2.2, printed to 17 digits), including the tail
+// t << 0 where the continued fraction takes over; continuous at the switch.
+void test_pcvm_estep() {
+  const double reference[][2] = {{-40, 40.024968847206338},
+                                 {-37.600000000000001, 37.626558252922429},
+                                 {-20, 20.049753068527725},
+                                 {-8, 8.121368112236123},
+                                 {-5.0000999999999998, 5.1866006975365053},
+                                 {-5, 5.1865039671258426},
+                                 {-1, 1.5251352761609813},
+                                 {0, 0.79788456080286529},
+                                 {3, 0.0044378390421256622},
+                                 {30, 1.4736461348785771e-196}};
+  double worst = 0.0;
+  for (const auto& row : reference) {
+    worst = std::max(worst, std::abs(krein::pcvm::inverse_mills(row[0]) / row[1] - 1.0));
+  }
+  expect(worst < 1e-13, "inverse Mills ratio equals R's dnorm / pnorm in log space, tail included");
+  const double below = krein::pcvm::inverse_mills(-5.0 - 1e-9), above = krein::pcvm::inverse_mills(-5.0);
+  expect(std::abs(below - above) < 1e-8, "inverse Mills ratio is continuous at the switch");
+  const double far = krein::pcvm::inverse_mills(-1e4);
+  expect(std::abs(far - 1e4) < 1e-3 && std::isfinite(far), "inverse Mills ratio tends to -t");
+}
+
+// PCVM EM: one iteration is one step; the factored basis with every point a
+// landmark follows the full one; convergence and pruning end the loop as
+// documented.
+void test_pcvm_em() {
+  const int n = 50;
+  const Eigen::MatrixXd x = random_matrix(n, 2, 16);
+  Eigen::VectorXd y(n), w(n), latent(n);
+  std::mt19937 gen(17);
+  std::uniform_real_distribution<double> unif(0.0, 1.0);
+  for (int i = 0; i < n; ++i) {
+    y[i] = x(i, 0) * x(i, 1) > 0 ? 1.0 : -1.0;
+    w[i] = unif(gen) + 0.2;
+    latent[i] = 10 * unif(gen) * y[i] + unif(gen);
+  }
+  const Eigen::MatrixXd K = kernel_of(rbf_spec(1.0), x);
+  const krein::pcvm::FullBasis full(K, y, 1);
+  krein::pcvm::Control one;
+  one.max_iter = 1;
+  one.prune = -std::numeric_limits<double>::infinity();
+  std::vector<Eigen::Index> all(n);
+  for (int i = 0; i < n; ++i) all[i] = i;
+  const krein::pcvm::Step step = krein::pcvm::step_full(K, y, all, w, -0.3, &latent, 1);
+  const krein::pcvm::Fit first = krein::pcvm::fit(full, w, -0.3, &latent, one);
+  expect((first.weights - step.weights).cwiseAbs().maxCoeff() == 0.0 && first.bias == step.bias &&
+             first.iterations == 1 && !first.converged,
+         "PCVM EM with max_iter = 1 is one step");
+  krein::pcvm::Control control;
+  control.max_iter = 40;
+  const krein::pcvm::Fit f = krein::pcvm::fit(full, w, -0.3, &latent, control);
+  const krein::pcvm::FactoredBasis factored(K, y, y);
+  const krein::pcvm::Fit g = krein::pcvm::fit(factored, w, -0.3, &latent, control);
+  bool same_support = true;
+  for (int i = 0; i < n; ++i) same_support = same_support && ((f.weights[i] > 0) == (g.weights[i] > 0));
+  expect(same_support && (f.weights - g.weights).cwiseAbs().maxCoeff() < 1e-6 && f.iterations == g.iterations,
+         "Ny-PCVM with every point a landmark follows PCVM");
+  bool pruned = true;
+  for (int i = 0; i < n; ++i) pruned = pruned && (f.weights[i] == 0.0 || f.weights[i] >= control.prune);
+  expect(pruned, "PCVM keeps no weight below `prune`");
+  krein::pcvm::Control loose = control;
+  loose.tol = std::numeric_limits<double>::infinity();
+  const krein::pcvm::Fit early = krein::pcvm::fit(full, w, -0.3, &latent, loose);
+  expect(early.converged && early.iterations == 2, "PCVM converges at the earliest in its second iteration");
+  krein::pcvm::Control harsh = control;
+  harsh.prune = 1e300;
+  const krein::pcvm::Fit gone = krein::pcvm::fit(full, w, -0.3, &latent, harsh);
+  expect(gone.all_pruned && gone.iterations == 1 && gone.weights.isZero(), "PCVM reports when pruning removed every basis function");
+  int calls = 0;
+  krein::pcvm::FullBasis replaceable(K, y, 1);
+  const krein::pcvm::Fit hooked = krein::pcvm::fit(
+      replaceable, w, -0.3, &latent, control,
+      [&](const std::vector<Eigen::Index>& active, const krein::pcvm::Step& s) {
+        ++calls;
+        if (active.empty() || s.latent.size() != n) calls = -1000;
+        replaceable.replace_kernel(K);  // the same kernel: the same iterates
+      });
+  expect(calls == hooked.iterations && (hooked.weights - f.weights).cwiseAbs().maxCoeff() == 0.0,
+         "the after-step hook runs once per iteration and may replace the kernel");
+}
+
+// KFDA on the kernel data: the centred class factors carry the class scatter
+// matrices (R'R = S_c), merged chunks equal one QR, the scatter of the
+// principal components is the plain centred cross-product.
+void test_kfda() {
+  const int n = 300, p = 7;
+  Eigen::MatrixXd Z(n, p);
+  std::vector<int> labels(n);
+  for (int i = 0; i < n; ++i) {
+    labels[i] = i % 3;
+    for (int j = 0; j < p; ++j) Z(i, j) = 1e3 + std::sin(0.7 * i + 1.3 * j) + 0.1 * labels[i] * j;
+  }
+  const krein::kfda::ClassFactors f = krein::kfda::class_factors(Z, labels, 3, 2);
+  double worst = 0.0;
+  for (int c = 0; c < 3; ++c) {
+    Eigen::MatrixXd Zc(100, p);
+    for (int i = 0, k = 0; i < n; ++i) if (labels[i] == c) Zc.row(k++) = Z.row(i);
+    const Eigen::RowVectorXd mean = Zc.colwise().mean();
+    worst = std::max(worst, (f.means.col(c).transpose() - mean).cwiseAbs().maxCoeff());
+    const Eigen::MatrixXd centred = Zc.rowwise() - mean;
     const Eigen::MatrixXd S = centred.transpose() * centred;
-    const Eigen::MatrixXd VD2V = cs.vectors * cs.singular.array().square().matrix().asDiagonal() *
-                                 cs.vectors.transpose();
-    expect((cs.means.transpose() - Z.colwise().mean()).cwiseAbs().maxCoeff() < 1e-10 &&
-               (VD2V - S).cwiseAbs().maxCoeff() < 1e-10 * S.cwiseAbs().maxCoeff(),
-           "KFDA centred SVD: V D^2 V' is the centred cross-product despite an offset of 1e3");
-    const Eigen::MatrixXd top = krein::tsqr::triangular_factor(Z.topRows(150), p);
-    const Eigen::MatrixXd bottom = krein::tsqr::triangular_factor(Z.bottomRows(150), p);
-    const Eigen::MatrixXd merged = krein::tsqr::merge_factor(top, bottom);
-    const Eigen::MatrixXd G = Z.transpose() * Z;
-    expect((merged.transpose() * merged - G).cwiseAbs().maxCoeff() < 1e-12 * G.cwiseAbs().maxCoeff(),
-           "merged tall-skinny QR factors give the Gram matrix");
-    const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(p, p);
-    const std::vector<Eigen::MatrixXd> unit(3, identity);
-    const Eigen::MatrixXd q = krein::kfda::quadratic_forms(Z, f.means, unit);
-    expect(std::abs(q(5, 2) - (Z.row(5).transpose() - f.means.col(2)).squaredNorm()) < 1e-9,
-           "KFDA quadratic forms with identity factors are squared distances to the class means");
+    worst = std::max(worst, (f.factors[c].transpose() * f.factors[c] - S).cwiseAbs().maxCoeff() / S.cwiseAbs().maxCoeff());
   }
+  expect(worst < 1e-10, "KFDA class factors: R'R is the centred class scatter despite an offset of 1e3");
+  const krein::kfda::CentredSvd cs = krein::kfda::centred_svd(Z, 2);
+  const Eigen::MatrixXd centred = Z.rowwise() - Z.colwise().mean();
+  const Eigen::MatrixXd S = centred.transpose() * centred;
+  const Eigen::MatrixXd VD2V = cs.vectors * cs.singular.array().square().matrix().asDiagonal() *
+                               cs.vectors.transpose();
+  expect((cs.means.transpose() - Z.colwise().mean()).cwiseAbs().maxCoeff() < 1e-10 &&
+             (VD2V - S).cwiseAbs().maxCoeff() < 1e-10 * S.cwiseAbs().maxCoeff(),
+         "KFDA centred SVD: V D^2 V' is the centred cross-product despite an offset of 1e3");
+  const Eigen::MatrixXd top = krein::tsqr::triangular_factor(Z.topRows(150), p);
+  const Eigen::MatrixXd bottom = krein::tsqr::triangular_factor(Z.bottomRows(150), p);
+  const Eigen::MatrixXd merged = krein::tsqr::merge_factor(top, bottom);
+  const Eigen::MatrixXd G = Z.transpose() * Z;
+  expect((merged.transpose() * merged - G).cwiseAbs().maxCoeff() < 1e-12 * G.cwiseAbs().maxCoeff(),
+         "merged tall-skinny QR factors give the Gram matrix");
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(p, p);
+  const std::vector<Eigen::MatrixXd> unit(3, identity);
+  const Eigen::MatrixXd q = krein::kfda::quadratic_forms(Z, f.means, unit);
+  expect(std::abs(q(5, 2) - (Z.row(5).transpose() - f.means.col(2)).squaredNorm()) < 1e-9,
+         "KFDA quadratic forms with identity factors are squared distances to the class means");
+}
 
+}  // namespace
+
+int main() {
+  test_kernels();
+  test_checkpoint();
+  test_symmetric_eigen();
+  test_parallel_for();
+  test_parallel_dense();
+  test_numerics();
+  test_meb();
+  test_ikfd();
+  test_kqd();
+  test_pcvm_estep();
+  test_pcvm_em();
+  test_kfda();
   std::printf("core: %d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }

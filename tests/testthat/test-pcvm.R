@@ -1,7 +1,8 @@
 # pcvm(): one EM iteration against a plain-R transcription of the update
-# (paper 002, eqs. 5-7; Chen, Tino & Yao 2009; documented in ?pcvm, Model and
-# EM); Ny-PCVM against PCVM where the Nystroem approximation is exact; the
-# probit posterior against a known Bayes posterior.
+# (helper-pcvm.R; paper 002, eqs. 5-7; Chen, Tino & Yao 2009), the EM loop
+# against the R loop it replaced; Ny-PCVM against PCVM where the Nystroem
+# approximation is exact; the probit posterior against a known Bayes
+# posterior. The E-step's tail accuracy is tested in tests/cpp.
 
 # PCVM on separable data keeps growing its weights slowly (as the reference
 # code does), so reaching max_iter is expected there: muffle only that warning.
@@ -11,28 +12,8 @@ without_max_iter_warning <- function(expr) {
   })
 }
 
-# Transcription of one EM iteration (?pcvm, Model and EM), with the E-step ratio
-# phi(f) / Psi(y f) computed in log space by R's dnorm / pnorm.
-ref_pcvm_step <- function(K, y, active, w, b, latent = NULL) {
-  Phi <- K[, active, drop = FALSE] * rep(y[active], each = nrow(K))
-  f <- if (is.null(latent)) drop(Phi %*% w) + b else latent
-  Z <- f + y * exp(dnorm(f, log = TRUE) - pnorm(y * f, log.p = TRUE))
-  M <- sqrt(2) * w
-  Hess <- diag(length(active)) + outer(M, M) * crossprod(Phi)
-  w_new <- M * solve(Hess, M * drop(crossprod(Phi, Z - b)))
-  b_new <- sum(Z - Phi %*% w_new) / (nrow(K) + 1 / (2 * b^2))
-  list(weights = w_new, bias = b_new)
-}
-
-test_that("the E-step ratio is exact far into the tail (y f << 0)", {
-  f <- c(-40, -37.6, -20, -8, -5.0001, -5, -1, 0, 3, 30)
-  y <- rep(c(1, -1), length.out = length(f))
-  # points with y f = f: the ratio phi(f) / Psi(y f) is y (Z - f)
-  latent <- f * y
-  ratio <- y * (krein:::cpp_pcvm_expected_latent(latent, y) - latent)
-  expect_equal(ratio, exp(dnorm(f, log = TRUE) - pnorm(f, log.p = TRUE)), tolerance = 1e-13)
-  expect_true(all(is.finite(ratio)))
-})
+# One EM iteration: the C++ loop stopped after one step, without pruning.
+one_step <- list(max_iter = 1, tol = 0, prune = -Inf)
 
 test_that("one EM step equals the transcription, full and low rank", {
   set.seed(1)
@@ -42,25 +23,74 @@ test_that("one EM step equals the transcription, full and low rank", {
   K <- kernel_matrix(x, kernel = kernel_rbf(2))
   active <- sort(sample.int(n, 25))
   w <- runif(25) + 0.2
-  w[1:3] <- 8  # large weights against the labels: y f << 0 at some points
+  w[1:3] <- 8  # large weights against the labels: y f << 0 at some points (the E-step's tail)
   y[active[1:3]] <- -y[active[1:3]]
   b <- 0.3
   f <- drop(K[, active] %*% (y[active] * w)) + b
   expect_lt(min(y * f), -5)
   ref <- ref_pcvm_step(K, y, active, w, b)
-  got <- krein:::cpp_pcvm_step_full(K, y, active, w, b, NULL, 1L)
-  expect_equal(got$weights, ref$weights, tolerance = 1e-10)
+  w_start <- numeric(n)
+  w_start[active] <- w  # the inactive basis functions have weight 0
+  got <- krein:::cpp_pcvm_fit(K, FALSE, y, y, list(weights = w_start, bias = b, latent = NULL), one_step,
+                              NULL, 1L)
+  expect_equal(got$weights[active], ref$weights, tolerance = 1e-10)
+  expect_equal(got$weights[-active], rep(0, n - 25))
   expect_equal(got$bias, ref$bias, tolerance = 1e-10)
-  # the factored form of Ny-PCVM on K = Q R (every point a landmark) is the same step
-  factors <- qr(K)
-  low <- krein:::cpp_pcvm_step_factored(qr.Q(factors), qr.R(factors)[, order(factors$pivot)], y, y,
-                                        active, w, b, NULL)
-  expect_equal(low$weights, ref$weights, tolerance = 1e-8)
+  # the factored form of Ny-PCVM (every point a landmark, K = Q R) is the same step
+  low <- krein:::cpp_pcvm_fit(K, TRUE, y, y, list(weights = w_start, bias = b, latent = NULL), one_step,
+                              NULL, 1L)
+  expect_equal(low$weights[active], ref$weights, tolerance = 1e-8)
   expect_equal(low$bias, ref$bias, tolerance = 1e-8)
   # the first iteration takes the latent start in place of f
   latent <- rnorm(n)
-  expect_equal(krein:::cpp_pcvm_step_full(K, y, active, w, b, latent, 1L)$weights,
+  expect_equal(krein:::cpp_pcvm_fit(K, FALSE, y, y, list(weights = w_start, bias = b, latent = latent),
+                                    one_step, NULL, 1L)$weights[active],
                ref_pcvm_step(K, y, active, w, b, latent)$weights, tolerance = 1e-10)
+})
+
+test_that("the C++ EM loop follows the R loop it replaced (helper-pcvm.R)", {
+  set.seed(21)
+  board <- checkerboard(60, size = 2)
+  x <- as.matrix(board[, 1:2])
+  signs <- ifelse(board$y == levels(board$y)[1], 1, -1)
+  K <- kernel_matrix(x, kernel = kernel_rbf(2))
+  control <- pcvm_control(max_iter = 200)
+  compare <- function(got, ref) {
+    expect_identical(which(got$weights > 0), which(ref$weights > 0))
+    expect_equal(got$weights, ref$weights, tolerance = 1e-10)
+    expect_equal(got$bias, ref$bias, tolerance = 1e-10)
+    expect_identical(got$iterations, ref$iterations)
+    expect_identical(got$converged, ref$converged)
+  }
+  # full PCVM
+  start <- ref_pcvm_start(60, signs)
+  compare(krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 1L),
+          ref_pcvm_em(K, signs, signs, start, control))
+  # Ny-PCVM on 15 landmark columns
+  columns <- sort(c(which(signs > 0)[1:8], which(signs < 0)[1:7]))
+  C <- K[, columns]
+  start <- ref_pcvm_start(15, signs)
+  compare(krein:::cpp_pcvm_fit(C, TRUE, signs, signs[columns], start, control, NULL, 1L),
+          ref_pcvm_em(C, signs, signs[columns], start, control))
+  # with the width step: the R function the loop calls back
+  width <- pcvm_control(max_iter = 15, optimize_width = TRUE)
+  start <- ref_pcvm_start(60, signs)
+  ref <- ref_pcvm_em(K, signs, signs, start, width, kernel = kernel_rbf(2), x = x)
+  kernel <- kernel_rbf(2)
+  width_step <- function(active, weights, bias, Z) {
+    kernel <<- krein:::optimize_rbf_width(kernel, x, active, signs, list(weights = weights, bias = bias), Z, 1L)
+    krein:::evaluate_kernel(kernel, x, NULL, 1L)
+  }
+  compare(krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, width, width_step, 1L), ref)
+  expect_equal(kernel$params$gamma, ref$kernel$params$gamma, tolerance = 1e-10)
+  # and pcvm() draws the same start and reports the same model
+  set.seed(22)
+  fit <- without_max_iter_warning(pcvm(x, board$y, kernel = kernel_rbf(2), control = control))
+  set.seed(22)
+  ref <- ref_pcvm_em(K, signs, signs, ref_pcvm_start(60, signs), control)
+  expect_identical(fit$models[[1]]$relevant, which(ref$weights > 0))
+  expect_equal(fit$models[[1]]$weights, ref$weights[ref$weights > 0], tolerance = 1e-10)
+  expect_equal(fit$models[[1]]$bias, ref$bias, tolerance = 1e-10)
 })
 
 test_that("Ny-PCVM with every point a landmark follows the PCVM path", {

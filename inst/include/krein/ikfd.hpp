@@ -26,12 +26,7 @@
 
 #include "krein/nystrom.hpp"
 #include "krein/parallel_dense.hpp"
-#include "krein/symmetric_eigen.hpp"
 #include "krein/tsqr.hpp"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 namespace krein {
 namespace ikfd {
@@ -73,6 +68,69 @@ inline Eigen::MatrixXd ridged_cholesky(const Eigen::MatrixXd& N, double& mu, boo
   throw std::runtime_error("the within-class scatter could not be factorised");
 }
 
+// One discriminant from its within-class scatter S (lower triangle read) and
+// the group means mA, mB in the same basis: alpha = (S + mu I)^{-1} (mA - mB)
+// with the relative ridge mu = reg tr(S) / n, b = -alpha' (mA + mB) / 2.
+struct Direction {
+  Eigen::VectorXd alpha;
+  double bias = 0.0;
+  double ridge = 0.0;
+};
+
+inline Direction fisher_direction(const Eigen::MatrixXd& S, const Eigen::VectorXd& mA,
+                                  const Eigen::VectorXd& mB, double reg, double n, bool& retried,
+                                  int threads) {
+  Direction out;
+  out.ridge = reg * S.diagonal().sum() / n;
+  const Eigen::MatrixXd L = ridged_cholesky(S, out.ridge, retried, threads);
+  out.alpha = dense::cholesky_solve(L, mA - mB);
+  out.bias = -0.5 * out.alpha.dot(mA + mB);
+  return out;
+}
+
+inline void set_discriminant(Discriminants& out, int i, const Eigen::VectorXd& coefficients,
+                             const Direction& direction) {
+  out.coefficients.col(i) = coefficients;
+  out.bias[i] = direction.bias;
+  out.ridge[i] = direction.ridge;
+}
+
+inline Discriminants empty_discriminants(Eigen::Index rows, int classes) {
+  const int d = discriminant_count(classes);
+  Discriminants out;
+  out.coefficients.resize(rows, d);
+  out.bias.resize(d);
+  out.ridge.resize(d);
+  return out;
+}
+
+// The within-class scatter of group A = class i against the rest B (lower
+// triangle): with KKt = K K' (lower triangle), sums s_c = K[, I_c] 1, total s.
+inline void full_scatter(Eigen::MatrixXd& N, const Eigen::Ref<const Eigen::MatrixXd>& K,
+                         const Eigen::MatrixXd& KKt, const std::vector<int>& labels, int i,
+                         const Eigen::VectorXd& sA, const Eigen::VectorXd& sB, double nA, double nB,
+                         Weights weights, int threads) {
+  const Eigen::Index n = K.rows();
+  if (weights == Weights::equal) {
+    N.triangularView<Eigen::Lower>() = KKt;
+    N.selfadjointView<Eigen::Lower>().rankUpdate(sA, -1.0 / nA);
+    N.selfadjointView<Eigen::Lower>().rankUpdate(sB, -1.0 / nB);
+    return;
+  }
+  // P_A K_A K_A' + P_B (K K' - K_A K_A') = P_B K K' + (P_A - P_B) K_A K_A'
+  const double PA = nA / n, PB = nB / n;
+  Eigen::MatrixXd KA(n, static_cast<Eigen::Index>(nA));
+  Eigen::Index col = 0;
+  for (Eigen::Index j = 0; j < n; ++j) {
+    if (labels[j] == i) KA.col(col++) = K.col(j);
+  }
+  N.setZero();
+  dense::rank_update(N, KA, PA - PB, threads);
+  N.triangularView<Eigen::Lower>() += PB * KKt;
+  N.selfadjointView<Eigen::Lower>().rankUpdate(sA, -PA / nA);
+  N.selfadjointView<Eigen::Lower>().rankUpdate(sB, -PB / nB);
+}
+
 // Full iKFD on the n x n training kernel K (symmetric); labels 0..classes-1.
 inline Discriminants fit_full(const Eigen::Ref<const Eigen::MatrixXd>& K,
                               const std::vector<int>& labels, int classes, Weights weights,
@@ -94,41 +152,16 @@ inline Discriminants fit_full(const Eigen::Ref<const Eigen::MatrixXd>& K,
   Eigen::MatrixXd KKt = Eigen::MatrixXd::Zero(n, n);
   dense::rank_update(KKt, K, 1.0, threads);
 
-  const int d = discriminant_count(classes);
-  Discriminants out;
-  out.coefficients.resize(n, d);
-  out.bias.resize(d);
-  out.ridge.resize(d);
+  Discriminants out = empty_discriminants(n, classes);
   Eigen::MatrixXd N(n, n);
-  for (int i = 0; i < d; ++i) {
+  for (int i = 0; i < discriminant_count(classes); ++i) {
     const Eigen::VectorXd sA = sums.col(i);
     const Eigen::VectorXd sB = total - sA;
     const double nA = counts[i], nB = static_cast<double>(n) - counts[i];
-    if (weights == Weights::equal) {
-      N.triangularView<Eigen::Lower>() = KKt;
-      N.selfadjointView<Eigen::Lower>().rankUpdate(sA, -1.0 / nA);
-      N.selfadjointView<Eigen::Lower>().rankUpdate(sB, -1.0 / nB);
-    } else {
-      // P_A K_A K_A' + P_B (K K' - K_A K_A') = P_B K K' + (P_A - P_B) K_A K_A'
-      const double PA = nA / n, PB = nB / n;
-      Eigen::MatrixXd KA(n, static_cast<Eigen::Index>(nA));
-      Eigen::Index col = 0;
-      for (Eigen::Index j = 0; j < n; ++j) {
-        if (labels[j] == i) KA.col(col++) = K.col(j);
-      }
-      N.setZero();
-      dense::rank_update(N, KA, PA - PB, threads);
-      N.triangularView<Eigen::Lower>() += PB * KKt;
-      N.selfadjointView<Eigen::Lower>().rankUpdate(sA, -PA / nA);
-      N.selfadjointView<Eigen::Lower>().rankUpdate(sB, -PB / nB);
-    }
-    double mu = reg * N.diagonal().sum() / static_cast<double>(n);
-    const Eigen::MatrixXd L = ridged_cholesky(N, mu, out.ridge_needed_more, threads);
-    const Eigen::VectorXd mA = sA / nA, mB = sB / nB;
-    const Eigen::VectorXd alpha = dense::cholesky_solve(L, mA - mB);
-    out.coefficients.col(i) = alpha;
-    out.bias[i] = -0.5 * alpha.dot(mA + mB);
-    out.ridge[i] = mu;
+    full_scatter(N, K, KKt, labels, i, sA, sB, nA, nB, weights, threads);
+    const Direction dir = fisher_direction(N, sA / nA, sB / nB, reg, static_cast<double>(n),
+                                           out.ridge_needed_more, threads);
+    set_discriminant(out, i, dir.alpha, dir);
   }
   return out;
 }
@@ -151,47 +184,83 @@ inline std::vector<Eigen::MatrixXd> class_factors(const Eigen::Ref<const Eigen::
   check_labels(labels, classes);
   std::vector<std::vector<Eigen::Index>> rows(classes);
   for (Eigen::Index i = 0; i < n; ++i) rows[labels[i]].push_back(i);
-#ifdef _OPENMP
-  const int workers = threads > 0 ? threads : omp_get_max_threads();
-#else
-  const int workers = 1;
-  (void)threads;
-#endif
   std::vector<Eigen::MatrixXd> out(classes);
   for (int c = 0; c < classes; ++c) {
-    const Eigen::Index nc = static_cast<Eigen::Index>(rows[c].size());
-    const int chunks = static_cast<int>(
-        std::max<Eigen::Index>(1, std::min<Eigen::Index>(workers, nc / (4 * (m + 1)))));
-    std::vector<Eigen::MatrixXd> partial(chunks);
-#pragma omp parallel for num_threads(chunks) schedule(static)
-    for (int t = 0; t < chunks; ++t) {
-      const Eigen::Index begin = nc * t / chunks, end = nc * (t + 1) / chunks;
+    out[c] = tsqr::chunked_factor(static_cast<Eigen::Index>(rows[c].size()), 4 * (m + 1), threads,
+                                  [&](Eigen::Index begin, Eigen::Index end) {
       Eigen::MatrixXd block(end - begin, m + 1);
       for (Eigen::Index r = begin; r < end; ++r) {
         block.row(r - begin).head(m) = C.row(rows[c][r]);
         block(r - begin, m) = 1.0;
       }
-      partial[t] = tsqr::triangular_factor(block, m + 1);
-    }
-    out[c] = partial[0];
-    for (int t = 1; t < chunks; ++t) out[c] = tsqr::merge_factor(out[c], partial[t]);
+      return tsqr::triangular_factor(block, m + 1);
+    });
   }
   return out;
 }
 
-// Ny-iKFD from the class factors and W = K_mm (notes section 3, in the
-// orthonormal basis the factors give). Stack S = [R_1; ...; R_c] = Q_S R_C, so
-// C = Q_C R_C with Q_C orthonormal (rows of class c: Q_c Q_S[c]). Then, as in
-// nystrom.hpp, B = C U |l|^-1/2 = Q_C (R_C U |l|^-1/2) = Q_C Q_2 R and
-// R S R' = V Lambda V', so K_hat = Q Lambda Q' with Q = Q_C Z, Z = Q_2 V. The
-// rows of Q in class c are Q_c Y_c with Y_c = Q_S[c] Z, whence
+// What the Ny-iKFD systems need of each class c, in the orthonormal basis Q
+// of K_hat = Q Lambda Q' (below): Q_c'Q_c and q_c = Q'e_c.
+struct ClassProjections {
+  std::vector<Eigen::MatrixXd> gram;  // Q_c'Q_c, r x r
+  Eigen::MatrixXd sums;               // q_c, r x classes
+};
+
+// Ny-iKFD from the class factors and W = K_mm (the algebra of ?ikfd,
+// "Nystroem low rank", in the orthonormal basis the factors give). Stack
+// S = [R_1; ...; R_c] = Q_S R_C, so C = Q_C R_C with Q_C orthonormal (rows of
+// class c: Q_c Q_S[c]). The Nystroem decomposition of R_C against W (as
+// nystrom.hpp does for C) gives R_C W^+ R_C' = Z Lambda Z', so K_hat = Q
+// Lambda Q' with Q = Q_C Z. The rows of Q in class c are Q_c Y_c with
+// Y_c = Q_S[c] Z, whence
 //   q_c = Q'e_c = Y_c' u_c,   Q_c'Q_c = Y_c'Y_c
 // and each discriminant solves an r x r system:
 //   G    = Lambda (sum_G P_G (Q_G'Q_G - q_G q_G' / n_G)) Lambda
 //   beta = (G + mu I)^{-1} Lambda (q_A / n_A - q_B / n_B),  mu = reg tr(G) / n
 //   b    = -beta' Lambda (q_A / n_A + q_B / n_B) / 2
-// with out-of-sample coefficients a = W^+ C'Q beta = W^+ R_C' Z beta (an
-// m-vector), so that f(x) = k(x, L) a + b needs only the landmarks.
+// with out-of-sample coefficients a = W^+ C'Q beta = W^+ R_C' Z beta = E' beta
+// (E the decomposition's extension, an r x m matrix), so that
+// f(x) = k(x, L) a + b needs only the landmarks.
+inline ClassProjections class_projections(const std::vector<Eigen::MatrixXd>& factors,
+                                          const Eigen::MatrixXd& Q_S, const Eigen::MatrixXd& Z) {
+  const int classes = static_cast<int>(factors.size());
+  const Eigen::Index m = Z.rows();
+  ClassProjections out;
+  out.gram.resize(classes);
+  out.sums.resize(Z.cols(), classes);
+  for (int c = 0; c < classes; ++c) {
+    const Eigen::MatrixXd Y = Q_S.middleRows(c * m, m) * Z;
+    out.gram[c] = Y.transpose() * Y;
+    out.sums.col(c) = Y.transpose() * factors[c].col(m).head(m);
+  }
+  return out;
+}
+
+// The scatter G of discriminant i (class i against the rest) and its group
+// means Lambda q_G / n_G.
+inline void nystrom_scatter(const ClassProjections& proj, const Eigen::VectorXd& lambda,
+                            const std::vector<double>& counts, double n, int i, Weights weights,
+                            Eigen::MatrixXd& G, Eigen::VectorXd& mA, Eigen::VectorXd& mB) {
+  const Eigen::Index r = lambda.size();
+  Eigen::MatrixXd HB = Eigen::MatrixXd::Zero(r, r);
+  Eigen::VectorXd qB = Eigen::VectorXd::Zero(r);
+  for (int c = 0; c < static_cast<int>(counts.size()); ++c) {
+    if (c == i) continue;
+    HB += proj.gram[c];
+    qB += proj.sums.col(c);
+  }
+  const Eigen::VectorXd qA = proj.sums.col(i);
+  const double nA = counts[i], nB = n - nA;
+  const double PA = weights == Weights::equal ? 1.0 : nA / n;
+  const double PB = weights == Weights::equal ? 1.0 : nB / n;
+  const Eigen::MatrixXd scatter =
+      PA * (proj.gram[i] - qA * qA.transpose() / nA) + PB * (HB - qB * qB.transpose() / nB);
+  G = lambda.asDiagonal() * scatter * lambda.asDiagonal();
+  G = 0.5 * (G + G.transpose()).eval();
+  mA = lambda.cwiseProduct(qA) / nA;
+  mB = lambda.cwiseProduct(qB) / nB;
+}
+
 inline Discriminants fit_nystrom(const std::vector<Eigen::MatrixXd>& factors,
                                  const std::vector<double>& counts,
                                  const Eigen::Ref<const Eigen::MatrixXd>& W, Weights weights,
@@ -211,88 +280,20 @@ inline Discriminants fit_nystrom(const std::vector<Eigen::MatrixXd>& factors,
   Eigen::HouseholderQR<Eigen::MatrixXd> s_qr(stacked);
   const Eigen::MatrixXd Q_S = s_qr.householderQ() * Eigen::MatrixXd::Identity(classes * m, m);
   const Eigen::MatrixXd R_C = s_qr.matrixQR().topRows(m).triangularView<Eigen::Upper>();
+  const nystrom::Decomposition d = nystrom::decompose(R_C, W);
+  const ClassProjections proj = class_projections(factors, Q_S, d.vectors);
 
-  // eigenpairs of W kept for W^+ = U diag(1/l) U'
-  const SymmetricEigen w_eig = symmetric_eigen(W, true);
-  const double w_largest = w_eig.values.cwiseAbs().maxCoeff();
-  std::vector<Eigen::Index> kept;
-  for (Eigen::Index i = 0; i < m; ++i) {
-    if (std::abs(w_eig.values[i]) > nystrom::pseudo_inverse_cutoff(w_largest)) kept.push_back(i);
-  }
-  const Eigen::Index k = static_cast<Eigen::Index>(kept.size());
-  Eigen::MatrixXd UD(m, k), U(m, k);
-  Eigen::VectorXd sign(k), inverse(k);
-  for (Eigen::Index j = 0; j < k; ++j) {
-    const double l = w_eig.values[kept[j]];
-    U.col(j) = w_eig.vectors.col(kept[j]);
-    UD.col(j) = U.col(j) / std::sqrt(std::abs(l));
-    sign[j] = l < 0 ? -1.0 : 1.0;
-    inverse[j] = 1.0 / l;
-  }
-  // R_C U |l|^-1/2 = Q_2 R;  R S R' = V Lambda V'
-  const Eigen::MatrixXd M = R_C * UD;
-  Eigen::HouseholderQR<Eigen::MatrixXd> m_qr(M);
-  const Eigen::Index kq = std::min(m, k);
-  const Eigen::MatrixXd Q_2 = m_qr.householderQ() * Eigen::MatrixXd::Identity(m, kq);
-  const Eigen::MatrixXd R = m_qr.matrixQR().topRows(kq).triangularView<Eigen::Upper>();
-  Eigen::MatrixXd core = R * sign.asDiagonal() * R.transpose();
-  core = 0.5 * (core + core.transpose()).eval();
-  const SymmetricEigen c_eig = symmetric_eigen(core, true);
-  const double c_largest = kq > 0 ? c_eig.values.cwiseAbs().maxCoeff() : 0.0;
-  std::vector<Eigen::Index> nonzero;
-  for (Eigen::Index i = kq - 1; i >= 0; --i) {
-    if (std::abs(c_eig.values[i]) > nystrom::relative_zero(kq, c_largest)) nonzero.push_back(i);
-  }
-  const Eigen::Index r = static_cast<Eigen::Index>(nonzero.size());
-  Eigen::MatrixXd V(kq, r);
-  Eigen::VectorXd lambda(r);
-  for (Eigen::Index j = 0; j < r; ++j) {
-    V.col(j) = c_eig.vectors.col(nonzero[j]);
-    lambda[j] = c_eig.values[nonzero[j]];
-  }
-  const Eigen::MatrixXd Z = Q_2 * V;
-
-  std::vector<Eigen::MatrixXd> H(classes);  // Q_c'Q_c
-  Eigen::MatrixXd q(r, classes);            // Q'e_c
+  Discriminants out = empty_discriminants(m, classes);
+  out.values = d.values;
+  out.landmark_rank = d.landmark_rank;
   double n = 0;
-  for (int c = 0; c < classes; ++c) {
-    const Eigen::MatrixXd Y = Q_S.middleRows(c * m, m) * Z;
-    H[c] = Y.transpose() * Y;
-    q.col(c) = Y.transpose() * factors[c].col(m).head(m);
-    n += counts[c];
-  }
-  const int d = discriminant_count(classes);
-  Discriminants out;
-  out.coefficients.resize(m, d);
-  out.bias.resize(d);
-  out.ridge.resize(d);
-  out.values = lambda;
-  out.landmark_rank = static_cast<int>(k);
-  // a = back * beta, W^+ applied in factored form
-  const Eigen::MatrixXd back = U * (inverse.asDiagonal() * (U.transpose() * (R_C.transpose() * Z)));
-  for (int i = 0; i < d; ++i) {
-    Eigen::MatrixXd HB = Eigen::MatrixXd::Zero(r, r);
-    Eigen::VectorXd qB = Eigen::VectorXd::Zero(r);
-    for (int c = 0; c < classes; ++c) {
-      if (c == i) continue;
-      HB += H[c];
-      qB += q.col(c);
-    }
-    const Eigen::VectorXd qA = q.col(i);
-    const double nA = counts[i], nB = n - nA;
-    const double PA = weights == Weights::equal ? 1.0 : nA / n;
-    const double PB = weights == Weights::equal ? 1.0 : nB / n;
-    const Eigen::MatrixXd scatter =
-        PA * (H[i] - qA * qA.transpose() / nA) + PB * (HB - qB * qB.transpose() / nB);
-    Eigen::MatrixXd G = lambda.asDiagonal() * scatter * lambda.asDiagonal();
-    G = 0.5 * (G + G.transpose()).eval();
-    double mu = reg * G.trace() / n;
-    const Eigen::MatrixXd L = ridged_cholesky(G, mu, out.ridge_needed_more, 1);
-    const Eigen::VectorXd mA = lambda.cwiseProduct(qA) / nA, mB = lambda.cwiseProduct(qB) / nB;
-    const Eigen::VectorXd beta = dense::cholesky_solve(L, mA - mB);
-    out.coefficients.col(i) = back * beta;
-    out.bias[i] = -0.5 * beta.dot(mA + mB);
-    out.ridge[i] = mu;
+  for (double count : counts) n += count;
+  Eigen::MatrixXd G;
+  Eigen::VectorXd mA, mB;
+  for (int i = 0; i < discriminant_count(classes); ++i) {
+    nystrom_scatter(proj, d.values, counts, n, i, weights, G, mA, mB);
+    const Direction dir = fisher_direction(G, mA, mB, reg, n, out.ridge_needed_more, 1);
+    set_discriminant(out, i, d.extension.transpose() * dir.alpha, dir);
   }
   return out;
 }

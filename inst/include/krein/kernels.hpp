@@ -14,9 +14,7 @@
 #include <stdexcept>
 #include <string>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "krein/parallel.hpp"
 
 namespace krein {
 
@@ -57,16 +55,6 @@ struct KernelSpec {
 // worker thread; it may throw to abandon the computation (the R glue passes one
 // that turns a pending user interrupt into an exception). Empty: no checks.
 using Checkpoint = std::function<void()>;
-
-inline int resolve_threads(int threads) {
-#ifdef _OPENMP
-  if (threads <= 0) return std::max(1, omp_get_num_procs());
-  return threads;
-#else
-  (void)threads;
-  return 1;
-#endif
-}
 
 inline bool is_dot_product_kernel(KernelType type) {
   return type == KernelType::linear || type == KernelType::poly || type == KernelType::tanh ||
@@ -167,16 +155,11 @@ inline void fill_columns(Eigen::Index n, Eigen::Index m, bool upper_only, int th
   const Eigen::Index chunk = std::max<Eigen::Index>(1, 4000000 / std::max<Eigen::Index>(1, n));
   for (Eigen::Index j0 = 0; j0 < m; j0 += chunk) {
     const Eigen::Index j1 = std::min(m, j0 + chunk);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 8) num_threads(threads)
-#endif
-    for (Eigen::Index j = j0; j < j1; ++j) {
-      const Eigen::Index row_end = upper_only ? j + 1 : n;
-      column_fill(j, row_end);
-    }
+    parallel::parallel_for(j0, j1, threads, parallel::Schedule::dynamic(8), [&](Eigen::Index j) {
+      column_fill(j, upper_only ? j + 1 : n);
+    });
     if (checkpoint) checkpoint();
   }
-  (void)threads;
 }
 
 // Copy the upper triangle onto the lower one, tile by tile for cache locality.
@@ -184,10 +167,7 @@ inline void mirror_upper_to_lower(Eigen::Ref<Matrix> out, int threads) {
   const Eigen::Index n = out.rows();
   constexpr Eigen::Index tile = 64;
   const Eigen::Index tiles = (n + tile - 1) / tile;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-#endif
-  for (Eigen::Index tj = 0; tj < tiles; ++tj) {
+  parallel::parallel_for(0, tiles, threads, parallel::Schedule::dynamic(), [&](Eigen::Index tj) {
     const Eigen::Index j0 = tj * tile, j1 = std::min(n, j0 + tile);
     for (Eigen::Index ti = tj; ti < tiles; ++ti) {
       const Eigen::Index i0 = ti * tile, i1 = std::min(n, i0 + tile);
@@ -196,8 +176,7 @@ inline void mirror_upper_to_lower(Eigen::Ref<Matrix> out, int threads) {
         for (Eigen::Index i = std::max(i0, j + 1); i < i1; ++i) out(i, j) = out(j, i);
       }
     }
-  }
-  (void)threads;
+  });
 }
 
 // Distance- and coordinate-based kernels: exact differences, never the
@@ -237,13 +216,12 @@ inline void dot_kernel(const KernelSpec& spec, const MatrixRef& X, const MatrixR
     self_y = Y.rowwise().squaredNorm();
     if (Y_tau != nullptr) self_tau = Y_tau->rowwise().squaredNorm();
   }
-  // Eigen's product runs on its own OpenMP threads: give it the caller's count.
-  const int eigen_threads = Eigen::nbThreads();
-  Eigen::setNbThreads(threads);
-  out.noalias() = X * Y.transpose();
   Matrix tau_dots;
-  if (Y_tau != nullptr) tau_dots.noalias() = X * Y_tau->transpose();
-  Eigen::setNbThreads(eigen_threads);
+  {
+    const parallel::EigenThreads eigen_threads(threads);  // the caller's count for Eigen's product
+    out.noalias() = X * Y.transpose();
+    if (Y_tau != nullptr) tau_dots.noalias() = X * Y_tau->transpose();
+  }
   if (checkpoint) checkpoint();
   fill_columns(n, m, false, threads, checkpoint, [&](Eigen::Index j, Eigen::Index) {
     for (Eigen::Index i = 0; i < n; ++i) {
@@ -277,7 +255,7 @@ inline void kernel_matrix(const KernelSpec& spec, const MatrixRef& X, const Matr
   }
   if (!spec.invariant) Y_tau = nullptr;
   // Starting threads costs more than a small matrix takes to compute.
-  threads = (X.rows() * Y.rows() * std::max<Eigen::Index>(1, X.cols()) < 32768) ? 1 : resolve_threads(threads);
+  threads = (X.rows() * Y.rows() * std::max<Eigen::Index>(1, X.cols()) < 32768) ? 1 : parallel::thread_count(threads);
   using namespace detail;
   switch (spec.type) {
     case KernelType::linear:

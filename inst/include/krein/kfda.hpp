@@ -21,7 +21,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "krein/parallel_dense.hpp"
+#include "krein/parallel.hpp"
 #include "krein/tsqr.hpp"
 
 namespace krein {
@@ -51,11 +51,12 @@ inline CentredSvd centred_svd(const Eigen::Ref<const Eigen::MatrixXd>& K, int th
   const Eigen::MatrixXd Z = K.rowwise() - out.means.transpose();
   // BDCSVD's bidiagonalisation and back-transformation run through Eigen's
   // blocked products, which use Eigen's own OpenMP threads: give them the
-  // caller's count, then restore it.
-  const int eigen_threads = Eigen::nbThreads();
-  Eigen::setNbThreads(dense::worker_count(threads));
-  Eigen::BDCSVD<Eigen::MatrixXd> svd(Z, Eigen::ComputeThinV);
-  Eigen::setNbThreads(eigen_threads);
+  // caller's count.
+  Eigen::BDCSVD<Eigen::MatrixXd> svd;
+  {
+    const parallel::EigenThreads eigen_threads(threads);
+    svd.compute(Z, Eigen::ComputeThinV);
+  }
   // Eigen 3.3 (older RcppEigen builds) has no BDCSVD::info(): a failed SVD
   // shows there as non-finite singular values, which the check below catches.
 #if EIGEN_VERSION_AT_LEAST(3, 4, 0)
@@ -75,14 +76,11 @@ inline CentredSvd centred_svd(const Eigen::Ref<const Eigen::MatrixXd>& K, int th
 // bench/kfda.R), where it would lose half the digits.
 inline Eigen::MatrixXd centred_factor(const Eigen::Ref<const Eigen::MatrixXd>& Z,
                                       const std::vector<Eigen::Index>& rows,
-                                      const Eigen::Ref<const Eigen::VectorXd>& mean, int workers) {
-  const Eigen::Index p = Z.cols(), size = static_cast<Eigen::Index>(rows.size());
-  const int chunks = static_cast<int>(
-      std::max<Eigen::Index>(1, std::min<Eigen::Index>(workers, size / (4 * (p + 1)))));
-  std::vector<Eigen::MatrixXd> partial(chunks);
-#pragma omp parallel for num_threads(chunks) schedule(static)
-  for (int t = 0; t < chunks; ++t) {
-    const Eigen::Index begin = size * t / chunks, end = size * (t + 1) / chunks;
+                                      const Eigen::Ref<const Eigen::VectorXd>& mean, int threads) {
+  const Eigen::Index p = Z.cols();
+  return tsqr::chunked_factor(static_cast<Eigen::Index>(rows.size()), 4 * (p + 1), threads,
+                              [&](Eigen::Index begin, Eigen::Index end) {
+    // blocks of rows stacked under the running factor: memory stays O(block p)
     Eigen::MatrixXd factor = Eigen::MatrixXd::Zero(p, p);
     constexpr Eigen::Index block = 8192;
     for (Eigen::Index start = begin; start < end; start += block) {
@@ -92,11 +90,8 @@ inline Eigen::MatrixXd centred_factor(const Eigen::Ref<const Eigen::MatrixXd>& Z
       for (Eigen::Index k = 0; k < b; ++k) stacked.row(p + k) = Z.row(rows[start + k]) - mean.transpose();
       factor = tsqr::triangular_factor(stacked, p);
     }
-    partial[t] = factor;
-  }
-  Eigen::MatrixXd factor = partial[0];
-  for (int t = 1; t < chunks; ++t) factor = tsqr::merge_factor(factor, partial[t]);
-  return factor;
+    return factor;
+  });
 }
 
 // Class means of the rows of Z (n x p) and, per class, the p x p upper
@@ -127,18 +122,15 @@ inline ClassFactors class_factors(const Eigen::Ref<const Eigen::MatrixXd>& Z,
     out.counts[c] += 1.0;
   }
   out.means = Eigen::MatrixXd::Zero(p, classes);
-  const long columns = static_cast<long>(p);
-  const int workers = dense::worker_count(threads);
-#pragma omp parallel for schedule(static) num_threads(workers)
-  for (long j = 0; j < columns; ++j) {
+  parallel::parallel_for(0, p, threads, parallel::Schedule::blocks(), [&](Eigen::Index j) {
     for (Eigen::Index i = 0; i < n; ++i) out.means(j, labels[i]) += Z(i, j);
-  }
+  });
   for (int c = 0; c < classes; ++c) {
     if (out.counts[c] > 0) out.means.col(c) /= out.counts[c];
   }
   out.factors.resize(classes);
   for (int c = 0; c < classes; ++c) {
-    out.factors[c] = centred_factor(Z, members[c], out.means.col(c), workers);
+    out.factors[c] = centred_factor(Z, members[c], out.means.col(c), threads);
   }
   return out;
 }
@@ -148,13 +140,11 @@ inline std::pair<Eigen::VectorXd, Eigen::VectorXd> column_moments(const Eigen::R
                                                                   int threads) {
   const Eigen::Index n = K.rows(), p = K.cols();
   Eigen::VectorXd mean(p), sd(p);
-  const long columns = static_cast<long>(p);
-#pragma omp parallel for schedule(static) num_threads(dense::worker_count(threads))
-  for (long j = 0; j < columns; ++j) {
+  parallel::parallel_for(0, p, threads, parallel::Schedule::blocks(), [&](Eigen::Index j) {
     const double m = K.col(j).mean();
     mean[j] = m;
     sd[j] = n > 1 ? std::sqrt((K.col(j).array() - m).square().sum() / static_cast<double>(n - 1)) : 0.0;
-  }
+  });
   return {mean, sd};
 }
 

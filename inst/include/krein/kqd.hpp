@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "krein/numerics.hpp"
 #include "krein/symmetric_eigen.hpp"
 
 namespace krein {
@@ -49,17 +50,6 @@ inline bool is_fk(Variant v) { return v == Variant::fk_plus || v == Variant::fk_
 inline bool is_plus(Variant v) {
   return v == Variant::ic_plus || v == Variant::rc_plus || v == Variant::fk_plus;
 }
-
-// Relative size below which an eigenvalue counts as zero (its sign is then
-// taken as +1 in J, Table II): 100 n eps times the largest |eigenvalue|.
-inline double zero_tolerance(Eigen::Index n, double largest) {
-  return 100.0 * static_cast<double>(std::max<Eigen::Index>(n, 1)) *
-         std::numeric_limits<double>::epsilon() * largest;
-}
-
-// A class kernel counts as indefinite when an eigenvalue is below -1e-8 times
-// the largest |eigenvalue| (documented in ?kqd).
-constexpr double kIndefiniteTolerance = 1e-8;
 
 // The weight w(lambda) of Table II's inverse operators for one class and one
 // value `reg` (alpha_j for IC and FK, sigma_j^2 for RC); `n_j` the class size,
@@ -139,25 +129,11 @@ inline Eigen::MatrixXd block(const Eigen::Ref<const Eigen::MatrixXd>& K,
   return out;
 }
 
-// H A H for symmetric A, H = I - 11'/n
-inline Eigen::MatrixXd double_centre(const Eigen::MatrixXd& A, Eigen::VectorXd* row_means,
-                                     double* grand_mean) {
-  const Eigen::VectorXd means = A.rowwise().mean();
-  const double grand = means.mean();
-  Eigen::MatrixXd out = A;
-  out.colwise() -= means;
-  out.rowwise() -= means.transpose();
-  out.array() += grand;
-  if (row_means != nullptr) *row_means = means;
-  if (grand_mean != nullptr) *grand_mean = grand;
-  return out;
-}
-
 // Keep the eigenpairs of a symmetric matrix whose eigenvalue is not zero.
 inline void keep_nonzero(const SymmetricEigen& eig, Eigen::Index n, ClassModel& cls,
                          const Eigen::MatrixXd* map_vectors) {
   const double largest = eig.values.cwiseAbs().maxCoeff();
-  cls.zero = zero_tolerance(n, largest);
+  cls.zero = numerics::zero_eigenvalue_tolerance(n, largest);
   std::vector<Eigen::Index> kept;
   int p = 0, q = 0;
   for (Eigen::Index i = 0; i < eig.values.size(); ++i) {
@@ -166,7 +142,7 @@ inline void keep_nonzero(const SymmetricEigen& eig, Eigen::Index n, ClassModel& 
       kept.push_back(i);
       if (l > 0) ++p; else ++q;
     }
-    if (l < -kIndefiniteTolerance * largest) cls.negative_found = true;
+    if (l < -numerics::indefinite_tolerance * largest) cls.negative_found = true;
   }
   cls.p = p;
   cls.q = q;
@@ -184,13 +160,89 @@ inline void keep_nonzero(const SymmetricEigen& eig, Eigen::Index n, ClassModel& 
   }
 }
 
-// Positive semidefinite test by Cholesky of A + delta I (delta relative to the diagonal).
+// The class kernel's definiteness test (numerics.hpp: the tolerance of ?kqd).
 inline bool looks_psd(const Eigen::MatrixXd& A) {
-  const double scale = std::max(A.diagonal().cwiseAbs().maxCoeff(), std::numeric_limits<double>::min());
-  Eigen::MatrixXd shifted = A;
-  shifted.diagonal().array() += kIndefiniteTolerance * scale;
+  return numerics::is_psd(A, numerics::indefinite_tolerance);
+}
+
+// a of Table II's shift for one regularisation value: alpha_j for IC,
+// n_j sigma_j^2 for RC.
+inline double shift(Variant variant, double n_j, double reg) {
+  return variant == Variant::rc_plus ? n_j * reg : reg;
+}
+
+// IC+ and RC+ with one value by the pd formulas: the Cholesky factor of
+// K~^[j] + a I. Returns false (the eigendecomposition must serve) when the
+// class kernel looks indefinite and the formulas may switch, or when the
+// factorisation fails.
+inline bool fit_class_cholesky(const Eigen::MatrixXd& Kc, Variant variant, double reg,
+                               IndefiniteMode mode, ClassModel& cls) {
+  const bool psd = looks_psd(Kc);
+  if (!psd && mode != IndefiniteMode::no) return false;
+  Eigen::MatrixXd shifted = Kc;
+  shifted.diagonal().array() += shift(variant, cls.n_j, reg);
   Eigen::LLT<Eigen::MatrixXd> llt(shifted);
-  return llt.info() == Eigen::Success;
+  if (llt.info() != Eigen::Success) {
+    cls.regularised_singular = true;  // fall through to the eigendecomposition
+    return false;
+  }
+  cls.cholesky = true;
+  cls.factor = llt.matrixL();
+  cls.negative_found = !psd;
+  return true;
+}
+
+// IC and RC: the doubly centred class block K~^[j] and its nonzero eigenpairs
+// (or its Cholesky factor, see fit_class_cholesky); `reg` the class's column
+// of the path.
+inline void fit_class_block(const Eigen::Ref<const Eigen::MatrixXd>& K, Variant variant,
+                            const Eigen::VectorXd& reg, IndefiniteMode mode, bool cholesky_allowed,
+                            ClassModel& cls) {
+  const Eigen::Index nj = static_cast<Eigen::Index>(cls.members.size());
+  const Eigen::MatrixXd Kc = numerics::double_centre(block(K, cls.members, cls.members), &cls.centre,
+                                                     &cls.grand_mean);
+  if (variant == Variant::rc_minus && mode == IndefiniteMode::no) return;  // A = I: nothing to decompose
+  // IC+ and RC+ (FK has no Cholesky path, see fit_class_fk)
+  if (cholesky_allowed && is_plus(variant) && mode != IndefiniteMode::yes &&
+      fit_class_cholesky(Kc, variant, reg[0], mode, cls)) {
+    return;
+  }
+  const SymmetricEigen eig = symmetric_eigen(Kc, true);
+  keep_nonzero(eig, nj, cls, nullptr);
+  cls.indefinite = mode == IndefiniteMode::yes ||
+                   (mode == IndefiniteMode::automatic && cls.negative_found);
+  if (!cls.indefinite && is_plus(variant)) {
+    for (Eigen::Index k = 0; k < reg.size(); ++k) {
+      if (eig.values.minCoeff() + shift(variant, cls.n_j, reg[k]) <= cls.zero) cls.regularised_singular = true;
+    }
+  }
+}
+
+// FK: K~_j = columns of H K H of class j; B = K~_j H^[j]; K~~^[j] = B B' (n x n,
+// psd), kept as its nonzero eigenpairs.
+inline void fit_class_fk(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::MatrixXd& K_centred,
+                         IndefiniteMode mode, ClassModel& cls) {
+  const Eigen::Index nj = static_cast<Eigen::Index>(cls.members.size());
+  Eigen::MatrixXd B(K.rows(), nj);
+  for (Eigen::Index k = 0; k < nj; ++k) B.col(k) = K_centred.col(cls.members[k]);
+  cls.centre = B.rowwise().mean();  // K~_j 1 / n_j
+  B.colwise() -= cls.centre;
+  // Indefiniteness of the class kernel, for the record: IKQD-FK = KQD-FK (Sec. IV-C).
+  cls.negative_found = !looks_psd(numerics::double_centre(block(K, cls.members, cls.members)));
+  cls.indefinite = mode == IndefiniteMode::yes ||
+                   (mode == IndefiniteMode::automatic && cls.negative_found);
+  const Eigen::MatrixXd gram = B.transpose() * B;  // n_j x n_j, psd
+  // No Cholesky path for FK: K~~^[j] has rank < n_j, and its eigenbasis makes
+  // every prediction O(n r) instead of the O(n n_j) of a Woodbury solve.
+  // Eigenpairs of B B' from those of B'B: B'B = V S^2 V', B B' = (B V S^-1) S^2 (B V S^-1)'.
+  const SymmetricEigen eig = symmetric_eigen(gram, true);
+  Eigen::MatrixXd mapped = B * eig.vectors;
+  for (Eigen::Index k = 0; k < mapped.cols(); ++k) {
+    const double s2 = eig.values[k];
+    if (s2 > 0) mapped.col(k) /= std::sqrt(s2);
+  }
+  keep_nonzero(eig, nj, cls, &mapped);
+  cls.p = cls.q = cls.z = -1;  // the FK matrix is psd by construction: no signature of its own
 }
 
 }  // namespace detail
@@ -209,73 +261,16 @@ inline Model fit(const Eigen::Ref<const Eigen::MatrixXd>& K,
   if (reg.cols() != c) throw std::invalid_argument("reg must have one column per class");
   const bool cholesky_allowed = reg.rows() == 1 && allow_cholesky;
   Eigen::MatrixXd K_centred;  // FK: H K H
-  if (is_fk(variant)) {
-    K_centred = detail::double_centre(K, &model.column_means, nullptr);
-  }
-
+  if (is_fk(variant)) K_centred = numerics::double_centre(K, &model.column_means);
   model.classes.resize(c);
   for (Eigen::Index j = 0; j < c; ++j) {
     ClassModel& cls = model.classes[j];
     cls.members = members[j];
     cls.n_j = static_cast<double>(cls.members.size());
-    const Eigen::Index nj = static_cast<Eigen::Index>(cls.members.size());
-    if (!is_fk(variant)) {
-      const Eigen::MatrixXd Kj = detail::block(K, cls.members, cls.members);
-      const Eigen::MatrixXd Kc = detail::double_centre(Kj, &cls.centre, &cls.grand_mean);
-      if (variant == Variant::rc_minus && mode == IndefiniteMode::no) {
-        continue;  // A = I: nothing to decompose
-      }
-      // IC+ and RC+ (FK has no Cholesky path, see below)
-      const bool try_cholesky = cholesky_allowed && is_plus(variant) && mode != IndefiniteMode::yes;
-      if (try_cholesky) {
-        const bool psd = detail::looks_psd(Kc);
-        if (psd || mode == IndefiniteMode::no) {
-          const double a = variant == Variant::rc_plus ? cls.n_j * reg(0, j) : reg(0, j);
-          Eigen::MatrixXd shifted = Kc;
-          shifted.diagonal().array() += a;
-          Eigen::LLT<Eigen::MatrixXd> llt(shifted);
-          if (llt.info() == Eigen::Success) {
-            cls.cholesky = true;
-            cls.factor = llt.matrixL();
-            cls.negative_found = !psd;
-            continue;
-          }
-          cls.regularised_singular = true;  // fall through to the eigendecomposition
-        }
-      }
-      const SymmetricEigen eig = symmetric_eigen(Kc, true);
-      detail::keep_nonzero(eig, nj, cls, nullptr);
-      cls.indefinite = mode == IndefiniteMode::yes ||
-                       (mode == IndefiniteMode::automatic && cls.negative_found);
-      if (!cls.indefinite && is_plus(variant)) {
-        for (Eigen::Index k = 0; k < reg.rows(); ++k) {
-          const double a = variant == Variant::rc_plus ? cls.n_j * reg(k, j) : reg(k, j);
-          if (eig.values.minCoeff() + a <= cls.zero) cls.regularised_singular = true;
-        }
-      }
+    if (is_fk(variant)) {
+      detail::fit_class_fk(K, K_centred, mode, cls);
     } else {
-      // FK: K~_j = columns of H K H of class j; B = K~_j H^[j]; K~~^[j] = B B' (n x n, psd).
-      Eigen::MatrixXd B(model.n, nj);
-      for (Eigen::Index k = 0; k < nj; ++k) B.col(k) = K_centred.col(cls.members[k]);
-      cls.centre = B.rowwise().mean();  // K~_j 1 / n_j
-      B.colwise() -= cls.centre;
-      // Indefiniteness of the class kernel, for the record: IKQD-FK = KQD-FK (Sec. IV-C).
-      const Eigen::MatrixXd Kj = detail::block(K, cls.members, cls.members);
-      cls.negative_found = !detail::looks_psd(detail::double_centre(Kj, nullptr, nullptr));
-      cls.indefinite = mode == IndefiniteMode::yes ||
-                       (mode == IndefiniteMode::automatic && cls.negative_found);
-      const Eigen::MatrixXd gram = B.transpose() * B;  // n_j x n_j, psd
-      // No Cholesky path for FK: K~~^[j] has rank < n_j, and its eigenbasis makes
-      // every prediction O(n r) instead of the O(n n_j) of a Woodbury solve.
-      // Eigenpairs of B B' from those of B'B: B'B = V S^2 V', B B' = (B V S^-1) S^2 (B V S^-1)'.
-      const SymmetricEigen eig = symmetric_eigen(gram, true);
-      Eigen::MatrixXd mapped = B * eig.vectors;
-      for (Eigen::Index k = 0; k < mapped.cols(); ++k) {
-        const double s2 = eig.values[k];
-        if (s2 > 0) mapped.col(k) /= std::sqrt(s2);
-      }
-      detail::keep_nonzero(eig, nj, cls, &mapped);
-      cls.p = cls.q = cls.z = -1;  // the FK matrix is psd by construction: no signature of its own
+      detail::fit_class_block(K, variant, reg.col(j), mode, cholesky_allowed, cls);
     }
   }
   return model;

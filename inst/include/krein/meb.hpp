@@ -23,6 +23,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "krein/kernels.hpp"
+#include "krein/numerics.hpp"
+
 namespace krein {
 namespace meb {
 
@@ -139,6 +142,75 @@ inline Result core_set(const Eigen::VectorXd& diag, const ColumnFunction& column
     ++out.iterations;
   }
   out.weights = a;
+  return out;
+}
+
+// The core set of a class under a built-in kernel, whose columns are
+// evaluated on demand: X holds the class's points (and X_tau their images
+// tau(x) for the invariant kernel, else nullptr).
+inline Result kernel_core_set(const KernelSpec& spec, const MatrixRef& X, const MatrixRef* X_tau,
+                              Eigen::Index start, double eps, Eigen::Index max_core, int threads,
+                              const std::function<void()>& checkpoint = {}) {
+  const ColumnFunction column = [&](Eigen::Index s) {
+    Eigen::VectorXd out(X.rows());
+    Eigen::Map<Eigen::MatrixXd> out_map(out.data(), X.rows(), 1);
+    const Eigen::MatrixXd point = X.row(s);
+    if (X_tau != nullptr) {
+      const Eigen::MatrixXd image = X_tau->row(s);
+      const MatrixRef image_ref(image);
+      kernel_matrix(spec, X, point, &image_ref, out_map, false, threads);
+    } else {
+      kernel_matrix(spec, X, point, nullptr, out_map, false, threads);
+    }
+    return out;
+  };
+  return core_set(kernel_diagonal(spec, X, X_tau), column, start, eps, max_core, checkpoint);
+}
+
+enum class Definiteness { unknown, psd, indefinite };
+
+struct BlockResult {
+  Result ball;
+  bool squared = false;  // the ball is that of K K' (the block is not psd)
+};
+
+// The core set of a class whose kernel block K is held whole. A block that is
+// not positive semidefinite (known, or by the Cholesky test of numerics.hpp)
+// gives no ball in a feature space; as paper 002 does (Algorithm 1, step 4),
+// the ball is then that of the psd K K' (same eigenvectors, squared
+// eigenvalues), whose columns K K[., s] cost O(n^2) each.
+inline BlockResult block_core_set(const Eigen::Ref<const Eigen::MatrixXd>& K, Definiteness known,
+                                  Eigen::Index start, double eps, Eigen::Index max_core,
+                                  const std::function<void()>& checkpoint = {}) {
+  const Eigen::Index n = K.rows();
+  if (K.cols() != n) throw std::invalid_argument("a class kernel block must be square");
+  BlockResult out;
+  out.squared = known == Definiteness::indefinite ||
+                (known == Definiteness::unknown && !numerics::is_psd(K, numerics::psd_block_jitter));
+  if (!out.squared) {
+    out.ball = core_set(K.diagonal(), [&K](Eigen::Index s) { return Eigen::VectorXd(K.col(s)); }, start, eps,
+                        max_core, checkpoint);
+    return out;
+  }
+  // diag(K K') = the columns' squared norms, summed in extended precision (as
+  // R's colSums, which computed it before)
+  Eigen::VectorXd diag(n);
+  for (Eigen::Index j = 0; j < n; ++j) {
+    long double sum = 0.0L;
+    for (Eigen::Index i = 0; i < n; ++i) sum += K(i, j) * K(i, j);
+    diag[j] = static_cast<double>(sum);
+  }
+  const ColumnFunction column = [&K, n](Eigen::Index s) {
+    // K K[., s] = sum_j K[., j] K[j, s], column by column
+    Eigen::VectorXd out = Eigen::VectorXd::Zero(n);
+    for (Eigen::Index j = 0; j < n; ++j) {
+      const double weight = K(j, s);
+      const double* kj = K.col(j).data();
+      for (Eigen::Index i = 0; i < n; ++i) out[i] += kj[i] * weight;
+    }
+    return out;
+  };
+  out.ball = core_set(diag, column, start, eps, max_core, checkpoint);
   return out;
 }
 

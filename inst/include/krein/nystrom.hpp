@@ -10,16 +10,18 @@
 //   3. B = Q_B R (thin QR)
 //   4. R S R' = V diag(Lambda) V'
 //   5. K_hat = Q diag(Lambda) Q',  Q = Q_B V (orthonormal), Lambda signed
+//
+// Ny-iKFD (ikfd.hpp) runs the same steps on the triangular QR factor of C.
 #ifndef KREIN_NYSTROM_HPP
 #define KREIN_NYSTROM_HPP
 
 #include <Eigen/Dense>
 
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 #include <vector>
 
+#include "krein/numerics.hpp"
 #include "krein/symmetric_eigen.hpp"
 
 namespace krein {
@@ -32,19 +34,6 @@ struct Decomposition {
   int landmark_rank = 0;      // nonzero eigenvalues of W
 };
 
-// W^+ keeps the eigenpairs of W with |l| > sqrt(eps) max|l| (the tolerance of
-// MASS::ginv): the Nystroem extension divides by l, and a kept eigenvalue
-// near rounding level would turn rounding errors in k(x, L) into O(1) errors
-// at new points, while dropping it changes K_hat by at most that eigenvalue.
-inline double pseudo_inverse_cutoff(double largest) {
-  return std::sqrt(std::numeric_limits<double>::epsilon()) * largest;
-}
-
-inline double relative_zero(Eigen::Index n, double largest) {
-  return 100.0 * static_cast<double>(std::max<Eigen::Index>(n, 1)) *
-         std::numeric_limits<double>::epsilon() * largest;
-}
-
 inline Decomposition decompose(const Eigen::Ref<const Eigen::MatrixXd>& C,
                                const Eigen::Ref<const Eigen::MatrixXd>& W) {
   const Eigen::Index n = C.rows(), m = C.cols();
@@ -55,7 +44,7 @@ inline Decomposition decompose(const Eigen::Ref<const Eigen::MatrixXd>& C,
   const double w_largest = w_eig.values.cwiseAbs().maxCoeff();
   std::vector<Eigen::Index> kept;
   for (Eigen::Index i = 0; i < m; ++i) {
-    if (std::abs(w_eig.values[i]) > pseudo_inverse_cutoff(w_largest)) kept.push_back(i);
+    if (std::abs(w_eig.values[i]) > numerics::pseudo_inverse_cutoff(w_largest)) kept.push_back(i);
   }
   const Eigen::Index k = static_cast<Eigen::Index>(kept.size());
   out.landmark_rank = static_cast<int>(k);
@@ -85,7 +74,7 @@ inline Decomposition decompose(const Eigen::Ref<const Eigen::MatrixXd>& C,
   const double c_largest = c_eig.values.cwiseAbs().maxCoeff();
   std::vector<Eigen::Index> nonzero;
   for (Eigen::Index i = kq - 1; i >= 0; --i) {  // decreasing eigenvalues
-    if (std::abs(c_eig.values[i]) > relative_zero(kq, c_largest)) nonzero.push_back(i);
+    if (std::abs(c_eig.values[i]) > numerics::zero_eigenvalue_tolerance(kq, c_largest)) nonzero.push_back(i);
   }
   const Eigen::Index r = static_cast<Eigen::Index>(nonzero.size());
   Eigen::MatrixXd V(kq, r);

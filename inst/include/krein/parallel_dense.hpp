@@ -13,23 +13,12 @@
 #include <utility>
 #include <vector>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "krein/parallel.hpp"
 
 namespace krein {
 namespace dense {
 
 constexpr Eigen::Index tile_size = 192;
-
-inline int worker_count(int threads) {
-#ifdef _OPENMP
-  return threads > 0 ? threads : omp_get_max_threads();
-#else
-  (void)threads;
-  return 1;
-#endif
-}
 
 // Lower-triangular tile pairs (i, j), i >= j, of an n x n matrix starting at
 // tile `first`.
@@ -48,9 +37,8 @@ inline void rank_update(Eigen::Ref<Eigen::MatrixXd> A, const Eigen::Ref<const Ei
   const Eigen::Index n = A.rows();
   const Eigen::Index tiles = (n + tile_size - 1) / tile_size;
   const auto jobs = lower_tiles(tiles, 0);
-  const long count = static_cast<long>(jobs.size());
-#pragma omp parallel for schedule(dynamic) num_threads(worker_count(threads))
-  for (long t = 0; t < count; ++t) {
+  parallel::parallel_for(0, static_cast<Eigen::Index>(jobs.size()), threads, parallel::Schedule::dynamic(),
+                         [&](Eigen::Index t) {
     const Eigen::Index i0 = jobs[t].first * tile_size, j0 = jobs[t].second * tile_size;
     const Eigen::Index rows = std::min(tile_size, n - i0), cols = std::min(tile_size, n - j0);
     if (i0 == j0) {
@@ -59,7 +47,7 @@ inline void rank_update(Eigen::Ref<Eigen::MatrixXd> A, const Eigen::Ref<const Ei
       A.block(i0, j0, rows, cols).noalias() +=
           alpha * X.middleRows(i0, rows) * X.middleRows(j0, cols).transpose();
     }
-  }
+  });
 }
 
 // In-place Cholesky factorisation A = L L' of the lower triangle (right-looking,
@@ -68,7 +56,7 @@ inline void rank_update(Eigen::Ref<Eigen::MatrixXd> A, const Eigen::Ref<const Ei
 inline bool cholesky(Eigen::Ref<Eigen::MatrixXd> A, int threads) {
   const Eigen::Index n = A.rows();
   const Eigen::Index tiles = (n + tile_size - 1) / tile_size;
-  const int workers = worker_count(threads);
+  const int workers = parallel::thread_count(threads);
   for (Eigen::Index k = 0; k < tiles; ++k) {
     const Eigen::Index k0 = k * tile_size, kb = std::min(tile_size, n - k0);
     Eigen::Ref<Eigen::MatrixXd> pivot_block = A.block(k0, k0, kb, kb);
@@ -77,18 +65,15 @@ inline bool cholesky(Eigen::Ref<Eigen::MatrixXd> A, int threads) {
     const Eigen::Index below = n - k0 - kb;
     if (below == 0) break;
     // panel: L_ik = A_ik L_kk^-T
-    const long panels = static_cast<long>(tiles - k - 1);
-#pragma omp parallel for schedule(dynamic) num_threads(workers)
-    for (long p = 0; p < panels; ++p) {
+    parallel::parallel_for(0, tiles - k - 1, workers, parallel::Schedule::dynamic(), [&](Eigen::Index p) {
       const Eigen::Index i0 = k0 + kb + p * tile_size, rows = std::min(tile_size, n - i0);
       auto panel = A.block(i0, k0, rows, kb);
       A.block(k0, k0, kb, kb).triangularView<Eigen::Lower>().adjoint().solveInPlace<Eigen::OnTheRight>(panel);
-    }
+    });
     // trailing update: A_ij -= L_ik L_jk'
     const auto jobs = lower_tiles(tiles, k + 1);
-    const long count = static_cast<long>(jobs.size());
-#pragma omp parallel for schedule(dynamic) num_threads(workers)
-    for (long t = 0; t < count; ++t) {
+    parallel::parallel_for(0, static_cast<Eigen::Index>(jobs.size()), workers, parallel::Schedule::dynamic(),
+                           [&](Eigen::Index t) {
       const Eigen::Index i0 = jobs[t].first * tile_size, j0 = jobs[t].second * tile_size;
       const Eigen::Index rows = std::min(tile_size, n - i0), cols = std::min(tile_size, n - j0);
       if (i0 == j0) {
@@ -96,7 +81,7 @@ inline bool cholesky(Eigen::Ref<Eigen::MatrixXd> A, int threads) {
       } else {
         A.block(i0, j0, rows, cols).noalias() -= A.block(i0, k0, rows, kb) * A.block(j0, k0, cols, kb).transpose();
       }
-    }
+    });
   }
   return true;
 }

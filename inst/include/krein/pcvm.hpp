@@ -1,10 +1,9 @@
-// krein: one EM iteration of the probabilistic classification vector machine
-// (PCVM; Chen, Tino & Yao 2009, reviewed in paper 002, Schleif, Gisbrecht &
-// Tino, Sec. 2.4, eqs. 4-7), with the order and constants of the authors'
-// reference code (see ?pcvm, section "Model and EM"), for a full kernel and
-// for Ny-PCVM (paper 002 Sec. 5.1) on the
-// basis functions of the landmarks (see step_factored and ?pcvm for why not
-// all n basis functions of the approximated kernel).
+// krein: EM for the probabilistic classification vector machine (PCVM; Chen,
+// Tino & Yao 2009, reviewed in paper 002, Schleif, Gisbrecht & Tino, Sec. 2.4,
+// eqs. 4-7), with the order and constants of the authors' reference code (see
+// ?pcvm, section "Model and EM"), for a full kernel and for Ny-PCVM (paper
+// 002 Sec. 5.1) on the basis functions of the landmarks (see step_factored
+// and ?pcvm for why not all n basis functions of the approximated kernel).
 //
 // Labels y in {-1, +1}; weights w >= 0 on the active basis functions
 // phi_j(x) = k(x, x_j) y_j; f(x) = sum_j phi_j(x) w_j + b; p(+1 | x) = Psi(f(x)).
@@ -18,8 +17,11 @@
 
 #include <Eigen/Dense>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "krein/parallel_dense.hpp"
@@ -53,6 +55,7 @@ inline Eigen::VectorXd expected_latent(const Eigen::VectorXd& f, const Eigen::Ve
 struct Step {
   Eigen::VectorXd weights;  // new weights of the active set (before pruning)
   double bias = 0.0;
+  Eigen::VectorXd latent;   // Z, the E-step's expected latent values
 };
 
 // One EM iteration with the full kernel. `latent` replaces f in the E-step
@@ -81,6 +84,7 @@ inline Step step_full(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::V
   out.weights = m.cwiseProduct(dense::cholesky_solve(Hess, rhs));
   const double fitted_sum = PhiT.rowwise().sum().dot(out.weights);
   out.bias = (Z.sum() - fitted_sum) / (static_cast<double>(n) + 1.0 / (2.0 * b * b));
+  out.latent = Z;
   return out;
 }
 
@@ -113,6 +117,127 @@ inline Step step_factored(const Eigen::Ref<const Eigen::MatrixXd>& Q, const Eige
   out.weights = m.cwiseProduct(llt.solve(rhs));
   const double fitted_sum = Q.colwise().sum().dot(RA * out.weights);
   out.bias = (Z.sum() - fitted_sum) / (static_cast<double>(n) + 1.0 / (2.0 * b * b));
+  out.latent = Z;
+  return out;
+}
+
+// The basis of the full PCVM: the pair's kernel, its labels on both sides.
+// The width step of pcvm_control(optimize_width = TRUE) may replace the
+// kernel between iterations.
+class FullBasis {
+ public:
+  FullBasis(const Eigen::Ref<const Eigen::MatrixXd>& K, Eigen::VectorXd y, int threads)
+      : borrowed_(K), y_(std::move(y)), threads_(threads) {
+    if (K.rows() != K.cols() || K.rows() != y_.size()) throw std::invalid_argument("K must be n x n with one label per row");
+  }
+  Eigen::Index size() const { return y_.size(); }
+  void replace_kernel(Eigen::MatrixXd K) {
+    if (K.rows() != size() || K.cols() != size()) throw std::invalid_argument("the new kernel has the wrong size");
+    owned_ = std::move(K);
+    replaced_ = true;
+  }
+  Step step(const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
+            const Eigen::VectorXd* latent) const {
+    return replaced_ ? step_full(owned_, y_, active, w, b, latent, threads_)
+                     : step_full(borrowed_, y_, active, w, b, latent, threads_);
+  }
+
+ private:
+  Eigen::Ref<const Eigen::MatrixXd> borrowed_;
+  Eigen::MatrixXd owned_;
+  bool replaced_ = false;
+  Eigen::VectorXd y_;
+  int threads_;
+};
+
+// The basis of Ny-PCVM: the pair's landmark columns C = K_nm[rows, columns],
+// by their thin QR C = Q R computed once (see step_factored).
+class FactoredBasis {
+ public:
+  FactoredBasis(const Eigen::Ref<const Eigen::MatrixXd>& C, Eigen::VectorXd y_rows, Eigen::VectorXd y_columns)
+      : y_rows_(std::move(y_rows)), y_columns_(std::move(y_columns)) {
+    if (C.rows() != y_rows_.size() || C.cols() != y_columns_.size()) {
+      throw std::invalid_argument("C must have one label per row and per column");
+    }
+    const Eigen::HouseholderQR<Eigen::MatrixXd> qr(C);
+    const Eigen::Index k = std::min(C.rows(), C.cols());
+    Q_ = qr.householderQ() * Eigen::MatrixXd::Identity(C.rows(), k);
+    R_ = qr.matrixQR().topRows(k).triangularView<Eigen::Upper>();
+  }
+  Eigen::Index size() const { return y_columns_.size(); }
+  Step step(const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
+            const Eigen::VectorXd* latent) const {
+    return step_factored(Q_, R_, y_rows_, y_columns_, active, w, b, latent);
+  }
+
+ private:
+  Eigen::MatrixXd Q_, R_;
+  Eigen::VectorXd y_rows_, y_columns_;
+};
+
+struct Control {
+  int max_iter = 500;   // EM iterations at most
+  double tol = 1e-3;    // converged when no weight moves by tol or more
+  double prune = 1e-3;  // weights below prune are dropped with their basis functions
+};
+
+struct Fit {
+  Eigen::VectorXd weights;  // over all basis functions, zero where pruned
+  double bias = 0.0;
+  int iterations = 0;
+  bool converged = false;
+  bool all_pruned = false;  // EM stopped: pruning removed every basis function
+};
+
+// Called after each M-step, before pruning, with the active set the step ran
+// on and its result (the width step of optimize_width).
+using AfterStep = std::function<void(const std::vector<Eigen::Index>& active, const Step& step)>;
+
+// EM from the start (w over all basis functions, active where positive; b;
+// `latent`, when given, replaces f in the first E-step: the reference code's
+// random start consistent with the labels). The start is drawn by the
+// caller, so that R's RNG reproduces a fit.
+template <class Basis>
+inline Fit fit(const Basis& basis, Eigen::VectorXd w, double b, const Eigen::VectorXd* latent,
+               const Control& control, const AfterStep& after_step = {},
+               const std::function<void()>& checkpoint = {}) {
+  const Eigen::Index n_basis = basis.size();
+  if (w.size() != n_basis) throw std::invalid_argument("one start weight per basis function");
+  std::vector<Eigen::Index> active;
+  for (Eigen::Index j = 0; j < n_basis; ++j) {
+    if (w[j] > 0) active.push_back(j);
+  }
+  Fit out;
+  for (int iteration = 1; iteration <= control.max_iter; ++iteration) {
+    if (checkpoint) checkpoint();
+    out.iterations = iteration;
+    Eigen::VectorXd w_active(active.size());
+    for (size_t k = 0; k < active.size(); ++k) w_active[k] = w[active[k]];
+    const Step step = basis.step(active, w_active, b, iteration == 1 ? latent : nullptr);
+    if (after_step) after_step(active, step);
+    Eigen::VectorXd w_new = Eigen::VectorXd::Zero(n_basis);
+    for (size_t k = 0; k < active.size(); ++k) {
+      const double value = step.weights[k];
+      w_new[active[k]] = value < control.prune ? 0.0 : value;
+    }
+    const double change = (w_new - w).cwiseAbs().maxCoeff();
+    w = std::move(w_new);
+    b = step.bias;
+    active.clear();
+    for (Eigen::Index j = 0; j < n_basis; ++j) {
+      if (w[j] > 0) active.push_back(j);
+    }
+    if (active.empty()) {
+      out.all_pruned = true;
+      break;
+    }
+    if (iteration > 1 && change < control.tol) {
+      out.converged = true;
+      break;
+    }
+  }
+  out.weights = std::move(w);
+  out.bias = b;
   return out;
 }
 

@@ -9,6 +9,9 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <vector>
+
+#include "krein/parallel.hpp"
 
 namespace krein {
 namespace tsqr {
@@ -30,6 +33,24 @@ inline Eigen::MatrixXd merge_factor(const Eigen::MatrixXd& a, const Eigen::Matri
   Eigen::MatrixXd stacked(a.rows() + b.rows(), a.cols());
   stacked << a, b;
   return triangular_factor(stacked, a.cols());
+}
+
+// The factor of `rows` rows split into contiguous chunks, one per thread,
+// each chunk of at least `min_chunk_rows` rows (so that each QR reduces its
+// block); chunk_factor(begin, end) returns the factor of rows [begin, end),
+// and the chunks' factors are merged in order.
+template <class ChunkFactor>
+inline Eigen::MatrixXd chunked_factor(Eigen::Index rows, Eigen::Index min_chunk_rows, int threads,
+                                      ChunkFactor chunk_factor) {
+  const int chunks = static_cast<int>(std::max<Eigen::Index>(
+      1, std::min<Eigen::Index>(parallel::thread_count(threads), rows / min_chunk_rows)));
+  std::vector<Eigen::MatrixXd> partial(chunks);
+  parallel::parallel_for(0, chunks, chunks, parallel::Schedule::blocks(), [&](Eigen::Index t) {
+    partial[t] = chunk_factor(rows * t / chunks, rows * (t + 1) / chunks);
+  });
+  Eigen::MatrixXd factor = partial[0];
+  for (int t = 1; t < chunks; ++t) factor = merge_factor(factor, partial[t]);
+  return factor;
 }
 
 }  // namespace tsqr

@@ -1,0 +1,95 @@
+// krein: the one place the core touches OpenMP. Everything else asks here for
+// a thread count and runs its loops through parallel_for(), so that a build
+// without OpenMP (or a compiler that ignores the pragmas) runs the same code
+// serially.
+#ifndef KREIN_PARALLEL_HPP
+#define KREIN_PARALLEL_HPP
+
+#include <Eigen/Core>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace krein {
+namespace parallel {
+
+// The thread-count rule of every `threads` argument: a positive number is
+// taken as given; 0 means OpenMP's default for a parallel region, which
+// follows OMP_NUM_THREADS and set_default_threads() (tune_krein() sets one
+// thread per parallel worker through it) and is otherwise the number of
+// cores. Without OpenMP there is one thread.
+inline int thread_count(int requested) {
+#ifdef _OPENMP
+  return requested > 0 ? requested : omp_get_max_threads();
+#else
+  (void)requested;
+  return 1;
+#endif
+}
+
+// Set the default of thread_count(0) for this process (Eigen's products
+// follow it too); returns the previous default.
+inline int set_default_threads(int threads) {
+#ifdef _OPENMP
+  const int previous = omp_get_max_threads();
+  if (threads > 0) omp_set_num_threads(threads);
+  return previous;
+#else
+  (void)threads;
+  return 1;
+#endif
+}
+
+// How iterations are handed to threads: in equal contiguous blocks (cheap,
+// for iterations of equal cost) or `chunk` at a time on demand (for uneven
+// ones, such as the columns of a triangle).
+struct Schedule {
+  int chunk = 0;  // 0: static blocks
+  static Schedule blocks() { return Schedule{0}; }
+  static Schedule dynamic(int chunk = 1) { return Schedule{chunk}; }
+};
+
+// body(i) for i in [begin, end) on thread_count(threads) threads. The body
+// must not throw: an exception cannot leave an OpenMP region. Results must
+// not depend on which thread runs an iteration.
+template <class Body>
+inline void parallel_for(Eigen::Index begin, Eigen::Index end, int threads, Schedule plan,
+                         Body body) {
+#ifdef _OPENMP
+  // Also with one thread inside a parallel region: Eigen's products in the
+  // body then stay on that thread, as the caller asked.
+  const int workers = thread_count(threads);
+  if (plan.chunk > 0) {
+#pragma omp parallel for schedule(dynamic, plan.chunk) num_threads(workers)
+    for (Eigen::Index i = begin; i < end; ++i) body(i);
+  } else {
+#pragma omp parallel for schedule(static) num_threads(workers)
+    for (Eigen::Index i = begin; i < end; ++i) body(i);
+  }
+#else
+  (void)threads;
+  (void)plan;
+  for (Eigen::Index i = begin; i < end; ++i) body(i);
+#endif
+}
+
+// Eigen's own products run on Eigen::nbThreads() OpenMP threads: this sets
+// that number for a scope and restores the previous one after.
+class EigenThreads {
+ public:
+  explicit EigenThreads(int threads) : previous_(Eigen::nbThreads()) {
+    Eigen::setNbThreads(thread_count(threads));
+  }
+  ~EigenThreads() { Eigen::setNbThreads(previous_); }
+  EigenThreads(const EigenThreads&) = delete;
+  EigenThreads& operator=(const EigenThreads&) = delete;
+
+ private:
+  int previous_;
+};
+
+}  // namespace parallel
+}  // namespace krein
+
+#endif  // KREIN_PARALLEL_HPP

@@ -1,0 +1,59 @@
+# Plain-R references for pcvm() (paper 002, Sec. 2.4, eqs. 4-7; Chen, Tino &
+# Yao 2009, in the order and constants of the authors' reference code).
+
+# Transcription of one EM iteration (?pcvm, section "Model and EM"), with the
+# E-step ratio phi(f) / Psi(y f) computed in log space by R's dnorm / pnorm.
+# K holds the basis functions' kernel columns (n x basis), `y` labels its
+# rows and `y_columns` its columns.
+ref_pcvm_step <- function(K, y, active, w, b, latent = NULL, y_columns = y) {
+  Phi <- K[, active, drop = FALSE] * rep(y_columns[active], each = nrow(K))
+  f <- if (is.null(latent)) drop(Phi %*% w) + b else latent
+  Z <- f + y * exp(dnorm(f, log = TRUE) - pnorm(y * f, log.p = TRUE))
+  M <- sqrt(2) * w
+  Hess <- diag(length(active)) + outer(M, M) * crossprod(Phi)
+  w_new <- M * solve(Hess, M * drop(crossprod(Phi, Z - b)))
+  b_new <- sum(Z - Phi %*% w_new) / (nrow(K) + 1 / (2 * b^2))
+  list(weights = w_new, bias = b_new, Z = Z)
+}
+
+# The EM loop as R/pcvm.R ran it before it moved to C++ (krein 0.1.0,
+# commit 43b3ccf, pcvm_pair()), with the C++ steps replaced by
+# ref_pcvm_step(): start, pruning, convergence test and the width step of
+# optimize_width (for which `x` holds the pair's points) unchanged.
+ref_pcvm_em <- function(K, signs, column_signs, start, control, kernel = NULL, x = NULL, threads = 1L) {
+  n_basis <- length(start$weights)
+  active <- seq_len(n_basis)
+  w_full <- start$weights
+  b <- start$bias
+  converged <- FALSE
+  iterations <- 0L
+  for (iteration in seq_len(control$max_iter)) {
+    iterations <- iteration
+    latent <- if (iteration == 1L) start$latent
+    step <- ref_pcvm_step(K, signs, active, w_full[active], b, latent, column_signs)
+    if (isTRUE(control$optimize_width)) {
+      kernel <- krein:::optimize_rbf_width(kernel, x, active, signs, step, step$Z, threads)
+      K <- krein:::evaluate_kernel(kernel, x, NULL, threads)
+    }
+    w_new <- numeric(n_basis)
+    w_new[active] <- step$weights
+    w_new[w_new < control$prune] <- 0
+    change <- max(abs(w_new - w_full))
+    w_full <- w_new
+    b <- step$bias
+    active <- which(w_full > 0)
+    if (length(active) == 0L) stop("every basis function pruned")
+    if (iteration > 1L && change < control$tol) {
+      converged <- TRUE
+      break
+    }
+  }
+  list(weights = w_full, bias = b, iterations = iterations, converged = converged, kernel = kernel)
+}
+
+# The start pcvm() draws for a pair, in its order.
+ref_pcvm_start <- function(n_basis, signs) {
+  n <- length(signs)
+  list(weights = stats::runif(n_basis) + 0.2, bias = stats::rnorm(1),
+       latent = 10 * stats::runif(n) * signs + stats::runif(n))
+}
