@@ -41,10 +41,6 @@ cpp_kfda_project <- function(K, center, rotation, scale) {
     .Call(`_krein_cpp_kfda_project`, K, center, rotation, scale)
 }
 
-cpp_kfda_quadratic_forms <- function(Z, means, factors) {
-    .Call(`_krein_cpp_kfda_quadratic_forms`, Z, means, factors)
-}
-
 cpp_column_moments <- function(K, threads) {
     .Call(`_krein_cpp_column_moments`, K, threads)
 }

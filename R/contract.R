@@ -45,16 +45,18 @@ krein_registry <- new.env(parent = emptyenv())
 #' @param types Predict types beyond "class", "prob" and "decision".
 #' @param predict_args Extra arguments of predict() (such as kqd's `reg`).
 #' @param uses_kernel FALSE for a model on the features themselves (onda).
+#' @param renamed Former argument names and their new ones, e.g.
+#'   `c(reg = "ridge_relative")`, so that an old name gets a pointer.
 #' @noRd
 register_krein_model <- function(name, label, fit, parameters, path = NULL,
                                  needs_self = function(args) FALSE,
                                  needs_inputs = function(args) FALSE,
                                  types = character(), predict_args = character(),
-                                 uses_kernel = TRUE) {
+                                 uses_kernel = TRUE, renamed = character()) {
   parameters <- as.data.frame(parameters, stringsAsFactors = FALSE)
   assign(name, list(name = name, label = label, fit = fit, parameters = parameters, path = path,
                     needs_self = needs_self, needs_inputs = needs_inputs, types = types,
-                    predict_args = predict_args, uses_kernel = uses_kernel),
+                    predict_args = predict_args, uses_kernel = uses_kernel, renamed = renamed),
          envir = krein_registry)
   invisible(name)
 }
@@ -105,9 +107,10 @@ fit_argument_names <- function(info) {
   setdiff(names(formals(get(info$fit, mode = "function"))), c("inputs", "..."))
 }
 
-#' Refuse arguments a model does not have, suggesting the closest name
+#' Refuse arguments a model does not have, suggesting the closest name (or
+#' the new name of a renamed argument)
 #' @noRd
-check_model_arguments <- function(args, allowed, name) {
+check_model_arguments <- function(args, allowed, name, renamed = character()) {
   if (length(args) == 0L) return(invisible())
   arg_names <- names(args) %||% rep("", length(args))
   if (any(!nzchar(arg_names))) {
@@ -118,24 +121,28 @@ check_model_arguments <- function(args, allowed, name) {
   unknown <- setdiff(arg_names, allowed)
   if (length(unknown) == 0L) return(invisible())
   hints <- vapply(unknown, function(u) {
+    if (!is.na(renamed[u])) return(sprintf(" (`%s` is now called `%s`)", u, renamed[[u]]))
     close <- allowed[utils::adist(u, allowed) <= max(1, nchar(u) %/% 3)]
     prefix <- allowed[startsWith(allowed, u)]
     candidates <- unique(c(prefix, close))
     if (length(candidates)) sprintf(" (did you mean `%s`?)", candidates[1]) else ""
   }, character(1))
-  krein_abort(sprintf("%s %s not %s of %s()%s. Its arguments are %s.",
+  krein_abort(sprintf("%s %s not %s of %s()%s. %s",
                       paste0("`", unknown, "`", collapse = ", "),
                       if (length(unknown) > 1) "are" else "is",
                       if (length(unknown) > 1) "arguments" else "an argument", name,
-                      paste(hints, collapse = ""), paste0("`", allowed, "`", collapse = ", ")),
+                      paste(hints, collapse = ""),
+                      if (length(allowed)) paste0("Its arguments are ", paste0("`", allowed, "`", collapse = ", "), ".")
+                      else "It takes no other arguments."),
               class = "krein_argument_error")
 }
 
 #' `...` of a default method must be empty: everything is named after it
 #' @noRd
 check_dots_empty <- function(name, ...) {
-  allowed <- c(fit_argument_names(model_info(name)), "kernel", "na.action")
-  check_model_arguments(list(...), allowed, name)
+  info <- model_info(name)
+  allowed <- c(fit_argument_names(info), "kernel", "na.action")
+  check_model_arguments(list(...), allowed, name, info$renamed)
 }
 
 #' The arguments a default method received, by the names of the fitting
@@ -154,7 +161,7 @@ method_arguments <- function(name, env = parent.frame()) {
 #' @noRd
 fit_model <- function(name, inputs, args, call) {
   info <- model_info(name)
-  check_model_arguments(args, fit_argument_names(info), name)
+  check_model_arguments(args, fit_argument_names(info), name, info$renamed)
   fields <- do.call(get(info$fit, mode = "function"), c(list(inputs), args))
   # the generic's name, not the method's: kqd(...), as the user wrote it
   if (is.call(call)) call[[1L]] <- as.name(name)
@@ -468,19 +475,33 @@ plot.krein_model <- function(x, data = NULL, resolution = 120L, main = NULL, ...
   predict_args <- dots[is_predict_arg]
   graphics_args <- dots[!is_predict_arg]
   title <- model_title(x)
-  main <- main %||% paste0(x_label(x), if (nzchar(title)) paste0(" ", title))
+  main <- main %||% plot_title(x_label(x), title)
   if (has_two_inputs(x)) {
     points <- plot_points(x, data)
     do.call(plot_decision_regions, c(list(points$x, points$y, function(grid) {
       model_predictions(x, list(x = as.matrix(grid)), "class", predict_args)
-    }, resolution = resolution, main = main, landmarks = x$landmarks$points), graphics_args))
+    }, resolution = resolution, main = main, landmarks = plot_marks(x)), graphics_args))
   } else {
     do.call(plot_model_diagnostic, c(list(x, data, main, predict_args), graphics_args))
   }
   invisible(x)
 }
 
+#' Points to circle on a model's decision regions: its landmarks by default
+#' (Nystroem fits), a model's own (PCVM's relevance vectors) by a method
+#' @noRd
+plot_marks <- function(x) UseMethod("plot_marks")
+#' @export
+plot_marks.default <- function(x) x$landmarks$points
+
 x_label <- function(x) toupper(chartr("_", "-", class(x)[1]))
+
+# "KQD RC+", but "KFLDA" rather than "KFDA KFLDA" when the title names the model
+plot_title <- function(label, title) {
+  if (!nzchar(title)) return(label)
+  if (startsWith(title, substr(label, 1L, 2L))) return(title)
+  paste(label, title)
+}
 
 has_two_inputs <- function(x) x$spec$type != "precomputed" && identical(as.integer(x$spec$n_columns), 2L)
 

@@ -5,7 +5,7 @@
 #' discriminant kernel (DK, eq. 42)
 #' \deqn{K(x, x') = \sum_k P(C_k | x) P(C_k | x') / P(C_k) = B(x)' \Psi^{-1} B(x'),}
 #' a Mercer kernel (Sec. 4.2) built from posteriors. Each posterior estimator
-#' gives one:
+#' gives one (`kind`):
 #' * `"dk"`: the posteriors of the `onda()` fit itself (Gaussian, linear,
 #'   SVM, a function or a model), or of any classifier with
 #'   `predict(type = "prob")`;
@@ -27,12 +27,12 @@
 #' and predict with `kernlab::as.kernelMatrix()` of the kernel between new
 #' points and the support vectors (see the examples).
 #'
-#' @param fit An [onda()] fit; for `type = "dk"` also any classifier whose
+#' @param fit An [onda()] fit; for `kind = "dk"` also any classifier whose
 #'   `predict(fit, newdata, type = "prob")` gives posteriors (then `prior` is
 #'   needed unless the fit has a `prior` element).
-#' @param type `"dk"`, `"ldk"`, `"gdk"`, `"gmk"` or `"ideal"`.
+#' @param kind `"dk"`, `"ldk"`, `"gdk"`, `"gmk"` or `"ideal"`.
 #' @param prior Class priors for a non-`onda` `fit`; ignored otherwise.
-#' @returns A `krein_kernel` of name `"discriminant"`.
+#' @returns A `krein_kernel` of name `"discriminant"`, with its `kind`.
 #' @references
 #' Hidaka, A. and Kurita, T. (2016). Optimum nonlinear discriminant analysis
 #' and discriminant kernel support vector machine. *IEICE Transactions on
@@ -45,7 +45,7 @@
 #' K <- kernel_matrix(gdk, x)
 #' plot_kernel_matrix(K, iris$Species, main = "GDK, iris")
 #' # a krein model with the discriminant kernel
-#' kfit <- kqd(x, iris$Species, kernel = kernel_discriminant(fit, "ldk"), variant = "RC+")
+#' kfit <- kqd(x, iris$Species, kernel = kernel_discriminant(fit, kind = "ldk"), variant = "RC+")
 #' mean(predict(kfit, x) != iris$Species)
 #' # the paper's DK-SVM through kernlab
 #' if (requireNamespace("kernlab", quietly = TRUE)) {
@@ -55,46 +55,44 @@
 #'   kernlab::predict(svm, kernlab::as.kernelMatrix(K_new))
 #' }
 #' @export
-kernel_discriminant <- function(fit, type = c("dk", "ldk", "gdk", "gmk", "ideal"), prior = NULL) {
-  type <- match_choice(type, "type", c("dk", "ldk", "gdk", "gmk", "ideal"))
+kernel_discriminant <- function(fit, kind = c("dk", "ldk", "gdk", "gmk", "ideal"), prior = NULL) {
+  kind <- match_choice(kind, "kind", c("dk", "ldk", "gdk", "gmk", "ideal"))
   if (!inherits(fit, "onda")) {
-    if (type != "dk") {
-      krein_abort(sprintf("`fit` must be an onda() fit for type = \"%s\"; other classifiers give only the plain discriminant kernel (type = \"dk\").", type))
+    if (kind != "dk") {
+      krein_abort(sprintf("`fit` must be an onda() fit for kind = \"%s\"; other classifiers give only the plain discriminant kernel (kind = \"dk\").", kind))
     }
     return(model_discriminant_kernel(fit, prior))
   }
   prior <- fit$prior
   d <- ncol(fit$x)
-  features <- switch(type,
+  # the fit's own Gaussian or linear model where it has one (the same ridge)
+  gaussian <- if (kind %in% c("gdk", "gmk")) fit$estimator$gaussian %||% onda_gaussian_classes(fit$x, fit$y, prior, fit$ridge)
+  features <- switch(kind,
     dk = function(x) onda_posteriors(fit, x),
     ldk = {
-      model <- linear_estimator(fit$x, fit$y, prior)$linear
+      model <- fit$estimator$linear %||% linear_estimator(fit$x, fit$y, prior)$linear
       function(x) linear_posteriors(model, x)
     },
     gdk = ,
-    gmk = {
-      model <- gaussian_model(fit$x, fit$y, prior, fit$ridge %||% NULL)
-      function(x) gaussian_posteriors(model, x)
-    },
+    gmk = function(x) gaussian_posteriors(gaussian, x),
     ideal = ideal_posteriors(fit)
   )
-  evaluate <- if (type == "gmk") {
-    model <- gaussian_model(fit$x, fit$y, prior, fit$ridge %||% NULL)
-    function(x, y) marginalised_kernel(model, x, y)
+  evaluate <- if (kind == "gmk") {
+    function(x, y) marginalised_kernel(gaussian, x, y)
   } else {
     function(x, y) posterior_kernel(features, prior, x, y)
   }
-  formula <- switch(type,
+  formula <- switch(kind,
     dk = sprintf("sum_k P(C_k|x) P(C_k|x') / P(C_k), %s posteriors (eq. 42)", fit$posterior),
     ldk = "(x - m)' S_T^-1 S_B S_T^-1 (x' - m) + 1 (eq. 53)",
     gdk = "sum_k P(C_k|x) P(C_k|x') / P(C_k), Gaussian posteriors (eq. 55)",
     gmk = "sum_k P(C_k|x) P(C_k|x') x' S_k^-1 x', Gaussian posteriors (eq. 50)",
     ideal = "sum_k 1[x in C_k] 1[x' in C_k] / P(C_k), training points only"
   )
-  label <- switch(type, dk = "discriminant kernel (DK)", ldk = "linear discriminant kernel (LDK)",
+  label <- switch(kind, dk = "discriminant kernel (DK)", ldk = "linear discriminant kernel (LDK)",
                   gdk = "Gaussian discriminant kernel (GDK)", gmk = "Gaussian marginalised kernel (GMK)",
                   ideal = "ideal discriminant kernel")
-  new_krein_kernel("discriminant", list(), label, formula, TRUE, type = type, dimension = d,
+  new_krein_kernel("discriminant", list(), label, formula, TRUE, kind = kind, dimension = d,
                    evaluate = evaluate)
 }
 
@@ -113,7 +111,7 @@ model_discriminant_kernel <- function(fit, prior) {
   }
   new_krein_kernel("discriminant", list(), "discriminant kernel (DK)",
                    sprintf("sum_k P(C_k|x) P(C_k|x') / P(C_k), posteriors of a %s fit (eq. 42)", class(fit)[1]),
-                   TRUE, type = "dk", dimension = NULL,
+                   TRUE, kind = "dk", dimension = NULL,
                    evaluate = function(x, y) posterior_kernel(features, prior, x, y))
 }
 
@@ -130,8 +128,8 @@ marginalised_kernel <- function(model, x, y) {
   By <- if (is.null(y)) Bx else gaussian_posteriors(model, y)
   yy <- if (is.null(y)) x else y
   K <- matrix(0, nrow(x), nrow(yy))
-  for (k in seq_along(model$classes)) {
-    R <- model$classes[[k]]$factor
+  for (k in seq_along(model$factors)) {
+    R <- model$factors[[k]]
     Zx <- t(backsolve(R, t(x), transpose = TRUE)) * Bx[, k]
     Zy <- if (is.null(y)) Zx else t(backsolve(R, t(yy), transpose = TRUE)) * By[, k]
     K <- K + tcrossprod(Zx, Zy)

@@ -20,20 +20,24 @@
 #' default); `"prior"` takes \eqn{P_G = n_G / n}, the priors of eq. 7. Two
 #' classes give one discriminant, positive for the first class. More classes
 #' are handled one-vs-rest, as DisTools does: discriminant \eqn{i} separates
-#' class \eqn{i} from the others and the predicted class is the argmax of the
-#' \eqn{c} decision values.
+#' class \eqn{i} from the others. DisTools predicts the argmax of the \eqn{c}
+#' decision values; krein predicts the most probable class under the
+#' calibration below and offers DisTools' rule as `predict(rule = "decision")`
+#' (see Prediction).
 #'
 #' @section Regularisation:
-#' `reg` is relative to the scale of the within-class scatter:
-#' \eqn{\mu = \mathrm{reg} \cdot \mathrm{tr}(N) / n}, the mean eigenvalue of
-#' \eqn{N} times `reg`. Scaling the kernel by \eqn{c} scales \eqn{N} by
-#' \eqn{c^2}; a relative ridge leaves the classifier unchanged, so one default
-#' suits Gaussian kernels with values in \eqn{[0, 1]} and dissimilarity
-#' kernels with values in the thousands alike. DisTools' absolute
-#' \eqn{\mu = 10^{-4}} corresponds to `reg = 1e-4 * n / tr(N)`; the fit reports
-#' the absolute \eqn{\mu} of each discriminant as `ridge`. Should rounding
-#' leave \eqn{N + \mu I} without a Cholesky factor, \eqn{\mu} is doubled until
-#' it has one, with a warning.
+#' `ridge_relative` is relative to the scale of the within-class scatter:
+#' \eqn{\mu = \mathrm{ridge\_relative} \cdot \mathrm{tr}(N) / n}, the mean
+#' eigenvalue of \eqn{N} times `ridge_relative`. Scaling the kernel by
+#' \eqn{c} scales \eqn{N} by \eqn{c^2}; a relative ridge leaves the classifier
+#' unchanged, so one default suits Gaussian kernels with values in \eqn{[0,
+#' 1]} and dissimilarity kernels with values in the thousands alike. The
+#' absolute \eqn{\mu} is resolved once, at the fit, from the training scatter
+#' of each discriminant; the fit keeps it as `ridge` and print() shows it.
+#' DisTools' absolute \eqn{\mu = 10^{-4}} corresponds to `ridge_relative =
+#' 1e-4 * n / tr(N)`: from a first fit, `fit$ridge_relative * 1e-4 /
+#' fit$ridge`. Should rounding leave \eqn{N + \mu I} without a Cholesky
+#' factor, \eqn{\mu} is doubled until it has one, with a warning.
 #'
 #' @section Nystroem low rank (Ny-iKFD):
 #' With `landmarks`, the kernel is replaced by its Nystroem approximation
@@ -48,9 +52,11 @@
 #' n} matrix is ever held: \eqn{O(n m^2)} time, \eqn{O(m^2)} memory beyond the
 #' data and one block. A block has \eqn{2^{22} / m} rows (32 MB), or
 #' `getOption("krein.block_rows")` rows if set. The training scores need a
-#' second pass over the blocks unless all of them fit in 128 MB. The model keeps the \eqn{m} landmarks and an \eqn{m}-vector \eqn{a =
-#' K_{mm}^+ K_{nm}' \alpha} per discriminant, and predicts \eqn{f(x) = k(x,
-#' L)'a + b} from the landmarks alone. When the landmarks span the kernel
+#' second pass over the blocks unless all of them fit in 128 MB. The model
+#' keeps the \eqn{m} landmarks, an \eqn{m}-vector \eqn{a = K_{mm}^+ K_{nm}'
+#' \alpha} per discriminant and the training scores (\eqn{n} per
+#' discriminant, for `predict(fit)`), and predicts \eqn{f(x) = k(x, L)'a + b}
+#' from the landmarks alone. When the landmarks span the kernel
 #' (every training point a landmark, or a kernel of rank at most \eqn{m}) the
 #' result is the full iKFD.
 #'
@@ -59,14 +65,35 @@
 #' class-conditional densities of the discriminant scores with a pooled
 #' covariance, fitted on the training scores (one score for two classes, the
 #' \eqn{c} one-vs-rest scores otherwise), and the class proportions as
-#' priors. `predict(type = "prob")` gives the posterior of that model (the
-#' softmax of a linear function of the scores); its rows sum to 1. The class
-#' of `predict(type = "class")` is the argmax of the decision values
-#' (DisTools), which the posterior can disagree with near a boundary.
+#' priors. Their posterior (the softmax of a linear function of the scores)
+#' gives `type = "prob"`, and its most probable class `type = "class"`.
+#'
+#' @section Prediction:
+#' [predict()][predict.krein_model()] gives `type = "class"` (the most
+#' probable class), `"prob"` (the calibrated posterior above; rows sum to 1)
+#' and `"decision"` (an \eqn{n \times c} matrix: \eqn{(f, -f)} for two
+#' classes, the one-vs-rest values \eqn{f_i} otherwise; larger favours the
+#' class). Its argument `rule` picks the class rule: `"posterior"` (the
+#' default, the argmax of `"prob"`) or `"decision"`, the argmax of the
+#' decision values (for two classes the sign of \eqn{f}), the rule of
+#' DisTools and of the papers' experiments (Pekalska and Haasdonk 2009;
+#' Schleif, Gisbrecht and Tino 2018). Near a boundary the two can disagree
+#' (for more than two classes, noticeably often), because the posterior also
+#' weighs the spread and correlation of the classes' scores. `predict(fit)`
+#' without `newdata` gives the training predictions, for Nystroem fits too
+#' (the fit keeps the training scores). A Nystroem fit on a precomputed kernel
+#' uses only the landmark columns of the new kernel. [plot()][plot.krein_model()]
+#' draws the decision regions for two inputs (with the landmarks circled for
+#' Ny-iKFD, as Schleif, Gisbrecht and Tino 2018, Fig. 2; a Nystroem fit keeps
+#' only its landmarks, so pass `data` to show other points); otherwise the
+#' discriminant scores of the training points (or of `data`): histograms per
+#' class for two classes, a pairs plot of the one-vs-rest scores for more. It
+#' takes `rule` too.
 #'
 #' @inheritParams kqd
-#' @param reg The relative ridge on the within-class scatter (see
-#'   Regularisation), a positive number.
+#' @param ridge_relative The ridge on the within-class scatter, relative to
+#'   its mean eigenvalue (see Regularisation): a positive number. The
+#'   absolute ridge it gives is the fit's `ridge`.
 #' @param landmarks `NULL` for the full iKFD; `"meb"`, `"kmeans"` or
 #'   `"random"` to select landmarks with [select_landmarks()]; a vector of
 #'   training-row indices; or a `krein_landmarks` object from
@@ -80,10 +107,15 @@
 #' @returns An object of class `c("ikfd", "krein_model")`: a list with
 #'   `coefficients` (one column per discriminant: \eqn{\alpha} over the
 #'   training points, or \eqn{a} over the landmarks), `bias`, `ridge` (the
-#'   absolute \eqn{\mu}), `reg`, `weights`, `levels`, `counts`,
-#'   `training_error`, `calibration`, `landmarks` (`NULL` for a full fit, else
-#'   the `krein_landmarks`), and for Ny-iKFD `values` (the signed eigenvalues
-#'   of \eqn{\hat K}), `signature` and `landmark_rank`.
+#'   absolute \eqn{\mu} of each discriminant), `ridge_relative`, `weights`,
+#'   `calibration` (the Gaussian model of the training scores behind
+#'   `type = "prob"`: class means, priors and the triangular factor of the
+#'   pooled covariance), `training_scores` (the \eqn{n \times d} discriminant
+#'   scores of the training points), `landmarks` (`NULL` for a full fit, else
+#'   the `krein_landmarks`), `x` (the training inputs of a full fit), and for
+#'   Ny-iKFD `values` (the signed eigenvalues of \eqn{\hat K}), `signature`
+#'   and `landmark_rank`; with the `levels`, `counts`, `training_error` and
+#'   the input description every krein model has.
 #' @references
 #' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
 #' positive definite and indefinite kernels. *IEEE Transactions on Pattern
@@ -107,6 +139,8 @@
 #' ny
 #' mean(predict(ny, test) != test$y)
 #' head(predict(ny, test, type = "prob"))
+#' # DisTools' class rule: the argmax of the decision values
+#' mean(predict(ny, test, rule = "decision") != predict(ny, test))
 #' # an indefinite kernel
 #' fit <- ikfd(y ~ x1 + x2, data = train, kernel = kernel_tanh(2, -1))
 #' fit
@@ -115,61 +149,56 @@ ikfd <- function(x, ...) UseMethod("ikfd")
 
 #' @rdname ikfd
 #' @export
-ikfd.formula <- function(formula, data, subset, na.action, kernel = kernel_rbf(), ...) {
+ikfd.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf()) {
   inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
-  fit <- ikfd_fit(inputs, ...)
-  fit$call <- match.call()
-  fit
+  fit_model("ikfd", inputs, list(...), match.call())
 }
 
 #' @rdname ikfd
 #' @export
-ikfd.default <- function(x, y, kernel = kernel_rbf(), reg = 1e-4, landmarks = NULL, eps = 0.01,
-                         m = NULL, weights = c("equal", "prior"), na.action = NULL,
-                         threads = NULL, ...) {
+ikfd.default <- function(x, y, ..., kernel = kernel_rbf(), ridge_relative = 1e-4, landmarks = NULL,
+                         eps = 0.01, m = NULL, weights = c("equal", "prior"), na.action = NULL,
+                         threads = NULL) {
+  check_dots_empty("ikfd", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action)
-  fit <- ikfd_fit(inputs, reg = reg, landmarks = landmarks, eps = eps, m = m, weights = weights,
-                  threads = threads)
-  fit$call <- match.call()
-  fit
+  fit_model("ikfd", inputs, method_arguments("ikfd"), match.call())
 }
 
 #' The fit behind every ikfd() interface
 #' @noRd
-ikfd_fit <- function(inputs, reg = 1e-4, landmarks = NULL, eps = 0.01, m = NULL,
+ikfd_fit <- function(inputs, ridge_relative = 1e-4, landmarks = NULL, eps = 0.01, m = NULL,
                      weights = c("equal", "prior"), threads = NULL) {
-  reg <- check_number(reg, "reg", lower = 0)
+  ridge_relative <- check_number(ridge_relative, "ridge_relative", lower = 0)
   weights <- match_choice(weights, "weights", c("equal", "prior"))
   threads <- check_threads(threads)
   y <- inputs$y
-  levels <- levels(y)
-  counts <- stats::setNames(as.vector(table(y)), levels)
-  check_two_per_class(counts, "iKFD")
+  check_two_per_class(table(y), "iKFD")
   landmarks <- resolve_landmarks(landmarks, inputs, eps, m, threads)
   fit <- if (is.null(landmarks)) {
-    ikfd_full(inputs, reg, weights, threads)
+    ikfd_full(inputs, ridge_relative, weights, threads)
   } else {
-    ikfd_nystrom(inputs, landmarks, reg, weights, threads)
+    ikfd_nystrom(inputs, landmarks, ridge_relative, weights, threads)
   }
   if (isTRUE(fit$ridge_increased)) {
-    krein_warn("The regularised within-class scatter had no Cholesky factor; its ridge was increased until it had one (see `ridge`). Consider a larger `reg`.")
+    krein_warn("The regularised within-class scatter had no Cholesky factor; its ridge was increased until it had one (see `ridge`). Consider a larger `ridge_relative`.")
   }
-  decision <- ikfd_decisions(fit$scores, length(levels))
-  training_error <- mean(class_from_decisions(decision, levels) != y)
-  calibration <- calibrate_scores(fit$scores, y)
-  # a small, evenly spaced sample of training scores for plot()
-  shown <- unique(round(seq(1, length(y), length.out = min(length(y), 2000L))))
-  structure(
-    list(coefficients = fit$coefficients, bias = fit$bias, ridge = fit$ridge, reg = reg,
-         weights = weights, levels = levels, counts = counts, training_error = training_error,
-         calibration = calibration, landmarks = landmarks, values = fit$values,
-         signature = if (!is.null(fit$values)) c(p = sum(fit$values > 0), q = sum(fit$values < 0)),
-         landmark_rank = fit$landmark_rank,
-         scores_sample = list(scores = fit$scores[shown, , drop = FALSE], y = y[shown]),
-         x = if (is.null(landmarks)) inputs$x, kernel = inputs$kernel, spec = inputs$spec,
-         threads = threads, na_action = inputs$na_action),
-    class = c("ikfd", "krein_model")
-  )
+  scores <- fit$scores
+  dimnames(scores) <- NULL
+  list(coefficients = fit$coefficients, bias = fit$bias, ridge = fit$ridge,
+       ridge_relative = ridge_relative, weights = weights,
+       calibration = calibrate_scores(scores, y, threads), landmarks = landmarks, values = fit$values,
+       signature = if (!is.null(fit$values)) c(p = sum(fit$values > 0), q = sum(fit$values < 0)),
+       landmark_rank = fit$landmark_rank,
+       # the training predictions of predict(fit): a Nystroem fit keeps no training data
+       training_scores = scores,
+       x = if (is.null(landmarks)) inputs$x, threads = threads)
+}
+
+# Does a `landmarks` argument ask for k-means centres? They are computed from
+# the inputs, so tuning must fit on the inputs rather than a kernel matrix.
+landmarks_need_inputs <- function(landmarks) {
+  (is.character(landmarks) || is.factor(landmarks)) && length(landmarks) == 1L &&
+    identical(as.character(landmarks), "kmeans")
 }
 
 # NULL, a method name, training-row indices or a krein_landmarks object.
@@ -262,103 +291,74 @@ ikfd_decisions <- function(scores, classes) {
   if (classes == 2L) cbind(scores[, 1], -scores[, 1]) else scores
 }
 
-# Gaussian class-conditional densities of the scores with pooled covariance
-# (documented under Probabilities in ?ikfd).
-calibrate_scores <- function(scores, y) {
-  levels <- levels(y)
-  means <- t(vapply(levels, function(l) colMeans(scores[y == l, , drop = FALSE]), numeric(ncol(scores))))
-  if (ncol(scores) == 1L) means <- matrix(means, ncol = 1L)
-  centred <- scores - means[as.integer(y), , drop = FALSE]
-  covariance <- crossprod(centred) / max(1, length(y) - length(levels))
-  # a tiny ridge: one-vs-rest scores can be nearly collinear
-  covariance <- covariance + diag(1e-10 * max(mean(diag(covariance)), .Machine$double.xmin), ncol(scores))
-  prior <- as.vector(table(y)) / length(y)
-  list(means = means, covariance = covariance, prior = stats::setNames(prior, levels))
+# Gaussian class-conditional densities of the scores with a pooled covariance
+# (denominator n - c; documented under Probabilities in ?ikfd), as a
+# `krein_gaussian` (gaussian.R). A tiny ridge, 1e-10 of the mean diagonal of
+# the pooled covariance, is added: one-vs-rest scores can be nearly collinear.
+calibrate_scores <- function(scores, y, threads = 1L) {
+  plain <- gaussian_classes(scores, y, pooled = TRUE, denominator = "unbiased", threads = threads)
+  variance <- sum(plain$pooled_factor^2) / ncol(scores)  # tr(R'R) / d
+  gaussian_classes(scores, y, pooled = TRUE, denominator = "unbiased",
+                   ridge = 1e-10 * max(variance, .Machine$double.xmin), threads = threads)
 }
 
-posterior_from_scores <- function(calibration, scores) {
-  inverse <- solve(calibration$covariance)
-  means <- calibration$means
-  # log prior + linear discriminant of the pooled Gaussian model
-  linear <- scores %*% inverse %*% t(means)
-  constant <- -0.5 * rowSums((means %*% inverse) * means) + log(calibration$prior)
-  softmax_rows(linear + rep(constant, each = nrow(scores)))
-}
-
-#' Predict with an indefinite kernel Fisher discriminant
-#'
-#' @param object An `ikfd` fit.
-#' @param newdata New data in the form the model was fitted on (see
-#'   [krein_inputs]); for a precomputed kernel, the kernel of the new points
-#'   against all training points (a Nystroem fit uses only the landmark
-#'   columns). Missing: the training data, for full fits (a Nystroem fit does
-#'   not keep them).
-#' @param type `"class"` (the argmax of the decision values), `"prob"` (the
-#'   calibrated posterior, see [ikfd()]) or `"decision"` (an \eqn{n \times c}
-#'   matrix: \eqn{(f, -f)} for two classes, the one-vs-rest values
-#'   otherwise).
-#' @param ... Unused.
-#' @returns A factor with the training levels, or a matrix with one row per
-#'   point and one column per class.
-#' @family indefinite kernel Fisher discriminant
 #' @export
-predict.ikfd <- function(object, newdata, type = c("class", "prob", "decision"), ...) {
-  type <- match_choice(type, "type", c("class", "prob", "decision"))
-  if (missing(newdata) || is.null(newdata)) {
-    if (!is.null(object$landmarks)) {
-      krein_abort("`newdata` is missing; a Nystroem iKFD keeps only its landmarks, not the training data.")
-    }
-    if (is.null(object$x)) {
-      krein_abort("`newdata` is missing; give the kernel of the points to predict against the training points.")
-    }
-    return(ikfd_outputs(object, ikfd_points_scores(object, object$x), rownames(object$x), type))
+krein_scores.ikfd <- function(object, new, type, rule = c("posterior", "decision")) {
+  rule <- match_choice(rule, "rule", c("posterior", "decision"))
+  if (is.null(new)) {
+    scores <- object$training_scores
+    names <- rownames(object$x)
+  } else {
+    lm <- object$landmarks
+    kernels <- if (is.null(lm)) new_kernels(object, new) else
+      new_kernels(object, new, points = lm$points, columns = lm$indices)
+    scores <- kernels$K %*% object$coefficients + rep(object$bias, each = kernels$n)
+    names <- kernels$names
   }
-  new <- new_inputs(object$spec, newdata)
-  lm <- object$landmarks
-  K_new <- new_kernel_matrix(object$spec, new, points = if (is.null(lm)) object$x else lm$points,
-                             columns = if (!is.null(lm)) lm$indices, threads = object$threads)
-  scores <- K_new %*% object$coefficients + rep(object$bias, each = nrow(K_new))
-  ikfd_outputs(object, scores, rownames(new$x %||% new$K), type)
-}
-
-# Scores of points given as a numeric matrix in the input space (training
-# data, plot grids), bypassing the newdata checks.
-ikfd_points_scores <- function(object, points) {
-  expansion <- if (is.null(object$landmarks)) object$x else object$landmarks$points
-  K <- evaluate_kernel(object$kernel, points, expansion, object$threads)
-  K %*% object$coefficients + rep(object$bias, each = nrow(K))
-}
-
-ikfd_outputs <- function(object, scores, names, type) {
-  if (type == "prob") {
-    p <- posterior_from_scores(object$calibration, scores)
+  if (type == "prob" || (type == "class" && rule == "posterior")) {
+    p <- gaussian_posteriors(object$calibration, scores)
     dimnames(p) <- list(names, object$levels)
-    return(p)
+    if (type == "prob") return(p)
+    return(stats::setNames(class_from_decisions(p, object$levels), names))
   }
   decision <- ikfd_decisions(scores, length(object$levels))
   dimnames(decision) <- list(names, object$levels)
   if (type == "decision") return(decision)
+  # rule = "decision": DisTools' argmax of the (one-vs-rest) decision values
   stats::setNames(class_from_decisions(decision, object$levels), names)
 }
 
 #' @export
-print.ikfd <- function(x, ...) {
-  ny <- !is.null(x$landmarks)
-  cat(if (ny) "Nystroem indefinite kernel Fisher discriminant" else "Indefinite kernel Fisher discriminant",
-      ", ", length(x$levels), " classes, ", sum(x$counts), " training points\n", sep = "")
-  cat("  kernel: ", kernel_description(x$kernel), "\n", sep = "")
-  if (ny) {
-    cat("  landmarks: ", length(x$landmarks$class), " (", x$landmarks$method, "), rank ",
-        length(x$values), ", signature (", x$signature[["p"]], ", ", x$signature[["q"]], ")\n", sep = "")
-  }
-  cat("  ", if (length(x$levels) == 2L) "one discriminant" else paste(length(x$levels), "one-vs-rest discriminants"),
-      ", reg = ", format(x$reg), " (relative), ", x$weights, " weights, training error ",
-      format(x$training_error, digits = 3), "\n", sep = "")
-  invisible(x)
+model_title.ikfd <- function(x) nystrom_title(x$landmarks)
+
+# "Nystroem, 19 MEB landmarks" (ikfd and pcvm); "" for a full fit
+nystrom_title <- function(landmarks) {
+  if (is.null(landmarks)) return("")
+  how <- switch(landmarks$method, meb = "MEB ", kmeans = "k-means ", random = "random ", "")
+  sprintf("Nystroem, %d %slandmarks", length(landmarks$class), how)
 }
 
 #' @export
-summary.ikfd <- function(object, ...) {
+model_print_lines.ikfd <- function(x) {
+  d <- length(x$bias)
+  lm <- x$landmarks
+  c(paste0(if (d == 1L) "one discriminant" else paste(d, "one-vs-rest discriminants"), ", ",
+           x$weights, " weights"),
+    paste0("ridge_relative = ", format(x$ridge_relative), "; absolute ridge mu = ", format_ridges(x$ridge)),
+    if (!is.null(lm)) {
+      paste0("approximated kernel of rank ", length(x$values), ", signature (p, q) = (",
+             x$signature[["p"]], ", ", x$signature[["q"]], ")")
+    })
+}
+
+# One value, or one per discriminant
+format_ridges <- function(ridge) {
+  if (length(ridge) == 1L || all(ridge == ridge[1])) return(format(ridge[1], digits = 4))
+  paste0("(", paste(format(ridge, digits = 4), collapse = ", "), ")")
+}
+
+#' @export
+model_summary.ikfd <- function(object) {
   lm <- object$landmarks
   classes <- data.frame(n = as.vector(object$counts), prior = as.vector(object$calibration$prior),
                         row.names = object$levels)
@@ -367,84 +367,47 @@ summary.ikfd <- function(object, ...) {
   discriminants <- data.frame(
     discriminant = if (d == 1L) paste(object$levels, collapse = " vs ") else paste(object$levels, "vs rest"),
     ridge = object$ridge, bias = object$bias, check.names = FALSE)
-  structure(list(nystrom = !is.null(lm), method = lm$method, m = length(lm$class),
-                 rank = length(object$values), landmark_rank = object$landmark_rank,
-                 signature = object$signature, classes = classes, discriminants = discriminants,
-                 training_error = object$training_error, reg = object$reg, weights = object$weights,
-                 kernel = kernel_description(object$kernel)),
-            class = "summary.ikfd")
-}
-
-#' @export
-print.summary.ikfd <- function(x, ...) {
-  cat(if (x$nystrom) "Nystroem indefinite kernel Fisher discriminant" else "Indefinite kernel Fisher discriminant",
-      "\n  kernel: ", x$kernel, "\n  reg = ", format(x$reg), " (relative), ", x$weights,
-      " weights, training error ", format(x$training_error, digits = 3), "\n", sep = "")
-  if (x$nystrom) {
-    cat("  ", x$m, " landmarks (", x$method, "); K_mm of rank ", x$landmark_rank,
-        "; approximated kernel of rank ", x$rank, ", signature (p, q) = (", x$signature[["p"]], ", ",
-        x$signature[["q"]], ")\n", sep = "")
+  out <- list(Classes = classes,
+              Discriminants = discriminants,
+              Regularisation = sprintf("ridge_relative = %s (mu = ridge_relative x the mean eigenvalue of the within-class scatter), %s weights",
+                                       format(object$ridge_relative), object$weights))
+  if (!is.null(lm)) {
+    out[["Nystroem approximation"]] <- sprintf(
+      "%d landmarks (%s); K_mm of rank %d; approximated kernel of rank %d, signature (p, q) = (%d, %d)",
+      length(lm$class), lm$method, object$landmark_rank, length(object$values),
+      object$signature[["p"]], object$signature[["q"]])
   }
-  cat("\nClasses:\n")
-  print(x$classes, digits = 4)
-  cat("\nDiscriminants:\n")
-  print(x$discriminants, digits = 4, row.names = FALSE)
-  invisible(x)
+  out
 }
 
-#' Plot an indefinite kernel Fisher discriminant
-#'
-#' For two input variables: the decision regions over the plane with the
-#' points and, for Ny-iKFD, the landmarks circled (as Schleif, Gisbrecht and
-#' Tino 2018, Fig. 2).
-#' The points are the training data of a full fit; a Nystroem fit keeps only
-#' its landmarks, so pass `data` to show other points. Otherwise (or for
-#' precomputed kernels): the discriminant scores of a sample of up to 2000
-#' training points (kept by the fit) -- histograms per class for two classes,
-#' a pairs plot of the one-vs-rest scores for more.
-#'
-#' @param x An `ikfd` fit.
-#' @param data Points to show (a data frame or matrix with the training
-#'   columns and the response, for formula fits, or a matrix whose rows are
-#'   drawn in grey), or `NULL`.
-#' @param resolution Grid points per axis.
-#' @param main The title; `NULL` for one that describes the fit.
-#' @param ... Passed to the plotting functions.
-#' @references
-#' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
-#' indefinite kernel approximation using minimum enclosing balls.
-#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
-#' @returns `x`, invisibly.
-#' @family indefinite kernel Fisher discriminant
+# Inputs that are not two columns: the discriminant scores of the points --
+# histograms per class for one discriminant, a pairs plot of the one-vs-rest
+# scores (of at most 2000 evenly spaced points) for more.
 #' @export
-plot.ikfd <- function(x, data = NULL, resolution = 120L, main = NULL, ...) {
-  lm <- x$landmarks
-  main <- main %||% if (is.null(lm)) "iKFD" else sprintf("Ny-iKFD, %d landmarks (%s)", length(lm$class), lm$method)
-  two_d <- !is.null(x$kernel) && x$spec$n_columns == 2L
-  if (two_d) {
-    shown <- plot_points(x, data)
-    plot_decision_regions(shown$x, shown$y, function(grid) {
-      ikfd_outputs(x, ikfd_points_scores(x, as.matrix(grid)), NULL, "class")
-    }, resolution = resolution, main = main, landmarks = lm$points, ...)
+plot_model_diagnostic.ikfd <- function(x, data, main, predict_args, ...) {
+  f <- do.call(stats::predict, c(list(x, data, type = "decision"), predict_args))
+  y <- if (is.null(data)) stats::napredict(x$na_action, x$y) else data_response(x, data, nrow(f))
+  complete <- stats::complete.cases(f)
+  f <- f[complete, , drop = FALSE]
+  y <- y[complete]
+  if (length(x$levels) == 2L) {
+    scores <- f[, 1, drop = FALSE]
+    colnames(scores) <- "discriminant score f(x)"
+    plot_projection(scores, y, main, ...)
+    graphics::abline(v = 0, lty = 2)
     return(invisible(x))
   }
-  scores <- x$scores_sample$scores
-  y <- x$scores_sample$y
-  col <- hcl.colors(length(x$levels), "Dark 3")
-  if (ncol(scores) == 1L) {
-    breaks <- pretty(range(scores), 30)
-    h <- lapply(x$levels, function(l) graphics::hist(scores[y == l, 1], breaks = breaks, plot = FALSE))
-    graphics::plot(range(breaks), c(0, max(vapply(h, function(v) max(v$density), numeric(1)))),
-                   type = "n", xlab = "discriminant score f(x)", ylab = "density", main = main, ...)
-    for (j in seq_along(h)) {
-      graphics::lines(h[[j]], freq = FALSE, col = grDevices::adjustcolor(col[j], 0.4),
-                      border = col[j])
-    }
-    graphics::abline(v = 0, lty = 2)
-    graphics::legend("topright", legend = x$levels, fill = grDevices::adjustcolor(col, 0.4), bty = "n")
-  } else {
-    colnames(scores) <- paste("f", x$levels)
-    graphics::pairs(scores, col = col[as.integer(y)], pch = 19, cex = 0.5, main = main, ...)
-  }
+  shown <- unique(round(seq(1, nrow(f), length.out = min(nrow(f), 2000L))))
+  col <- grDevices::hcl.colors(length(x$levels), "Dark 3")
+  graphics::pairs(f[shown, , drop = FALSE], col = ifelse(is.na(y[shown]), "grey40", col[as.integer(y[shown])]),
+                  pch = 19, cex = 0.5, main = main, labels = paste("f", x$levels), ...)
   invisible(x)
 }
+
+register_krein_model(
+  "ikfd", label = "Indefinite kernel Fisher discriminant", fit = "ikfd_fit",
+  parameters = data.frame(parameter = "ridge_relative", class = "numeric", label = "relative ridge",
+                          stringsAsFactors = FALSE),
+  needs_inputs = function(args) landmarks_need_inputs(args$landmarks),
+  predict_args = "rule", renamed = c(reg = "ridge_relative")
+)

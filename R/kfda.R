@@ -10,10 +10,10 @@
 #'
 #' @section The discriminants:
 #' With \eqn{\bar k_i} the mean kernel data of class \eqn{i} and \eqn{q_i} its
-#' prior, KFLDA (`type = "linear"`, eq. 11) gives the log-likelihood ratio of
+#' prior, KFLDA (`discriminant = "linear"`, eq. 11) gives the log-likelihood ratio of
 #' class \eqn{i} against the reference class 1 as
 #' \deqn{\{K_x - (\bar k_i + \bar k_1)/2\}' M^{-1} (\bar k_i - \bar k_1) + \log(q_i/q_1)}
-#' with \eqn{M} the pooled covariance; KFQDA (`type = "quadratic"`, eq. 12) as
+#' with \eqn{M} the pooled covariance; KFQDA (`discriminant = "quadratic"`, eq. 12) as
 #' \deqn{\tfrac12 \{(K_x - \bar k_1)' M_1^{-1} (K_x - \bar k_1) - (K_x - \bar
 #' k_i)' M_i^{-1} (K_x - \bar k_i)\} + \log(q_i/q_1) + \tfrac12 \log(|M_1| / |M_i|)}
 #' with class covariances \eqn{M_i}. `logdet = FALSE` drops the determinant
@@ -21,7 +21,9 @@
 #' `"decision"` values (the first column, class 1 against itself, is 0); the
 #' posteriors are eq. (9), their softmax, and the class is the one with the
 #' largest posterior. Everything is computed on the reduced kernel data
-#' described next, with \eqn{K_x} replaced by its reduction.
+#' described next, with \eqn{K_x} replaced by its reduction, by krein's
+#' one model of Gaussian classes (class means, covariance factors from a QR
+#' decomposition of the centred data, log-determinants).
 #'
 #' **Covariance normalisation.** As [MASS::lda()] and [MASS::qda()]
 #' (`method = "moment"`): \eqn{M = \sum_i S_i / (n - K)} and \eqn{M_i = S_i /
@@ -93,8 +95,30 @@
 #' \sum_j \alpha_{ij} k(x_j, x) + b_i} (Remark 4, eq. 13) over the training
 #' points (or the bases); [coef()] returns the \eqn{\alpha}s and \eqn{b}s.
 #'
+#' @section Prediction:
+#' [predict()][predict.krein_model()] gives `type = "class"` (the class with
+#' the largest posterior), `"prob"` (the posteriors of eq. 9), `"decision"`
+#' (the log-likelihood ratios of eqs. 11-12 against the first class, prior
+#' ratios included: larger favours the class, the first column is 0) and
+#' `"projection"` (the Fisher discriminant coordinates `LD1`, `LD2`, ... in
+#' the reduced kernel data space, as `predict(<lda>)$x`). For a precomputed
+#' kernel, `newdata` is the kernel of the new points against all training
+#' points (a `"subset"` fit uses the columns of its bases). Without
+#' `newdata`: the training predictions, computed at the fit (a `"subset"` fit
+#' keeps only its bases, not the training data). Everything the fit resolved
+#' -- the kernel width of `kernel_rbf(gamma = NULL)`, the default `ridge`,
+#' `ncomp` from a share of variance, the bases, the centring and scaling of
+#' the kernel data -- is stored and reused for new points.
+#' [plot()][plot.krein_model()] shows the decision regions for two input
+#' variables (with the bases circled for a `"subset"` fit, whose bases are
+#' the points drawn); otherwise the training points (or those of `data`) in
+#' the Fisher discriminant coordinates (LD1 against LD2, or histograms of LD1
+#' for two classes) with the class means as diamonds, as `plot(<lda>)` draws
+#' them.
+#'
 #' @inheritParams kqd
-#' @param type `"linear"` (KFLDA, eq. 11) or `"quadratic"` (KFQDA, eq. 12).
+#' @param discriminant `"linear"` (KFLDA, eq. 11) or `"quadratic"` (KFQDA, eq.
+#'   12). (Called `type` in krein 0.1.0; `type` is now predict()'s only.)
 #' @param reduce `"pca"`, `"subset"` or `"ridge"` (see Regularisation).
 #' @param ncomp For `"pca"`: the number of principal components, or the share
 #'   of the variance to keep (a number in \eqn{(0, 1)}); `NULL` for the
@@ -106,20 +130,25 @@
 #' @param ridge A non-negative number added to the diagonal of the
 #'   covariances; `NULL` for 0 (`"pca"`, `"subset"`) or the default ridge
 #'   (`"ridge"`).
-#' @param logdet For `type = "quadratic"`: keep the log-determinant term of
-#'   eq. (12) (`TRUE`) or drop it (`FALSE`, Remark 1). Ignored for the linear
-#'   rule, where the determinants cancel.
+#' @param logdet For `discriminant = "quadratic"`: keep the log-determinant
+#'   term of eq. (12) (`TRUE`) or drop it (`FALSE`, Remark 1). Ignored for
+#'   the linear rule, where the determinants cancel.
 #' @param tol Singularity tolerance on the reciprocal condition number of a
 #'   covariance's factor, a number in \eqn{(0, 1)} (see Regularisation).
 #' @param threads Threads for the kernel evaluations and the covariances.
 #' @returns An object of class `c("kfda", "krein_model")`: a list with
-#'   `type`, `reduce`, `ncomp` (the reduced dimension), `variance_explained`
-#'   (for `"pca"`), `bases` (training-row indices, for `"subset"`), `ridge`,
-#'   `prior`, `counts`, `levels`, `means` (class means of the reduced kernel
-#'   data, one row per class), `training_error`, `scaling` (the Fisher
-#'   discriminant directions in the reduced space, as `MASS::lda()`'s) and
-#'   `trace_proportion` (their share of the between-class variance), and what
-#'   prediction needs.
+#'   `discriminant`, `reduce`, `ncomp` (the reduced dimension),
+#'   `variance_explained` (for `"pca"`), `bases` (training-row indices, for
+#'   `"subset"`), `ridge` (the one used, in the units of the kernel data),
+#'   `prior`, `means` (class means of the reduced kernel data, one row per
+#'   class), `scaling` (the Fisher discriminant directions in the reduced
+#'   space, as `MASS::lda()`'s) and `trace_proportion` (their share of the
+#'   between-class variance), the shared fields of a krein fit (`levels`,
+#'   `counts`, `training_error`, ...) and what prediction needs.
+#' @references
+#' Huang, S.-Y., Hwang, C.-R. and Lin, M.-H. (2005). Kernel Fisher's
+#' discriminant analysis in Gaussian reproducing kernel Hilbert space.
+#' Manuscript, Institute of Statistical Science, Academia Sinica, Taipei.
 #' @family kernel Fisher discriminant on the kernel data
 #' @examples
 #' set.seed(1)
@@ -128,7 +157,7 @@
 #' # Huang, Hwang and Lin (2005), Example 3: the quadratic rule wins by far
 #' # at 10 components
 #' lin <- kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 10)
-#' quad <- kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 10, type = "quadratic")
+#' quad <- kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 10, discriminant = "quadratic")
 #' c(linear = mean(predict(lin, test) != test$y),
 #'   quadratic = mean(predict(quad, test) != test$y))
 #' quad
@@ -141,42 +170,44 @@ kfda <- function(x, ...) UseMethod("kfda")
 
 #' @rdname kfda
 #' @export
-kfda.formula <- function(formula, data, subset, na.action, kernel = kernel_rbf(), ...) {
+kfda.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf()) {
+  check_kfda_dots(list(...))
   inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
-  fit <- kfda_fit(inputs, ...)
-  fit$call <- match.call()
-  fit
+  fit_model("kfda", inputs, list(...), match.call())
 }
 
 #' @rdname kfda
 #' @export
-kfda.default <- function(x, y, kernel = kernel_rbf(), type = c("linear", "quadratic"),
+kfda.default <- function(x, y, ..., kernel = kernel_rbf(), discriminant = c("linear", "quadratic"),
                          reduce = c("pca", "subset", "ridge"), ncomp = NULL, bases = NULL,
                          ridge = NULL, prior = NULL, logdet = TRUE, tol = 1e-9, na.action = NULL,
-                         threads = NULL, ...) {
-  check_no_subset_argument(list(...))
+                         threads = NULL) {
+  check_kfda_dots(list(...))
+  check_dots_empty("kfda", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action)
-  fit <- kfda_fit(inputs, type = type, reduce = reduce, ncomp = ncomp, bases = bases,
-                  ridge = ridge, prior = prior, logdet = logdet, tol = tol, threads = threads)
-  fit$call <- match.call()
-  fit
+  fit_model("kfda", inputs, method_arguments("kfda"), match.call())
 }
 
+# Arguments that are not kfda()'s but that users will try: say what to use.
 # `subset` is row selection in the formula interface; the number of random
-# bases is `bases`. Say so rather than ignore it.
-check_no_subset_argument <- function(dots) {
+# bases is `bases`. `type` was the rule's name in krein 0.1.0.
+check_kfda_dots <- function(dots) {
   if ("subset" %in% names(dots)) {
-    krein_abort("`subset` is not an argument of kfda() for matrix input; give the number (or share, or indices) of random bases as `bases`.")
+    krein_abort("`subset` is not an argument of kfda() for matrix input; give the number (or share, or indices) of random bases as `bases`.",
+                class = "krein_argument_error")
+  }
+  if ("type" %in% names(dots)) {
+    krein_abort("`type` is not an argument of kfda(); the rule is chosen by `discriminant` (\"linear\" or \"quadratic\"). `type` is predict()'s.",
+                class = "krein_argument_error")
   }
 }
 
 #' The fit behind every kfda() interface
 #' @noRd
-kfda_fit <- function(inputs, type = c("linear", "quadratic"), reduce = c("pca", "subset", "ridge"),
+kfda_fit <- function(inputs, discriminant = c("linear", "quadratic"), reduce = c("pca", "subset", "ridge"),
                      ncomp = NULL, bases = NULL, ridge = NULL, prior = NULL, logdet = TRUE,
-                     tol = 1e-9, threads = NULL, ...) {
-  check_no_subset_argument(list(...))
-  type <- match_choice(type, "type", c("linear", "quadratic"))
+                     tol = 1e-9, threads = NULL) {
+  discriminant <- match_choice(discriminant, "discriminant", c("linear", "quadratic"))
   reduce <- match_choice(reduce, "reduce", c("pca", "subset", "ridge"))
   logdet <- check_flag(logdet, "logdet")
   tol <- check_number(tol, "tol", lower = 0, upper = 1)
@@ -195,110 +226,91 @@ kfda_fit <- function(inputs, type = c("linear", "quadratic"), reduce = c("pca", 
   prior <- check_prior(prior, levels, counts)
 
   reduction <- switch(reduce,
-    pca = kfda_pca(inputs, ncomp, type, counts, threads),
-    subset = kfda_subset(inputs, bases, type, counts, threads),
+    pca = kfda_pca(inputs, ncomp, discriminant, counts, threads),
+    subset = kfda_subset(inputs, bases, discriminant, counts, threads),
     ridge = kfda_full_columns(inputs, threads)
   )
+  Z <- reduction$Z
   classes <- length(levels)
-  moments <- cpp_kfda_class_factors(reduction$Z, as.integer(y), classes, threads)
-  p <- ncol(reduction$Z)
+  p <- ncol(Z)
   n <- length(y)
-  # the pooled scatter's factor: QR of the stacked class factors
-  pooled_root <- cpp_triangular_factor(do.call(rbind, moments$factors)) / sqrt(n - classes)
   if (is.null(ridge)) {
     # the default ridge of reduce = "ridge": 1e-3 of the mean variance of the
-    # kernel data columns (in their own units, hence the scale^2)
-    ridge <- if (reduce == "ridge") 1e-3 * mean(colSums(pooled_root^2) * reduction$scale^2) else 0
+    # kernel data columns within the classes (in their own units, hence the
+    # scale^2)
+    ridge <- if (reduce == "ridge") 1e-3 * mean(within_class_variances(Z, y) * reduction$scale^2) else 0
   }
   ridge_scaled <- ridge / reduction$scale^2
-  hint <- kfda_singular_hint(reduce, type)
-  if (type == "linear" && n - classes < p && ridge == 0) {
+  hint <- kfda_singular_hint(reduce, discriminant)
+  if (discriminant == "linear" && n - classes < p && ridge == 0) {
     krein_abort(sprintf("The pooled covariance of the reduced kernel data is singular: %d points in %d classes cannot estimate it in %d dimensions. %s",
                         n, classes, p, hint), class = "krein_singular_covariance")
   }
-  pooled_factor <- covariance_factor(pooled_root, ridge_scaled, "The pooled covariance", p, tol, hint)
-  discriminant <- if (type == "linear") {
-    kfda_linear_parameters(pooled_factor, moments$means, prior)
-  } else {
-    kfda_quadratic_parameters(moments, counts, ridge_scaled, prior, p, tol, hint, ridge > 0)
+  # moment covariances, as MASS::lda and MASS::qda(method = "moment")
+  gaussian <- gaussian_classes(Z, y, prior, pooled = discriminant == "linear", denominator = "unbiased",
+                               ridge = ridge_scaled, threads = threads)
+  check_covariance_factor(gaussian$pooled_rcond, "The pooled covariance", p, tol, hint)
+  if (discriminant == "quadratic") {
+    for (i in seq_len(classes)) {
+      what <- sprintf("The covariance of class \"%s\"", levels[i])
+      if (counts[i] - 1 < p && ridge == 0) {
+        krein_abort(sprintf("%s of the reduced kernel data is singular: %d points cannot estimate it in %d dimensions. %s",
+                            what, counts[i], p, hint), class = "krein_singular_covariance")
+      }
+      check_covariance_factor(gaussian$rcond[i], what, p, tol, hint)
+    }
   }
-  discriminant$means <- moments$means
-  fisher <- fisher_directions(pooled_factor, moments$means, prior)
-  fit <- structure(
-    list(type = type, reduce = reduce, ncomp = p, variance_explained = reduction$variance_explained,
-         eigenvalues = reduction$eigenvalues, bases = reduction$bases, ridge = ridge, logdet = logdet,
-         tol = tol, prior = prior, counts = counts, levels = levels,
-         means = stats::setNames(as.data.frame(t(moments$means) * rep(reduction$scale, each = length(levels))),
-                                 paste0("Z", seq_len(p))),
-         projection = reduction[c("center", "rotation", "scale")], discriminant = discriminant,
-         scaling = fisher$scaling, fisher_center = fisher$center,
-         trace_proportion = fisher$trace_proportion,
-         x = reduction$points, kernel = inputs$kernel, spec = inputs$spec, threads = threads,
-         na_action = inputs$na_action),
-    class = c("kfda", "krein_model")
-  )
+  fisher <- fisher_directions(gaussian$pooled_factor, t(gaussian$means), prior)
+  gaussian$pooled_factor <- NULL  # the Fisher directions hold what prediction needs of it
+  fit <- list(discriminant = discriminant, reduce = reduce, ncomp = p,
+              variance_explained = reduction$variance_explained, eigenvalues = reduction$eigenvalues,
+              bases = reduction$bases, ridge = ridge, logdet = logdet, tol = tol, prior = prior,
+              means = stats::setNames(as.data.frame(gaussian$means * rep(reduction$scale, each = classes)),
+                                      paste0("Z", seq_len(p))),
+              projection = reduction[c("center", "rotation", "scale")], gaussian = gaussian,
+              scaling = fisher$scaling, fisher_center = fisher$center,
+              trace_proportion = fisher$trace_proportion,
+              x = if (reduce != "subset") inputs$x,
+              landmarks = if (reduce == "subset" && !is.null(inputs$x)) {
+                list(points = reduction$points, class = y[reduction$bases])
+              },
+              threads = threads)
   rownames(fit$means) <- levels
-  decision <- kfda_decisions(fit, reduction$Z)
-  fit$training_error <- mean(class_from_decisions(decision, levels) != y)
-  if (type == "linear") fit[c("coefficients", "intercept")] <- kfda_expansion(fit)
-  # a small, evenly spaced sample of the training points in the Fisher
-  # coordinates, and of the inputs, for plot()
-  shown <- unique(round(seq(1, n, length.out = min(n, 2000L))))
-  fit$training_sample <- list(
-    rows = shown, y = y[shown],
-    projection = fisher_coordinates(fit, reduction$Z[shown, , drop = FALSE]),
-    x = if (!is.null(inputs$x)) inputs$x[shown, , drop = FALSE]
-  )
+  if (discriminant == "linear") fit[c("coefficients", "intercept")] <- kfda_expansion(fit, levels)
+  # the training predictions, computed once (a subset fit keeps no training data)
+  names <- rownames(inputs$x %||% inputs$precomputed$K)
+  fit$training_decisions <- kfda_decisions(fit, Z)
+  dimnames(fit$training_decisions) <- list(names, levels)
+  fit$training_projection <- fisher_coordinates(fit, Z)
+  rownames(fit$training_projection) <- names
   fit
 }
 
-kfda_singular_hint <- function(reduce, type) {
+# Variances of the columns of Z within the classes (pooled, denominator n - K)
+within_class_variances <- function(Z, y) {
+  means <- rowsum(Z, y) / as.vector(table(y))
+  colSums((Z - means[as.integer(y), , drop = FALSE])^2) / (nrow(Z) - nlevels(y))
+}
+
+kfda_singular_hint <- function(reduce, discriminant) {
   change <- switch(reduce,
     pca = "Use fewer components (`ncomp`) or add a `ridge`",
     subset = "Use fewer bases (`bases`) or add a `ridge`",
     ridge = "Use a larger `ridge`"
   )
-  paste0(change, if (type == "quadratic") ", or type = \"linear\"" else "", ".")
+  paste0(change, if (discriminant == "quadratic") ", or discriminant = \"linear\"" else "", ".")
 }
 
-# The upper triangular factor R (R'R = M) of a covariance M given as root'root,
-# plus a ridge on its diagonal, or an error naming M when it is singular: the
-# reciprocal condition number of R (LAPACK dtrcon, about the ratio of the
-# smallest to the largest singular value of the centred data) below `tol`.
-covariance_factor <- function(root, ridge_scaled, what, p, tol, hint) {
-  R <- if (any(ridge_scaled > 0)) cpp_triangular_factor(rbind(root, diag(sqrt(ridge_scaled), p))) else root
-  condition <- rcond(R, triangular = TRUE)
-  if (!is.finite(condition) || condition < tol) {
+# An error naming the covariance M when its factor R (R'R = M, from a QR
+# decomposition of the centred data plus the ridge rows) is singular: its
+# reciprocal condition number (LAPACK dtrcon, about the ratio of the smallest
+# to the largest singular value of the centred data) is below `tol`.
+check_covariance_factor <- function(condition, what, p, tol, hint) {
+  if (condition < tol) {
     krein_abort(sprintf("%s of the reduced kernel data is singular in %d dimensions (reciprocal condition number %s, below `tol` = %s). %s",
                         what, p, format(condition, digits = 3), format(tol, digits = 3), hint),
                 class = "krein_singular_covariance")
   }
-  R
-}
-
-# KFLDA (eq. 11): g_i(z) = z' M^-1 m_i - m_i' M^-1 m_i / 2 + log q_i
-kfda_linear_parameters <- function(R, means, prior) {
-  W <- backsolve(R, forwardsolve(t(R), means))
-  list(weights = W, constant = -0.5 * colSums(means * W) + log(prior))
-}
-
-# KFQDA (eq. 12): g_i(z) = -||(z - m_i)' F_i||^2 / 2 - log|M_i| / 2 + log q_i,
-# F_i = R_i^-1 for M_i = R_i' R_i
-kfda_quadratic_parameters <- function(moments, counts, ridge_scaled, prior, p, tol, hint, ridged) {
-  levels <- names(counts)
-  factors <- vector("list", length(levels))
-  logdets <- numeric(length(levels))
-  for (i in seq_along(levels)) {
-    what <- sprintf("The covariance of class \"%s\"", levels[i])
-    if (counts[i] - 1 < p && !ridged) {
-      krein_abort(sprintf("%s of the reduced kernel data is singular: %d points cannot estimate it in %d dimensions. %s",
-                          what, counts[i], p, hint), class = "krein_singular_covariance")
-    }
-    R <- covariance_factor(moments$factors[[i]] / sqrt(counts[i] - 1), ridge_scaled, what, p, tol, hint)
-    factors[[i]] <- backsolve(R, diag(p))
-    logdets[i] <- 2 * sum(log(abs(diag(R))))
-  }
-  list(factors = factors, logdet = logdets, log_prior = log(prior))
 }
 
 # Fisher's canonical directions in the reduced space, as MASS::lda's
@@ -325,30 +337,25 @@ fisher_coordinates <- function(fit, Z) {
 
 # n x K log-likelihood ratios against the first class (eqs. 11, 12)
 kfda_decisions <- function(fit, Z) {
-  d <- fit$discriminant
-  g <- if (fit$type == "linear") {
-    Z %*% d$weights + rep(d$constant, each = nrow(Z))
-  } else {
-    Q <- cpp_kfda_quadratic_forms(Z, d$means, d$factors)
-    -0.5 * Q + rep(d$log_prior - if (fit$logdet) 0.5 * d$logdet else 0, each = nrow(Z))
-  }
+  g <- gaussian_discriminants(fit$gaussian, Z, logdet = fit$logdet)
   g - g[, 1]
 }
 
 # KFLDA as a kernel expansion (Remark 4, eq. 13): d_i(x) = k_x' alpha_i + b_i
-kfda_expansion <- function(fit) {
-  d <- fit$discriminant
+kfda_expansion <- function(fit, levels) {
+  weights <- fit$gaussian$weights
+  constant <- fit$gaussian$constant
   proj <- fit$projection
-  W <- d$weights - d$weights[, 1]
+  W <- weights - weights[, 1]
   if (length(proj$rotation)) W <- proj$rotation %*% (W / proj$scale) else W <- W / proj$scale
-  b <- d$constant - d$constant[1] - as.vector(crossprod(proj$center, W))
-  colnames(W) <- names(b) <- fit$levels
+  b <- constant - constant[1] - as.vector(crossprod(proj$center, W))
+  colnames(W) <- names(b) <- levels
   list(coefficients = W, intercept = b)
 }
 
 # --- the three reductions: reduced data Z (scaled), and how to reduce new kernel data
 
-kfda_pca <- function(inputs, ncomp, type, counts, threads) {
+kfda_pca <- function(inputs, ncomp, discriminant, counts, threads) {
   K <- training_kernel(inputs, threads)
   n <- nrow(K)
   # the components from a thin SVD of the centred kernel data Z = U D V'
@@ -368,7 +375,7 @@ kfda_pca <- function(inputs, ncomp, type, counts, threads) {
   total <- sum(values[values > 0])
   share <- cumsum(values[seq_len(rank)]) / total
   if (is.null(ncomp)) {
-    cap <- if (type == "linear") floor(n / 5) else floor(min(counts) / 4)
+    cap <- if (discriminant == "linear") floor(n / 5) else floor(min(counts) / 4)
     ncomp <- max(1L, min(which(share >= 0.99)[1], cap, rank))
   } else {
     if (!is.numeric(ncomp) || length(ncomp) != 1L || is.na(ncomp) || ncomp <= 0) {
@@ -394,9 +401,9 @@ kfda_pca <- function(inputs, ncomp, type, counts, threads) {
        eigenvalues = values[seq_len(rank)], points = inputs$x, bases = NULL)
 }
 
-kfda_subset <- function(inputs, bases, type, counts, threads) {
+kfda_subset <- function(inputs, bases, discriminant, counts, threads) {
   n <- length(inputs$y)
-  bases <- resolve_bases(bases, n, type, counts)
+  bases <- resolve_bases(bases, n, discriminant, counts)
   K <- if (is.null(inputs$x)) {
     inputs$precomputed$K[, bases, drop = FALSE]
   } else {
@@ -424,10 +431,10 @@ column_reduction <- function(K, threads) {
        rotation = NULL, scale = scale, variance_explained = NULL, eigenvalues = NULL)
 }
 
-resolve_bases <- function(bases, n, type, counts) {
+resolve_bases <- function(bases, n, discriminant, counts) {
   if (is.null(bases)) {
     m <- min(ceiling(n / 10), 500)
-    if (type == "quadratic") m <- min(m, floor(min(counts) / 4))
+    if (discriminant == "quadratic") m <- min(m, floor(min(counts) / 4))
     return(sort(sample.int(n, max(1L, m))))
   }
   if (!is.numeric(bases) || anyNA(bases) || length(bases) == 0L || any(bases <= 0)) {
@@ -450,147 +457,81 @@ resolve_bases <- function(bases, n, type, counts) {
 
 #' @export
 coef.kfda <- function(object, ...) {
-  if (object$type != "linear") {
-    krein_abort("Only the linear rule (type = \"linear\") is a kernel expansion; KFQDA has no coefficients of that form.")
+  if (object$discriminant != "linear") {
+    krein_abort("Only the linear rule (discriminant = \"linear\") is a kernel expansion; KFQDA has no coefficients of that form.")
   }
   rbind(`(Intercept)` = object$intercept, object$coefficients)
 }
 
-#' Predict with a kernel Fisher discriminant on the kernel data
-#'
-#' @param object A `kfda` fit.
-#' @param newdata New data in the form the model was fitted on (see
-#'   [krein_inputs]); for a precomputed kernel, the kernel of the new points
-#'   against all training points (a `"subset"` fit uses the columns of its
-#'   bases). Missing: the training data of a fit that kept them.
-#' @param type `"class"`, `"prob"` (the posteriors of eq. 9), `"decision"`
-#'   (the log-likelihood ratios of eqs. 11-12 against the first class) or
-#'   `"projection"` (the Fisher discriminant coordinates LD1, LD2, ... in the
-#'   reduced kernel data space, as `predict(<lda>)$x`).
-#' @param ... Unused.
-#' @returns A factor with the training levels, or a matrix with one row per
-#'   point (and one column per class, or per discriminant direction).
-#' @family kernel Fisher discriminant on the kernel data
 #' @export
-predict.kfda <- function(object, newdata, type = c("class", "prob", "decision", "projection"), ...) {
-  type <- match_choice(type, "type", c("class", "prob", "decision", "projection"))
-  if (missing(newdata) || is.null(newdata)) {
-    if (object$reduce == "subset" || is.null(object$x)) {
-      krein_abort(if (object$reduce == "subset") "`newdata` is missing; a reduce = \"subset\" fit keeps only its bases, not the training data."
-                  else "`newdata` is missing; give the kernel of the points to predict against the training points.")
+krein_scores.kfda <- function(object, new, type) {
+  if (is.null(new)) {
+    if (type == "projection") return(object$training_projection)
+    decision <- object$training_decisions
+  } else {
+    K <- new_kernels(object, new, points = object$landmarks$points %||% object$x, columns = object$bases)$K
+    proj <- object$projection
+    Z <- cpp_kfda_project(K, proj$center, proj$rotation %||% matrix(0, ncol(K), 0), proj$scale)
+    if (type == "projection") {
+      out <- fisher_coordinates(object, Z)
+      rownames(out) <- rownames(K)
+      return(out)
     }
-    K <- evaluate_kernel(object$kernel, object$x, object$x, object$threads)
-    return(kfda_outputs(object, K, rownames(object$x), type))
+    decision <- kfda_decisions(object, Z)
+    dimnames(decision) <- list(rownames(K), object$levels)
   }
-  new <- new_inputs(object$spec, newdata)
-  K <- new_kernel_matrix(object$spec, new, points = object$x, columns = object$bases,
-                         threads = object$threads)
-  kfda_outputs(object, K, rownames(new$x %||% new$K), type)
-}
-
-kfda_outputs <- function(object, K, names, type) {
-  proj <- object$projection
-  Z <- cpp_kfda_project(K, proj$center, proj$rotation %||% matrix(0, ncol(K), 0), proj$scale)
-  if (type == "projection") {
-    out <- fisher_coordinates(object, Z)
-    rownames(out) <- names
-    return(out)
-  }
-  decision <- kfda_decisions(object, Z)
-  dimnames(decision) <- list(names, object$levels)
-  switch(type,
-    decision = decision,
-    prob = softmax_rows(decision),
-    class = stats::setNames(class_from_decisions(decision, object$levels), names)
-  )
-}
-
-# Classes of points given as a numeric matrix in the input space (plot grids)
-kfda_points_class <- function(object, points) {
-  K <- evaluate_kernel(object$kernel, points, object$x, object$threads)
-  kfda_outputs(object, K, NULL, "class")
-}
-
-kfda_label <- function(x) {
-  paste0(if (x$type == "linear") "KFLDA" else "KFQDA",
-         switch(x$reduce, pca = sprintf(", %d principal components", x$ncomp),
-                subset = sprintf(", %d random bases", x$ncomp),
-                ridge = ", ridge"))
+  if (type == "decision") decision else softmax_rows(decision)
 }
 
 #' @export
-print.kfda <- function(x, ...) {
-  cat("Kernel Fisher ", if (x$type == "linear") "linear" else "quadratic",
-      " discriminant on the kernel data (", if (x$type == "linear") "KFLDA" else "KFQDA", "), ",
-      length(x$levels), " classes, ", sum(x$counts), " training points\n", sep = "")
-  cat("  kernel: ", kernel_description(x$kernel), "\n", sep = "")
-  cat("  reduction: ", switch(x$reduce,
-    pca = sprintf("%d principal components (%.2f%% of the variance)", x$ncomp, 100 * x$variance_explained),
+model_title.kfda <- function(x) if (x$discriminant == "linear") "KFLDA" else "KFQDA"
+
+kfda_reduction_text <- function(x) {
+  switch(x$reduce,
+    pca = sprintf("%d principal components (%.2f%% of the variance of the kernel data)", x$ncomp,
+                  100 * x$variance_explained),
     subset = sprintf("%d random bases (%.1f%% of the points)", x$ncomp, 100 * x$ncomp / sum(x$counts)),
-    ridge = sprintf("all %d kernel columns", x$ncomp)),
-    if (x$ridge > 0) sprintf(", ridge %s", format(x$ridge, digits = 3)) else "", "\n", sep = "")
-  if (x$type == "quadratic" && !x$logdet) cat("  log-determinants dropped (kernel Mahalanobis rule)\n")
-  cat("  training error: ", format(x$training_error, digits = 3), "\n", sep = "")
-  invisible(x)
+    ridge = sprintf("all %d kernel columns", x$ncomp))
 }
 
 #' @export
-summary.kfda <- function(object, ...) {
+model_print_lines.kfda <- function(x) {
+  c(paste0("reduction: ", kfda_reduction_text(x),
+           if (x$ridge > 0) sprintf(", ridge %s", format(x$ridge, digits = 3)) else ""),
+    if (x$discriminant == "quadratic" && !x$logdet) "log-determinants dropped (kernel Mahalanobis rule)")
+}
+
+#' @export
+model_summary.kfda <- function(object) {
   classes <- data.frame(n = as.vector(object$counts), prior = as.vector(object$prior),
                         row.names = object$levels)
-  if (object$type == "quadratic") classes$log_det <- object$discriminant$logdet +
-    2 * sum(log(object$projection$scale))
-  structure(list(label = kfda_label(object), type = object$type, reduce = object$reduce,
-                 ncomp = object$ncomp, variance_explained = object$variance_explained,
-                 ridge = object$ridge, classes = classes,
-                 trace_proportion = stats::setNames(object$trace_proportion, colnames(object$scaling)),
-                 training_error = object$training_error, kernel = object$kernel),
-            class = "summary.kfda")
+  if (object$discriminant == "quadratic") {
+    classes$log_det <- object$gaussian$logdet + 2 * sum(log(object$projection$scale))
+  }
+  trace <- matrix(object$trace_proportion, nrow = 1L, dimnames = list("proportion", colnames(object$scaling)))
+  out <- list(paste0(kfda_reduction_text(object),
+                     if (object$ridge > 0) paste0("; ridge ", format(object$ridge, digits = 4)) else ""),
+              classes, trace)
+  names(out) <- c("Reduction of the kernel data",
+                  if (object$discriminant == "quadratic") "Classes (log-determinant of the covariance of the reduced kernel data)" else "Classes",
+                  "Proportion of trace (Fisher directions)")
+  out
 }
 
+# Inputs that are not two columns: the points in the Fisher discriminant
+# coordinates, as plot(<lda>) draws them, with the class means as diamonds.
 #' @export
-print.summary.kfda <- function(x, ...) {
-  cat(x$label, "\n", sep = "")
-  cat("kernel: ", kernel_description(x$kernel), "\n", sep = "")
-  if (!is.null(x$variance_explained)) {
-    cat("variance of the kernel data kept: ", sprintf("%.2f%%", 100 * x$variance_explained), "\n", sep = "")
-  }
-  if (x$ridge > 0) cat("ridge: ", format(x$ridge, digits = 4), "\n", sep = "")
-  cat("\nClasses", if (x$type == "quadratic") " (log-determinant of the covariance of the reduced kernel data)", ":\n", sep = "")
-  print(x$classes, digits = 4)
-  cat("\nProportion of trace (Fisher directions):\n")
-  print(round(x$trace_proportion, 4))
-  cat("\nTraining error: ", format(x$training_error, digits = 4), "\n", sep = "")
-  invisible(x)
+plot_model_diagnostic.kfda <- function(x, data, main, predict_args, ...) {
+  means <- fisher_coordinates(x, x$gaussian$means)
+  plot_discriminant_space(x, data, main, predict_args, means, ...)
 }
 
-#' Plot a kernel Fisher discriminant on the kernel data
-#'
-#' For two input variables: the decision regions over the plane with the
-#' training points (or `data`). Otherwise (or for precomputed kernels): the
-#' training points in the Fisher discriminant coordinates of the reduced
-#' kernel data (LD1 against LD2, or histograms of LD1 for two classes), as
-#' `plot(<lda>)` draws them.
-#'
-#' @param x A `kfda` fit.
-#' @param data Points to draw instead of the training points (for 2-D
-#'   inputs), in the form the model was fitted on.
-#' @param resolution Grid points per axis for decision regions.
-#' @param main The title; `NULL` for one that describes the fit.
-#' @param ... Passed to the plotting functions.
-#' @returns `x`, invisibly.
-#' @family kernel Fisher discriminant on the kernel data
-#' @export
-plot.kfda <- function(x, data = NULL, resolution = 120L, main = NULL, ...) {
-  main <- main %||% kfda_label(x)
-  sample <- x$training_sample
-  if (!is.null(x$kernel) && x$spec$n_columns == 2L) {
-    shown <- if (is.null(data)) list(x = sample$x, y = sample$y) else plot_points(x, data)
-    plot_decision_regions(shown$x, shown$y, function(grid) kfda_points_class(x, as.matrix(grid)),
-                          resolution = resolution, main = main,
-                          landmarks = if (x$reduce == "subset") x$x, ...)
-    return(invisible(x))
-  }
-  plot_projection(sample$projection, sample$y, main, ...)
-  invisible(x)
-}
+register_krein_model(
+  "kfda", label = "Kernel Fisher discriminant on the kernel data", fit = "kfda_fit",
+  parameters = data.frame(parameter = c("discriminant", "reduce", "ncomp", "bases", "ridge"),
+                          class = c("character", "character", "numeric", "numeric", "numeric"),
+                          label = c("linear or quadratic rule", "reduction", "principal components",
+                                    "random bases", "ridge"),
+                          stringsAsFactors = FALSE),
+  types = "projection"
+)

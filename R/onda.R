@@ -8,7 +8,9 @@
 #' posteriors gives a nonlinear discriminant analysis: Gaussian classes
 #' (Gaussian NDA, eqs. 30-33), the best linear approximation (which is
 #' Fisher's LDA, eqs. 21-29), an SVM with pairwise coupling (SVM NDA, eq.
-#' 34), or any classifier that gives posteriors.
+#' 34), or any classifier that gives posteriors. ONDA works on the input
+#' features themselves: it takes no kernel (for kernels that carry the class
+#' information see [kernel_discriminant()]).
 #'
 #' @section The eigenproblem:
 #' With priors \eqn{\psi = (P(C_1), \dots, P(C_K))'} and \eqn{\Psi =
@@ -21,122 +23,147 @@
 #' \eqn{K - 1} (the default). The training points map into a \eqn{(K -
 #' 1)}-dimensional simplex (Figs. 2-3).
 #'
-#' @section Classification:
-#' `predict(type = "class")` assigns the class whose mean (over its
-#' training points) is nearest in the discriminant space, as the paper's
-#' Table 2 does. The paper leaves the scale of each discriminant direction
-#' implicit, so distances are measured in the pooled within-class metric of
-#' the mapped training points (Mahalanobis; Euclidean once each direction is
-#' scaled to unit within-class variance): the rule then does not depend on
-#' how \eqn{U} is normalised, and for `posterior = "linear"` it is the
-#' nearest-mean rule of [MASS::lda()]'s discriminant space. When the classes
-#' have no spread there (ideal posteriors), the metric is Euclidean.
+#' @section Prediction:
+#' [predict()][predict.krein_model()] gives
+#' * `type = "class"`: by default the most probable class under the
+#'   estimator's posteriors (`rule = "posterior"`);
+#' * `type = "prob"`: the posteriors of the estimator, \eqn{B(x)}. Those of
+#'   `posterior = "linear"` sum to 1 but may leave \eqn{[0, 1]} (eq. 23);
+#' * `type = "decision"`: the negative squared Euclidean distances of the
+#'   point to the class means (over the training points) in the discriminant
+#'   space, normalised as the paper does: \eqn{U' \Psi U = I} for the NDA
+#'   (eqs. 35-36) and unit total covariance, \eqn{A' \Sigma_T A = I}, for
+#'   FLDA (`posterior = "linear"`, eq. 3; each direction divided by
+#'   \eqn{\sqrt{\lambda_j}}). Larger favours the class;
+#' * `type = "projection"`: the discriminant coordinates \eqn{y = U'B(x)}
+#'   (eq. 19), `D1`, `D2`, ...
+#'
+#' Its argument `rule` chooses how `type = "class"` classifies:
+#' `"posterior"` (the default), `"nearest_mean"` (the paper's rule, its
+#' Table 2: the nearest class mean in the discriminant space normalised as
+#' above, i.e. the largest decision value) or `"mahalanobis"` (the nearest
+#' class mean in the pooled within-class metric of the mapped training
+#' points, which does not depend on how \eqn{U} is normalised and, for
+#' `posterior = "linear"`, is the nearest-mean rule of [MASS::lda()]'s
+#' discriminant space; Euclidean when the classes have no spread there, as
+#' with ideal posteriors). The rules can disagree near the class boundaries.
+#' [plot()][plot.krein_model()] takes `rule` too;
+#' for more than two inputs it shows the discriminant space (the first two
+#' coordinates, or histograms of the only one) with the class means as
+#' diamonds, as Figs. 2-3 of the paper -- for three classes a triangle, the
+#' 2-simplex of posterior vectors.
 #'
 #' @section Posterior estimators:
 #' * `"gaussian"`: class-conditional Gaussians with maximum-likelihood means
 #'   and covariances \eqn{\Sigma_k = n_k^{-1} \sum (x_i - \bar x_k)(x_i - \bar
 #'   x_k)'} (eq. 31), priors `prior`: eq. (33), the posteriors of
-#'   `MASS::qda(method = "mle")`. A singular class covariance gets a ridge
-#'   \eqn{r I}: `ridge` if given, else \eqn{10^{-6}} times the mean variance
-#'   of the inputs with a warning; the fit reports it as `ridge`.
+#'   `MASS::qda(method = "mle")`. A singular class covariance (reciprocal
+#'   condition number of its triangular factor below \eqn{10^{-8}}) gets a
+#'   ridge \eqn{r I}: `ridge` if given, else \eqn{10^{-6}} times the mean
+#'   variance of the inputs with a warning; the fit stores it as `ridge`
+#'   and uses it at prediction.
 #' * `"linear"`: the least-squares linear approximation \eqn{L(C_k | x) =
 #'   P(C_k) [(\bar x_k - \bar x_T)' \Sigma_T^{-1} (x - \bar x_T) + 1]} (eq.
 #'   23) with the total covariance \eqn{\Sigma_T} of eq. (11) (denominator
 #'   \eqn{n}). Its values sum to 1 but may leave \eqn{[0, 1]}; ONDA with it is
 #'   FLDA (eqs. 25-29).
 #' * `"svm"`: the posteriors of a multi-class SVM by pairwise coupling (Wu,
-#'   Lin & Weng; libsvm `-b 1` in the paper), through
+#'   Lin and Weng 2004; libsvm `-b 1` in the paper), through
 #'   `e1071::svm(probability = TRUE)` with `svm_kernel`, `cost` and any other
-#'   argument of [e1071::svm()] in `svm_args`. Needs the e1071 package. Its
-#'   internal cross-validation draws from R's RNG, so `set.seed()` reproduces
-#'   it.
+#'   argument of [e1071::svm()] in `svm_args` (its `gamma`, for example).
+#'   Needs the e1071 package. Its internal cross-validation draws from R's
+#'   RNG, so `set.seed()` reproduces it.
 #' * a function `function(x_train, y_train, x_new)` returning an
 #'   \eqn{n_{new} \times K} matrix of posteriors (columns in the order of the
 #'   levels of `y`, or named by them); it is called once for the training
-#'   points and once for each `predict()`. Rows must be finite and sum to 1.
+#'   points and once for each `predict()`, with numeric matrices of the
+#'   model's input columns. Rows must be finite and sum to 1.
 #' * a fitted model whose `predict(model, newdata, type = "prob")` gives such
-#'   a matrix -- any krein classifier, for example: it is called with the
-#'   training data in the form given to `onda()` and with each `newdata`.
+#'   a matrix -- any krein classifier, for example. It is called with the
+#'   input columns of `onda()`'s fit: a numeric matrix for matrix or data
+#'   frame input, a data frame of the model matrix's columns for the formula
+#'   interface (the variables themselves when they are numeric).
 #'
-#' @param x A numeric matrix or data frame of inputs (formula interface:
-#'   `formula`, `data`, `subset`, `na.action` as in [krein_inputs]).
+#' @param x A numeric matrix or data frame of inputs (see [krein_inputs]).
 #' @param y Class labels, one per row.
+#' @param formula,data,subset,na.action As in [MASS::lda()]: see [krein_inputs].
 #' @param posterior `"gaussian"`, `"linear"`, `"svm"`, a function or a fitted
 #'   model (see Posterior estimators).
 #' @param dim Dimension of the discriminant space, at most \eqn{K - 1};
 #'   `NULL` for \eqn{K - 1}.
 #' @param prior Class priors in the order of the levels; `NULL` for the class
 #'   proportions (as the paper uses).
-#' @param ridge For `"gaussian"`: a ridge added to singular class
-#'   covariances (`NULL`: see Posterior estimators); a number applies to all
-#'   classes.
+#' @param ridge For `"gaussian"`: a ridge added to the class covariances
+#'   (`NULL`: only where one is singular, see Posterior estimators); a number
+#'   applies to all classes.
 #' @param svm_kernel,cost,svm_args For `"svm"`: the kernel and cost of
 #'   [e1071::svm()] and a list of further arguments (e.g. `list(gamma =
 #'   0.5)`).
-#' @param formula,data,subset,na.action The formula interface (see
-#'   [krein_inputs]).
-#' @param ... Passed from the formula method to the default method.
+#' @param ... Not used: every argument after the data must be named in full
+#'   (an unknown name is an error).
 #' @returns An object of class `c("onda", "krein_model")`: a list with
 #'   `posterior` (the estimator's name), `U` (\eqn{K \times} `dim`), `values`
 #'   (the eigenvalues \eqn{\Lambda}, all \eqn{K} of them), `Gamma`, `prior`,
-#'   `levels`, `counts`, `class_means` (class means in the discriminant
-#'   space), `ridge`, `training_error` and what prediction and
-#'   [kernel_discriminant()] need.
+#'   `class_means` (class means in the discriminant space), `ridge`,
+#'   `training_posteriors`, `x` (the training inputs), the shared fields of a
+#'   krein fit (`levels`, `counts`, `training_error` of the default rule, ...)
+#'   and what prediction and [kernel_discriminant()] need.
 #' @references
 #' Hidaka, A. and Kurita, T. (2016). Optimum nonlinear discriminant analysis
 #' and discriminant kernel support vector machine. *IEICE Transactions on
 #' Information and Systems*. \doi{10.1587/transinf.2016EDP7081}.
+#'
+#' Wu, T.-F., Lin, C.-J. and Weng, R. C. (2004). Probability estimates for
+#' multi-class classification by pairwise coupling. *Journal of Machine
+#' Learning Research*, 5, 975-1005.
 #' @family optimum nonlinear discriminant analysis
 #' @examples
 #' fit <- onda(Species ~ ., data = iris)
 #' fit
 #' table(predict(fit, iris), iris$Species)
 #' head(predict(fit, iris, type = "projection"))
+#' # the paper's rule: the nearest class mean in the discriminant space
+#' table(predict(fit, iris, rule = "nearest_mean"), iris$Species)
 #' plot(fit)   # the 2-simplex of Fig. 2
 #' # FLDA as the linear approximation of ONDA
 #' flda <- onda(Species ~ ., data = iris, posterior = "linear")
-#' mean(predict(flda, iris) != iris$Species)
+#' mean(predict(flda, iris, rule = "nearest_mean") != iris$Species)
 #' @export
 onda <- function(x, ...) UseMethod("onda")
 
 #' @rdname onda
 #' @export
-onda.formula <- function(formula, data, subset, na.action, ...) {
-  mc <- match.call(expand.dots = FALSE)
-  inputs <- inputs_from_formula(mc, parent.frame(), NA)
-  raw <- if (is.null(mc$data)) NULL else {
-    d <- eval(mc$data, parent.frame())
-    if (is.data.frame(d) && !is.null(rownames(inputs$x))) d[rownames(inputs$x), , drop = FALSE] else d
-  }
-  if ("kernel" %in% names(list(...))) {
-    krein_abort("onda() works on the input features and takes no `kernel`; for kernels that carry the class information see kernel_discriminant().")
-  }
-  fit <- onda_fit(inputs, raw = raw %||% inputs$x, ...)
-  fit$call <- match.call()
-  fit
+onda.formula <- function(formula, data, ..., subset, na.action) {
+  refuse_onda_kernel(list(...))
+  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), NA)
+  fit_model("onda", inputs, list(...), match.call())
 }
 
 #' @rdname onda
 #' @export
-onda.default <- function(x, y, posterior = "gaussian", dim = NULL, prior = NULL, ridge = NULL,
-                         svm_kernel = "radial", cost = 1, svm_args = list(), na.action = NULL, ...) {
-  if ("kernel" %in% names(list(...))) {
-    krein_abort("onda() works on the input features and takes no `kernel`; for kernels that carry the class information see kernel_discriminant().")
-  }
+onda.default <- function(x, y, ..., posterior = "gaussian", dim = NULL, prior = NULL, ridge = NULL,
+                         svm_kernel = "radial", cost = 1, svm_args = list(), na.action = NULL) {
+  refuse_onda_kernel(list(...))
+  check_dots_empty("onda", ...)
   inputs <- inputs_from_xy(x, y, NA, na.action)
-  fit <- onda_fit(inputs, raw = inputs$x, posterior = posterior, dim = dim, prior = prior,
-                  ridge = ridge, svm_kernel = svm_kernel, cost = cost, svm_args = svm_args)
-  fit$call <- match.call()
-  fit
+  fit_model("onda", inputs, method_arguments("onda"), match.call())
+}
+
+refuse_onda_kernel <- function(dots) {
+  if ("kernel" %in% names(dots)) {
+    krein_abort("onda() works on the input features and takes no `kernel`; for kernels that carry the class information see kernel_discriminant().",
+                class = "krein_argument_error")
+  }
 }
 
 #' The fit behind every onda() interface
 #' @noRd
-onda_fit <- function(inputs, raw, posterior = "gaussian", dim = NULL, prior = NULL, ridge = NULL,
+onda_fit <- function(inputs, posterior = "gaussian", dim = NULL, prior = NULL, ridge = NULL,
                      svm_kernel = "radial", cost = 1, svm_args = list()) {
   if (is.null(inputs$x)) {
     krein_abort("onda() estimates posteriors from input features; give a numeric matrix, a data frame or a formula, not a kernel matrix.")
   }
+  x <- inputs$x
   y <- inputs$y
   levels <- levels(y)
   K <- length(levels)
@@ -145,8 +172,9 @@ onda_fit <- function(inputs, raw, posterior = "gaussian", dim = NULL, prior = NU
   if (is.null(dim)) dim <- K - 1L
   dim <- check_number(dim, "dim", lower = 1, upper = K - 1, allow_lower = TRUE, integer = TRUE)
   if (!is.null(ridge)) ridge <- check_number(ridge, "ridge", lower = 0, allow_lower = TRUE)
-  estimator <- posterior_estimator(posterior, inputs, raw, prior, ridge, svm_kernel, cost, svm_args)
-  B <- estimator$training
+  estimator <- posterior_estimator(posterior, x, y, inputs$spec, prior, ridge, svm_kernel, cost, svm_args)
+  B <- estimator$predict(x)
+  dimnames(B) <- list(rownames(x), levels)
   # Gamma (eq. 15) as a sample average, the symmetric eigenproblem (eqs. 35-36)
   centred <- B - rep(prior, each = nrow(B))
   Gamma <- crossprod(centred) / nrow(B)
@@ -160,23 +188,20 @@ onda_fit <- function(inputs, raw, posterior = "gaussian", dim = NULL, prior = NU
   projection <- B %*% U
   class_means <- t(vapply(levels, function(l) colMeans(projection[y == l, , drop = FALSE]), numeric(dim)))
   if (dim == 1L) class_means <- matrix(class_means, ncol = 1L, dimnames = list(levels, "D1"))
-  metric <- nearest_mean_metric(projection, y, class_means)
-  fit <- structure(
-    list(posterior = estimator$name, U = U, values = e$values, Gamma = Gamma, prior = prior,
-         levels = levels, counts = counts, class_means = class_means, metric = metric,
-         ridge = estimator$ridge, estimator = estimator[c("name", "predict", "gaussian", "linear")],
-         statistics = feature_statistics(inputs$x, y, prior),
-         training_posteriors = B, training_projection = projection, y = y, x = inputs$x,
-         spec = inputs$spec,
-         na_action = inputs$na_action),
-    class = c("onda", "krein_model")
-  )
-  fit$training_error <- mean(nearest_mean_class(fit, projection) != y)
-  fit
+  # The paper's normalisation of the space for its nearest-mean rule: U' Psi U
+  # = I for the NDA (eqs. 35-36, as U is), unit total covariance for FLDA
+  # (eq. 3): FLDA's coordinates have covariance U' Gamma U = Lambda.
+  lambda <- e$values[seq_len(dim)]
+  paper_scale <- if (estimator$name == "linear") ifelse(lambda > 0, 1 / sqrt(pmax(lambda, 0)), 1) else rep(1, dim)
+  metrics <- list(nearest_mean = diag(paper_scale, dim),
+                  mahalanobis = nearest_mean_metric(projection, y, class_means))
+  list(posterior = estimator$name, U = U, values = e$values, Gamma = Gamma, prior = prior,
+       class_means = class_means, metrics = metrics, ridge = estimator$ridge,
+       estimator = estimator, training_posteriors = B, x = x)
 }
 
-# The within-class whitening of the discriminant space used by the
-# nearest-mean rule (documented under Classification in ?onda).
+# The within-class whitening of the discriminant space (rule = "mahalanobis",
+# documented under Prediction in ?onda).
 nearest_mean_metric <- function(projection, y, class_means) {
   within <- projection - class_means[as.integer(y), , drop = FALSE]
   W <- crossprod(within) / max(1, nrow(projection) - nlevels(y))
@@ -189,60 +214,114 @@ nearest_mean_metric <- function(projection, y, class_means) {
   e$vectors %*% diag(1 / sqrt(e$values), ncol(projection)) %*% t(e$vectors)
 }
 
-nearest_mean_class <- function(object, projection) {
-  Z <- projection %*% object$metric
-  M <- object$class_means %*% object$metric
-  d <- outer(rowSums(Z^2), rep(1, nrow(M))) - 2 * Z %*% t(M) + rep(rowSums(M^2), each = nrow(Z))
-  factor(object$levels[max.col(-d, ties.method = "first")], levels = object$levels)
+# Squared distances of points in the discriminant space to the class means,
+# after the linear map A of a rule's metric.
+class_mean_distances <- function(projection, class_means, A) {
+  Z <- projection %*% A
+  M <- class_means %*% A
+  d <- vapply(seq_len(nrow(M)), function(k) rowSums((Z - rep(M[k, ], each = nrow(Z)))^2), numeric(nrow(Z)))
+  if (is.null(dim(d))) d <- matrix(d, nrow = nrow(Z))
+  dimnames(d) <- list(rownames(projection), rownames(class_means))
+  d
 }
 
-# Means and covariances of the training features: the Gaussian model (eq.
-# 31), the total and between-class covariances (eqs. 11-12) for LDK.
-feature_statistics <- function(x, y, prior) {
-  levels <- levels(y)
-  means <- t(vapply(levels, function(l) colMeans(x[y == l, , drop = FALSE]), numeric(ncol(x))))
-  if (ncol(x) == 1L) means <- matrix(means, ncol = 1L)
-  total_mean <- colMeans(x)
-  centred <- x - rep(total_mean, each = nrow(x))
-  total <- crossprod(centred) / nrow(x)
-  between <- crossprod(sqrt(prior) * (means - rep(total_mean, each = length(levels))))
-  list(means = means, total_mean = total_mean, total = total, between = between)
+onda_rules <- c("posterior", "nearest_mean", "mahalanobis")
+
+#' @export
+krein_scores.onda <- function(object, new, type, rule = "posterior") {
+  rule <- match_choice(rule, "rule", onda_rules)
+  B <- if (is.null(new)) object$training_posteriors else onda_posteriors(object, new$x)
+  if (type == "prob") return(B)
+  projection <- B %*% object$U
+  if (type == "projection") return(projection)
+  if (type == "decision") return(-class_mean_distances(projection, object$class_means, object$metrics$nearest_mean))
+  # type = "class" under another rule than the posterior
+  scores <- if (rule == "posterior") B else -class_mean_distances(projection, object$class_means, object$metrics[[rule]])
+  stats::setNames(class_from_decisions(scores, object$levels), rownames(B))
 }
 
-# --- posterior estimators: list(name, training = n x K, predict(new) -> n x K)
+# The estimator's posteriors of new inputs (complete rows), named
+onda_posteriors <- function(object, x) {
+  B <- object$estimator$predict(x)
+  dimnames(B) <- list(rownames(x), object$levels)
+  B
+}
 
-posterior_estimator <- function(posterior, inputs, raw, prior, ridge, svm_kernel, cost, svm_args) {
-  x <- inputs$x
-  y <- inputs$y
+#' @export
+model_title.onda <- function(x) paste(x$posterior, "posteriors")
+
+#' @export
+model_print_lines.onda <- function(x) {
+  dim <- ncol(x$U)
+  paper_error <- mean(krein_scores(x, NULL, "class", rule = "nearest_mean") != x$y)
+  c(sprintf("discriminant space: %d dimension%s, eigenvalues %s", dim, if (dim > 1) "s" else "",
+            paste(format(x$values[seq_len(dim)], digits = 4), collapse = ", ")),
+    if (!is.null(x$ridge) && x$ridge > 0) paste0("ridge on the class covariances: ", format(x$ridge, digits = 3)),
+    paste0("training error of the paper's nearest-class-mean rule (rule = \"nearest_mean\"): ",
+           format(paper_error, digits = 3)))
+}
+
+#' @export
+model_summary.onda <- function(object) {
+  rules <- vapply(onda_rules, function(rule) {
+    mean(krein_scores(object, NULL, "class", rule = rule) != object$y)
+  }, numeric(1))
+  list("Classes" = data.frame(n = as.vector(object$counts), prior = as.vector(object$prior),
+                              row.names = object$levels),
+       "Gamma (eq. 15)" = object$Gamma,
+       "Eigenvalues of Gamma U = Psi U Lambda (eq. 14)" = paste(format(zapsmall(object$values), digits = 4), collapse = "  "),
+       "Class representative vectors U (eq. 16)" = object$U,
+       "Class means in the discriminant space" = object$class_means,
+       "Training error by rule (predict(rule = ))" = data.frame(training_error = rules, row.names = onda_rules))
+}
+
+# Inputs that are not two columns: the discriminant space (paper 004, Figs. 2-3)
+#' @export
+plot_model_diagnostic.onda <- function(x, data, main, predict_args, ...) {
+  plot_discriminant_space(x, data, main, predict_args, x$class_means, ...)
+}
+
+# Points of `data` (or the training points) in a model's discriminant
+# coordinates (predict type "projection"), coloured by the response of `data`
+# where it has one, else by the predicted class; class means as diamonds.
+plot_discriminant_space <- function(x, data, main, predict_args, class_means, ...) {
+  projection <- do.call(stats::predict, c(list(x, data, type = "projection"), predict_args))
+  y <- if (is.null(data)) stats::napredict(x$na_action, x$y) else data_response(x, data, nrow(projection))
+  if (all(is.na(y))) y <- do.call(stats::predict, c(list(x, data), predict_args))
+  shown <- stats::complete.cases(projection) & !is.na(y)
+  plot_projection(projection[shown, , drop = FALSE], y[shown], main, class_means = class_means, ...)
+  invisible(x)
+}
+
+# --- posterior estimators: list(name, ridge, predict(new) -> n x K, and the
+# Gaussian or linear model where there is one)
+
+posterior_estimator <- function(posterior, x, y, spec, prior, ridge, svm_kernel, cost, svm_args) {
   levels <- levels(y)
   if (is.character(posterior) && length(posterior) == 1L) {
     posterior <- check_choice(posterior, "posterior", c("gaussian", "linear", "svm"))
-    est <- switch(posterior,
+    return(switch(posterior,
       gaussian = gaussian_estimator(x, y, prior, ridge),
       linear = linear_estimator(x, y, prior),
       svm = svm_estimator(x, y, svm_kernel, cost, svm_args)
-    )
-    est$training <- est$predict(x)
-    return(est)
+    ))
   }
   if (is.function(posterior)) {
     fun <- posterior
-    predict_new <- function(new) {
+    return(list(name = "function", ridge = NULL, predict = function(new) {
       check_posterior_matrix(fun(x, y, new), nrow(new), levels, "`posterior`")
-    }
-    return(list(name = "function", predict = predict_new, training = predict_new(x),
-                raw_input = FALSE))
+    }))
   }
   if (is.list(posterior) || isS4(posterior)) {
     model <- posterior
-    predict_new <- function(new) {
-      p <- tryCatch(stats::predict(model, new, type = "prob"),
+    # the input columns as the model was given them: a data frame for formula fits
+    as_model_input <- if (spec$type == "formula") function(m) as.data.frame(m) else identity
+    return(list(name = paste0("model (", class(model)[1], ")"), ridge = NULL, predict = function(new) {
+      p <- tryCatch(stats::predict(model, as_model_input(new), type = "prob"),
                     error = function(e) krein_abort(sprintf("`posterior` is a fitted model, but predict(<model>, newdata, type = \"prob\") failed: %s",
                                                             conditionMessage(e))))
-      check_posterior_matrix(p, NROW(new), levels, "`posterior`'s predict(type = \"prob\")")
-    }
-    return(list(name = paste0("model (", class(model)[1], ")"), predict = predict_new,
-                training = predict_new(raw), raw_input = TRUE))
+      check_posterior_matrix(p, nrow(new), levels, "`posterior`'s predict(type = \"prob\")")
+    }))
   }
   krein_abort(sprintf("`posterior` must be \"gaussian\", \"linear\", \"svm\", a function(x_train, y_train, x_new) or a fitted model, not %s.",
                       describe_value(posterior)))
@@ -276,66 +355,44 @@ check_posterior_matrix <- function(p, n, levels, what) {
 
 # Gaussian NDA (eqs. 30-33): ML class covariances, posteriors by Bayes.
 gaussian_estimator <- function(x, y, prior, ridge) {
-  model <- gaussian_model(x, y, prior, ridge)
+  model <- onda_gaussian_classes(x, y, prior, ridge)
   list(name = "gaussian", predict = function(new) gaussian_posteriors(model, new), gaussian = model,
        ridge = model$ridge)
 }
 
-gaussian_model <- function(x, y, prior, ridge = NULL) {
-  levels <- levels(y)
-  p <- ncol(x)
-  scale <- mean(apply(x, 2, function(v) mean((v - mean(v))^2)))
-  auto_ridge <- if (scale > 0) 1e-6 * scale else 1e-6
-  classes <- lapply(levels, function(l) {
-    xl <- x[y == l, , drop = FALSE]
-    m <- colMeans(xl)
-    centred <- xl - rep(m, each = nrow(xl))
-    list(mean = m, covariance = crossprod(centred) / nrow(xl))
-  })
-  singular <- vapply(classes, function(cl) {
-    rc <- tryCatch(rcond(chol(cl$covariance)), error = function(e) 0)
-    rc < 1e-8
-  }, logical(1))
-  used <- if (!is.null(ridge)) ridge else if (any(singular)) auto_ridge else 0
+# Gaussian classes with ML covariances (eq. 31); where one is singular and no
+# `ridge` is given, 1e-6 of the mean input variance is added to all of them.
+onda_gaussian_classes <- function(x, y, prior, ridge = NULL) {
+  model <- gaussian_classes(x, y, prior, denominator = "ml", ridge = ridge %||% 0)
+  singular <- model$rcond < 1e-8
   if (is.null(ridge) && any(singular)) {
+    variance <- mean(apply(x, 2, function(v) mean((v - mean(v))^2)))
+    used <- if (variance > 0) 1e-6 * variance else 1e-6
     krein_warn(sprintf("The covariance of class%s %s is singular; a ridge of %s (1e-6 of the mean input variance) was added to every class covariance (see `ridge`).",
-                       if (sum(singular) > 1) "es" else "", paste0("\"", levels[singular], "\"", collapse = ", "),
+                       if (sum(singular) > 1) "es" else "", paste0("\"", model$levels[singular], "\"", collapse = ", "),
                        format(used, digits = 3)))
+    model <- gaussian_classes(x, y, prior, denominator = "ml", ridge = used)
   }
-  classes <- lapply(classes, function(cl) {
-    S <- cl$covariance + diag(used, p)
-    R <- tryCatch(chol(S), error = function(e) {
-      krein_abort("A class covariance is not positive definite even with the ridge; give a larger `ridge`.")
-    })
-    c(cl, list(factor = R, logdet = 2 * sum(log(diag(R)))))
-  })
-  list(classes = classes, prior = prior, ridge = used, levels = levels)
-}
-
-gaussian_log_densities <- function(model, new) {
-  vapply(seq_along(model$classes), function(k) {
-    cl <- model$classes[[k]]
-    centred <- t(new) - cl$mean
-    z <- backsolve(cl$factor, centred, transpose = TRUE)
-    -0.5 * colSums(z^2) - 0.5 * cl$logdet - 0.5 * nrow(cl$factor) * log(2 * pi)
-  }, numeric(nrow(new)))
-}
-
-gaussian_posteriors <- function(model, new) {
-  g <- gaussian_log_densities(model, new)
-  if (is.null(dim(g))) g <- matrix(g, nrow = 1L)
-  softmax_rows(g + rep(log(model$prior), each = nrow(g)))
+  if (any(model$rcond <= .Machine$double.eps)) {
+    krein_abort("A class covariance is singular even with the ridge; give a larger `ridge`.")
+  }
+  model
 }
 
 # The linear approximation of the posteriors (eq. 23).
 linear_estimator <- function(x, y, prior) {
-  stats <- feature_statistics(x, y, prior)
-  R <- tryCatch(chol(stats$total), error = function(e) {
+  levels <- levels(y)
+  means <- t(vapply(levels, function(l) colMeans(x[y == l, , drop = FALSE]), numeric(ncol(x))))
+  if (ncol(x) == 1L) means <- matrix(means, ncol = 1L)
+  total_mean <- colMeans(x)
+  centred <- x - rep(total_mean, each = nrow(x))
+  # the total covariance of eq. (11), denominator n
+  R <- tryCatch(chol(crossprod(centred) / nrow(x)), error = function(e) {
     krein_abort("The total covariance of `x` is singular (collinear or constant inputs); posterior = \"linear\" needs it invertible.")
   })
   # coefficients: column k is Sigma_T^-1 (m_k - m_T)
-  directions <- backsolve(R, forwardsolve(t(R), t(stats$means) - stats$total_mean))
-  model <- list(directions = directions, total_mean = stats$total_mean, prior = prior)
+  directions <- backsolve(R, forwardsolve(t(R), t(means) - total_mean))
+  model <- list(directions = directions, total_mean = total_mean, prior = prior)
   list(name = "linear", predict = function(new) linear_posteriors(model, new), linear = model,
        ridge = NULL)
 }
@@ -362,114 +419,12 @@ svm_estimator <- function(x, y, svm_kernel, cost, svm_args) {
   })
 }
 
-#' Predict with optimum nonlinear discriminant analysis
-#'
-#' @param object An `onda` fit.
-#' @param newdata New data in the form the model was fitted on; missing: the
-#'   training data.
-#' @param type `"class"` (nearest class mean in the discriminant space, see
-#'   [onda()]), `"prob"` (the posteriors of the estimator, \eqn{B(x)}) or
-#'   `"projection"` (the discriminant coordinates \eqn{y = U'B(x)}, eq. 19).
-#' @param ... Unused.
-#' @returns A factor with the training levels, or a matrix with one row per
-#'   point.
-#' @family optimum nonlinear discriminant analysis
-#' @export
-predict.onda <- function(object, newdata, type = c("class", "prob", "projection"), ...) {
-  type <- match_choice(type, "type", c("class", "prob", "projection"))
-  if (missing(newdata) || is.null(newdata)) {
-    B <- object$training_posteriors
-    names <- rownames(object$x)
-  } else {
-    new <- new_inputs(object$spec, newdata)$x
-    B <- onda_posteriors(object, new, raw = newdata)
-    names <- rownames(new)
-  }
-  dimnames(B) <- list(names, object$levels)
-  if (type == "prob") return(B)
-  projection <- B %*% object$U
-  if (type == "projection") return(projection)
-  stats::setNames(nearest_mean_class(object, projection), names)
-}
-
-onda_posteriors <- function(object, x, raw = x) {
-  estimator <- object$estimator
-  if (startsWith(estimator$name, "model")) return(estimator$predict(raw))
-  estimator$predict(x)
-}
-
-#' @export
-print.onda <- function(x, ...) {
-  cat("Optimum nonlinear discriminant analysis, ", x$posterior, " posteriors, ", length(x$levels),
-      " classes, ", sum(x$counts), " training points\n", sep = "")
-  dim <- ncol(x$U)
-  cat("  discriminant space: ", dim, " dimension", if (dim > 1) "s", ", eigenvalues ",
-      paste(format(x$values[seq_len(dim)], digits = 4), collapse = ", "), "\n", sep = "")
-  if (!is.null(x$ridge) && x$ridge > 0) cat("  ridge on the class covariances: ", format(x$ridge, digits = 3), "\n", sep = "")
-  cat("  training error (nearest class mean): ", format(x$training_error, digits = 3), "\n", sep = "")
-  invisible(x)
-}
-
-#' @export
-summary.onda <- function(object, ...) {
-  structure(list(posterior = object$posterior, U = object$U, values = object$values,
-                 Gamma = object$Gamma, class_means = object$class_means,
-                 classes = data.frame(n = as.vector(object$counts), prior = as.vector(object$prior),
-                                      row.names = object$levels),
-                 training_error = object$training_error),
-            class = "summary.onda")
-}
-
-#' @export
-print.summary.onda <- function(x, ...) {
-  cat("ONDA with ", x$posterior, " posteriors\n\nClasses:\n", sep = "")
-  print(x$classes, digits = 4)
-  cat("\nGamma (eq. 15):\n")
-  print(x$Gamma, digits = 4)
-  cat("\nEigenvalues of Gamma U = Psi U Lambda (eq. 14):\n")
-  print(x$values, digits = 4)
-  cat("\nClass representative vectors U (eq. 16):\n")
-  print(x$U, digits = 4)
-  cat("\nClass means in the discriminant space:\n")
-  print(x$class_means, digits = 4)
-  cat("\nTraining error (nearest class mean): ", format(x$training_error, digits = 4), "\n", sep = "")
-  invisible(x)
-}
-
-#' Plot the discriminant space of an ONDA fit
-#'
-#' The first two discriminant coordinates (or histograms of the only one),
-#' coloured by class, with the class means as diamonds -- the displays of
-#' Hidaka and Kurita (2016), Figs. 2-3. For three classes the points fill a
-#' triangle (the 2-simplex of posterior vectors).
-#'
-#' @param x An `onda` fit.
-#' @param newdata Points to show instead of the training points, in the form
-#'   the model was fitted on; for formula fits whose `newdata` holds the
-#'   response they are coloured by it, otherwise by predicted class.
-#' @param main The title; `NULL` for one naming the posterior estimator.
-#' @param ... Passed to the plotting functions.
-#' @references
-#' Hidaka, A. and Kurita, T. (2016). Optimum nonlinear discriminant analysis
-#' and discriminant kernel support vector machine. *IEICE Transactions on
-#' Information and Systems*. \doi{10.1587/transinf.2016EDP7081}.
-#' @returns `x`, invisibly.
-#' @family optimum nonlinear discriminant analysis
-#' @export
-plot.onda <- function(x, newdata = NULL, main = NULL, ...) {
-  if (is.null(newdata)) {
-    projection <- x$training_projection
-    y <- x$y
-  } else {
-    projection <- stats::predict(x, newdata, type = "projection")
-    y <- NULL
-    if (x$spec$type == "formula" && is.data.frame(newdata)) {
-      response <- all.vars(x$spec$terms)[attr(x$spec$terms, "response")]
-      if (!is.null(newdata[[response]])) y <- factor(newdata[[response]], levels = x$levels)
-    }
-    if (is.null(y)) y <- nearest_mean_class(x, projection)
-  }
-  plot_projection(projection, y, main %||% sprintf("ONDA, %s posteriors", x$posterior),
-                  class_means = x$class_means, ...)
-  invisible(x)
-}
+register_krein_model(
+  "onda", label = "Optimum nonlinear discriminant analysis", fit = "onda_fit",
+  parameters = data.frame(parameter = c("posterior", "dim", "ridge", "svm_kernel", "cost"),
+                          class = c("character", "numeric", "numeric", "character", "numeric"),
+                          label = c("posterior estimator", "dimension", "ridge", "SVM kernel", "SVM cost"),
+                          stringsAsFactors = FALSE),
+  needs_inputs = function(args) TRUE,
+  types = "projection", predict_args = "rule", uses_kernel = FALSE
+)

@@ -1,6 +1,6 @@
 #' Probabilistic classification vector machine, full and Nystroem (Ny-PCVM)
 #'
-#' The sparse probabilistic kernel classifier PCVM of Chen, Tino & Yao (2009),
+#' The sparse probabilistic kernel classifier PCVM of Chen, Tino and Yao (2009),
 #' as reviewed by Schleif, Gisbrecht and Tino (2018, Sec. 2.4, eqs. 4-7), for
 #' any kernel: the kernel
 #' values are only basis functions, so indefinite and precomputed similarities
@@ -56,10 +56,28 @@
 #'
 #' @section Multi-class:
 #' One-vs-one: a PCVM per pair of classes, on the points of the two classes.
-#' The pairwise probabilities are combined by pairwise coupling (Wu, Lin &
+#' The pairwise probabilities are combined by pairwise coupling (Wu, Lin and
 #' Weng 2004, their second method, the one libsvm uses): \eqn{p} minimises
 #' \eqn{\sum_{i < j} (r_{ji} p_i - r_{ij} p_j)^2} subject to \eqn{\sum_i p_i =
 #' 1}, a linear system per point. The predicted class is the most probable.
+#'
+#' @section Prediction:
+#' [predict()][predict.krein_model()] gives `type = "class"` (the most
+#' probable class), `"prob"` (the probit posterior \eqn{\Psi(f)} for two
+#' classes, the pairwise-coupled one otherwise; rows sum to 1), `"decision"`
+#' (an \eqn{n \times c} matrix: for class \eqn{i} the sum of the latent
+#' values \eqn{f_{ij}} of its pairwise models, each signed to favour \eqn{i};
+#' \eqn{(f, -f)} for two classes) and `"latent"` (the latent \eqn{f} of each
+#' pairwise model, one column per pair of classes, named `"a vs b"`: positive
+#' favours the first class). `predict(fit)` without `newdata` gives the
+#' training predictions: the fit keeps the training latent values, so no
+#' kernel is recomputed. For a precomputed kernel, `newdata` is the kernel of
+#' the new points against all training points (only the relevance-vector or
+#' landmark columns are used). [plot()][plot.krein_model()] draws the
+#' decision regions for two inputs (with the training points, or for Ny-PCVM
+#' its landmarks, circled); otherwise, without `data`, the sorted
+#' relevance-vector weights of each pairwise model, and with `data` the class
+#' probabilities of its points.
 #'
 #' @inheritParams ikfd
 #' @param landmarks `NULL` for PCVM; `"meb"`, `"kmeans"`, `"random"`, row
@@ -68,14 +86,26 @@
 #' @param eps,m Passed to [select_landmarks()] when `landmarks` names a method.
 #' @returns An object of class `c("pcvm", "krein_model")`: a list with
 #'   `models` (one per pair of classes: the relevance vectors `relevant`
-#'   (training rows, or landmark numbers for Ny-PCVM), `coefficients` (\eqn{y_j w_j} over the relevance
-#'   vectors, or the landmark vector \eqn{a} for Ny-PCVM), `bias`,
-#'   `iterations`, `converged`, `kernel` and the pair), `levels`, `counts`,
-#'   `control`, `landmarks`, `training_error` and what prediction needs.
+#'   (training rows, or landmark numbers for Ny-PCVM), `coefficients`
+#'   (\eqn{y_j w_j} over the relevance vectors, or the landmark vector
+#'   \eqn{a} for Ny-PCVM), `bias`, `iterations`, `converged`, the pair, and
+#'   with `optimize_width` its own `kernel`), `control`, `landmarks`,
+#'   `training_latent` (the \eqn{n \times} pairs latent values of the
+#'   training points), `x` (the training inputs of a full PCVM, for plot()),
+#'   with the `levels`, `counts`, `training_error` and the input description
+#'   every krein model has.
 #' @references
+#' Chen, H., Tino, P. and Yao, X. (2009). Probabilistic classification
+#' vector machines. *IEEE Transactions on Neural Networks*, 20(6), 901-914.
+#' \doi{10.1109/TNN.2009.2014161}.
+#'
 #' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
 #' indefinite kernel approximation using minimum enclosing balls.
 #' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
+#'
+#' Wu, T.-F., Lin, C.-J. and Weng, R. C. (2004). Probability estimates for
+#' multi-class classification by pairwise coupling. *Journal of Machine
+#' Learning Research*, 5, 975-1005.
 #' @family probabilistic classification vector machine
 #' @examples
 #' set.seed(1)
@@ -85,27 +115,25 @@
 #' test <- checkerboard(500, size = 2)
 #' mean(predict(fit, test) != test$y)
 #' head(predict(fit, test, type = "prob"))
+#' # the training predictions
+#' table(predict(fit), train$y)
 #' @export
 pcvm <- function(x, ...) UseMethod("pcvm")
 
 #' @rdname pcvm
 #' @export
-pcvm.formula <- function(formula, data, subset, na.action, kernel = kernel_rbf(), ...) {
+pcvm.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf()) {
   inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
-  fit <- pcvm_fit(inputs, ...)
-  fit$call <- match.call()
-  fit
+  fit_model("pcvm", inputs, list(...), match.call())
 }
 
 #' @rdname pcvm
 #' @export
-pcvm.default <- function(x, y, kernel = kernel_rbf(), landmarks = NULL, control = pcvm_control(),
-                         eps = 0.01, m = NULL, na.action = NULL, threads = NULL, ...) {
+pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), landmarks = NULL, control = pcvm_control(),
+                         eps = 0.01, m = NULL, na.action = NULL, threads = NULL) {
+  check_dots_empty("pcvm", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action)
-  fit <- pcvm_fit(inputs, landmarks = landmarks, control = control, eps = eps, m = m,
-                  threads = threads)
-  fit$call <- match.call()
-  fit
+  fit_model("pcvm", inputs, method_arguments("pcvm"), match.call())
 }
 
 #' Control parameters of pcvm()
@@ -142,9 +170,6 @@ pcvm_fit <- function(inputs, landmarks = NULL, control = pcvm_control(), eps = 0
     krein_abort(sprintf("`control` must be made by pcvm_control(), not %s.", describe_value(control)))
   }
   threads <- check_threads(threads)
-  y <- inputs$y
-  levels <- levels(y)
-  counts <- stats::setNames(as.vector(table(y)), levels)
   if (control$optimize_width) {
     if (!is.null(landmarks)) krein_abort("`optimize_width = TRUE` needs the full PCVM (`landmarks = NULL`).")
     if (is.null(inputs$kernel) || !identical(inputs$kernel$name, "rbf")) {
@@ -155,10 +180,10 @@ pcvm_fit <- function(inputs, landmarks = NULL, control = pcvm_control(), eps = 0
   basis <- if (is.null(landmarks)) {
     list(K = if (!control$optimize_width) training_kernel(inputs, threads))
   } else {
-    list(C = landmark_columns(inputs, landmarks, seq_along(y), threads), classes = landmarks$class,
+    list(C = landmark_columns(inputs, landmarks, seq_along(inputs$y), threads), classes = landmarks$class,
          points = landmarks$points)
   }
-  pairs <- utils::combn(length(levels), 2L)
+  pairs <- utils::combn(nlevels(inputs$y), 2L)
   models <- lapply(seq_len(ncol(pairs)), function(p) {
     pcvm_pair(inputs, basis, pairs[, p], control, threads)
   })
@@ -168,13 +193,14 @@ pcvm_fit <- function(inputs, landmarks = NULL, control = pcvm_control(), eps = 0
                        control$max_iter, paste(vapply(models[unconverged], `[[`, character(1), "label"),
                                                collapse = ", ")))
   }
-  fit <- structure(
-    list(models = models, levels = levels, counts = counts, control = control, landmarks = landmarks,
-         kernel = inputs$kernel, spec = inputs$spec, threads = threads, na_action = inputs$na_action),
-    class = c("pcvm", "krein_model")
-  )
-  fit$training_error <- mean(pcvm_training_classes(fit, inputs, basis) != y)
-  fit
+  # the kernel is stored once, in the fit's input description; a pair keeps
+  # its own only when its width was optimised
+  if (!control$optimize_width) models <- lapply(models, function(model) { model$kernel <- NULL; model })
+  list(models = models, control = control, landmarks = landmarks,
+       # the training predictions of predict(fit): prediction needs only the
+       # relevance vectors (or landmarks); `x` is kept for plot()
+       training_latent = pcvm_training_latent(models, inputs, basis, threads),
+       x = if (is.null(landmarks)) inputs$x, threads = threads)
 }
 
 # One binary PCVM on the points of classes pair[1] (+1) and pair[2] (-1).
@@ -252,9 +278,9 @@ optimize_rbf_width <- function(kernel, x, active, signs, step, Z, threads) {
   kernel_rbf(exp(best))
 }
 
-# Pairwise decision values f (n x pairs) of points given by their kernels.
-pcvm_pair_decisions <- function(object, kernel_of, n) {
-  f <- vapply(object$models, function(model) {
+# Pairwise latent values f (n x pairs) of points given by their kernels.
+pcvm_pair_latent <- function(models, kernel_of, n) {
+  f <- vapply(models, function(model) {
     drop(kernel_of(model) %*% model$coefficients) + model$bias
   }, numeric(n))
   matrix(f, nrow = n)
@@ -265,24 +291,27 @@ pcvm_pair_decisions <- function(object, kernel_of, n) {
 pcvm_new_kernels <- function(object, new) {
   lm <- object$landmarks
   if (!is.null(lm)) {
-    K <- new_kernel_matrix(object$spec, new, points = lm$points, columns = lm$indices, threads = object$threads)
+    K <- new_kernels(object, new, points = lm$points, columns = lm$indices)$K
     return(function(model) K)
   }
-  if (object$spec$type == "precomputed") return(function(model) new$K[, model$relevant, drop = FALSE])
-  function(model) evaluate_kernel(model$kernel, new$x, model$points, object$threads)
+  function(model) {
+    # a width optimised for this pair (pcvm_control(optimize_width = TRUE))
+    if (!is.null(model$kernel)) return(evaluate_kernel(model$kernel, new$x, model$points, object$threads))
+    new_kernels(object, new, points = model$points, columns = model$relevant)$K
+  }
 }
 
-pcvm_training_classes <- function(object, inputs, basis) {
+# The training latent values, from the kernel columns the fit computed anyway
+pcvm_training_latent <- function(models, inputs, basis, threads) {
   kernel_of <- if (!is.null(basis$C)) {
     C <- basis$C
     function(model) C
   } else if (!is.null(basis$K)) {
     function(model) basis$K[, model$relevant, drop = FALSE]
   } else {
-    function(model) evaluate_kernel(model$kernel, inputs$x, model$points, object$threads)
+    function(model) evaluate_kernel(model$kernel, inputs$x, model$points, threads)
   }
-  f <- pcvm_pair_decisions(object, kernel_of, length(inputs$y))
-  pcvm_from_decisions(object, f, NULL, "class")
+  pcvm_pair_latent(models, kernel_of, length(inputs$y))
 }
 
 #' Pairwise coupling of Wu, Lin & Weng (2004), method 2: for each point,
@@ -313,70 +342,64 @@ pairwise_coupling <- function(r, pairs, classes) {
   p / rowSums(p)
 }
 
-pcvm_from_decisions <- function(object, f, names, type) {
+#' @export
+krein_scores.pcvm <- function(object, new, type) {
+  if (is.null(new)) {
+    f <- object$training_latent
+    names <- rownames(object$x)
+  } else {
+    points <- new$x %||% new$K
+    names <- rownames(points)
+    f <- pcvm_pair_latent(object$models, pcvm_new_kernels(object, new), nrow(points))
+  }
   classes <- length(object$levels)
   pairs <- vapply(object$models, `[[`, integer(2), "pair")
+  pairs <- matrix(pairs, nrow = 2L)
+  if (type == "latent") {
+    dimnames(f) <- list(names, vapply(object$models, `[[`, character(1), "label"))
+    return(f)
+  }
   if (type == "decision") {
-    out <- if (classes == 2L) cbind(f[, 1], -f[, 1]) else f
-    dimnames(out) <- list(names, if (classes == 2L) object$levels else vapply(object$models, `[[`, character(1), "label"))
-    return(out)
+    # class i: the sum of its pairwise latent values, signed to favour i
+    d <- matrix(0, nrow(f), classes, dimnames = list(names, object$levels))
+    for (k in seq_len(ncol(pairs))) {
+      d[, pairs[1, k]] <- d[, pairs[1, k]] + f[, k]
+      d[, pairs[2, k]] <- d[, pairs[2, k]] - f[, k]
+    }
+    return(d)
   }
   p <- if (classes == 2L) {
     first <- stats::pnorm(f[, 1])
     cbind(first, 1 - first)
   } else {
-    pairwise_coupling(stats::pnorm(f), matrix(pairs, nrow = 2L), classes)
+    pairwise_coupling(stats::pnorm(f), pairs, classes)
   }
   dimnames(p) <- list(names, object$levels)
-  if (type == "prob") return(p)
-  stats::setNames(factor(object$levels[max.col(p, ties.method = "first")], levels = object$levels), names)
-}
-
-#' Predict with a probabilistic classification vector machine
-#'
-#' @param object A `pcvm` fit.
-#' @param newdata New data in the form the model was fitted on (see
-#'   [krein_inputs]); for a precomputed kernel, the kernel of the new points
-#'   against all training points (only the relevance-vector or landmark
-#'   columns are used).
-#' @param type `"class"`, `"prob"` (the probit posterior for two classes, the
-#'   pairwise-coupled one otherwise; rows sum to 1) or `"decision"` (the
-#'   latent \eqn{f}: \eqn{(f, -f)} for two classes, one column per pair of
-#'   classes otherwise).
-#' @param ... Unused.
-#' @returns A factor or a matrix with one row per point.
-#' @family probabilistic classification vector machine
-#' @export
-predict.pcvm <- function(object, newdata, type = c("class", "prob", "decision"), ...) {
-  type <- match_choice(type, "type", c("class", "prob", "decision"))
-  if (missing(newdata) || is.null(newdata)) {
-    krein_abort("`newdata` is missing; a PCVM keeps only its relevance vectors (or landmarks), not the training data.")
-  }
-  new <- new_inputs(object$spec, newdata)
-  kernel_of <- pcvm_new_kernels(object, new)
-  f <- pcvm_pair_decisions(object, kernel_of, nrow(new$x %||% new$K))
-  pcvm_from_decisions(object, f, rownames(new$x %||% new$K), type)
+  p
 }
 
 #' @export
-print.pcvm <- function(x, ...) {
-  ny <- !is.null(x$landmarks)
-  relevant <- length(unique(unlist(lapply(x$models, `[[`, "relevant"))))
-  cat(if (ny) "Nystroem probabilistic classification vector machine" else
-        "Probabilistic classification vector machine", ", ", length(x$levels), " classes, ",
-      sum(x$counts), " training points\n", sep = "")
-  cat("  kernel: ", kernel_description(x$kernel), "\n", sep = "")
-  if (ny) cat("  landmarks: ", length(x$landmarks$class), " (", x$landmarks$method, ")\n", sep = "")
+model_title.pcvm <- function(x) nystrom_title(x$landmarks)
+
+#' @export
+model_print_lines.pcvm <- function(x) {
+  relevant <- pcvm_relevance_count(x)
   iterations <- vapply(x$models, `[[`, integer(1), "iterations")
-  cat("  relevance vectors: ", relevant, " (", format(100 * relevant / sum(x$counts), digits = 3),
-      "%); EM iterations: ", paste(range(iterations), collapse = "-"),
-      if (all(vapply(x$models, `[[`, logical(1), "converged"))) ", converged" else ", NOT converged (max_iter reached)",
-      "\n  training error ", format(x$training_error, digits = 3), "\n", sep = "")
-  invisible(x)
+  converged <- all(vapply(x$models, `[[`, logical(1), "converged"))
+  c(paste0(if (length(x$models) == 1L) "one binary model" else paste(length(x$models), "pairwise models"),
+           "; relevance vectors: ", relevant, " (", format(100 * relevant / length(x$y), digits = 3), "%)"),
+    paste0("EM iterations: ", paste(unique(range(iterations)), collapse = "-"),
+           if (converged) ", converged" else ", NOT converged (max_iter reached)"),
+    if (x$control$optimize_width) paste0("optimised gamma: ", paste(format(pcvm_widths(x), digits = 4), collapse = ", ")))
 }
 
+# Distinct relevance vectors over the pairwise models (training rows or landmarks)
+pcvm_relevance_count <- function(x) length(unique(unlist(lapply(x$models, `[[`, "relevant"))))
+
+pcvm_widths <- function(x) vapply(x$models, function(m) m$kernel$params$gamma, numeric(1))
+
 #' @export
-summary.pcvm <- function(object, ...) {
+model_summary.pcvm <- function(object) {
   models <- data.frame(
     pair = vapply(object$models, `[[`, character(1), "label"),
     relevance_vectors = vapply(object$models, function(m) length(m$relevant), integer(1)),
@@ -384,63 +407,45 @@ summary.pcvm <- function(object, ...) {
     iterations = vapply(object$models, `[[`, integer(1), "iterations"),
     converged = vapply(object$models, `[[`, logical(1), "converged"),
     check.names = FALSE)
-  if (object$control$optimize_width) {
-    models$gamma <- vapply(object$models, function(m) m$kernel$params$gamma, numeric(1))
-  }
-  structure(list(models = models, nystrom = !is.null(object$landmarks),
-                 m = length(object$landmarks$class), training_error = object$training_error,
-                 kernel = kernel_description(object$kernel), counts = object$counts),
-            class = "summary.pcvm")
+  if (object$control$optimize_width) models$gamma <- pcvm_widths(object)
+  control <- object$control
+  list(`Pairwise models` = models,
+       EM = sprintf("max_iter = %d, tol = %s, prune = %s, optimize_width = %s%s", control$max_iter,
+                    format(control$tol), format(control$prune), control$optimize_width,
+                    if (is.null(object$landmarks)) "" else
+                      sprintf("; %d landmarks (%s)", length(object$landmarks$class), object$landmarks$method)))
 }
 
+# Inputs that are not two columns: the sorted relevance-vector weights of each
+# pairwise model; with `data`, the class probabilities of its points.
 #' @export
-print.summary.pcvm <- function(x, ...) {
-  cat(if (x$nystrom) "Nystroem probabilistic classification vector machine" else
-        "Probabilistic classification vector machine", "\n  kernel: ", x$kernel,
-      if (x$nystrom) paste0("\n  landmarks: ", x$m), "\n  training error ",
-      format(x$training_error, digits = 3), "\n\nClasses:\n", sep = "")
-  print(data.frame(n = as.vector(x$counts), row.names = names(x$counts)))
-  cat("\nPairwise models:\n")
-  print(x$models, digits = 4, row.names = FALSE)
-  invisible(x)
-}
-
-#' Plot a probabilistic classification vector machine
-#'
-#' For two input variables: the decision regions, the given points (if any)
-#' and the relevance vectors, circled. Otherwise the relevance-vector weights
-#' of each pairwise model.
-#'
-#' @param x A `pcvm` fit.
-#' @param data Points to show, as in [plot.ikfd()], or `NULL`.
-#' @param resolution Grid points per axis.
-#' @param main The title; `NULL` for one that describes the fit.
-#' @param ... Passed to the plotting functions.
-#' @returns `x`, invisibly.
-#' @family probabilistic classification vector machine
-#' @export
-plot.pcvm <- function(x, data = NULL, resolution = 120L, main = NULL, ...) {
-  relevant_points <- do.call(rbind, lapply(x$models, `[[`, "points"))
-  main <- main %||% sprintf("%s, %d relevance vectors", if (is.null(x$landmarks)) "PCVM" else "Ny-PCVM",
-                  length(unique(unlist(lapply(x$models, `[[`, "relevant")))))
-  if (!is.null(x$kernel) && x$spec$n_columns == 2L) {
-    shown <- if (!is.null(data)) plot_points(x, data) else
-      list(x = relevant_points, y = unlist(lapply(x$models, `[[`, "relevant_class")))
-    plot_decision_regions(shown$x, shown$y, function(grid) {
-      new <- list(x = as.matrix(grid))
-      f <- pcvm_pair_decisions(x, pcvm_new_kernels(x, new), nrow(new$x))
-      pcvm_from_decisions(x, f, NULL, "class")
-    }, resolution = resolution, main = main, landmarks = relevant_points, ...)
-    return(invisible(x))
-  }
+plot_model_diagnostic.pcvm <- function(x, data, main, predict_args, ...) {
+  if (!is.null(data)) return(NextMethod())
   weights <- lapply(x$models, `[[`, "weights")
   graphics::plot(NULL, xlim = c(1, max(lengths(weights))), ylim = c(0, max(unlist(weights))),
                  xlab = "relevance vector", ylab = "weight w", main = main, ...)
-  col <- hcl.colors(length(weights), "Dark 3")
+  col <- grDevices::hcl.colors(length(weights), "Dark 3")
   for (k in seq_along(weights)) {
     graphics::points(seq_along(weights[[k]]), sort(weights[[k]], decreasing = TRUE), col = col[k], pch = 19)
   }
   graphics::legend("topright", legend = vapply(x$models, `[[`, character(1), "label"), col = col,
                    pch = 19, bty = "n")
   invisible(x)
+}
+
+register_krein_model(
+  "pcvm", label = "Probabilistic classification vector machine", fit = "pcvm_fit",
+  parameters = data.frame(parameter = character(), class = character(), label = character(),
+                          stringsAsFactors = FALSE),
+  needs_inputs = function(args) landmarks_need_inputs(args$landmarks) || isTRUE(args$control$optimize_width),
+  types = "latent"
+)
+
+# 2-D decision regions circle the relevance vectors of every pairwise model
+# (for Ny-PCVM, the landmarks among them), as Chen et al. (2009) show them.
+#' @export
+plot_marks.pcvm <- function(x) {
+  points <- lapply(x$models, `[[`, "points")
+  if (all(vapply(points, is.null, logical(1)))) return(NULL)
+  unique(do.call(rbind, points))
 }

@@ -21,8 +21,12 @@
 #'   covariances shrunk towards a multiple of the identity, \eqn{S_j = (1 -
 #'   \alpha) C_j + \alpha (\mathrm{tr} C_j / p) I} with \eqn{\alpha} =
 #'   `shrinkage` (the regularisation of PRTools' `qdc`, which the paper
-#'   used), and the class proportions as priors. The number of components,
-#'   the centring and the map are fixed at the fit and reused for new points.
+#'   used), and the class proportions as priors. A covariance that is still
+#'   singular (its reciprocal condition number below the machine epsilon: a
+#'   class with no more points than components and `shrinkage = 0`, or one
+#'   whose points coincide in the kernel PCA space) is an error of class
+#'   `krein_singular_covariance`. The number of components, the centring and
+#'   the map are fixed at the fit and reused for new points.
 #' * `isvm()`: a support vector machine on the precomputed (possibly
 #'   indefinite) kernel matrix through [kernlab::ksvm()] (`kernel =
 #'   "matrix"`, one-vs-one, Platt probabilities), without kernlab's shrinking
@@ -90,9 +94,11 @@
 #'     \eqn{d^2 < 0}, a sign of indefiniteness);
 #'   * `ikpca_qd()`: `ncomp`, `share` (of the absolute eigenvalue mass),
 #'     `values` (the kept eigenvalues), `signature` (\eqn{p}, \eqn{q}: kept
-#'     positive and negative ones), `projection`, `classes` (means and
-#'     Cholesky factors of the shrunk covariances), `prior`, `pvar`,
-#'     `shrinkage`;
+#'     positive and negative ones), `projection`, `gaussian` (the class
+#'     means and triangular factors \eqn{R_j' R_j = S_j} of the shrunk
+#'     covariances, from a QR decomposition of the centred class coordinates,
+#'     with their log-determinants and reciprocal condition numbers), `prior`,
+#'     `pvar`, `shrinkage`;
 #'   * `isvm()`: `model` (the [kernlab::ksvm()] fit), `support` (indices of
 #'     the support vectors among the training points), `C`, `probability` and
 #'     `kernlab_output` (what kernlab printed, e.g. "line search fails").
@@ -309,21 +315,23 @@ ikpca_qd_fit <- function(inputs, pvar = 0.8, shrinkage = 0.01, threads = NULL) {
   keep <- nonzero[seq_len(p)]
   projection <- e$vectors[, keep, drop = FALSE] / rep(sqrt(magnitude[keep]), each = n)
   Z <- centred %*% projection
-  classes <- lapply(levels, function(l) {
-    Zl <- Z[y == l, , drop = FALSE]
-    m <- colMeans(Zl)
-    C <- crossprod(Zl - rep(m, each = nrow(Zl))) / nrow(Zl)
-    C <- (1 - shrinkage) * C + shrinkage * (sum(diag(C)) / p) * diag(p)
-    R <- tryCatch(chol(C), error = function(e) {
-      krein_abort(sprintf("The covariance of class \"%s\" in the kernel PCA space is singular; use a larger `shrinkage`.", l))
-    })
-    list(mean = m, factor = R, logdet = 2 * sum(log(diag(R))))
-  })
-  names(classes) <- levels
+  # ML class covariances shrunk towards tr(C_j) / p I (PRTools' qdc), held as
+  # triangular factors from a QR of the centred class coordinates (gaussian.R)
+  prior <- counts / sum(counts)
+  gaussian <- gaussian_classes(Z, y, prior = prior, denominator = "ml", shrinkage = shrinkage, threads = threads)
+  # singular: the covariance's reciprocal condition number, rcond(R)^2, below
+  # the double precision epsilon (where a Cholesky of it would fail)
+  singular <- gaussian$rcond < sqrt(.Machine$double.eps)
+  if (any(singular)) {
+    krein_abort(sprintf("The covariance of class%s %s in the kernel PCA space is singular (reciprocal condition number of its factor %s); use a larger `shrinkage` or a smaller `pvar`.",
+                        if (sum(singular) > 1) "es" else "", paste0("\"", levels[singular], "\"", collapse = ", "),
+                        paste(format(gaussian$rcond[singular], digits = 3), collapse = ", ")),
+                class = "krein_singular_covariance")
+  }
   list(pvar = pvar, shrinkage = shrinkage, ncomp = p, share = share[p], values = e$values[keep],
        signature = c(p = sum(e$values[keep] > 0), q = sum(e$values[keep] < 0)),
        projection = projection, column_means = column_means, total_mean = total_mean,
-       classes = classes, prior = counts / sum(counts), x = inputs$x, threads = threads,
+       gaussian = gaussian, prior = prior, x = inputs$x, threads = threads,
        training_scores = Z)
 }
 
@@ -342,12 +350,8 @@ krein_scores.ikpca_qd <- function(object, new, type) {
   }
   dimnames(Z) <- list(names, paste0("PC", seq_len(ncol(Z))))
   if (type == "projection") return(Z)
-  g <- vapply(object$classes, function(cl) {
-    z <- backsolve(cl$factor, t(Z) - cl$mean, transpose = TRUE)
-    -0.5 * colSums(z^2) - 0.5 * cl$logdet
-  }, numeric(nrow(Z)))
-  g <- matrix(g, nrow(Z), length(object$levels), dimnames = list(names, object$levels))
-  g <- g + rep(log(object$prior), each = nrow(g))
+  g <- gaussian_discriminants(object$gaussian, Z)
+  dimnames(g) <- list(names, object$levels)
   if (type == "decision") g else softmax_rows(g)
 }
 
@@ -366,7 +370,7 @@ model_summary.ikpca_qd <- function(object) {
                              sum(abs(object$values)) * object$share,
                            row.names = paste0("PC", seq_len(object$ncomp)))
   classes <- data.frame(n = as.vector(object$counts), prior = as.vector(object$prior),
-                        logdet = vapply(object$classes, `[[`, numeric(1), "logdet"),
+                        logdet = unname(object$gaussian$logdet),
                         row.names = object$levels)
   list("Kernel PCA components (eigenvalues of the centred kernel; share: cumulative share of the absolute eigenvalue mass)" = components,
        "Classes (logdet: log-determinant of the shrunk covariance)" = classes)
@@ -536,7 +540,7 @@ register_krein_model(
   parameters = data.frame(parameter = c("pvar", "shrinkage"), class = c("numeric", "numeric"),
                           label = c("share of eigenvalue mass", "covariance shrinkage"),
                           stringsAsFactors = FALSE),
-  types = "projection"
+  types = "projection", renamed = c(reg = "shrinkage")
 )
 
 register_krein_model(

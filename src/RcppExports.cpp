@@ -150,19 +150,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_kfda_quadratic_forms
-Eigen::MatrixXd cpp_kfda_quadratic_forms(const Eigen::Map<Eigen::MatrixXd> Z, const Eigen::Map<Eigen::MatrixXd> means, const Rcpp::List& factors);
-RcppExport SEXP _krein_cpp_kfda_quadratic_forms(SEXP ZSEXP, SEXP meansSEXP, SEXP factorsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type Z(ZSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type means(meansSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type factors(factorsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_kfda_quadratic_forms(Z, means, factors));
-    return rcpp_result_gen;
-END_RCPP
-}
 // cpp_column_moments
 Rcpp::List cpp_column_moments(const Eigen::Map<Eigen::MatrixXd> K, int threads);
 RcppExport SEXP _krein_cpp_column_moments(SEXP KSEXP, SEXP threadsSEXP) {
@@ -331,7 +318,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_centred_svd", (DL_FUNC) &_krein_cpp_centred_svd, 2},
     {"_krein_cpp_triangular_factor", (DL_FUNC) &_krein_cpp_triangular_factor, 1},
     {"_krein_cpp_kfda_project", (DL_FUNC) &_krein_cpp_kfda_project, 4},
-    {"_krein_cpp_kfda_quadratic_forms", (DL_FUNC) &_krein_cpp_kfda_quadratic_forms, 3},
     {"_krein_cpp_column_moments", (DL_FUNC) &_krein_cpp_column_moments, 2},
     {"_krein_cpp_kqd_fit", (DL_FUNC) &_krein_cpp_kqd_fit, 7},
     {"_krein_cpp_kqd_distances", (DL_FUNC) &_krein_cpp_kqd_distances, 3},

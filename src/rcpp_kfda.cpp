@@ -37,13 +37,6 @@ Eigen::MatrixXd cpp_kfda_project(const Eigen::Map<Eigen::MatrixXd> K, const Eige
 }
 
 // [[Rcpp::export]]
-Eigen::MatrixXd cpp_kfda_quadratic_forms(const Eigen::Map<Eigen::MatrixXd> Z,
-                                         const Eigen::Map<Eigen::MatrixXd> means,
-                                         const Rcpp::List& factors) {
-  return krein::kfda::quadratic_forms(Z, means, glue::matrix_list(factors));
-}
-
-// [[Rcpp::export]]
 Rcpp::List cpp_column_moments(const Eigen::Map<Eigen::MatrixXd> K, int threads) {
   const auto m = krein::kfda::column_moments(K, threads);
   return Rcpp::List::create(Rcpp::Named("mean") = m.first, Rcpp::Named("sd") = m.second);

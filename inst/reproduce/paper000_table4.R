@@ -60,9 +60,11 @@
 #   s = 2 (errors above 50%: with a kernel much narrower than the point
 #   spacing, a class's own points lie farther from it in d_IC than the other
 #   class's points).
-# * KFD is krein's ikfd() with the DisTools weighting; its `reg` is relative
-#   to the mean eigenvalue of the within-class scatter (see ?ikfd), not the
-#   absolute ridge of PRTools, so the same grid covers a different range.
+# * KFD is krein's ikfd() with the DisTools weighting and class rule (the
+#   argmax of the decision values, rule = "decision", also in the CV); its
+#   `ridge_relative` is relative to the mean eigenvalue of the within-class
+#   scatter (see ?ikfd), not the absolute ridge of PRTools, so the same grid
+#   covers a different range.
 # * KPCA-QD is ikpca_qd() with pvar = 0.8 (the value the paper states for
 #   its Sec. V-C) and the grid above for its covariance `shrinkage`.
 # * SVM is isvm() (kernlab, C-SVM on the kernel matrix). Without Platt
@@ -70,16 +72,14 @@
 # * Ties in the CV error go to the first grid value (the smallest
 #   regularisation, or the smallest k).
 
-suppressPackageStartupMessages(library(krein))
+# the shared helpers: common.R next to this script (run by Rscript or source())
+source(file.path(dirname(normalizePath(c(rev(unlist(lapply(sys.frames(), function(e) e$ofile))), sub("^--file=", "",
+  grep("^--file=", commandArgs(FALSE), value = TRUE)))[1])), "common.R"), local = environment())
 
-reps <- as.integer(Sys.getenv("KREIN_REPS", "10"))
-workers <- as.integer(Sys.getenv("KREIN_WORKERS", "1"))
+reps <- env_int("KREIN_REPS", 10L)
+workers <- env_int("KREIN_WORKERS", 1L)
 results_file <- Sys.getenv("KREIN_RESULTS", "")
-if (is.na(workers)) workers <- 1L
-if (workers > 1 && requireNamespace("future", quietly = TRUE)) {
-  future::plan(future::multisession, workers = workers)
-}
-options(krein.threads = 1)
+use_workers(workers)
 
 DATA_SCALE <- as.numeric(Sys.getenv("KREIN_DATA_SCALE", "1"))
 OVERLAP <- 0.5
@@ -87,24 +87,20 @@ N_TRAIN <- 50   # per class
 N_TEST <- 500   # per class
 FOLDS <- 10
 S_VALUES <- c(0.5, 1, 5, 10, 50, 100, 500)
-log8 <- function(lo, hi) 10^seq(log10(lo), log10(hi), length.out = 8)
 
 # classifier label, fitting function, fixed arguments, tuning grid
-classifiers <- list(
-  "KQD-IC+" = list(kqd, list(variant = "IC+", indefinite = "no"), list(reg = log8(1e-10, 1e-3))),
-  "KQD-IC-" = list(kqd, list(variant = "IC-", indefinite = "no"), list(reg = log8(1e-10, 1e-3))),
-  "KQD-RC+" = list(kqd, list(variant = "RC+", indefinite = "no"), list(reg = log8(1e-3, 1e4))),
-  "KQD-RC-" = list(kqd, list(variant = "RC-", indefinite = "no"), list(reg = log8(1e-3, 1e4))),
-  "KQD-FK+" = list(kqd, list(variant = "FK+", indefinite = "no"), list(reg = log8(1e-10, 1e-3))),
-  "KQD-FK-" = list(kqd, list(variant = "FK-", indefinite = "no"), list(reg = log8(1e-10, 1e-3))),
-  "KFD"     = list(ikfd, list(), list(reg = log8(1e-6, 1e1))),
-  "SVM"     = list(isvm, list(probability = FALSE), list(C = log8(1e-1, 1e6))),
+classifiers <- select_classifiers(list(
+  "KQD-IC+" = list(kqd, list(variant = "IC+", indefinite = "no"), list(reg = log_grid(1e-10, 1e-3))),
+  "KQD-IC-" = list(kqd, list(variant = "IC-", indefinite = "no"), list(reg = log_grid(1e-10, 1e-3))),
+  "KQD-RC+" = list(kqd, list(variant = "RC+", indefinite = "no"), list(reg = log_grid(1e-3, 1e4))),
+  "KQD-RC-" = list(kqd, list(variant = "RC-", indefinite = "no"), list(reg = log_grid(1e-3, 1e4))),
+  "KQD-FK+" = list(kqd, list(variant = "FK+", indefinite = "no"), list(reg = log_grid(1e-10, 1e-3))),
+  "KQD-FK-" = list(kqd, list(variant = "FK-", indefinite = "no"), list(reg = log_grid(1e-10, 1e-3))),
+  "KFD"     = list(ikfd, list(rule = "decision"), list(ridge_relative = log_grid(1e-6, 1e1))),
+  "SVM"     = list(isvm, list(probability = FALSE), list(C = log_grid(1e-1, 1e6))),
   "KNN"     = list(iknn, list(), list(k = 1:8)),
-  "KPCA-QD" = list(ikpca_qd, list(pvar = 0.8), list(shrinkage = log8(1e-7, 1)))
-)
-
-only <- Sys.getenv("KREIN_CLASSIFIERS", "")
-if (nzchar(only)) classifiers <- classifiers[intersect(names(classifiers), strsplit(only, ",")[[1]])]
+  "KPCA-QD" = list(ikpca_qd, list(pvar = 0.8), list(shrinkage = log_grid(1e-7, 1)))
+))
 
 # Paper 000, Table IV: mean (sd) test error in %, columns s = 0.5 ... 500,
 # then the (s, C, alpha)-cross-validated result from the text of Sec. V-A.
@@ -120,10 +116,8 @@ paper <- rbind(
   "KNN"     = c(10.3, 1.3, 10.0, 1.3, 10.0, 1.3, 10.0, 1.3, 10.0, 1.3, 10.0, 1.3, 10.0, 1.3, 10.1, 1.4),
   "KPCA-QD" = c(9.4, 1.9, 10.3, 2.8, 11.6, 2.0, 9.7, 2.6, 9.5, 1.4, 9.5, 1.4, 9.5, 1.4, 9.3, 2.3)
 )
-paper_mean <- paper[, c(TRUE, FALSE)]
-paper_sd <- paper[, c(FALSE, TRUE)]
 columns <- c(paste0("s=", S_VALUES), "CV s")
-dimnames(paper_mean) <- dimnames(paper_sd) <- list(rownames(paper), columns)
+paper <- paper_mean_sd(paper, columns, classifiers)
 
 draw <- function(n_per_class) {
   d <- banana(2 * n_per_class, overlap = OVERLAP)  # classes of equal size
@@ -131,32 +125,15 @@ draw <- function(n_per_class) {
   d
 }
 
-# Tune one classifier on the training set by 10-fold CV (folds drawn after
-# set.seed(seed), so every s sees the same folds); returns the CV error of the
-# best grid point and the error (%) of the refitted model on the test set.
-# Warnings of tune_krein() (failed fits) are collected, not printed.
-tune_warnings <- character()
-test_error <- function(spec, train, test, grid, seed) {
-  args <- c(list(spec[[1]], train[, 1:2], train$y, grid = grid, folds = FOLDS,
-                 kernel = kernel_rbf(gamma = 1)), spec[[2]])
-  set.seed(seed)
-  tuned <- withCallingHandlers(do.call(tune_krein, args), warning = function(w) {
-    tune_warnings <<- c(tune_warnings, conditionMessage(w))
-    invokeRestart("muffleWarning")
-  })
-  err <- 100 * mean(predict(tuned$model, test[, 1:2]) != test$y)
-  list(error = err, cv = tuned$best_value, best = tuned$best)
-}
-
+# Each classifier is tuned by 10-fold CV at each s with the Gaussian kernel
+# (scan_widths() in common.R); the folds of classifier i in drawing r are
+# drawn after set.seed(cv_seeds[r, i]), the same for every s.
 start <- Sys.time()
 set.seed(20090000)
 data_seeds <- sample.int(1e8, reps)
 cv_seeds <- matrix(sample.int(1e8, reps * length(classifiers)), reps)
 baseline <- matrix(NA_real_, reps, 2, dimnames = list(NULL, c("LDA", "QDA")))
-errors <- array(NA_real_, c(length(classifiers), length(columns), reps),
-                list(names(classifiers), columns, NULL))
-chosen_s <- matrix(NA_real_, length(classifiers), reps, dimnames = list(names(classifiers), NULL))
-failures <- character()
+record <- new_width_record(classifiers, columns, reps)
 for (r in seq_len(reps)) {
   set.seed(data_seeds[r])
   train <- draw(N_TRAIN)
@@ -164,78 +141,24 @@ for (r in seq_len(reps)) {
   # not in Table IV: MASS::lda / qda on the inputs, to characterise the data
   baseline[r, ] <- c(100 * mean(predict(MASS::lda(y ~ ., train), test)$class != test$y),
                      100 * mean(predict(MASS::qda(y ~ ., train), test)$class != test$y))
-  for (i in seq_along(classifiers)) {
-    name <- names(classifiers)[i]
-    spec <- classifiers[[i]]
-    cv_error <- rep(NA_real_, length(S_VALUES))
-    for (j in seq_along(S_VALUES)) {
-      grid <- c(list(gamma = 1 / S_VALUES[j]^2), spec[[3]])
-      out <- tryCatch(test_error(spec, train, test, grid, cv_seeds[r, i]), error = function(e) e)
-      if (inherits(out, "error")) {
-        failures <- c(failures, sprintf("drawing %d, %s, s = %g: %s", r, name, S_VALUES[j], conditionMessage(out)))
-      } else {
-        errors[name, j, r] <- out$error
-        cv_error[j] <- out$cv
-      }
-    }
-    # s cross-validated with the regularisation: the same folds for every s,
-    # so the joint CV optimum is the s whose own best CV error is lowest
-    # (ties: the smallest s)
-    if (!all(is.na(cv_error))) {
-      j <- which.min(cv_error)
-      errors[name, "CV s", r] <- errors[name, j, r]
-      chosen_s[name, r] <- S_VALUES[j]
-    }
-  }
+  record <- scan_widths(record, r, classifiers, S_VALUES, function(s) list(gamma = 1 / s^2),
+                        kernel_rbf(gamma = 1), train, test, cv_seeds[r, ], FOLDS)
   message(sprintf("drawing %d of %d done after %.1f min", r, reps,
                   as.numeric(difftime(Sys.time(), start, units = "mins"))))
 }
 elapsed <- as.numeric(difftime(Sys.time(), start, units = "mins"))
 
 # ---- markdown output ---------------------------------------------------------
-paper_mean <- paper_mean[names(classifiers), , drop = FALSE]
-paper_sd <- paper_sd[names(classifiers), , drop = FALSE]
-krein_mean <- apply(errors, 1:2, mean, na.rm = TRUE)
-krein_sd <- apply(errors, 1:2, function(v) if (sum(!is.na(v)) > 1) stats::sd(v, na.rm = TRUE) else NA_real_)
-cell <- function(m, s) ifelse(is.na(m), "--", ifelse(is.na(s), sprintf("%.1f", m), sprintf("%.1f (%.1f)", m, s)))
-# a krein cell more than two (paper) standard deviations from the paper's mean
-far <- abs(krein_mean - paper_mean) > 2 * pmax(paper_sd, 0.5)
-shown <- columns
-
 lines <- c(
   "### Paper 000, Table IV: Gaussian kernel on 2-D toy data",
   "",
   sprintf("Test error in %%, mean (sd) over %d drawing%s of 50 + 50 training and 500 + 500 test points; regularisation by 10-fold CV. Each cell: krein / paper. `*` marks a krein mean more than two paper standard deviations (at least 0.5) from the paper's. Data: `banana(overlap = %g)`, inputs times %g (the paper's toy data are not specified; see the script header). \"CV s\": s chosen by CV together with the regularisation (paper: text of Sec. V-A).",
           reps, if (reps == 1) "" else "s", OVERLAP, DATA_SCALE),
   "",
-  paste0("| classifier | ", paste(shown, collapse = " | "), " |"),
-  paste0("|---|", paste(rep("---", length(shown)), collapse = "|"), "|")
+  width_table_lines(record, paper),
+  "", sprintf("Not in Table IV, to characterise the data: MASS::lda %s, MASS::qda %s on the inputs (test error %%, mean (sd)).",
+              cell_text(mean(baseline[, 1]), if (reps > 1) stats::sd(baseline[, 1]) else NA),
+              cell_text(mean(baseline[, 2]), if (reps > 1) stats::sd(baseline[, 2]) else NA)),
+  width_footer_lines(record, S_VALUES, elapsed, workers)
 )
-for (name in names(classifiers)) {
-  cells <- vapply(shown, function(cl) {
-    sprintf("%s / %s%s", cell(krein_mean[name, cl], krein_sd[name, cl]),
-            cell(paper_mean[name, cl], paper_sd[name, cl]), if (isTRUE(far[name, cl])) " *" else "")
-  }, character(1))
-  lines <- c(lines, paste0("| ", name, " | ", paste(cells, collapse = " | "), " |"))
-}
-lines <- c(lines, "", sprintf("Not in Table IV, to characterise the data: MASS::lda %s, MASS::qda %s on the inputs (test error %%, mean (sd)).",
-                              cell(mean(baseline[, 1]), if (reps > 1) stats::sd(baseline[, 1]) else NA),
-                              cell(mean(baseline[, 2]), if (reps > 1) stats::sd(baseline[, 2]) else NA)))
-lines <- c(lines, "", "s chosen by cross-validation (CV s column), over the drawings:", "")
-for (name in rownames(chosen_s)) {
-  tab <- table(factor(chosen_s[name, ], levels = S_VALUES))
-  lines <- c(lines, sprintf("- %s: %s", name, paste(sprintf("s=%s: %d", names(tab), as.integer(tab))[tab > 0], collapse = ", ")))
-}
-if (length(tune_warnings)) {
-  tab <- sort(table(sub(":.*", "", tune_warnings)), decreasing = TRUE)
-  lines <- c(lines, "", sprintf("Warnings of tune_krein() (%d): %s", length(tune_warnings),
-                                paste(sprintf("%s (%d)", names(tab), as.integer(tab)), collapse = "; ")))
-}
-if (length(failures)) {
-  lines <- c(lines, "", sprintf("Failed fits (%d):", length(failures)), "", paste("-", utils::head(failures, 20)))
-}
-lines <- c(lines, "", sprintf("Wall time: %.1f minutes (%s, %d worker%s, R %s, krein %s).", elapsed,
-                              format(Sys.Date()), workers, if (workers == 1) "" else "s",
-                              getRversion(), utils::packageVersion("krein")))
-cat(lines, sep = "\n")
-if (nzchar(results_file)) writeLines(lines, results_file)
+emit_results(lines, results_file)

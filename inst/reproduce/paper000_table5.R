@@ -48,8 +48,10 @@
 #   IKQD-IC+, IKQD-FK+ and IKFD; alpha in [1e-8, 0.5] for IKQD-IC-, IKQD-FK-
 #   and IKPCA-QD; sigma^2 in [1e-6, 2] for IKQD-RC; C in [1e-1, 1e8] for
 #   ISVM; eight log-spaced values each (Sec. V-A's count).
-# * IKFD is ikfd() with the DisTools weighting and a `reg` relative to the
-#   mean eigenvalue of the within-class scatter (see ?ikfd).
+# * IKFD is ikfd() with the DisTools weighting and class rule (the argmax of
+#   the decision values, rule = "decision", also in the CV) and a
+#   `ridge_relative` relative to the mean eigenvalue of the within-class
+#   scatter (see ?ikfd).
 # * IKPCA-QD is ikpca_qd() with pvar = 0.8 (the paper's value in Sec. V-C).
 # * ISVM is isvm() (kernlab, C-SVM on the indefinite kernel matrix); the
 #   paper used MATLAB's optimiser or LIBSVM. Without Platt probabilities its
@@ -61,39 +63,34 @@
 #   seven widths, on the same folds; ties go to the smallest s. Ties in the
 #   CV error otherwise go to the first grid value.
 
-suppressPackageStartupMessages(library(krein))
+# the shared helpers: common.R next to this script (run by Rscript or source())
+source(file.path(dirname(normalizePath(c(rev(unlist(lapply(sys.frames(), function(e) e$ofile))), sub("^--file=", "",
+  grep("^--file=", commandArgs(FALSE), value = TRUE)))[1])), "common.R"), local = environment())
 
-reps <- as.integer(Sys.getenv("KREIN_REPS", "10"))
-workers <- as.integer(Sys.getenv("KREIN_WORKERS", "1"))
+reps <- env_int("KREIN_REPS", 10L)
+workers <- env_int("KREIN_WORKERS", 1L)
 results_file <- Sys.getenv("KREIN_RESULTS", "")
-if (is.na(workers)) workers <- 1L
-if (workers > 1 && requireNamespace("future", quietly = TRUE)) {
-  future::plan(future::multisession, workers = workers)
-}
-options(krein.threads = 1)
+use_workers(workers)
 
 N_TRAIN <- 50   # per class
 N_TEST <- 500   # per class
 FOLDS <- 10
 S_VALUES <- c(0.05, 0.1, 0.5, 1, 5, 10, 50)
-log8 <- function(lo, hi) 10^seq(log10(lo), log10(hi), length.out = 8)
 invariant_kernel <- function(s) kernel_invariant(kernel_dist(s = s, power = 4))
 
 # classifier label, fitting function, fixed arguments, tuning grid
-classifiers <- list(
-  "IKQD-IC+" = list(kqd, list(variant = "IC+", indefinite = "yes"), list(reg = log8(1e-6, 0.5))),
-  "IKQD-IC-" = list(kqd, list(variant = "IC-", indefinite = "yes"), list(reg = log8(1e-8, 0.5))),
-  "IKQD-RC+" = list(kqd, list(variant = "RC+", indefinite = "yes"), list(reg = log8(1e-6, 2))),
-  "IKQD-RC-" = list(kqd, list(variant = "RC-", indefinite = "yes"), list(reg = log8(1e-6, 2))),
-  "IKQD-FK+" = list(kqd, list(variant = "FK+", indefinite = "yes"), list(reg = log8(1e-6, 0.5))),
-  "IKQD-FK-" = list(kqd, list(variant = "FK-", indefinite = "yes"), list(reg = log8(1e-8, 0.5))),
-  "IKFD"     = list(ikfd, list(), list(reg = log8(1e-6, 0.5))),
-  "ISVM"     = list(isvm, list(probability = FALSE), list(C = log8(1e-1, 1e8))),
+classifiers <- select_classifiers(list(
+  "IKQD-IC+" = list(kqd, list(variant = "IC+", indefinite = "yes"), list(reg = log_grid(1e-6, 0.5))),
+  "IKQD-IC-" = list(kqd, list(variant = "IC-", indefinite = "yes"), list(reg = log_grid(1e-8, 0.5))),
+  "IKQD-RC+" = list(kqd, list(variant = "RC+", indefinite = "yes"), list(reg = log_grid(1e-6, 2))),
+  "IKQD-RC-" = list(kqd, list(variant = "RC-", indefinite = "yes"), list(reg = log_grid(1e-6, 2))),
+  "IKQD-FK+" = list(kqd, list(variant = "FK+", indefinite = "yes"), list(reg = log_grid(1e-6, 0.5))),
+  "IKQD-FK-" = list(kqd, list(variant = "FK-", indefinite = "yes"), list(reg = log_grid(1e-8, 0.5))),
+  "IKFD"     = list(ikfd, list(rule = "decision"), list(ridge_relative = log_grid(1e-6, 0.5))),
+  "ISVM"     = list(isvm, list(probability = FALSE), list(C = log_grid(1e-1, 1e8))),
   "IKNN"     = list(iknn, list(), list(k = 1:8)),
-  "IKPCA-QD" = list(ikpca_qd, list(pvar = 0.8), list(shrinkage = log8(1e-8, 0.5)))
-)
-only <- Sys.getenv("KREIN_CLASSIFIERS", "")
-if (nzchar(only)) classifiers <- classifiers[intersect(names(classifiers), strsplit(only, ",")[[1]])]
+  "IKPCA-QD" = list(ikpca_qd, list(pvar = 0.8), list(shrinkage = log_grid(1e-8, 0.5)))
+))
 
 # Paper 000, Table V: indices, and mean (sd) test error in % for s = 0.05 ...
 # 50, then the (s, C, alpha)-cross-validated result from the text of Sec. V-B.
@@ -115,10 +112,8 @@ paper <- rbind(
   "IKNN"     = c(15.0, 2.4, 15.4, 2.3, 15.4, 2.3, 15.4, 2.3, 15.4, 2.3, 15.4, 2.3, 15.4, 2.3, 16.7, 2.8),
   "IKPCA-QD" = c(13.7, 1.4, 12.4, 2.6, 13.0, 2.3, 12.0, 3.2, 12.9, 2.4, 12.8, 2.4, 18.6, 3.8, 14.6, 4.1)
 )
-paper_mean <- paper[, c(TRUE, FALSE)]
-paper_sd <- paper[, c(FALSE, TRUE)]
 columns <- c(paste0("s=", S_VALUES), "CV s")
-dimnames(paper_mean) <- dimnames(paper_sd) <- list(rownames(paper), columns)
+paper <- paper_mean_sd(paper, columns, classifiers)
 
 # Uniform points on the board until each class has n_per_class; classes in order.
 draw <- function(n_per_class) {
@@ -137,33 +132,16 @@ mean_distance <- function(K, y) {
   mean(K[a, a]) + mean(K[!a, !a]) - 2 * mean(K[a, !a])
 }
 
-# Tune one classifier on the training set by 10-fold CV (folds drawn after
-# set.seed(seed), so every s sees the same folds); returns the CV error of the
-# best grid point and the error (%) of the refitted model on the test set.
-# Warnings of tune_krein() (failed fits) are collected, not printed.
-tune_warnings <- character()
-test_error <- function(spec, train, test, grid, seed) {
-  args <- c(list(spec[[1]], train[, 1:2], train$y, grid = grid, folds = FOLDS,
-                 kernel = invariant_kernel(1)), spec[[2]])
-  set.seed(seed)
-  tuned <- withCallingHandlers(do.call(tune_krein, args), warning = function(w) {
-    tune_warnings <<- c(tune_warnings, conditionMessage(w))
-    invokeRestart("muffleWarning")
-  })
-  err <- 100 * mean(predict(tuned$model, test[, 1:2]) != test$y)
-  list(error = err, cv = tuned$best_value, best = tuned$best)
-}
-
+# Each classifier is tuned by 10-fold CV at each s with the invariant kernel
+# (scan_widths() in common.R); the folds of classifier i in drawing r are
+# drawn after set.seed(cv_seeds[r, i]), the same for every s.
 start <- Sys.time()
 set.seed(20090005)
 data_seeds <- sample.int(1e8, reps)
 cv_seeds <- matrix(sample.int(1e8, reps * length(classifiers)), reps)
 indices <- array(NA_real_, c(5, length(S_VALUES), reps),
                  list(c("r_neg", "p", "q", "z", "mean_dist"), NULL, NULL))
-errors <- array(NA_real_, c(length(classifiers), length(columns), reps),
-                list(names(classifiers), columns, NULL))
-chosen_s <- matrix(NA_real_, length(classifiers), reps, dimnames = list(names(classifiers), NULL))
-failures <- character()
+record <- new_width_record(classifiers, columns, reps)
 for (r in seq_len(reps)) {
   set.seed(data_seeds[r])
   train <- draw(N_TRAIN)
@@ -173,41 +151,14 @@ for (r in seq_len(reps)) {
     ind <- indefiniteness(K)
     indices[, j, r] <- c(ind$r_neg, ind$signature[c("p", "q", "z")], mean_distance(K, train$y))
   }
-  for (i in seq_along(classifiers)) {
-    name <- names(classifiers)[i]
-    spec <- classifiers[[i]]
-    cv_error <- rep(NA_real_, length(S_VALUES))
-    for (j in seq_along(S_VALUES)) {
-      grid <- c(list(s = S_VALUES[j]), spec[[3]])
-      out <- tryCatch(test_error(spec, train, test, grid, cv_seeds[r, i]), error = function(e) e)
-      if (inherits(out, "error")) {
-        failures <- c(failures, sprintf("drawing %d, %s, s = %g: %s", r, name, S_VALUES[j], conditionMessage(out)))
-      } else {
-        errors[name, j, r] <- out$error
-        cv_error[j] <- out$cv
-      }
-    }
-    # s cross-validated with the regularisation: the same folds for every s,
-    # so the joint CV optimum is the s whose own best CV error is lowest
-    if (!all(is.na(cv_error))) {
-      j <- which.min(cv_error)
-      errors[name, "CV s", r] <- errors[name, j, r]
-      chosen_s[name, r] <- S_VALUES[j]
-    }
-  }
+  record <- scan_widths(record, r, classifiers, S_VALUES, function(s) list(s = s),
+                        invariant_kernel(1), train, test, cv_seeds[r, ], FOLDS)
   message(sprintf("drawing %d of %d done after %.1f min", r, reps,
                   as.numeric(difftime(Sys.time(), start, units = "mins"))))
 }
 elapsed <- as.numeric(difftime(Sys.time(), start, units = "mins"))
 
 # ---- markdown output ---------------------------------------------------------
-paper_mean <- paper_mean[names(classifiers), , drop = FALSE]
-paper_sd <- paper_sd[names(classifiers), , drop = FALSE]
-krein_mean <- apply(errors, 1:2, mean, na.rm = TRUE)
-krein_sd <- apply(errors, 1:2, function(v) if (sum(!is.na(v)) > 1) stats::sd(v, na.rm = TRUE) else NA_real_)
-cell <- function(m, s) ifelse(is.na(m), "--", ifelse(is.na(s), sprintf("%.1f", m), sprintf("%.1f (%.1f)", m, s)))
-# a krein cell more than two (paper) standard deviations from the paper's mean
-far <- abs(krein_mean - paper_mean) > 2 * pmax(paper_sd, 0.5)
 ind_mean <- apply(indices, 1:2, mean)
 ind_sd <- apply(indices, 1:2, function(v) if (length(v) > 1) stats::sd(v) else NA_real_)
 sd_text <- function(v, digits) if (is.na(v)) "" else sprintf(paste0(" (%.", digits, "f)"), v)
@@ -233,31 +184,7 @@ lines <- c(
   sprintf("Test error in %%, mean (sd) over %d drawing%s of 50 + 50 training and 500 + 500 test points; regularisation by 10-fold CV. Each cell: krein / paper. `*` marks a krein mean more than two paper standard deviations (at least 0.5) from the paper's. \"CV s\": s chosen by CV together with the regularisation (paper: text of Sec. V-B).",
           reps, if (reps == 1) "" else "s"),
   "",
-  paste0("| classifier | ", paste(columns, collapse = " | "), " |"),
-  paste0("|---|", paste(rep("---", length(columns)), collapse = "|"), "|")
+  width_table_lines(record, paper),
+  width_footer_lines(record, S_VALUES, elapsed, workers)
 )
-for (name in names(classifiers)) {
-  cells <- vapply(columns, function(cl) {
-    sprintf("%s / %s%s", cell(krein_mean[name, cl], krein_sd[name, cl]),
-            cell(paper_mean[name, cl], paper_sd[name, cl]), if (isTRUE(far[name, cl])) " *" else "")
-  }, character(1))
-  lines <- c(lines, paste0("| ", name, " | ", paste(cells, collapse = " | "), " |"))
-}
-lines <- c(lines, "", "s chosen by cross-validation (CV s column), over the drawings:", "")
-for (name in rownames(chosen_s)) {
-  tab <- table(factor(chosen_s[name, ], levels = S_VALUES))
-  lines <- c(lines, sprintf("- %s: %s", name, paste(sprintf("s=%s: %d", names(tab), as.integer(tab))[tab > 0], collapse = ", ")))
-}
-if (length(tune_warnings)) {
-  tab <- sort(table(sub(":.*", "", tune_warnings)), decreasing = TRUE)
-  lines <- c(lines, "", sprintf("Warnings of tune_krein() (%d): %s", length(tune_warnings),
-                                paste(sprintf("%s (%d)", names(tab), as.integer(tab)), collapse = "; ")))
-}
-if (length(failures)) {
-  lines <- c(lines, "", sprintf("Failed fits (%d):", length(failures)), "", paste("-", utils::head(failures, 20)))
-}
-lines <- c(lines, "", sprintf("Wall time: %.1f minutes (%s, %d worker%s, R %s, krein %s).", elapsed,
-                              format(Sys.Date()), workers, if (workers == 1) "" else "s",
-                              getRversion(), utils::packageVersion("krein")))
-cat(lines, sep = "\n")
-if (nzchar(results_file)) writeLines(lines, results_file)
+emit_results(lines, results_file)

@@ -31,7 +31,9 @@
 #   (14.5-15%). The shape of the paper's classes is not known, so the cells
 #   can only agree in level, not in detail.
 # * KFD's beta: krein's ikfd() ridge is relative to the within-class
-#   scatter (see ?ikfd); we search reg over the paper's beta range.
+#   scatter (see ?ikfd); we search ridge_relative over the paper's beta
+#   range. Its class is DisTools' rule, the argmax of the decision values
+#   (rule = "decision", also in the CV).
 # * SVM. krein's isvm() goes through kernlab::ksvm() and always fits a Platt
 #   probability model (four more SVMs per fit); on these overlapping classes
 #   one isvm() fit takes 1-100 s for C >= 30 (kernlab converges slowly, and
@@ -64,29 +66,23 @@
 # n = 200 k_rbf SVM cells about 6 min each), so the full protocol (10
 # repetitions) is projected at about 2 hours and was not run here.
 
-suppressPackageStartupMessages(library(krein))
+# the shared helpers: common.R next to this script (run by Rscript or source())
+source(file.path(dirname(normalizePath(c(rev(unlist(lapply(sys.frames(), function(e) e$ofile))), sub("^--file=", "",
+  grep("^--file=", commandArgs(FALSE), value = TRUE)))[1])), "common.R"), local = environment())
 
-env_int <- function(name, default) {
-  v <- Sys.getenv(name, "")
-  if (nzchar(v)) as.integer(v) else default
-}
 reps <- env_int("KREIN_REPS", 10L)
 workers <- env_int("KREIN_WORKERS", 1L)
 sizes <- as.integer(strsplit(Sys.getenv("KREIN_SIZES", "50,100,200"), ",")[[1]])
 kernels <- trimws(strsplit(Sys.getenv("KREIN_KERNELS", "rbf,pol"), ",")[[1]])
 results_file <- Sys.getenv("KREIN_RESULTS", "")
 stopifnot(reps >= 1, all(sizes %in% c(50L, 100L, 200L)), all(kernels %in% c("rbf", "pol")))
-if (workers > 1 && requireNamespace("future", quietly = TRUE)) {
-  future::plan(future::multisession, workers = workers)
-}
 # small kernel matrices: parallelism through the workers, not threads
-options(krein.threads = 1L)
+use_workers(workers, threads = 1L)
 
 noise_sd <- 0.7
 n_test <- 1000L
 bayes_error <- 2 * stats::pnorm(-1 / noise_sd) * (1 - stats::pnorm(-1 / noise_sd))
 
-log_grid <- function(from, to, n = 8L) 10^seq(log10(from), log10(to), length.out = n)
 kernel_setups <- list(
   rbf = list(kernel = kernel_rbf(gamma = 1), grid = list(gamma = log_grid(0.01, 50)),
              label = "k_rbf"),
@@ -94,20 +90,11 @@ kernel_setups <- list(
              label = "k_pol")
 )
 
-# name -> fitting function, fixed arguments, model grid (a function of n)
-alpha_ic <- log_grid(1e-6, 1e-1)
-alpha_rc <- log_grid(1e-5, 1)
-classifiers <- list(
-  "KQD-IC" = list(kqd, list(variant = "IC-"), function(n) list(reg = alpha_ic)),
-  "FD-IC" = list(kmdc, list(distance = "IC", classifier = "lda"), function(n) list(reg = alpha_ic)),
-  "QD-IC" = list(kmdc, list(distance = "IC", classifier = "qda"), function(n) list(reg = alpha_ic)),
-  "KQD-RC" = list(kqd, list(variant = "RC+"), function(n) list(reg = alpha_rc / (n / 2))),
-  "FD-RC" = list(kmdc, list(distance = "RC", classifier = "lda"), function(n) list(reg = alpha_rc / (n / 2))),
-  "QD-RC" = list(kmdc, list(distance = "RC", classifier = "qda"), function(n) list(reg = alpha_rc / (n / 2))),
-  "KFD" = list(ikfd, list(), function(n) list(reg = log_grid(1e-6, 10))),
-  "SVM" = list(NULL, list(), function(n) list(C = log_grid(0.1, 1e6))),  # k_pol: see svm_e1071()
-  "KNN" = list(iknn, list(), function(n) list(k = 1:8))
-)
+# name -> fitting function, fixed arguments, model grid (a function of the
+# class size n / 2; see mahalanobis_classifiers() in common.R)
+classifiers <- mahalanobis_classifiers(alpha_ic = log_grid(1e-6, 1e-1), alpha_rc = log_grid(1e-5, 1),
+                                       kfd_ridge = log_grid(1e-6, 10), svm_cost = log_grid(0.1, 1e6),
+                                       knn_k = 1:8)
 
 # Table 1 of paper 001 (mean, sd), columns rbf 50/100/200, pol 50/100/200
 # (our reading of the garbled layout, see above)
@@ -127,37 +114,20 @@ paper_cell <- function(name, kernel, n) {
   paper[name, col + 0:1]
 }
 
-# SVM row (see the header): stratified 10-fold CV with e1071::svm(), folds
-# dealt like tune_krein()'s, lowest mean error (ties to the first grid point).
-svm_e1071 <- function(x, y, x_test, kname, kgrid, C_values, folds = 10L) {
-  ids <- integer(length(y))
-  order <- unlist(lapply(split(seq_along(y), y), function(i) i[sample.int(length(i))]), use.names = FALSE)
-  ids[order] <- rep_len(sample.int(folds), length(y))
+# SVM row (see the header): e1071::svm() with stratified 10-fold CV dealt
+# like tune_krein()'s (svm_cv() in common.R).
+svm_e1071 <- function(x, y, x_test, kname, kgrid, C_values) {
   if (kname == "pol") C_values <- log_grid(0.1, 100)  # see the header
-  grid <- expand.grid(k = kgrid, C = C_values)
-  fit_one <- function(xtr, ytr, k, C) {
+  fit_one <- function(xtr, ytr, row) {
     if (kname == "rbf") {
-      e1071::svm(xtr, ytr, kernel = "radial", gamma = k, cost = C, scale = FALSE)
+      e1071::svm(xtr, ytr, kernel = "radial", gamma = row$k, cost = row$C, scale = FALSE)
     } else {
-      e1071::svm(xtr, ytr, kernel = "polynomial", degree = k, gamma = 1, coef0 = 1, cost = C,
+      e1071::svm(xtr, ytr, kernel = "polynomial", degree = row$k, gamma = 1, coef0 = 1, cost = row$C,
                  scale = FALSE)
     }
   }
-  cv <- vapply(seq_len(nrow(grid)), function(g) {
-    mean(vapply(seq_len(folds), function(f) {
-      tr <- ids != f
-      fit <- fit_one(x[tr, , drop = FALSE], y[tr], grid$k[g], grid$C[g])
-      mean(predict(fit, x[!tr, , drop = FALSE]) != y[!tr])
-    }, numeric(1)))
-  }, numeric(1))
-  best <- which.min(cv)
-  fit <- fit_one(x, y, grid$k[best], grid$C[best])
-  list(predicted = predict(fit, x_test), k = grid$k[best], C = grid$C[best])
-}
-has_e1071 <- requireNamespace("e1071", quietly = TRUE)
-if (!has_e1071) {
-  message("e1071 is not installed: the SVM row is left out.")
-  classifiers$SVM <- NULL
+  cv <- svm_cv(x, y, x_test, expand.grid(k = kgrid, C = C_values), fit_one)
+  list(predicted = cv$predicted, k = cv$best$k, C = cv$best$C)
 }
 
 # --- the experiment ---------------------------------------------------------
@@ -176,25 +146,21 @@ for (n in sizes) {
         spec <- classifiers[[cname]]
         failed <- 0L
         t0 <- proc.time()
-        model_grid <- spec[[3]](n)
+        model_grid <- spec[[3]](n / 2)
         if (is.null(spec[[1]])) {
           svm <- svm_e1071(x, train$y, x_test, kname, setup$grid[[1]], model_grid$C)
           error <- mean(svm$predicted != test$y)
           best <- stats::setNames(list(svm$k, svm$C), c(names(setup$grid), "C"))
           n_failed <- 0L
         } else {
-          tuned <- withCallingHandlers(
-            do.call(tune_krein, c(list(spec[[1]], x, train$y, grid = c(setup$grid, model_grid),
-                                       folds = 10, kernel = setup$kernel), spec[[2]])),
-            warning = function(w) {
-              # failing fits (e.g. a singular covariance in the distance
-              # space) count as missing in tune_krein(); we count them
-              failed <<- failed + 1L
-              invokeRestart("muffleWarning")
-            })
-          error <- mean(predict(tuned$model, x_test) != test$y)
-          best <- tuned$best
-          n_failed <- sum(tuned$results$failed)
+          # failing fits (e.g. a singular covariance in the distance space)
+          # count as missing in tune_krein(); their warnings are counted here
+          out <- tune_predict(spec[[1]], x, train$y, x_test, grid = c(setup$grid, model_grid),
+                              fixed = c(list(kernel = setup$kernel), spec[[2]]), folds = 10,
+                              on_warning = function(w) failed <<- failed + 1L)
+          error <- mean(out$predicted != test$y)
+          best <- out$tuned$best
+          n_failed <- sum(out$tuned$results$failed)
         }
         secs <- (proc.time() - t0)[["elapsed"]]
         records[[length(records) + 1L]] <- data.frame(
@@ -212,12 +178,10 @@ wall <- as.numeric(difftime(Sys.time(), started, units = "mins"))
 res <- do.call(rbind, records)
 
 # --- the markdown table -----------------------------------------------------
-fmt <- function(m, s) if (is.na(s)) sprintf("%.1f", m) else sprintf("%.1f (%.1f)", m, s)
 lines <- c(
   "### Paper 001 (Haasdonk & Pekalska), Table 1: 2-D mixture, test error [%]",
   "",
-  sprintf("krein: mean (sd) over %d repetition%s%s; paper: mean (sd) over 10 repetitions.",
-          reps, if (reps > 1) "s" else "", if (reps < 10) " (REDUCED: the paper uses 10)" else ""),
+  repetitions_line(reps),
   sprintf("Data: gaussian_mixture_2d(n, sd = %.1f), Bayes error %.1f%%; test sets of %d points.",
           noise_sd, 100 * bayes_error, n_test),
   "10-fold CV of kernel and regularisation parameters with tune_krein(), except SVM: e1071::svm() with this script's own 10-fold CV, C in [0.1, 1e6] for k_rbf and [0.1, 100] for k_pol (see the script's header).",
@@ -236,7 +200,7 @@ for (kname in kernels) {
       m <- mean(e)
       s <- if (length(e) > 1) stats::sd(e) else NA_real_
       flag <- if (abs(m - p[1]) > 2 * p[2]) " *" else ""
-      cells <- c(cells, paste0(fmt(m, s), flag), fmt(p[1], p[2]))
+      cells <- c(cells, paste0(mean_sd_text(m, s), flag), mean_sd_text(p[1], p[2]))
     }
     lines <- c(lines, paste0("| ", cname, " | ", paste(cells, collapse = " | "), " |"))
   }
@@ -264,11 +228,5 @@ if (nrow(fails)) {
                            paste(sprintf("%s %s: %d", fails$kernel, fails$classifier, fails$failed_fits),
                                  collapse = "; "), "."), "")
 }
-secs <- aggregate(seconds ~ classifier, data = res, FUN = sum)
-lines <- c(lines,
-           paste0("Time per classifier (all cells, s): ",
-                  paste(sprintf("%s %.0f", secs$classifier, secs$seconds), collapse = ", "), "."),
-           sprintf("Total wall time: %.1f min (%d worker%s).", wall, max(workers, 1L),
-                   if (workers > 1) "s" else ""))
-cat("\n", paste(lines, collapse = "\n"), "\n", sep = "")
-if (nzchar(results_file)) writeLines(lines, results_file)
+lines <- c(lines, timing_lines(res, wall, workers, label = "Time per classifier (all cells, s): "))
+emit_results(lines, results_file, blank_first = TRUE)

@@ -57,20 +57,24 @@
 #   column shows the relevance vectors kept (Table 6 style).
 #
 # Choices where the paper is silent (say so when comparing):
+# * CLASS RULE of iKFD: DisTools' (paper ref. [4]), the argmax of the
+#   decision values, i.e. predict(fit, rule = "decision"); krein's default
+#   class is the most probable one under its calibrated posterior.
 # * REGULARISATION of iKFD. The paper does not state it. iKFD's reference
 #   implementation (DisTools ikfd.m, paper ref. [4]) adds an absolute ridge
-#   mu = 1e-4 to the within-class scatter; krein's `reg` is relative (mu =
-#   reg * tr(N) / n, see ?ikfd) and has no argument for an absolute ridge. So
-#   each iKFD fit is done twice: once with reg = 1e-4 to read the absolute
-#   ridge it used (`fit$ridge`), then with reg rescaled so that the ridge is
-#   exactly 1e-4. Only the second fit is timed. This matters a lot for Ball:
-#   its class information lies in negative eigenvalues ~3% of the largest,
-#   whose squares a relative ridge of 1e-4 swamps (krein's default gives
-#   ~85% for SIM1 instead of ~98%). The sensitivity table reports krein's
-#   default reg = 1e-4 as well, and reg chosen per training part by an inner
-#   stratified 10-fold CV with tune_krein() over reg in 10^c(-12, -9, -6, -4,
-#   -2, 0) (SIM1 and SIM2). The paper tunes nothing in Table 1, so the main
-#   table uses no tuning. (For Ball, tune_krein() cuts the outer training
+#   mu = 1e-4 to the within-class scatter; krein's `ridge_relative` is
+#   relative (mu = ridge_relative * tr(N) / n, see ?ikfd) and has no argument
+#   for an absolute ridge. So each iKFD fit is done twice: once with
+#   ridge_relative = 1e-4 to read the absolute ridge it used (`fit$ridge`),
+#   then with ridge_relative rescaled so that the ridge is exactly 1e-4.
+#   Only the second fit is timed. This matters a lot for Ball: its class
+#   information lies in negative eigenvalues ~3% of the largest, whose
+#   squares a relative ridge of 1e-4 swamps (krein's default gives ~85% for
+#   SIM1 instead of ~98%). The sensitivity table reports krein's default
+#   ridge_relative = 1e-4 as well, and ridge_relative chosen per training
+#   part by an inner stratified 10-fold CV with tune_krein() over
+#   10^c(-12, -9, -6, -4, -2, 0) (SIM1 and SIM2). The paper tunes nothing in
+#   Table 1, so the main table uses no tuning. (For Ball, tune_krein() cuts the outer training
 #   part's classical-scaling kernel into inner folds as it is, i.e. centred
 #   on the whole outer training part; see ?tune_krein.)
 # * BALL: ball_dissimilarities() defaults (100 balls per class in [0, 100]^3,
@@ -105,15 +109,10 @@
 #   printed. A fit that fails (an error) counts as a missing fold and is
 #   reported with its message.
 
-suppressPackageStartupMessages(library(krein))
+# the shared helpers: common.R next to this script (run by Rscript or source())
+source(file.path(dirname(normalizePath(c(rev(unlist(lapply(sys.frames(), function(e) e$ofile))), sub("^--file=", "",
+  grep("^--file=", commandArgs(FALSE), value = TRUE)))[1])), "common.R"), local = environment())
 
-env_int <- function(name, default) {
-  v <- Sys.getenv(name, "")
-  if (!nzchar(v)) return(default)
-  out <- suppressWarnings(as.integer(v))
-  if (is.na(out) || out < 1L) stop(sprintf("%s must be a positive whole number, not '%s'.", name, v))
-  out
-}
 reps <- env_int("KREIN_REPS", 1L)
 workers <- env_int("KREIN_WORKERS", 1L)
 seed <- env_int("KREIN_SEED", 2018L)
@@ -121,7 +120,7 @@ results_file <- Sys.getenv("KREIN_RESULTS", "")
 sensitivity <- Sys.getenv("KREIN_SENSITIVITY", "1") != "0"
 FOLDS <- 10L
 MU <- 1e-4  # DisTools' absolute ridge for iKFD
-TUNE_GRID <- 10^c(-12, -9, -6, -4, -2, 0)  # krein's relative reg, for the tuned variant
+TUNE_GRID <- 10^c(-12, -9, -6, -4, -2, 0)  # krein's ridge_relative, for the tuned variant
 
 options(krein.threads = 1L)
 if (workers > 1L && requireNamespace("future", quietly = TRUE) &&
@@ -208,10 +207,10 @@ run_counted <- function(expr_fun) {
 }
 
 # iKFD with DisTools' absolute ridge MU (see the header): a calibration fit
-# (untimed; its warnings are counted too, marked as such) gives the relative
-# reg that yields ridge MU.
+# (untimed; its warnings are counted too, marked as such) gives the
+# ridge_relative that yields ridge MU.
 absolute_reg <- function(train, landmarks) {
-  calib <- do.call(ikfd, c(train$args, list(landmarks = landmarks, reg = 1e-4)))
+  calib <- do.call(ikfd, c(train$args, list(landmarks = landmarks, ridge_relative = 1e-4)))
   1e-4 * MU / calib$ridge[1]
 }
 
@@ -230,26 +229,28 @@ run_fold <- function(data, train_rows, test_rows, reg_mode, include_pcvm) {
       select_landmarks(xt, y_train, kernel = data$kernel, method = method, eps = 0.01, m = m))
     newdata <- data$x[test_rows, , drop = FALSE]
   }
-  accuracy <- function(fit) mean(predict(fit, newdata, type = "class") == y_test)
+  accuracy <- function(fit, ...) mean(predict(fit, newdata, type = "class", ...) == y_test)
   # an iKFD cell: the (untimed) choice of reg, then the timed fit + prediction.
   # reg_mode "absolute": calibrated to DisTools' absolute ridge MU; "relative":
-  # krein's default reg = 1e-4; "tuned": chosen by an inner stratified 10-fold
-  # CV on the training part with tune_krein() (with landmarks, the inner fits
-  # select their own landmarks by the same method).
+  # krein's default ridge_relative = 1e-4; "tuned": chosen by an inner
+  # stratified 10-fold CV on the training part with tune_krein() (with
+  # landmarks, the inner fits select their own landmarks by the same method).
+  # The class is DisTools' rule = "decision" throughout.
   ikfd_cell <- function(landmarks, method = NULL) {
     probe <- switch(reg_mode,
       absolute = run_counted(function() absolute_reg(train, landmarks)),
       relative = list(value = 1e-4, warnings = character(), error = NULL),
       tuned = run_counted(function() {
-        args <- c(list(ikfd), train$args, list(grid = list(reg = TUNE_GRID), folds = 10L, refit = FALSE))
+        args <- c(list(ikfd), train$args, list(grid = list(ridge_relative = TUNE_GRID), rule = "decision",
+                                               folds = 10L, refit = FALSE))
         if (!is.null(method)) args$landmarks <- method
-        do.call(tune_krein, args)$best$reg
+        do.call(tune_krein, args)$best$ridge_relative
       }))
     if (!is.null(probe$error)) return(probe)
     reg <- probe$value
     cell <- run_counted(function() {
-      fit <- do.call(ikfd, c(train$args, list(landmarks = landmarks, reg = reg)))
-      list(acc = accuracy(fit), m = if (is.null(landmarks)) NA_real_ else length(fit$landmarks$class),
+      fit <- do.call(ikfd, c(train$args, list(landmarks = landmarks, ridge_relative = reg)))
+      list(acc = accuracy(fit, rule = "decision"), m = if (is.null(landmarks)) NA_real_ else length(fit$landmarks$class),
            ridge = fit$ridge[1], reg = reg)
     })
     if (length(probe$warnings)) {
@@ -392,7 +393,8 @@ emit("## Paper 002 (Schleif, Gisbrecht & Tino 2018), Table 1 and Table 2: krein 
 emit("")
 emit(sprintf("Protocol: stratified %d-fold CV, %d repetition%s (new data and folds each; the paper: one 10-fold run); ",
              FOLDS, reps, if (reps > 1) "s" else ""),
-     "landmarks selected on the training folds only; iKFD with absolute ridge mu = 1e-4 (DisTools); ",
+     "landmarks selected on the training folds only; iKFD with absolute ridge mu = 1e-4 and the class rule of DisTools ",
+     "(the argmax of the decision values, predict(rule = \"decision\")); ",
      "MEB eps = 0.01; ELM kernel sigma^2 = 1e10 for Checker and Gaussian; classical scaling for Ball. ",
      sprintf("Seed %d. Accuracy in %%, mean ± sd over all test folds", seed),
      if (reps > 1) " (sd of the repetition means in brackets)" else "", ". ",
@@ -436,16 +438,16 @@ if (sensitivity) {
   emit("### Sensitivity: iKFD under other choices the paper leaves open")
   emit("")
   emit("Rows per data set: the main table's setting (absolute ridge mu = 1e-4); krein's default relative ",
-       "ridge ikfd(reg = 1e-4) (mu = 1e-4 x the mean eigenvalue of the within-class scatter); reg tuned ",
-       "by an inner stratified 10-fold CV on each training part with tune_krein() over reg in {",
-       paste(format(TUNE_GRID), collapse = ", "), "} (SIM1 and SIM2 only; the median chosen reg in brackets); ",
+       "ridge ikfd(ridge_relative = 1e-4) (mu = 1e-4 x the mean eigenvalue of the within-class scatter); ridge_relative tuned ",
+       "by an inner stratified 10-fold CV on each training part with tune_krein() over ridge_relative in {",
+       paste(format(TUNE_GRID), collapse = ", "), "} (SIM1 and SIM2 only; the median chosen ridge_relative in brackets); ",
        "and for Checker the centred board range = c(-1.5, 1.5) (absolute mu). Same data draws as the main ",
        "table, new folds. Accuracy in %, mean ± sd over folds; SIM2 shows the mean number of MEB landmarks.")
   emit("")
   emit("| Data set | Variant | SIM1 | SIM2 | SIM3 | SIM4 | SIM5 |")
   emit("|---|---|---|---|---|---|---|")
-  variant_label <- c(main = "absolute mu = 1e-4 (main table)", relative = "krein default reg = 1e-4 (relative)",
-                     tuned = "reg tuned by inner CV (tune_krein)", centred = "centred board c(-1.5, 1.5)")
+  variant_label <- c(main = "absolute mu = 1e-4 (main table)", relative = "krein default ridge_relative = 1e-4",
+                     tuned = "ridge_relative tuned by inner CV (tune_krein)", centred = "centred board c(-1.5, 1.5)")
   for (name in datasets) {
     variants <- c(list(main = main_runs[[name]]), sens_runs[[name]])
     for (v in names(variants)) {
@@ -495,5 +497,4 @@ total <- proc.time()[["elapsed"]] - started
 emit(sprintf("Total wall time: %.1f s (%.1f min), KREIN_REPS = %d, KREIN_WORKERS = %d, R %s, krein %s.",
              total, total / 60, reps, workers, getRversion(), utils::packageVersion("krein")))
 
-cat(out, sep = "\n")
-if (nzchar(results_file)) writeLines(out, results_file)
+emit_results(out, results_file)

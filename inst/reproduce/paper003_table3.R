@@ -33,9 +33,9 @@
 #   reports no test set), by tune_krein(kfda, ..., folds = 400); mean and
 #   standard deviation over the runs of each run's accuracy (the paper's
 #   "standard error" in parentheses read as that standard deviation).
-# * KFLDA = kfda(type = "linear"), KFQDA = kfda(type = "quadratic"), both
-#   reduce = "pca" with the paper's numbers of components, equal priors
-#   (balanced classes), the log-determinant term kept (eq. 12).
+# * KFLDA = kfda(discriminant = "linear"), KFQDA = kfda(discriminant =
+#   "quadratic"), both reduce = "pca" with the paper's numbers of components,
+#   equal priors (balanced classes), the log-determinant term kept (eq. 12).
 # * Table 3: the Gaussian kernel exp(-0.5 |x - x'|^2 / sigma^2), i.e.
 #   kernel_rbf(gamma = 1 / (2 sigma^2)), sigma^2 in {0.25, 5, 10, 50}.
 # * Table 4: the Epanechnikov product kernel of Example 1,
@@ -70,15 +70,10 @@
 #   paper fits 100 -- the former eigenvalue route allowed only 54).
 # * Random numbers: set.seed(2005) at the start; data and folds from R's RNG.
 
-suppressPackageStartupMessages(library(krein))
+# the shared helpers: common.R next to this script (run by Rscript or source())
+source(file.path(dirname(normalizePath(c(rev(unlist(lapply(sys.frames(), function(e) e$ofile))), sub("^--file=", "",
+  grep("^--file=", commandArgs(FALSE), value = TRUE)))[1])), "common.R"), local = environment())
 
-env_int <- function(name, default) {
-  v <- Sys.getenv(name, "")
-  if (!nzchar(v)) return(default)
-  out <- suppressWarnings(as.integer(v))
-  if (is.na(out) || out < 1) stop(sprintf("%s must be a positive whole number, not '%s'.", name, v))
-  out
-}
 reps <- env_int("KREIN_REPS", 10L)
 folds_env <- tolower(Sys.getenv("KREIN_FOLDS", "loo"))
 workers <- env_int("KREIN_WORKERS", 1L)
@@ -88,10 +83,7 @@ n_per_class <- 100L
 n <- 4L * n_per_class
 folds <- if (folds_env == "loo") n else as.integer(folds_env)
 if (is.na(folds) || folds < 2 || folds > n) stop("KREIN_FOLDS must be \"loo\" or a number of folds between 2 and 400.")
-if (workers > 1 && requireNamespace("future", quietly = TRUE)) {
-  future::plan(future::multisession, workers = workers)
-}
-options(krein.threads = if (workers > 1) 1L else 2L)
+use_workers(workers, threads = if (workers > 1) 1L else 2L)
 
 # The paper's Tables 3 and 4: rows of (kernel width, components, percentage,
 # KFLDA mean, sd, KFQDA mean, sd); NA with code "-" or "***" for the cells the
@@ -172,15 +164,16 @@ specs <- list(
 specs <- specs[intersect(names(specs), tables)]
 if (!length(specs)) stop("KREIN_TABLES must name table 3 and/or 4.")
 
-# One run of one table: every (width, ncomp, type) cell cross-validated with
-# tune_krein() on one training sample. Returns per cell the accuracy, the
-# status ("ok", "-" singular covariance, "x" more components than the rank,
-# or "?" another error) and the two variance shares.
+# One run of one table: every (width, ncomp, discriminant) cell
+# cross-validated with tune_krein() on one training sample. Returns per cell
+# the accuracy, the status ("ok", "-" singular covariance, "x" more
+# components than the rank, or "?" another error) and the two variance
+# shares.
 run_table <- function(spec, data) {
   paper <- spec$paper
   grid <- data.frame(param = rep(spec$to_parameter(paper$width), 2),
                      ncomp = rep(paper$ncomp, 2),
-                     type = rep(c("linear", "quadratic"), each = nrow(paper)),
+                     discriminant = rep(c("linear", "quadratic"), each = nrow(paper)),
                      stringsAsFactors = FALSE)
   names(grid)[1] <- spec$parameter
   x <- as.matrix(data[, c("x1", "x2")])
@@ -302,5 +295,4 @@ for (t in names(specs)) {
 lines <- c(lines, sprintf("Total wall time: %.1f min (%s, %d worker%s).", elapsed / 60,
                           if (folds == n) "leave-one-out" else sprintf("%d-fold CV", folds),
                           workers, if (workers > 1) "s" else ""))
-cat("\n", paste(lines, collapse = "\n"), "\n", sep = "")
-if (nzchar(results_file)) writeLines(lines, results_file)
+emit_results(lines, results_file, blank_first = TRUE)

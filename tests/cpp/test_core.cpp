@@ -503,11 +503,6 @@ void test_kfda() {
   const Eigen::MatrixXd G = Z.transpose() * Z;
   expect((merged.transpose() * merged - G).cwiseAbs().maxCoeff() < 1e-12 * G.cwiseAbs().maxCoeff(),
          "merged tall-skinny QR factors give the Gram matrix");
-  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(p, p);
-  const std::vector<Eigen::MatrixXd> unit(3, identity);
-  const Eigen::MatrixXd q = krein::kfda::quadratic_forms(Z, f.means, unit);
-  expect(std::abs(q(5, 2) - (Z.row(5).transpose() - f.means.col(2)).squaredNorm()) < 1e-9,
-         "KFDA quadratic forms with identity factors are squared distances to the class means");
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 # Plain-R transcription of the indefinite kernel Fisher discriminant
-# (paper 000, Sec. III-A, eqs. 7-8, with the DisTools conventions written out
-# in ../shared/notes/algorithms.md section 1): K used as is, one-vs-rest for
-# more than two classes, alpha = (N + mu I)^{-1} (m_A - m_B),
-# b = -alpha'(m_A + m_B) / 2. The ridge is krein's relative one,
-# mu = reg * tr(N) / n (documented in ?ikfd). Written from the formulas, with
+# (paper 000, Sec. III-A, eqs. 7-8, with the conventions of the DisTools
+# reference code): K used as is, one-vs-rest for more than two classes,
+# alpha = (N + mu I)^{-1} (m_A - m_B), b = -alpha'(m_A + m_B) / 2. The ridge
+# is krein's relative one, mu = reg * tr(N) / n with reg the fit's
+# `ridge_relative` (documented in ?ikfd). Written from the formulas, with
 # dense matrices and solve(); it shares no code with the package.
 ref_ikfd <- function(K, y, reg, weights = "equal") {
   y <- as.integer(factor(y))

@@ -1,5 +1,5 @@
 # Plain-R transcription of KFLDA and KFQDA on the kernel data, written from
-# paper 003 (003_2f079f99c7272a8a.txt), eqs. (9), (11), (12) and Sec. 4.2's
+# paper 003 (Huang, Hwang and Lin 2005), eqs. (9), (11), (12) and Sec. 4.2's
 # ridge approach, independent of krein's code: explicit class means, the
 # pooled and class sample covariances (denominators n - K and n_i - 1, as
 # MASS::lda and MASS::qda), M + rI, solve() and determinant().

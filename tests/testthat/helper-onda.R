@@ -1,5 +1,5 @@
 # Plain-R transcriptions for onda() and the discriminant kernels, written from
-# paper 004 (004_e2896d6b0f1aa722.txt) independently of krein's code.
+# paper 004 (Hidaka and Kurita 2016) independently of krein's code.
 
 # Gaussian class densities (eq. 30) with ML covariances (eq. 31)
 ref_gaussian_densities <- function(x, y, new) {

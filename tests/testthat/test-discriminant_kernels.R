@@ -1,4 +1,4 @@
-# kernel_discriminant(): paper 004 (004_e2896d6b0f1aa722.txt), Sec. 4: DK
+# kernel_discriminant(): paper 004 (Hidaka and Kurita 2016), Sec. 4: DK
 # (eq. 42), LDK (eq. 53), GDK (eq. 55), GMK (eq. 50) against the plain-R
 # transcriptions in helper-onda.R, and the Mercer property (Sec. 4.2).
 
@@ -30,12 +30,13 @@ test_that("each discriminant kernel is positive semidefinite and equals its equa
     gmk = ref_gmk(d$x, d$y, d$x, d$x, prior),
     ideal = ref_dk(diag(3)[as.integer(d$y), ], diag(3)[as.integer(d$y), ], prior)
   )
-  for (type in names(expected)) {
-    kernel <- kernel_discriminant(fit, type)
+  for (kind in names(expected)) {
+    kernel <- kernel_discriminant(fit, kind = kind)
     expect_s3_class(kernel, "krein_kernel")
+    expect_identical(kernel$kind, kind)
     K <- kernel_matrix(kernel, d$x)
     expect_psd(K)
-    expect_equal(K, expected[[type]], tolerance = 1e-8, ignore_attr = TRUE)
+    expect_equal(K, expected[[kind]], tolerance = 1e-8, ignore_attr = TRUE)
   }
   # between new points and training points
   expect_equal(kernel_matrix(kernel_discriminant(fit, "dk"), d$new, d$x), ref_dk(B_new, B, prior),
@@ -90,4 +91,16 @@ test_that("plotting helpers draw and return their values", {
   expect_snapshot(show_error(plot_kernel_matrix(K, d$y[-1])))
   expect_snapshot(show_error(kernel_matrix(kernel_discriminant(fit, "ideal"), d$new[, 1:2])))
   expect_snapshot(show_error(kernel_discriminant(fit, "gauss")))
+  expect_snapshot(show_error(kernel_discriminant(kqd(d$x, d$y, kernel = kernel_rbf(1)), kind = "gdk")))
+})
+
+test_that("GDK and GMK use the fit's own Gaussian classes, its ridge included", {
+  d <- kernel_case()
+  x <- cbind(d$x, r2 = d$x[, "r"])
+  fit <- suppressWarnings(onda(x, d$y))
+  expect_gt(fit$ridge, 0)
+  # no second warning: the ridge resolved at the fit is reused
+  expect_no_warning(K <- kernel_matrix(kernel_discriminant(fit, "gdk"), x))
+  expect_equal(K, kernel_matrix(kernel_discriminant(fit, "dk"), x), tolerance = 1e-12)
+  expect_psd(kernel_matrix(kernel_discriminant(fit, "gmk"), x))
 })

@@ -1,6 +1,6 @@
 # ikfd(): full iKFD against the plain-R transcription in helper-ikfd.R
-# (paper 000, eqs. 7-8; notes section 1), Ny-iKFD against the full iKFD where
-# the Nystroem approximation is exact (paper 002, Sec. 5.2; notes section 3).
+# (paper 000, eqs. 7-8), Ny-iKFD against the full iKFD where the Nystroem
+# approximation is exact (paper 002, Sec. 5.2).
 
 three_class_data <- function(n = 60, seed = 1) {
   set.seed(seed)
@@ -18,7 +18,7 @@ test_that("full iKFD equals the transcription for pd and indefinite kernels, 2 a
   for (kernel in kernels) {
     for (y in list(d$y, droplevels(factor(ifelse(d$y == "a", "a", "b"))))) {
       for (weights in c("equal", "prior")) {
-        fit <- ikfd(d$x, y, kernel = kernel, reg = 1e-3, weights = weights)
+        fit <- ikfd(d$x, y, kernel = kernel, ridge_relative = 1e-3, weights = weights)
         ref <- ref_ikfd(kernel_matrix(d$x, kernel = kernel), y, 1e-3, weights)
         expected <- ref_ikfd_decisions(ref, kernel_matrix(x_new, d$x, kernel = kernel))
         got <- predict(fit, x_new, type = "decision")
@@ -74,7 +74,7 @@ test_that("Ny-iKFD streams the landmark kernel in blocks without changing the re
 })
 
 test_that("Ny-iKFD equals the transcription run on the dense Nystroem kernel", {
-  # The low-rank algebra (notes section 3) against iKFD on K_hat = C W^+ C'.
+  # The low-rank algebra (?ikfd, Ny-iKFD) against iKFD on K_hat = C W^+ C'.
   d <- three_class_data(n = 120)
   kernel <- kernel_tanh(scale = 0.5, offset = -1)
   landmarks <- seq(2, 120, by = 5)
@@ -103,7 +103,7 @@ test_that("the relative ridge makes iKFD invariant to scaling the kernel", {
   expect_equal(b$ridge, 1e6 * a$ridge, tolerance = 1e-10)
 })
 
-test_that("probabilities are rows of a distribution and classes the argmax of decisions", {
+test_that("probabilities are rows of a distribution, classes their argmax or DisTools' rule", {
   d <- three_class_data()
   for (landmarks in list(NULL, "meb")) {
     set.seed(2)
@@ -117,8 +117,33 @@ test_that("probabilities are rows of a distribution and classes the argmax of de
     f <- predict(fit, x_new, type = "decision")
     cls <- predict(fit, x_new)
     expect_identical(levels(cls), levels(d$y))
-    expect_identical(as.integer(cls), max.col(f, ties.method = "first"))
+    expect_identical(as.integer(cls), max.col(p, ties.method = "first"))
+    expect_identical(predict(fit, x_new, rule = "posterior"), cls)
+    # DisTools' rule: the argmax of the one-vs-rest decision values
+    distools <- predict(fit, x_new, rule = "decision")
+    expect_identical(levels(distools), levels(d$y))
+    expect_identical(as.integer(distools), max.col(f, ties.method = "first"))
+    # the rule changes the class only
+    expect_identical(predict(fit, x_new, type = "prob", rule = "decision"), p)
   }
+})
+
+test_that("the two class rules can disagree, and rule = \"decision\" follows the decision values", {
+  # Three overlapping classes: one-vs-rest scores whose spreads differ, so the
+  # pooled-Gaussian posterior and the largest score part ways near boundaries.
+  d <- three_class_data(n = 150, seed = 12)
+  fit <- ikfd(d$x, d$y, kernel = kernel_rbf(1))
+  set.seed(13)
+  x_new <- matrix(rnorm(2000, sd = 1.5), 1000, 2)
+  posterior <- predict(fit, x_new)
+  distools <- predict(fit, x_new, rule = "decision")
+  expect_gt(mean(posterior != distools), 0)
+  f <- predict(fit, x_new, type = "decision")
+  expect_identical(as.character(distools), colnames(f)[max.col(f, ties.method = "first")])
+  # for the training points too (the stored training scores), with NA padding
+  expect_identical(as.integer(predict(fit, rule = "decision")),
+                   max.col(predict(fit, type = "decision"), ties.method = "first"))
+  expect_identical(unname(predict(fit, d$x, rule = "decision")), unname(predict(fit, rule = "decision")))
 })
 
 test_that("two-class probabilities follow the pooled Gaussian model of the scores", {
@@ -137,6 +162,38 @@ test_that("two-class probabilities follow the pooled Gaussian model of the score
   expect_equal(unname(predict(fit, x_new, type = "prob")), dens / rowSums(dens), tolerance = 1e-6)
 })
 
+test_that("three-class probabilities follow the pooled Gaussian model of the one-vs-rest scores", {
+  # Transcription of the calibration in ?ikfd for c = 3: Gaussian densities of
+  # the three one-vs-rest training scores with one pooled covariance
+  # (denominator n - c, plus 1e-10 of its mean diagonal: calibrate_scores()),
+  # the class proportions as priors; written with dense solve() and
+  # determinant(), sharing no code with the package. (MASS::lda, the same
+  # model without the ridge, differs by ~1e-5 here: the three one-vs-rest
+  # scores are nearly collinear, the covariance's condition number ~1e5.)
+  d <- three_class_data()
+  fit <- ikfd(d$x, d$y, kernel = kernel_rbf(1))
+  f <- predict(fit, type = "decision")
+  n <- nrow(f)
+  means <- rowsum(f, d$y) / as.vector(table(d$y))
+  centred <- f - means[as.integer(d$y), ]
+  S <- crossprod(centred) / (n - 3)
+  S <- S + diag(1e-10 * mean(diag(S)), 3)
+  prior <- as.vector(table(d$y)) / n
+  set.seed(11)
+  x_new <- matrix(rnorm(30, sd = 1.5), 15, 2)
+  g <- predict(fit, x_new, type = "decision")
+  log_density <- sapply(1:3, function(j) {
+    z <- t(g) - means[j, ]
+    log(prior[j]) - 0.5 * colSums(z * solve(S, z)) - 0.5 * determinant(S)$modulus
+  })
+  expected <- exp(log_density - apply(log_density, 1, max))
+  expected <- expected / rowSums(expected)
+  p <- predict(fit, x_new, type = "prob")
+  expect_equal(unname(p), expected, tolerance = 1e-8)
+  expect_equal(unname(predict(fit, type = "prob")[1:5, ]),
+               unname(predict(fit, d$x[1:5, ], type = "prob")), tolerance = 1e-8)
+})
+
 test_that("a Nystroem fit keeps the landmarks and m-vectors, not the training set", {
   set.seed(3)
   train <- checkerboard(2000, size = 3)
@@ -146,7 +203,11 @@ test_that("a Nystroem fit keeps the landmarks and m-vectors, not the training se
   expect_identical(dim(fit$coefficients), c(m, 1L))
   expect_identical(dim(fit$landmarks$points), c(m, 2L))
   expect_lt(as.numeric(object.size(fit)), 200e3)
-  expect_error(predict(fit), class = "krein_error")
+  # the training predictions come from the training scores kept by the fit
+  expect_equal(predict(fit, type = "decision"), predict(fit, train, type = "decision"),
+               ignore_attr = TRUE, tolerance = 1e-8)
+  expect_identical(unname(predict(fit)), unname(predict(fit, train)))
+  expect_identical(fitted(fit), unname(predict(fit)))
   test <- checkerboard(2000, size = 3)
   expect_lt(mean(predict(fit, test) != test$y), 0.1)
 })
@@ -187,11 +248,14 @@ test_that("print, summary and plot work for full and Nystroem fits", {
   train <- checkerboard(200, size = 2)
   full <- ikfd(y ~ x1 + x2, data = train, kernel = kernel_rbf(2))
   ny <- ikfd(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), landmarks = "kmeans", m = 20)
-  expect_output(expect_identical(print(full), full), "Indefinite kernel Fisher discriminant, 2 classes")
-  expect_output(print(ny), "landmarks: 20 \\(kmeans\\)")
+  expect_output(expect_identical(print(full), full), "Indefinite kernel Fisher discriminant\n")
+  expect_output(print(full), "ridge_relative = 1e-04; absolute ridge mu = ")
+  expect_output(print(ny), "Fisher discriminant \\(Nystroem, 20 k-means landmarks\\)")
+  expect_output(print(ny), "approximated kernel of rank")
   s <- summary(ny)
   expect_output(print(s), "signature")
-  expect_identical(sum(s$classes$landmarks), 20L)
+  expect_identical(sum(s$model$Classes$landmarks), 20L)
+  expect_equal(s$model$Discriminants$ridge, ny$ridge)
   pdf(NULL)
   on.exit(grDevices::dev.off())
   expect_identical(plot(full), full)
@@ -211,7 +275,63 @@ test_that("bad input is a krein_error naming the argument", {
   expect_snapshot(show_error(ikfd(d$x, d$y, landmarks = "meb", eps = 1)))
   expect_snapshot(show_error(ikfd(d$x, d$y, landmarks = "random", m = 61)))
   expect_snapshot(show_error(ikfd(d$x, factor(c("a", rep("b", 59))))))
-  expect_snapshot(show_error(ikfd(d$x, d$y, reg = 0)))
+  expect_snapshot(show_error(ikfd(d$x, d$y, ridge_relative = 0)))
   expect_snapshot(show_error(ikfd(d$x, d$y, weights = "flat")))
   expect_snapshot(show_error(ikfd(d$x, d$y, landmarks = "grid")))
+})
+
+test_that("the absolute ridge is resolved at the fit, stored and printed", {
+  # mu = ridge_relative * tr(N) / n (?ikfd, Regularisation), per discriminant
+  d <- three_class_data()
+  K <- kernel_matrix(d$x, kernel = kernel_rbf(0.5))
+  fit <- ikfd(K, d$y, kernel = "precomputed", ridge_relative = 1e-3)
+  expect_identical(fit$ridge_relative, 1e-3)
+  trace_N <- vapply(levels(d$y), function(l) {
+    sum(vapply(list(d$y == l, d$y != l), function(g) {
+      K_G <- K[, g, drop = FALSE]
+      sum(K_G^2) - sum(rowSums(K_G)^2) / sum(g)
+    }, numeric(1)))
+  }, numeric(1))
+  expect_equal(fit$ridge, unname(1e-3 * trace_N / nrow(K)), tolerance = 1e-10)
+  expect_output(print(fit), "ridge_relative = 0.001; absolute ridge mu = \\(")
+  # DisTools' absolute ridge mu = 1e-4 through the relative one (?ikfd)
+  absolute <- ikfd(K, d$y, kernel = "precomputed", ridge_relative = 1e-3 * 1e-4 / fit$ridge[1])
+  expect_equal(absolute$ridge[1], 1e-4, tolerance = 1e-10)
+})
+
+test_that("resolved widths are reused: a point predicts the same alone or among others", {
+  # kernel_rbf() takes its width from the training data (median heuristic):
+  # prediction must not recompute it from newdata.
+  d <- three_class_data()
+  x_new <- matrix(rnorm(40, sd = 2), 20, 2)
+  for (landmarks in list(NULL, 1:30)) {
+    fit <- ikfd(d$x, d$y, landmarks = landmarks)
+    many <- predict(fit, x_new, type = "decision")
+    one <- predict(fit, x_new[7, , drop = FALSE], type = "decision")
+    expect_equal(one, many[7, , drop = FALSE], tolerance = 1e-12)
+    expect_equal(predict(fit, x_new[7, , drop = FALSE], type = "prob"),
+                 predict(fit, x_new, type = "prob")[7, , drop = FALSE], tolerance = 1e-12)
+  }
+})
+
+test_that("the registry entry: ridge_relative is tunable, k-means landmarks need the inputs", {
+  info <- krein:::model_info("ikfd")
+  expect_identical(info$parameters$parameter, "ridge_relative")
+  expect_identical(info$predict_args, "rule")
+  expect_false(info$needs_self(list()))
+  expect_false(info$needs_inputs(list()))
+  expect_false(info$needs_inputs(list(landmarks = "meb")))
+  expect_false(info$needs_inputs(list(landmarks = 1:10)))
+  expect_true(info$needs_inputs(list(landmarks = "kmeans")))
+})
+
+test_that("renamed and unknown arguments, and bad rules, are errors", {
+  d <- three_class_data()
+  train <- data.frame(d$x, y = d$y)
+  # `reg` was renamed `ridge_relative`
+  expect_snapshot(ikfd(y ~ ., data = train, reg = 1e-3), error = TRUE)
+  expect_error(ikfd(d$x, d$y, reg = 1e-3), class = "krein_argument_error")
+  fit <- ikfd(d$x, d$y, kernel = kernel_rbf(1))
+  expect_snapshot(predict(fit, d$x[1:3, ], rule = "argmax"), error = TRUE)
+  expect_error(predict(fit, d$x[1:3, ], rule = "argmax"), class = "krein_error")
 })

@@ -1,4 +1,4 @@
-# kfda(): KFLDA / KFQDA of paper 003 (003_2f079f99c7272a8a.txt, Sec. 4)
+# kfda(): KFLDA / KFQDA of paper 003 (Huang, Hwang and Lin 2005, Sec. 4)
 # against MASS::lda / MASS::qda on the same reduced kernel data (the paper,
 # Sec. 4.2: "the FDA step here is exactly the same as the classical
 # version"), against the plain-R transcription of eqs. (11)-(12) in
@@ -39,7 +39,7 @@ test_that("KFQDA with PCA equals MASS::qda (moment covariances) on the same comp
   K <- kernel_matrix(d$x, kernel = kernel)
   Kx <- kernel_matrix(d$new, d$x, kernel = kernel)
   for (q in c(2, 5, 8)) {
-    fit <- kfda(d$x, d$y, kernel = kernel, ncomp = q, type = "quadratic")
+    fit <- kfda(d$x, d$y, kernel = kernel, ncomp = q, discriminant = "quadratic")
     scores <- ref_kernel_pca_scores(K, Kx, q)
     oracle <- MASS::qda(scores$train, d$y, method = "moment")
     expected <- predict(oracle, scores$new)
@@ -47,7 +47,7 @@ test_that("KFQDA with PCA equals MASS::qda (moment covariances) on the same comp
     expect_equal(predict(fit, d$new), expected$class)
   }
   # with unequal priors as well
-  fit <- kfda(d$x, d$y, kernel = kernel, ncomp = 4, type = "quadratic", prior = c(0.5, 0.3, 0.2))
+  fit <- kfda(d$x, d$y, kernel = kernel, ncomp = 4, discriminant = "quadratic", prior = c(0.5, 0.3, 0.2))
   scores <- ref_kernel_pca_scores(K, Kx, 4)
   expected <- predict(MASS::qda(scores$train, d$y, prior = c(0.5, 0.3, 0.2)), scores$new)
   expect_equal(unname(predict(fit, d$new, type = "prob")), unname(expected$posterior), tolerance = 1e-8)
@@ -60,7 +60,7 @@ test_that("the ridge variant equals the transcription of eqs. (11)-(12) with M +
   Kx <- kernel_matrix(d$new, d$x, kernel = kernel)
   for (type in c("linear", "quadratic")) {
     for (r in c(1e-3, 0.05)) {
-      fit <- kfda(d$x, d$y, kernel = kernel, type = type, reduce = "ridge", ridge = r)
+      fit <- kfda(d$x, d$y, kernel = kernel, discriminant = type, reduce = "ridge", ridge = r)
       expected <- ref_kfda_decisions(K, d$y, Kx, type, ridge = r)
       got <- predict(fit, d$new, type = "decision")
       expect_equal(unname(got), expected, tolerance = 1e-8)
@@ -68,7 +68,7 @@ test_that("the ridge variant equals the transcription of eqs. (11)-(12) with M +
     }
   }
   # Remark 1: without the log-determinants; and unequal priors
-  fit <- kfda(d$x, d$y, kernel = kernel, type = "quadratic", reduce = "ridge", ridge = 0.01,
+  fit <- kfda(d$x, d$y, kernel = kernel, discriminant = "quadratic", reduce = "ridge", ridge = 0.01,
               logdet = FALSE, prior = c(0.2, 0.3, 0.5))
   expected <- ref_kfda_decisions(K, d$y, Kx, "quadratic", ridge = 0.01, prior = c(0.2, 0.3, 0.5),
                                  logdet = FALSE)
@@ -79,7 +79,7 @@ test_that("random subset bases equal the transcription on the kernel columns of 
   d <- three_class_data()
   kernel <- kernel_rbf(0.5)
   set.seed(3)
-  fit <- kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = 12, type = "quadratic", ridge = 1e-4)
+  fit <- kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = 12, discriminant = "quadratic", ridge = 1e-4)
   expect_length(fit$bases, 12)
   K <- kernel_matrix(d$x, d$x[fit$bases, ], kernel = kernel)
   Kx <- kernel_matrix(d$new, d$x[fit$bases, ], kernel = kernel)
@@ -87,7 +87,7 @@ test_that("random subset bases equal the transcription on the kernel columns of 
   expect_equal(unname(predict(fit, d$new, type = "decision")), expected, tolerance = 1e-8)
   # the same seed draws the same bases; all points as bases is the ridge variant
   set.seed(3)
-  again <- kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = 12, type = "quadratic", ridge = 1e-4)
+  again <- kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = 12, discriminant = "quadratic", ridge = 1e-4)
   expect_identical(again$bases, fit$bases)
   all_bases <- kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = seq_len(90), ridge = 0.01)
   ridge <- kfda(d$x, d$y, kernel = kernel, reduce = "ridge", ridge = 0.01)
@@ -103,7 +103,7 @@ test_that("paper 003 Example 3: KFQDA beats KFLDA by far with 10 components (Tab
   # sigma^2 = 5 in exp(-0.5 ||x - u||^2 / sigma^2): gamma = 0.1
   kernel <- kernel_rbf(1 / (2 * 5))
   linear <- kfda(y ~ ., data = train, kernel = kernel, ncomp = 10)
-  quadratic <- kfda(y ~ ., data = train, kernel = kernel, ncomp = 10, type = "quadratic")
+  quadratic <- kfda(y ~ ., data = train, kernel = kernel, ncomp = 10, discriminant = "quadratic")
   error_linear <- mean(predict(linear, test) != test$y)
   error_quadratic <- mean(predict(quadratic, test) != test$y)
   # Table 3: accuracy 0.5653 against 0.9665
@@ -114,7 +114,7 @@ test_that("paper 003 Example 3: KFQDA beats KFLDA by far with 10 components (Tab
 test_that("posteriors, classes and projections have the documented shapes", {
   d <- three_class_data()
   for (type in c("linear", "quadratic")) {
-    fit <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 5, type = type)
+    fit <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 5, discriminant = type)
     p <- predict(fit, d$new, type = "prob")
     expect_equal(dim(p), c(30L, 3L))
     expect_equal(colnames(p), c("a", "b", "c"))
@@ -145,7 +145,7 @@ test_that("KFLDA is the kernel expansion of Remark 4 (eq. 13)", {
     expect_equal(nrow(a), nrow(expansion) + 1L)
     expect_equal(unname(cbind(1, Kx) %*% a), unname(predict(fit, d$new, type = "decision")), tolerance = 1e-8)
   }
-  quad <- kfda(d$x, d$y, kernel = kernel, ncomp = 3, type = "quadratic")
+  quad <- kfda(d$x, d$y, kernel = kernel, ncomp = 3, discriminant = "quadratic")
   expect_error(coef(quad), class = "krein_error")
 })
 
@@ -156,8 +156,8 @@ test_that("scaling the kernel leaves every reduction's classifier unchanged", {
   Kx <- kernel_matrix(d$new, d$x, kernel = kernel_rbf(0.5))
   for (reduce in c("pca", "ridge")) {
     for (type in c("linear", "quadratic")) {
-      a <- kfda(precomputed_kernel(K), d$y, reduce = reduce, type = type, ncomp = if (reduce == "pca") 6)
-      b <- kfda(precomputed_kernel(250 * K), d$y, reduce = reduce, type = type, ncomp = if (reduce == "pca") 6)
+      a <- kfda(precomputed_kernel(K), d$y, reduce = reduce, discriminant = type, ncomp = if (reduce == "pca") 6)
+      b <- kfda(precomputed_kernel(250 * K), d$y, reduce = reduce, discriminant = type, ncomp = if (reduce == "pca") 6)
       expect_equal(predict(a, Kx, type = "prob"), predict(b, 250 * Kx, type = "prob"), tolerance = 1e-8)
     }
   }
@@ -168,9 +168,9 @@ test_that("formula, data frame, matrix and precomputed inputs give the same fit"
   df <- data.frame(u = d$x[, 1], v = d$x[, 2], y = d$y)
   new_df <- data.frame(u = d$new[, 1], v = d$new[, 2])
   kernel <- kernel_rbf(0.5)
-  f1 <- kfda(y ~ u + v, data = df, kernel = kernel, ncomp = 6, type = "quadratic")
-  f2 <- kfda(df[, 1:2], df$y, kernel = kernel, ncomp = 6, type = "quadratic")
-  f3 <- kfda(kernel_matrix(d$x, kernel = kernel), d$y, kernel = "precomputed", ncomp = 6, type = "quadratic")
+  f1 <- kfda(y ~ u + v, data = df, kernel = kernel, ncomp = 6, discriminant = "quadratic")
+  f2 <- kfda(df[, 1:2], df$y, kernel = kernel, ncomp = 6, discriminant = "quadratic")
+  f3 <- kfda(kernel_matrix(d$x, kernel = kernel), d$y, kernel = "precomputed", ncomp = 6, discriminant = "quadratic")
   p1 <- predict(f1, new_df, type = "prob")
   expect_equal(unname(predict(f2, new_df, type = "prob")), unname(p1), tolerance = 1e-12)
   expect_equal(unname(predict(f3, kernel_matrix(d$new, d$x, kernel = kernel), type = "prob")), unname(p1),
@@ -193,7 +193,7 @@ test_that("the variance share of ncomp and the default reductions", {
   expect_equal(fit$variance_explained, share[fit$ncomp], tolerance = 1e-10)
   default <- kfda(d$x, d$y, kernel = kernel_rbf(0.5))
   expect_lte(default$ncomp, floor(90 / 5))
-  quad <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), type = "quadratic")
+  quad <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), discriminant = "quadratic")
   expect_lte(quad$ncomp, floor(30 / 4))
   ridge <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "ridge")
   K <- kernel_matrix(d$x, kernel = kernel_rbf(0.5))
@@ -202,7 +202,7 @@ test_that("the variance share of ncomp and the default reductions", {
 })
 
 test_that("the principal components come from an SVD: 100 components of paper 003's Example 3 at sigma^2 = 5", {
-  # Paper 003 (003_2f079f99c7272a8a.txt), Table 3: KFLDA with 100 PCs at
+  # Paper 003 (Huang, Hwang and Lin 2005), Table 3: KFLDA with 100 PCs at
   # sigma^2 = 5 (gamma = 1 / (2 * 5)) on Example 3 (sine_populations(100),
   # 400 points), fitted there with Matlab's SVD-based PCA. Taking the
   # components from the eigenvectors of the scatter matrix squares the
@@ -234,22 +234,26 @@ test_that("a singular covariance is an error that says what to change, never a p
   set.seed(11)
   train <- sine_populations(30)
   # more components than a class has points
-  expect_error(kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 40, type = "quadratic"),
+  expect_error(kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 40, discriminant = "quadratic"),
                class = "krein_singular_covariance")
   # the kernel data of a class span fewer directions than asked for (Table 3, "---")
   # (30 points per class, 20 dimensions: enough points, too little spread)
-  expect_error(kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 20, type = "quadratic"),
+  expect_error(kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 20, discriminant = "quadratic"),
                class = "krein_singular_covariance")
   # a ridge makes it estimable
-  fit <- kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 20, type = "quadratic", ridge = 1e-3)
+  fit <- kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 20, discriminant = "quadratic", ridge = 1e-3)
   expect_s3_class(fit, "kfda")
 })
 
 test_that("print, summary and plot work and return their input invisibly", {
   d <- three_class_data()
-  fit <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 5, type = "quadratic")
+  fit <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 5, discriminant = "quadratic")
   expect_output(expect_invisible(print(fit)), "KFQDA")
+  expect_output(print(fit), "5 principal components")
   expect_output(print(summary(fit)), "Proportion of trace")
+  expect_output(print(summary(fit)), "log-determinant")
+  dropped <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 5, discriminant = "quadratic", logdet = FALSE)
+  expect_output(print(dropped), "log-determinants dropped")
   pdf(NULL)
   on.exit(dev.off())
   expect_invisible(plot(fit))
@@ -260,6 +264,11 @@ test_that("print, summary and plot work and return their input invisibly", {
   fit3 <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "subset", bases = 10)
   expect_invisible(plot(fit3))
   expect_output(print(fit3), "10 random bases")
+  # more than two inputs: the Fisher coordinates, of the training points or of `data`
+  fit4 <- kfda(Species ~ ., data = iris, kernel = kernel_rbf(0.5), ncomp = 4)
+  expect_invisible(plot(fit4))
+  expect_invisible(plot(fit4, data = iris[1:30, ], main = "my title"))
+  expect_invisible(plot(fit4, data = iris[1:30, 1:4]))
 })
 
 test_that("bad input gives a krein_error naming the argument", {
@@ -272,14 +281,70 @@ test_that("bad input gives a krein_error naming the argument", {
   expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "ridge", ridge = -1)))
   expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "subset", subset = 10)))
   expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "ridge", ncomp = 3)))
-  expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), type = "cubic")))
+  expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), discriminant = "cubic")))
   expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), logdet = NA)))
-  expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 40, type = "quadratic")))
+  expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 40, discriminant = "quadratic")))
   expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), prior = c(0.5, 0.5))))
   fit <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 3)
   expect_snapshot(show_error(predict(fit, d$new, type = "link")))
   expect_snapshot(show_error(predict(fit, d$new[, 1, drop = FALSE])))
+})
+
+test_that("renamed and unknown arguments are errors that say what to use", {
+  d <- three_class_data()
+  df <- data.frame(d$x, y = d$y)
+  # `type` is predict()'s; the rule is `discriminant`
+  expect_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), type = "quadratic"), class = "krein_argument_error")
+  expect_snapshot(kfda(d$x, d$y, kernel = kernel_rbf(0.5), type = "quadratic"), error = TRUE)
+  expect_snapshot(kfda(y ~ ., data = df, kernel = kernel_rbf(0.5), type = "quadratic"), error = TRUE)
+  expect_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), subset = 10), class = "krein_argument_error")
+  expect_error(kfda(d$x, d$y, scalee = 5), class = "krein_argument_error")
+  expect_snapshot(kfda(d$x, d$y, kernel_rbf(0.5)), error = TRUE)
+})
+
+test_that("a subset fit predicts its training points without keeping them", {
+  d <- three_class_data()
   set.seed(1)
   rs <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "subset", bases = 10)
-  expect_snapshot(show_error(predict(rs)))
+  expect_null(rs$x)
+  expect_equal(rs$landmarks$points, d$x[rs$bases, ])
+  expect_identical(rs$landmarks$class, d$y[rs$bases])
+  for (type in c("prob", "decision", "projection")) {
+    expect_equal(predict(rs, type = type), predict(rs, d$x, type = type), tolerance = 1e-10)
+  }
+  expect_identical(predict(rs), predict(rs, d$x))
+  expect_equal(mean(predict(rs) != d$y), rs$training_error)
+  # precomputed subset fits too
+  K <- kernel_matrix(d$x, kernel = kernel_rbf(0.5))
+  set.seed(1)
+  pre <- kfda(precomputed_kernel(K), d$y, reduce = "subset", bases = 10)
+  expect_equal(predict(pre, type = "prob"), predict(pre, K, type = "prob"), tolerance = 1e-10,
+               ignore_attr = TRUE)
+})
+
+test_that("every resolved hyperparameter is stored at the fit and reused for new points", {
+  # the median-heuristic width, the default (relative) ridge, ncomp from a
+  # share of variance, random bases: a point predicts the same alone and among
+  # others, and as the training point it is
+  d <- three_class_data()
+  fits <- list(
+    kfda(d$x, d$y, kernel = kernel_rbf(), ncomp = 0.9),
+    kfda(d$x, d$y, kernel = kernel_rbf(), reduce = "ridge", discriminant = "quadratic"),
+    kfda(d$x, d$y, kernel = kernel_rbf_diag(), reduce = "ridge"),
+    {
+      set.seed(4)
+      kfda(d$x, d$y, kernel = kernel_rbf(), reduce = "subset")
+    }
+  )
+  for (fit in fits) {
+    expect_false(is.null(model_kernel(fit)$params[[1]]))
+    many <- predict(fit, d$new, type = "decision")
+    for (i in c(1, 17)) {
+      expect_equal(predict(fit, d$new[i, , drop = FALSE], type = "decision"), many[i, , drop = FALSE],
+                   tolerance = 1e-10)
+    }
+    expect_equal(predict(fit, d$x[5, , drop = FALSE], type = "prob"), predict(fit, type = "prob")[5, , drop = FALSE],
+                 tolerance = 1e-8, ignore_attr = TRUE)
+  }
+  expect_gt(fits[[2]]$ridge, 0)
 })

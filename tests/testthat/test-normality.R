@@ -1,4 +1,4 @@
-# kernel_normality(): paper 003 (003_2f079f99c7272a8a.txt), Example 1.
+# kernel_normality(): paper 003 (Huang, Hwang and Lin 2005), Example 1.
 
 test_that("kernel data of exponential data are closer to Gaussian than the data (Example 1)", {
   set.seed(1)

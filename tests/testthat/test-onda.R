@@ -1,4 +1,4 @@
-# onda(): paper 004 (004_e2896d6b0f1aa722.txt). The linear approximation is
+# onda(): paper 004 (Hidaka and Kurita 2016). The linear approximation is
 # FLDA (eqs. 25-29; oracle MASS::lda), Gaussian NDA uses the posteriors of
 # eq. (33) (oracle MASS::qda with method = "mle"), the mapping is eq. (19)
 # with U from eqs. (14), (35)-(36).
@@ -12,7 +12,7 @@ four_class_data <- function(n = 160, seed = 1) {
   list(x = x, y = y)
 }
 
-test_that("posterior = \"linear\" spans MASS::lda's discriminant space and classifies as its nearest means", {
+test_that("posterior = \"linear\" spans MASS::lda's discriminant space; rule = \"mahalanobis\" classifies as its nearest means", {
   for (case in list(list(x = as.matrix(iris[, 1:4]), y = iris$Species), four_class_data())) {
     fit <- onda(case$x, case$y, posterior = "linear")
     oracle <- MASS::lda(case$x, case$y)
@@ -24,7 +24,7 @@ test_that("posterior = \"linear\" spans MASS::lda's discriminant space and class
     centres <- apply(lda_x, 2, function(v) tapply(v, case$y, mean))
     d <- as.matrix(stats::dist(rbind(centres, lda_x)))[-seq_len(nlevels(case$y)), seq_len(nlevels(case$y))]
     nearest <- factor(levels(case$y)[max.col(-d)], levels = levels(case$y))
-    expect_equal(unname(predict(fit, case$x)), nearest)
+    expect_equal(unname(predict(fit, case$x, rule = "mahalanobis")), nearest)
   }
 })
 
@@ -68,6 +68,7 @@ test_that("with ideal posteriors the training classes map to K distinct points",
   distinct <- unique(round(y, 10))
   expect_equal(nrow(distinct), 4L)
   expect_equal(fit$training_error, 0)
+  for (rule in c("nearest_mean", "mahalanobis")) expect_identical(predict(fit, rule = rule), case$y)
 })
 
 test_that("the mapped training points lie in a (K - 1)-dimensional affine subspace", {
@@ -125,13 +126,20 @@ test_that("predictions have the documented shapes", {
 test_that("print, summary and plot", {
   fit <- onda(Species ~ ., data = iris)
   expect_output(expect_invisible(print(fit)), "gaussian posteriors")
+  expect_output(print(fit), "rule = \"nearest_mean\"")
   expect_output(print(summary(fit)), "Gamma")
+  expect_output(print(summary(fit)), "Training error by rule")
   pdf(NULL)
   on.exit(dev.off())
   expect_invisible(plot(fit))
   expect_invisible(plot(fit, iris[1:30, ]))
+  expect_invisible(plot(fit, iris[1:30, 1:4], rule = "nearest_mean"))
   two <- onda(Species ~ ., data = droplevels(iris[51:150, ]))
   expect_invisible(plot(two))
+  # two inputs: decision regions, under either rule
+  flat <- onda(Species ~ Petal.Length + Petal.Width, data = iris)
+  expect_invisible(plot(flat, resolution = 20))
+  expect_invisible(plot(flat, resolution = 20, rule = "nearest_mean"))
 })
 
 test_that("bad input gives a krein_error", {
@@ -151,7 +159,11 @@ test_that("bad input gives a krein_error", {
   expect_snapshot(show_error(onda(kernel_matrix(case$x, kernel = kernel_rbf(1)), case$y, kernel = "precomputed")))
   expect_snapshot(show_error(onda(precomputed_kernel(kernel_matrix(case$x, kernel = kernel_rbf(1))), case$y)))
   fit <- onda(case$x, case$y)
-  expect_snapshot(show_error(predict(fit, case$x, type = "decision")))
+  expect_error(predict(fit, case$x, rule = "nearest"), class = "krein_error")
+  expect_snapshot(predict(fit, case$x, rule = "nearest"), error = TRUE)
+  expect_error(onda(case$x, case$y, kernel = kernel_rbf()), class = "krein_argument_error")
+  expect_snapshot(onda(y ~ ., data = data.frame(case$x, y = case$y), kernel = kernel_rbf()), error = TRUE)
+  expect_error(onda(case$x, case$y, dimm = 2), class = "krein_argument_error")
 })
 
 test_that("a singular class covariance gets a ridge with a warning, reported in the fit", {
@@ -161,4 +173,67 @@ test_that("a singular class covariance gets a ridge with a warning, reported in 
   expect_gt(fit$ridge, 0)
   fixed <- onda(x, case$y, ridge = 0.01)
   expect_equal(fixed$ridge, 0.01)
+})
+
+test_that("the paper's rule is the nearest class mean in the paper's normalisation, the largest decision value", {
+  # paper 004, Table 2: Euclidean nearest class mean in the discriminant space,
+  # normalised by U' Psi U = I for the NDA (eqs. 35-36) and A' Sigma_T A = I
+  # for FLDA (eq. 3). Transcribed here from the projection, as the
+  # reproduction script did before predict() had the rule.
+  case <- four_class_data()
+  new <- four_class_data(40, seed = 2)$x
+  for (posterior in c("gaussian", "linear")) {
+    fit <- onda(case$x, case$y, posterior = posterior)
+    scale <- if (posterior == "linear") 1 / sqrt(fit$values[1:3]) else rep(1, 3)
+    P <- predict(fit, new, type = "projection") * rep(scale, each = nrow(new))
+    M <- fit$class_means * rep(scale, each = 4)
+    d <- sapply(1:4, function(k) rowSums((P - rep(M[k, ], each = nrow(P)))^2))
+    expect_equal(unname(predict(fit, new, type = "decision")), -d, tolerance = 1e-10)
+    expected <- factor(levels(case$y)[max.col(-d, ties.method = "first")], levels = levels(case$y))
+    expect_identical(unname(predict(fit, new, rule = "nearest_mean")), expected)
+    # FLDA's normalised coordinates have unit total covariance (eq. 3)
+    if (posterior == "linear") {
+      Ptrain <- predict(fit, type = "projection") * rep(scale, each = 160)
+      expect_equal(crossprod(scale(Ptrain, scale = FALSE)) / 160, diag(3), tolerance = 1e-8, ignore_attr = TRUE)
+    }
+    # the default class is the most probable one
+    p <- predict(fit, new, type = "prob")
+    expect_identical(unname(predict(fit, new)), factor(levels(case$y)[max.col(p, ties.method = "first")],
+                                                       levels = levels(case$y)))
+    expect_identical(predict(fit, new, rule = "posterior"), predict(fit, new))
+  }
+  # the training error is the default rule's
+  fit <- onda(case$x, case$y)
+  expect_equal(fit$training_error, mean(predict(fit) != case$y))
+})
+
+test_that("resolved hyperparameters are stored: a row predicts the same alone and among others", {
+  case <- four_class_data()
+  x <- cbind(case$x, w2 = case$x[, "w"])
+  # the automatic ridge is resolved once, at the fit
+  fits <- list(suppressWarnings(onda(x, case$y)), onda(x[, 1:3], case$y, posterior = "linear"))
+  new <- x[c(3, 50, 120), ]
+  for (fit in fits) {
+    new_fit <- new[, seq_len(ncol(fit$x))]
+    for (type in c("prob", "decision", "projection")) {
+      many <- predict(fit, new_fit, type = type)
+      expect_equal(predict(fit, new_fit[2, , drop = FALSE], type = type), many[2, , drop = FALSE], tolerance = 1e-10)
+    }
+    for (rule in c("posterior", "nearest_mean", "mahalanobis")) {
+      expect_identical(predict(fit, new_fit[3, , drop = FALSE], rule = rule), predict(fit, new_fit, rule = rule)[3])
+    }
+  }
+  expect_gt(fits[[1]]$ridge, 0)
+  expect_identical(fits[[1]]$estimator$gaussian$ridge, fits[[1]]$ridge)
+})
+
+test_that("onda goes through the shared input path: NA rows, na.exclude and newdata checks", {
+  df <- iris
+  df$Sepal.Width[c(4, 9)] <- NA
+  fit <- onda(Species ~ ., data = df, na.action = na.exclude)
+  expect_identical(nobs(fit), 148L)
+  expect_length(predict(fit, rule = "nearest_mean"), 150)
+  expect_true(all(is.na(predict(fit, type = "decision")[c(4, 9), ])))
+  expect_error(predict(fit, iris[, 1:3]), class = "krein_error")
+  expect_snapshot(predict(fit, iris[, 1:3]), error = TRUE)
 })

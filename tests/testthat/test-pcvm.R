@@ -159,7 +159,8 @@ test_that("multi-class, indefinite and precomputed kernels work", {
   expect_equal(unname(rowSums(p)), rep(1, nrow(test)), tolerance = 1e-10)
   expect_true(all(p >= 0 & p <= 1))
   expect_gt(mean(predict(fit, test) == test$y), 0.9)
-  expect_identical(dim(predict(fit, test, type = "decision")), c(nrow(test), 6L))
+  expect_identical(dim(predict(fit, test, type = "decision")), c(nrow(test), 4L))
+  expect_identical(dim(predict(fit, test, type = "latent")), c(nrow(test), 6L))
 
   board <- checkerboard(150, size = 2)
   tanh_fit <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = board, kernel = kernel_tanh(2, -1)))
@@ -210,6 +211,7 @@ test_that("print, summary and plot", {
   fit <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = train, kernel = kernel_rbf(2)))
   expect_output(expect_identical(print(fit), fit), "relevance vectors")
   expect_output(print(summary(fit)), "Pairwise models")
+  expect_output(print(summary(fit)), "max_iter = 500")
   pdf(NULL)
   on.exit(grDevices::dev.off())
   expect_identical(plot(fit), fit)
@@ -228,4 +230,96 @@ test_that("bad input is a krein_error naming the argument", {
   expect_snapshot(show_error(pcvm(x, y, control = list(max_iter = 5))))
   expect_snapshot(show_error(pcvm(x, y, kernel = kernel_linear(), control = pcvm_control(optimize_width = TRUE))))
   expect_snapshot(show_error(pcvm(x, y, landmarks = 1:3, control = pcvm_control(optimize_width = TRUE))))
+})
+
+test_that("predict() without newdata gives the training predictions, full and Ny-PCVM", {
+  set.seed(11)
+  train <- sine_populations(90)
+  x <- as.matrix(train[, 1:2])
+  K <- kernel_matrix(x, kernel = kernel_rbf(1))
+  three <- train$y %in% levels(train$y)[1:3]
+  fits <- without_max_iter_warning(list(
+    full = pcvm(y ~ ., data = train, kernel = kernel_rbf(1)),
+    ny = pcvm(y ~ ., data = train, kernel = kernel_rbf(1), landmarks = "meb"),
+    precomputed = pcvm(K, train$y, kernel = "precomputed"),
+    ny_precomputed = pcvm(K, train$y, kernel = "precomputed", landmarks = "random", m = 30),
+    width = pcvm(x[three, ], droplevels(train$y[three]), kernel = kernel_rbf(0.5),
+                 control = pcvm_control(optimize_width = TRUE, max_iter = 30))))
+  newdata <- list(full = train, ny = train, precomputed = K, ny_precomputed = K, width = x[three, ])
+  for (name in names(fits)) {
+    fit <- fits[[name]]
+    for (type in c("latent", "decision", "prob")) {
+      expect_equal(predict(fit, type = type), predict(fit, newdata[[name]], type = type),
+                   ignore_attr = TRUE, tolerance = 1e-8)
+    }
+    expect_identical(unname(predict(fit)), unname(predict(fit, newdata[[name]])))
+    expect_equal(mean(fitted(fit) != fit$y), fit$training_error)
+  }
+  # Ny-PCVM keeps the landmarks, not the training inputs
+  expect_null(fits$ny$x)
+})
+
+test_that("decision values are the signed sums of the pairwise latent values", {
+  set.seed(12)
+  train <- sine_populations(80)
+  fit <- without_max_iter_warning(pcvm(y ~ ., data = train, kernel = kernel_rbf(1)))
+  test <- sine_populations(10)
+  f <- predict(fit, test, type = "latent")
+  d <- predict(fit, test, type = "decision")
+  expect_identical(colnames(f), c(paste(levels(train$y)[1], "vs", levels(train$y)[2:4]),
+                                  paste(levels(train$y)[2], "vs", levels(train$y)[3:4]),
+                                  paste(levels(train$y)[3], "vs", levels(train$y)[4])))
+  expect_identical(colnames(d), levels(train$y))
+  pairs <- utils::combn(4, 2)
+  expected <- sapply(1:4, function(i) {
+    rowSums(f[, pairs[1, ] == i, drop = FALSE]) - rowSums(f[, pairs[2, ] == i, drop = FALSE])
+  })
+  expect_equal(unname(d), unname(expected), tolerance = 1e-12)
+  # two classes: (f, -f)
+  board <- checkerboard(80, size = 2)
+  two <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = board, kernel = kernel_rbf(2)))
+  f2 <- predict(two, board[1:5, ], type = "latent")
+  expect_identical(dim(f2), c(5L, 1L))
+  expect_equal(unname(predict(two, board[1:5, ], type = "decision")), unname(cbind(f2, -f2)))
+})
+
+test_that("resolved widths are reused: a point predicts the same alone or among others", {
+  # kernel_rbf() takes its width from the training data (median heuristic);
+  # optimize_width stores one width per pair. Neither is recomputed from newdata.
+  set.seed(13)
+  train <- checkerboard(100, size = 2)
+  x_new <- matrix(runif(40, -2, 2), 20, 2, dimnames = list(NULL, c("x1", "x2")))
+  fits <- without_max_iter_warning(list(
+    pcvm(y ~ x1 + x2, data = train),
+    pcvm(y ~ x1 + x2, data = train, landmarks = "meb"),
+    pcvm(y ~ x1 + x2, data = train, control = pcvm_control(optimize_width = TRUE, max_iter = 30))))
+  for (fit in fits) {
+    many <- predict(fit, as.data.frame(x_new), type = "prob")
+    one <- predict(fit, as.data.frame(x_new)[7, ], type = "prob")
+    expect_equal(one, many[7, , drop = FALSE], tolerance = 1e-12, ignore_attr = TRUE)
+  }
+  # the kernel is stored once; a pair keeps its own only with an optimised width
+  expect_null(fits[[1]]$models[[1]]$kernel)
+  expect_s3_class(fits[[3]]$models[[1]]$kernel, "krein_kernel")
+  expect_output(print(fits[[3]]), "optimised gamma: ")
+})
+
+test_that("the registry entry: no tunable argument; k-means landmarks or width optimisation need the inputs", {
+  info <- krein:::model_info("pcvm")
+  expect_identical(nrow(info$parameters), 0L)
+  expect_identical(info$types, "latent")
+  expect_false(info$needs_self(list()))
+  expect_false(info$needs_inputs(list()))
+  expect_false(info$needs_inputs(list(landmarks = "meb", control = pcvm_control())))
+  expect_true(info$needs_inputs(list(landmarks = "kmeans")))
+  expect_true(info$needs_inputs(list(control = pcvm_control(optimize_width = TRUE))))
+})
+
+test_that("print shows Ny-PCVM's landmarks; unknown arguments are errors", {
+  set.seed(14)
+  train <- checkerboard(100, size = 2)
+  ny <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), landmarks = "random", m = 20))
+  expect_output(print(ny), "Probabilistic classification vector machine \\(Nystroem, 20 random landmarks\\)")
+  expect_snapshot(pcvm(y ~ x1 + x2, data = train, max_iter = 10), error = TRUE)
+  expect_error(predict(ny, train, rule = "decision"), class = "krein_argument_error")
 })

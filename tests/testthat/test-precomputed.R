@@ -103,7 +103,7 @@ test_that("a model fitted on dissimilarities predicts from new dissimilarities o
   set.seed(3)
   balls <- ball_dissimilarities(n_per_class = 15)
   kd <- kernel_from_dissimilarity(balls$D, method = "classical")
-  fit <- ikfd(kd, balls$y, reg = 1e-3)
+  fit <- ikfd(kd, balls$y, ridge_relative = 1e-3)
   from_dissimilarities <- predict(fit, balls$D[1:4, ], type = "decision")
   from_kernel <- predict(fit, predict(kd, balls$D[1:4, ]), type = "decision")
   expect_equal(unname(from_kernel), unname(from_dissimilarities))

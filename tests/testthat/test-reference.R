@@ -161,6 +161,44 @@ test_that("ikpca_qd equals QDA on the transcribed IKPCA map (Appendix I-E)", {
   expect_equal(unname(predict(fit, type = "projection")), unname(fit$training_scores))
 })
 
+test_that("ikpca_qd without shrinkage is MASS::qda (ML covariances) on its kernel PCA coordinates", {
+  # The oracle: MASS::qda(method = "mle") with the class proportions as priors,
+  # fitted on the training coordinates psi(x_i) that ikpca_qd reports
+  # (type = "projection"; the map itself is checked against its transcription
+  # above), evaluated on the coordinates of new points.
+  set.seed(12)
+  train <- checkerboard(80, size = 2)
+  test <- checkerboard(25, size = 2)
+  fit <- ikpca_qd(train[, 1:2], train$y, kernel = kernel_rbf(1), pvar = 0.7, shrinkage = 0)
+  expect_gt(fit$ncomp, 1)
+  Z <- predict(fit, type = "projection")
+  Zx <- predict(fit, test[, 1:2], type = "projection")
+  oracle <- MASS::qda(Z, train$y, method = "mle")
+  expect_equal(unname(predict(fit, test[, 1:2], type = "prob")), unname(predict(oracle, Zx)$posterior),
+               tolerance = 1e-8)
+  expect_equal(unname(predict(fit, type = "prob")), unname(predict(oracle, Z)$posterior), tolerance = 1e-8)
+  expect_identical(unname(as.character(predict(fit, test[, 1:2]))), as.character(predict(oracle, Zx)$class))
+  # the summary's log-determinants are those of the ML class covariances
+  logdet <- vapply(levels(train$y), function(l) {
+    Zl <- Z[train$y == l, , drop = FALSE]
+    determinant(crossprod(sweep(Zl, 2, colMeans(Zl))) / nrow(Zl))$modulus
+  }, numeric(1))
+  expect_equal(summary(fit)$model[[2]]$logdet, unname(logdet), tolerance = 1e-8)
+})
+
+test_that("a singular class covariance in the kernel PCA space is a clear error", {
+  # without shrinkage, a class with fewer points than components has a
+  # singular ML covariance; any shrinkage makes it regular again
+  set.seed(13)
+  train <- checkerboard(60, size = 2)
+  few <- which(train$y == levels(train$y)[1])[-(1:3)]
+  train <- train[-few, ]
+  fit <- ikpca_qd(train[, 1:2], train$y, kernel = kernel_rbf(1), pvar = 0.95, shrinkage = 0.1)
+  expect_gt(fit$ncomp, 3)
+  expect_error(ikpca_qd(train[, 1:2], train$y, kernel = kernel_rbf(1), pvar = 0.95, shrinkage = 0),
+               class = "krein_singular_covariance", regexp = "kernel PCA space is singular")
+})
+
 test_that("isvm fits kernlab's SVM on the kernel matrix and predicts from the support vectors", {
   skip_if_not_installed("kernlab")
   set.seed(8)

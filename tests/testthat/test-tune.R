@@ -120,6 +120,11 @@ test_that("bad input gives a krein_error", {
   expect_snapshot(show_error(tune_krein(kqd, d[, 1:2], d$y, grid = list(reg = 1), reg = 2)))
   expect_snapshot(show_error(tune_krein(kqd, d[, 1:2], d$y, grid = list(reg = 1), 2)))
   expect_snapshot(show_error(tune_krein(grid = list(reg = 1))))
+  # a model on the input features takes no kernel
+  expect_snapshot(show_error(tune_krein(onda, d[, 1:2], d$y, grid = list(posterior = "linear"),
+                                        kernel = kernel_rbf())))
+  expect_snapshot(show_error(tune_krein(onda, precomputed_kernel(K), d$y, grid = list(posterior = "linear"))))
+  expect_snapshot(show_error(tune_krein(onda, d[, 1:2], d$y, grid = list(gamma = 1))))
 })
 
 test_that("a grid data frame with factor columns, as expand.grid() makes them", {
@@ -147,6 +152,26 @@ test_that("the refitted model's call names the best parameters, the kernel writt
   tuned <- tune_krein(kqd, d[, 1:2], d$y, grid = list(reg = c(0.01, 0.1)), kernel = k, folds = 3)
   expect_identical(tuned$model$call, call("kqd", x = quote(d[, 1:2]), y = quote(d$y), kernel = quote(k),
                                           reg = tuned$best$reg))
+})
+
+test_that("a model on the input features is tuned on them, with a paper's class rule", {
+  set.seed(16)
+  d <- checkerboard(90, size = 2)
+  x <- as.matrix(d[, 1:2])
+  tuned <- tune_krein(onda, x, d$y, grid = list(posterior = c("linear", "gaussian")), rule = "nearest_mean",
+                      folds = 3)
+  expect_identical(tuned$results$failed, c(0, 0))
+  expect_s3_class(tuned$model, "onda")
+  expect_identical(tuned$model$spec$kernel, NA)  # no kernel: the contract marks models on the features
+  expect_identical(tuned$model$call, call("onda", x = quote(x), y = quote(d$y), posterior = tuned$best$posterior))
+  # the fold values are those of separate fits classified by that rule
+  ids <- tuned$fold_ids[, 1]
+  separate <- vapply(1:3, function(f) {
+    fit <- onda(x[ids != f, ], d$y[ids != f], posterior = "linear")
+    mean(predict(fit, x[ids == f, ], rule = "nearest_mean") != d$y[ids == f])
+  }, numeric(1))
+  got <- tuned$folds[tuned$folds$grid_row == 1, ]
+  expect_equal(got$value[order(got$fold)], separate)
 })
 
 test_that("self-similarities are required where the model needs them with the grid's arguments", {
@@ -202,7 +227,8 @@ krein_scores_toy <- function(object, new, type, temp = NULL, rule = "posterior")
   p
 }
 
-register_toy <- function(env = parent.frame()) {
+# Registers the toy model; returns the function that removes it again.
+register_toy <- function() {
   assign("toy", function(x, ...) UseMethod("toy"), envir = globalenv())
   assign("toy_fit", toy_fit, envir = globalenv())
   registerS3method("krein_scores", "toy", krein_scores_toy, envir = asNamespace("krein"))
@@ -210,15 +236,16 @@ register_toy <- function(env = parent.frame()) {
     "toy", label = "Toy", fit = "toy_fit",
     parameters = data.frame(parameter = "temp", class = "numeric", label = "temperature"),
     path = "temp", needs_inputs = function(args) isTRUE(args$raw), predict_args = c("temp", "rule"))
-  withr::defer({
+  function() {
     rm("toy", envir = krein:::krein_registry)
     rm("toy", "toy_fit", envir = globalenv())
     rm("krein_scores.toy", envir = asNamespace("krein")[[".__S3MethodsTable__."]])
-  }, envir = env)
+  }
 }
 
 test_that("a model that registers is tunable with no other change", {
-  register_toy()
+  unregister <- register_toy()
+  on.exit(unregister())
   expect_true("toy" %in% krein_models()$model)
   set.seed(14)
   d <- checkerboard(90, size = 2)

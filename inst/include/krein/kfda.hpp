@@ -168,29 +168,6 @@ inline Eigen::MatrixXd project(const Eigen::Ref<const Eigen::MatrixXd>& K,
   return Z;
 }
 
-// n x K matrix of ||(z_i - m_c)' F_c||^2, where F_c F_c' = M_c^{-1} (F_c the
-// inverse of the upper Cholesky factor of M_c): the Mahalanobis terms of eq. 12.
-inline Eigen::MatrixXd quadratic_forms(const Eigen::Ref<const Eigen::MatrixXd>& Z,
-                                       const Eigen::Ref<const Eigen::MatrixXd>& means,
-                                       const std::vector<Eigen::MatrixXd>& factors) {
-  const Eigen::Index n = Z.rows(), p = Z.cols();
-  const Eigen::Index classes = static_cast<Eigen::Index>(factors.size());
-  if (means.rows() != p || means.cols() != classes) {
-    throw std::invalid_argument("quadratic_forms: means must be p x K");
-  }
-  Eigen::MatrixXd out(n, classes);
-  Eigen::MatrixXd centred(n, p), projected(n, p);
-  for (Eigen::Index c = 0; c < classes; ++c) {
-    if (factors[c].rows() != p || factors[c].cols() != p) {
-      throw std::invalid_argument("quadratic_forms: each factor must be p x p");
-    }
-    centred = Z.rowwise() - means.col(c).transpose();
-    projected.noalias() = centred * factors[c];
-    out.col(c) = projected.rowwise().squaredNorm();
-  }
-  return out;
-}
-
 }  // namespace kfda
 }  // namespace krein
 
