@@ -105,5 +105,7 @@
 #' @importFrom Rcpp sourceCpp
 #' @importFrom MASS lda qda
 #' @importFrom utils head
+#' @importFrom stats predict fitted nobs coef
+#' @importFrom graphics plot
 #' @importFrom grDevices hcl.colors
 "_PACKAGE"
