@@ -232,3 +232,42 @@ ref_best_pairwise_error <- function(g, is_first) {
 
 # Relative difference max|A - B| / max|B|
 ref_rel_diff <- function(A, B) max(abs(unname(A) - unname(B))) / max(abs(unname(B)))
+
+# Fixtures of test-kqd.R and test-mahalanobis.R
+
+# Three Gaussian classes, n = 40, classes interleaved, non-alphabetical levels
+fx_three_classes <- function() {
+  set.seed(7)
+  x <- rbind(matrix(rnorm(26, 0, 1), 13), matrix(rnorm(28, 2, 1), 14),
+             matrix(rnorm(26, c(-2, 2), 1), 13, byrow = TRUE))
+  y <- factor(rep(c("zeta", "alpha", "mid"), c(13, 14, 13)), levels = c("zeta", "alpha", "mid"))
+  perm <- sample(40)
+  x_new <- rbind(matrix(rnorm(12, 1, 1.5), 6), x[perm[1:3], ])  # new points and training points
+  list(x = data.frame(x1 = x[perm, 1], x2 = x[perm, 2]), y = y[perm],
+       x_new = data.frame(x1 = x_new[, 1], x2 = x_new[, 2]), kernel = kernel_rbf(gamma = 1))
+}
+
+# The 4 x 4 checkerboard with the invariant indefinite kernel of paper 000
+# Sec. V-B, n = 40 (class kernels of signature (10, 8) and (11, 9))
+fx_checkerboard <- function() {
+  set.seed(42)
+  board <- checkerboard(40)
+  x_new <- checkerboard(8)
+  list(x = board[, c("x1", "x2")], y = board$y, x_new = x_new[, c("x1", "x2")],
+       kernel = kernel_invariant(kernel_dist(s = 1, power = 4)))
+}
+
+# Kernel matrices of a fixture, for the reference
+fx_kernels <- function(d) {
+  list(K = kernel_matrix(d$kernel, d$x), K_new = kernel_matrix(d$kernel, d$x_new, d$x),
+       self_new = diag(kernel_matrix(d$kernel, d$x_new)))
+}
+
+# Small two-class problem for the bias search and the regularisation path
+fx_two_classes <- function(seed, n = 24) {
+  set.seed(seed)
+  y <- factor(sample(rep(c("pos", "neg"), each = n / 2)), levels = c("pos", "neg"))
+  x <- matrix(rnorm(2 * n), n)
+  x[y == "pos", ] <- x[y == "pos", ] + 0.8
+  list(x = x, y = y)
+}

@@ -4,33 +4,8 @@
 # distances), against the properties Haasdonk and Pekalska (2010) state, and
 # kmdc() against MASS::lda / MASS::qda on those distances.
 
-# The fixtures of test-kqd.R, drawn with the same seeds.
-
-# Three Gaussian classes, n = 40, classes interleaved, non-alphabetical levels
-fx_three_classes <- function() {
-  set.seed(7)
-  x <- rbind(matrix(rnorm(26, 0, 1), 13), matrix(rnorm(28, 2, 1), 14),
-             matrix(rnorm(26, c(-2, 2), 1), 13, byrow = TRUE))
-  y <- factor(rep(c("zeta", "alpha", "mid"), c(13, 14, 13)), levels = c("zeta", "alpha", "mid"))
-  perm <- sample(40)
-  x_new <- rbind(matrix(rnorm(12, 1, 1.5), 6), x[perm[1:3], ])  # new points and training points
-  list(x = data.frame(x1 = x[perm, 1], x2 = x[perm, 2]), y = y[perm],
-       x_new = data.frame(x1 = x_new[, 1], x2 = x_new[, 2]), kernel = kernel_rbf(gamma = 1))
-}
-
-fx_kernels <- function(d) {
-  list(K = kernel_matrix(d$kernel, d$x), K_new = kernel_matrix(d$kernel, d$x_new, d$x),
-       self_new = diag(kernel_matrix(d$kernel, d$x_new)))
-}
-
-# Two classes, shifted by 0.8
-fx_two_classes <- function(seed, n = 24) {
-  set.seed(seed)
-  y <- factor(sample(rep(c("pos", "neg"), each = n / 2)), levels = c("pos", "neg"))
-  x <- matrix(rnorm(2 * n), n)
-  x[y == "pos", ] <- x[y == "pos", ] + 0.8
-  list(x = x, y = y)
-}
+# The fixtures fx_three_classes(), fx_kernels() and fx_two_classes() are in
+# helper-kqd.R, shared with test-kqd.R.
 
 test_that("kernel_mahalanobis() gives paper 001's d2_IC (eq. 4) and d2_RC (eq. 7)", {
   # paper 001 eqs. (4) and (7) = Table II's IC- and RC+ distances, class-wise
