@@ -401,13 +401,6 @@ plot_model_diagnostic.kqd <- function(x, data, main, predict_args, ...) {
   invisible(x)
 }
 
-# Training labels (as integer codes) from the class memberships of the core
-class_labels <- function(classes, n) {
-  labels <- integer(n)
-  for (j in seq_along(classes)) labels[classes[[j]]$members] <- j
-  labels
-}
-
 register_krein_model(
   "kqd", label = "Kernel quadratic discriminant", fit = "kqd_fit",
   parameters = data.frame(parameter = c("variant", "reg"), class = c("character", "numeric"),

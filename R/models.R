@@ -18,16 +18,6 @@ class_from_decisions <- function(f, levels) {
   factor(levels[max.col(f, ties.method = "first")], levels = levels)
 }
 
-#' The kernel of new data against a fit's training points, and (if needed)
-#' their self-similarities, through the shared input path
-#' @noRd
-new_data_kernels <- function(object, newdata, need_self = FALSE) {
-  new <- new_inputs(object$spec, newdata)
-  K_new <- new_kernel_matrix(object$spec, new, object$x, threads = object$threads)
-  self <- if (need_self) new_self_similarity(object$spec, new) else NULL
-  list(K = K_new, self = self, n = nrow(K_new), names = rownames(new$x %||% new$K))
-}
-
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
 #' A model (`what`) that needs at least two training points in every class
