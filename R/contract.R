@@ -265,8 +265,15 @@ model_predictions <- function(object, new, type, extra) {
   if (is.null(new)) return(scores_of_type(object, NULL, type, extra))
   rows <- new_input_rows(new)
   complete <- rows$complete
-  if (all(complete)) return(scores_of_type(object, new, type, extra))
   n <- length(complete)
+  # no rows: an empty result of the type's shape, as predict.lm() gives, the
+  # same for every model (the columns those of the training predictions,
+  # since some models cannot compute anything on zero rows)
+  if (n == 0L) {
+    training <- scores_of_type(object, NULL, type, extra)
+    return(if (is.factor(training)) factor(character(), levels = object$levels) else training[0L, , drop = FALSE])
+  }
+  if (all(complete)) return(scores_of_type(object, new, type, extra))
   kept <- if (any(complete)) scores_of_type(object, subset_new_inputs(new, complete), type, extra)
   if (type == "class") {
     out <- factor(rep(NA_character_, n), levels = object$levels)
