@@ -337,6 +337,9 @@ ikpca_qd_fit <- function(inputs, pvar = 0.8, shrinkage = 0.01, threads = NULL) {
   magnitude <- abs(e$values)
   kept_order <- order(magnitude, decreasing = TRUE)
   nonzero <- kept_order[magnitude[kept_order] > max(magnitude) * n * .Machine$double.eps]
+  if (length(nonzero) == 0L || !(max(magnitude) > 0)) {
+    krein_abort("The centred kernel matrix is zero (the kernel is constant on the training points, e.g. a Gaussian kernel with a vanishing `gamma`): the kernel PCA space of ikpca_qd() has no components. Use another kernel or kernel width.")
+  }
   share <- cumsum(magnitude[nonzero]) / sum(magnitude[nonzero])
   p <- which(share >= pvar - 1e-12)[1]
   keep <- nonzero[seq_len(p)]

@@ -199,6 +199,16 @@ test_that("a singular class covariance in the kernel PCA space is a clear error"
                class = "krein_singular_covariance", regexp = "kernel PCA space is singular")
 })
 
+test_that("ikpca_qd on a constant kernel is a krein_error", {
+  # issue 16: a zero centred kernel left no component, and the fit failed
+  # with a base error
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  expect_snapshot(show_error(ikpca_qd(precomputed_kernel(matrix(1, 60, 60)), d$y)))
+  expect_error(ikpca_qd(as.matrix(d[, 1:2]), d$y, kernel = kernel_rbf(1e-300)), class = "krein_error",
+               regexp = "constant")
+})
+
 test_that("isvm fits kernlab's SVM on the kernel matrix and predicts from the support vectors", {
   skip_if_not_installed("kernlab")
   set.seed(8)
