@@ -603,7 +603,7 @@ platt_probability <- function(f, A, B) {
 #' Weng (2004, "Probability estimates for multi-class classification by
 #' pairwise coupling", JMLR 5, eq. 21), libsvm's multiclass_probability:
 #' minimise sum_i sum_{j != i} (r_ji p_i - r_ij p_j)^2 subject to sum p = 1,
-#' solved directly as the linear system [Q 1; 1' 0] (p, b) = (0, 1) with
+#' solved directly as the bordered linear system (Q, 1; 1', 0) (p, b) = (0, 1) with
 #' Q_ii = sum_{s != i} r_si^2 and Q_ij = -r_ji r_ij. (kernlab's couple()
 #' fills its pair matrix in an order that differs from its one-vs-one order
 #' for four or more classes, hence krein's own.)
