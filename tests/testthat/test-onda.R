@@ -312,3 +312,25 @@ test_that("an error inside a posterior function is a krein_error that names it (
                regexp = "posterior.*failed: no model for these data")
   expect_snapshot(show_error(onda(case$x, case$y, posterior = failing)))
 })
+
+test_that("pooled Gaussian posteriors (ikfd's calibration, KFLDA) are finite at any scale too", {
+  case <- four_class_data()
+  model <- gaussian_classes(case$x, case$y, pooled = TRUE, denominator = "unbiased")
+  for (scale in c(1e300, -1e300, 1e-300)) {
+    # the linear form x'W_k + c_k overflowed to +-Inf in different columns
+    p <- gaussian_posteriors(model, case$x[1:5, ] * scale)
+    expect_true(all(is.finite(p)))
+    expect_equal(unname(rowSums(p)), rep(1, 5), tolerance = 1e-12)
+  }
+  # far out along v the class with the largest v'W_k wins
+  v <- case$x[1:5, ]
+  expect_equal(max.col(gaussian_posteriors(model, v * 1e300)), max.col(v %*% model$weights))
+  # in the ordinary range the relative discriminants differ from the plain
+  # ones by a term common to each row
+  new <- case$x[1:7, ]
+  plain <- gaussian_discriminants(model, new)
+  relative <- gaussian_discriminants(model, new, relative = TRUE)
+  expect_equal(unname(plain - relative), matrix(plain[, 1] - relative[, 1], 7, 4), tolerance = 1e-10)
+  expect_equal(unname(plain), unname(new %*% model$weights + rep(model$constant, each = 7)),
+               tolerance = 1e-12)
+})
