@@ -49,10 +49,9 @@ describe_value <- function(x) {
 check_number <- function(x, arg, lower = -Inf, upper = Inf, allow_lower = FALSE,
                          integer = FALSE, call = NULL) {
   ok <- is.numeric(x) && length(x) == 1L && !is.na(x) && is.finite(x)
-  what <- if (integer) "a whole number" else "a number"
   if (ok && integer) ok <- abs(x - round(x)) < 1e-8
   if (!ok) {
-    krein_abort(sprintf("`%s` must be %s%s, not %s.", arg, finite_word(integer), what,
+    krein_abort(sprintf("`%s` must be %s, not %s.", arg, finite_word(integer),
                         describe_value(x)), call = call)
   }
   if (x < lower || (x == lower && !allow_lower) || x > upper) {
@@ -63,7 +62,9 @@ check_number <- function(x, arg, lower = -Inf, upper = Inf, allow_lower = FALSE,
   invisible(if (integer) as.integer(round(x)) else as.double(x))
 }
 
-finite_word <- function(integer) if (integer) "" else "a finite "
+# What check_number() asks for: "a whole number" (finite by being whole) or
+# "a finite number".
+finite_word <- function(integer) if (integer) "a whole number" else "a finite number"
 
 range_phrase <- function(lower, upper, allow_lower) {
   if (lower == 0 && is.infinite(upper)) {
