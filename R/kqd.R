@@ -56,7 +56,10 @@
 #' factorisation instead of an eigendecomposition. The FK variants always use
 #' the eigenpairs of \eqn{\tilde K_j H_j \tilde K_j'} (from an \eqn{n_j \times
 #' n_j} problem): its rank is below \eqn{n_j}, so prediction costs
-#' \eqn{O(n r)} per point for its numerical rank \eqn{r}.
+#' \eqn{O(n r)} per point for its numerical rank \eqn{r}. A value so small
+#' for the kernel's scale that the training distances overflow (RC divides
+#' by \eqn{\sigma^2}; `reg = 1e-200`) is an error, or, in a path with
+#' usable values, left out with a warning (`NA` in `path_error` and `bias`).
 #'
 #' @section Bias:
 #' * `"error"` (Pekalska and Haasdonk 2009, Sec. IV-D): for each pair of
@@ -84,7 +87,9 @@
 #' argument `reg` picks a value of the regularisation path (one of the fitted
 #' values; `NULL`, the default, takes the one with the lowest training error).
 #' Precomputed fits of the RC variants need the self-similarities of new
-#' points: `precomputed_kernel(K_new, self = )`. [plot()][plot.krein_model()]
+#' points: `precomputed_kernel(K_new, self = )`. New points whose distances
+#' are not finite (kernel values far beyond the training data's scale) are
+#' an error, never NaN probabilities. [plot()][plot.krein_model()]
 #' takes `reg` too; for more than two inputs it shows a pairs plot of the
 #' training points' squared distances to the classes -- for two classes the
 #' KQD boundary is a line parallel to the diagonal there (Haasdonk and

@@ -306,6 +306,7 @@ void test_parallel_for() {
   expect(krein::parallel::thread_count(3) == 3 || krein::parallel::thread_count(3) == 1,
          "a positive thread count is taken as given (1 without OpenMP)");
   expect(krein::parallel::thread_count(0) >= 1, "thread count 0 resolves to at least one thread");
+  expect(krein::parallel::processor_count() >= 1, "at least one processor is counted");
   for (int threads : {0, 1, 2}) {
     for (const krein::parallel::Schedule plan :
          {krein::parallel::Schedule::blocks(), krein::parallel::Schedule::dynamic(3)}) {
