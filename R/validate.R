@@ -231,10 +231,25 @@ check_symmetric_matrix <- function(x, arg, call = NULL) {
 }
 
 #' Number of threads to use: the argument, else the option, else all cores
+#'
+#' A whole number >= 0 (0: OpenMP's default, every core or OMP_NUM_THREADS),
+#' capped at the processors available to the process: more threads than
+#' processors only add overhead, and a huge count (1e6) made OpenMP exhaust
+#' memory and stacks and crash R (issue 16).
 #' @noRd
 check_threads <- function(threads, call = NULL) {
-  if (is.null(threads)) threads <- getOption("krein.threads", 0L)
-  check_number(threads, "threads", lower = 0, allow_lower = TRUE, integer = TRUE, call = call)
+  arg <- "threads"
+  if (is.null(threads)) {
+    threads <- getOption("krein.threads", 0L)
+    arg <- "options(krein.threads)"
+  }
+  ok <- is.numeric(threads) && length(threads) == 1L && !is.na(threads) && is.finite(threads) &&
+    threads >= 0 && threads == round(threads)
+  if (!ok) {
+    krein_abort(sprintf("`%s` must be a whole number >= 0 (0 uses every core), not %s.", arg,
+                        describe_value(threads)), call = call)
+  }
+  as.integer(min(threads, max(1L, cpp_processor_count())))
 }
 
 #' Two increasing finite numbers (an interval)
