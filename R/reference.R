@@ -380,7 +380,9 @@ krein_scores.ikpca_qd <- function(object, new, type) {
   }
   dimnames(Z) <- list(names, paste0("PC", seq_len(ncol(Z))))
   if (type == "projection") return(Z)
-  g <- gaussian_discriminants(object$gaussian, Z)
+  # probabilities from discriminants relative to each row's largest, which
+  # cannot overflow to Inf - Inf for points far from the training data
+  g <- gaussian_discriminants(object$gaussian, Z, relative = type == "prob")
   dimnames(g) <- list(names, object$levels)
   if (type == "decision") g else softmax_rows(g)
 }

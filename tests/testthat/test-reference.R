@@ -455,3 +455,14 @@ test_that("the reference classifiers plot decision regions or class probabilitie
   expect_invisible(plot(ikpca_qd(iris[, 1:4], iris$Species, kernel = kernel_rbf(0.5))))
   expect_error(plot(fits[[1]], resolution = 1), class = "krein_error", regexp = "`resolution`")
 })
+
+test_that("ikpca_qd probabilities stay finite and sum to 1 for points far from the data", {
+  # as for kfda: quadratic forms of about 1e600 must not give NaN probabilities
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  X <- as.matrix(d[, 1:2])
+  fit <- ikpca_qd(X, d$y, kernel = kernel_linear(), scale = FALSE)
+  p <- predict(fit, X[1:5, ] * 1e150, type = "prob")
+  expect_true(all(is.finite(p)))
+  expect_equal(rowSums(p), rep(1, 5), ignore_attr = TRUE)
+})
