@@ -162,7 +162,8 @@ method_arguments <- function(name, env = parent.frame()) {
 fit_model <- function(name, inputs, args, call) {
   info <- model_info(name)
   check_model_arguments(args, fit_argument_names(info), name, info$renamed)
-  fields <- do.call(get(info$fit, mode = "function"), c(list(inputs), args))
+  fields <- with_core_errors(sprintf("%s()", name),
+                             do.call(get(info$fit, mode = "function"), c(list(inputs), args)))
   # the generic's name, not the method's: kqd(...), as the user wrote it
   if (is.call(call)) call[[1L]] <- as.name(name)
   new_krein_model(fields, inputs, name, call)
@@ -262,6 +263,11 @@ predict.krein_model <- function(object, newdata = NULL, type = "class", ...) {
 #' missing values are left out of the computation and come back as NA rows.
 #' @noRd
 model_predictions <- function(object, new, type, extra) {
+  with_core_errors(sprintf("predict(<%s>)", class(object)[1]),
+                   model_predictions_core(object, new, type, extra))
+}
+
+model_predictions_core <- function(object, new, type, extra) {
   if (is.null(new)) return(scores_of_type(object, NULL, type, extra))
   rows <- new_input_rows(new)
   complete <- rows$complete

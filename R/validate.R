@@ -26,6 +26,23 @@ krein_warn <- function(message, class = NULL, call = NULL) {
   warning(cond)
 }
 
+#' Run the numerical core, turning its C++ exceptions into krein errors
+#'
+#' The core throws std::invalid_argument or std::runtime_error (a LAPACK
+#' routine that failed after its fallbacks, a factorisation that did not
+#' succeed); Rcpp hands them to R as plain errors of class `C++Error`. They
+#' reach users as `krein_numerical_error`s saying what was being computed.
+#' Errors of R code pass unchanged, so a defect in krein's R code still shows
+#' as one.
+#' @param what What was being computed, e.g. "kqd()".
+#' @noRd
+with_core_errors <- function(what, expr) {
+  tryCatch(expr, "C++Error" = function(e) {
+    krein_abort(sprintf("%s failed in krein's numerical core: %s", what, conditionMessage(e)),
+                class = "krein_numerical_error")
+  })
+}
+
 #' A short rendering of a user's value for error messages
 #' @noRd
 describe_value <- function(x) {

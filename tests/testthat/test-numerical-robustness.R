@@ -162,3 +162,16 @@ test_that("median_gamma is scale-safe: tiny and huge data get the right width", 
   expect_error(median_gamma(matrix(1e-300, 5, 2)), "no two distinct rows", class = "krein_error")
   expect_error(median_gamma(matrix(0, 5, 2)), "no two distinct rows", class = "krein_error")
 })
+
+test_that("an exception of the C++ core reaches users as a krein_numerical_error", {
+  # the eigensolver rejects non-finite input with std::invalid_argument; Rcpp
+  # makes that a plain `C++Error`, which with_core_errors() turns into a
+  # krein error naming what was being computed
+  err <- expect_error(with_core_errors("Computing the test spectrum",
+                                       cpp_symmetric_eigen(matrix(NaN, 2, 2), FALSE)),
+                      class = "krein_numerical_error")
+  expect_s3_class(err, "krein_error")
+  expect_match(conditionMessage(err), "^Computing the test spectrum failed in krein's numerical core: ")
+  # errors of R code pass unchanged
+  expect_error(with_core_errors("x", stop("plain R error")), "plain R error", class = "simpleError")
+})
