@@ -496,24 +496,27 @@ plot.krein_model <- function(x, data = NULL, resolution = 120L, main = NULL, ...
   title <- model_title(x)
   main <- main %||% plot_title(x_label(x), title)
   if (has_two_inputs(x)) {
-    # drawn in the original units; the grid is scaled as predict() scales newdata
-    points <- plot_points(x, data)
-    do.call(plot_decision_regions, c(list(points$x, points$y, plot_grid_classes(x, predict_args),
-      resolution = resolution, main = main, landmarks = unscale_columns(x$spec$scaling, plot_marks(x))),
-      graphics_args))
+    layers <- decision_region_layers(x, data, predict_args)
+    do.call(plot_decision_regions, c(list(layers$x, layers$y, layers$predict_grid, resolution = resolution,
+                                          main = main, landmarks = layers$landmarks), graphics_args))
   } else {
     do.call(plot_model_diagnostic, c(list(x, data, main, predict_args), graphics_args))
   }
   invisible(x)
 }
 
-#' The classes of grid points given in the original units (scaled as
-#' predict() scales newdata)
+#' What the decision regions of a fit on two inputs draw, all in the original
+#' units of the data: the points (`x`, `y`), the classes of grid points
+#' (`predict_grid`, which scales the grid as predict() scales newdata) and
+#' the circled `landmarks`.
 #' @noRd
-plot_grid_classes <- function(x, predict_args = list()) {
-  function(grid) {
-    model_predictions(x, list(x = scale_columns(x$spec$scaling, as.matrix(grid))), "class", predict_args)
-  }
+decision_region_layers <- function(x, data = NULL, predict_args = list()) {
+  points <- plot_points(x, data)
+  list(x = points$x, y = points$y,
+       predict_grid = function(grid) {
+         model_predictions(x, list(x = scale_columns(x$spec$scaling, as.matrix(grid))), "class", predict_args)
+       },
+       landmarks = unscale_columns(x$spec$scaling, plot_marks(x)))
 }
 
 #' Points to circle on a model's decision regions: its landmarks by default
