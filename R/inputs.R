@@ -12,8 +12,11 @@
 #     inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel, scale = scale)
 #     fit_model("model", inputs, list(...), match.call())
 #   }
-#   model.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, na.action = NULL) {
-#     fit_model("model", inputs_from_xy(x, y, kernel, na.action, scale = scale), ...)
+#   model.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, <model arguments>,
+#                             na.action = NULL) {
+#     check_dots_empty("model", ...)
+#     inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
+#     fit_model("model", inputs, method_arguments("model"), match.call())
 #   }
 
 #' How krein models take their data
