@@ -54,7 +54,8 @@ test_that("the C++ EM loop follows the R loop it replaced (helper-pcvm.R)", {
   x <- as.matrix(board[, 1:2])
   signs <- ifelse(board$y == levels(board$y)[1], 1, -1)
   K <- kernel_matrix(x, kernel = kernel_rbf(2))
-  control <- pcvm_control(max_iter = 200)
+  # the reference code's stopping rule reproduces its iterates
+  control <- pcvm_control(max_iter = 200, convergence = "weights")
   compare <- function(got, ref) {
     expect_identical(which(got$weights > 0), which(ref$weights > 0))
     expect_equal(got$weights, ref$weights, tolerance = 1e-10)
@@ -73,7 +74,7 @@ test_that("the C++ EM loop follows the R loop it replaced (helper-pcvm.R)", {
   compare(krein:::cpp_pcvm_fit(C, TRUE, signs, signs[columns], start, control, NULL, 1L),
           ref_pcvm_em(C, signs, signs[columns], start, control))
   # with the width step: the R function the loop calls back
-  width <- pcvm_control(max_iter = 15, optimize_width = TRUE)
+  width <- pcvm_control(max_iter = 15, optimize_width = TRUE, convergence = "weights")
   start <- ref_pcvm_start(60, signs)
   ref <- ref_pcvm_em(K, signs, signs, start, width, kernel = kernel_rbf(2), x = x)
   kernel <- kernel_rbf(2)
@@ -93,10 +94,94 @@ test_that("the C++ EM loop follows the R loop it replaced (helper-pcvm.R)", {
   expect_equal(fit$models[[1]]$bias, ref$bias, tolerance = 1e-10)
 })
 
+test_that("the default rule stops where the training latent values settle (helper-pcvm.R), full and low rank", {
+  # iris, versicolor vs virginica: the reference rule (no weight moves by
+  # 1e-3) has not converged after 300 iterations; the latent values have
+  two <- droplevels(iris[51:150, ])
+  x <- as.matrix(two[, 1:4])
+  signs <- ifelse(two$Species == "versicolor", 1, -1)
+  K <- kernel_matrix(x, kernel = kernel_rbf(median_gamma(x)))
+  set.seed(1)
+  start <- ref_pcvm_start(100, signs)
+  weights_rule <- krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start,
+                                       pcvm_control(max_iter = 300, convergence = "weights"), NULL, 1L)
+  expect_false(weights_rule$converged)
+  latent_rule <- pcvm_control(max_iter = 300)
+  got <- krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, latent_rule, NULL, 1L)
+  ref <- ref_pcvm_em(K, signs, signs, start, latent_rule)
+  expect_true(ref$converged)
+  expect_lt(ref$iterations, 300L)
+  expect_identical(got$iterations, ref$iterations)
+  expect_identical(got$converged, TRUE)
+  expect_equal(got$weights, ref$weights, tolerance = 1e-10)
+  expect_equal(got$bias, ref$bias, tolerance = 1e-10)
+  # Ny-PCVM on 20 landmark columns: the same rule on f = Q R_A diag(y_A) w + b
+  columns <- sort(c(which(signs > 0)[1:10], which(signs < 0)[1:10]))
+  set.seed(2)
+  start <- ref_pcvm_start(20, signs)
+  got <- krein:::cpp_pcvm_fit(K[, columns], TRUE, signs, signs[columns], start, latent_rule, NULL, 1L)
+  ref <- ref_pcvm_em(K[, columns], signs, signs[columns], start, latent_rule)
+  expect_true(ref$converged)
+  expect_identical(got$iterations, ref$iterations)
+  expect_equal(got$weights, ref$weights, tolerance = 1e-8)
+})
+
+test_that("pcvm() by default converges without a warning where the reference rule reaches max_iter", {
+  two <- droplevels(iris[51:150, ])
+  set.seed(3)
+  expect_warning(reference <- pcvm(Species ~ ., data = two,
+                                   control = pcvm_control(max_iter = 200, convergence = "weights")),
+                 "max_iter", class = "krein_warning")
+  expect_false(reference$models[[1]]$converged)
+  set.seed(3)
+  expect_no_warning(fit <- pcvm(Species ~ ., data = two))
+  expect_true(fit$models[[1]]$converged)
+  expect_lt(fit$models[[1]]$iterations, 200L)
+  expect_identical(fit$control$convergence, "latent")
+  # the same start, the same classes; probabilities within a few percent
+  expect_identical(predict(fit), predict(reference))
+  expect_lt(max(abs(predict(fit, type = "prob") - predict(reference, type = "prob"))), 0.05)
+  expect_output(print(summary(fit)), "convergence = \"latent\"")
+})
+
+test_that("a pair whose every basis function is pruned keeps a bias-only model with a warning", {
+  # the sigmoid kernel with a negative offset: EM prunes every basis function
+  # of five of the six pairs (the old code failed the whole fit)
+  set.seed(1)
+  s <- sine_populations(50)
+  Xs <- as.matrix(s[, 1:2])
+  expect_warning(fit <- pcvm(Xs, s$y, kernel = kernel_tanh(scale = 0.5, offset = -1)),
+                 "bias-only model", class = "krein_warning")
+  bias_only <- vapply(fit$models, `[[`, logical(1), "bias_only")
+  expect_true(any(bias_only))
+  expect_false(all(bias_only))
+  for (model in fit$models[bias_only]) {
+    expect_length(model$relevant, 0L)
+    # balanced pairs: P(first class) = 1/2
+    expect_identical(model$bias, 0)
+  }
+  latent <- predict(fit, Xs[1:5, ], type = "latent")
+  expect_equal(unname(latent[, bias_only]), matrix(0, 5, sum(bias_only)))
+  p <- predict(fit, Xs[1:5, ], type = "prob")
+  expect_true(all(is.finite(p)))
+  expect_equal(unname(rowSums(p)), rep(1, 5), tolerance = 1e-12)
+  expect_output(print(fit), "bias only \\(every basis function pruned\\)")
+  expect_identical(summary(fit)$model$`Pairwise models`$bias_only, bias_only)
+  # an unbalanced pair (10 of class 1, 50 of class 3): the class proportions
+  unbalanced <- c(1:10, 101:150)
+  expect_warning(small <- pcvm(Xs[unbalanced, ], droplevels(s$y[unbalanced]),
+                               kernel = kernel_tanh(scale = 0.5, offset = -1)),
+                 "bias-only", class = "krein_warning")
+  expect_true(small$models[[1]]$bias_only)
+  expect_equal(small$models[[1]]$bias, qnorm(10 / 60), tolerance = 1e-12)
+  expect_equal(unname(predict(small, Xs[1:3, ], type = "prob")), cbind(rep(1 / 6, 3), 5 / 6),
+               tolerance = 1e-12)
+})
+
 test_that("Ny-PCVM with every point a landmark follows the PCVM path", {
   set.seed(2)
   train <- checkerboard(80, size = 2)
-  control <- pcvm_control(max_iter = 40)
+  control <- pcvm_control(max_iter = 40, convergence = "weights")
   set.seed(3)
   full <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = train, kernel = kernel_rbf(8), control = control))
   set.seed(3)
@@ -226,6 +311,7 @@ test_that("bad input is a krein_error naming the argument", {
   y <- rep(1:2, 10)
   expect_snapshot(show_error(pcvm_control(max_iter = 0)))
   expect_snapshot(show_error(pcvm_control(tol = 0)))
+  expect_snapshot(show_error(pcvm_control(convergence = "posterior")))
   expect_snapshot(show_error(pcvm(x, rep(1, 20))))
   expect_snapshot(show_error(pcvm(x, y, control = list(max_iter = 5))))
   expect_snapshot(show_error(pcvm(x, y, kernel = kernel_linear(), control = pcvm_control(optimize_width = TRUE))))
