@@ -159,9 +159,11 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), landmarks = NULL, con
 
 #' Control parameters of pcvm()
 #'
-#' @param max_iter The most EM iterations (the reference code's 500), a whole
-#'   number of at least 1.
-#' @param tol The tolerance of the stopping rule `convergence`.
+#' @param max_iter The most EM iterations, a whole number of at least 1; by
+#'   default 2000 for `convergence = "latent"` and the reference code's 500
+#'   for `"weights"`.
+#' @param tol The tolerance of the stopping rule `convergence`; by default
+#'   `3e-4` for `"latent"` and the reference code's `1e-3` for `"weights"`.
 #' @param prune Weights below `prune` are set to zero and their basis
 #'   functions dropped.
 #' @param optimize_width For a Gaussian kernel ([kernel_rbf()]) and the full
@@ -183,7 +185,11 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), landmarks = NULL, con
 #'     \eqn{\Psi(f)} and the decision values) have settled, i.e. move by at
 #'     most `tol` relative to their size between two iterations,
 #'     \eqn{\|f_t - f_{t-1}\|_2 \le} `tol` \eqn{\|f_{t-1}\|_2}. The test
-#'     does not depend on the scale of the kernel.
+#'     does not depend on the scale of the kernel. EM converges slowly
+#'     (weights shrink gradually before they are pruned) and the accuracy
+#'     keeps improving slightly for several hundred iterations, hence the
+#'     small default `tol` and the larger `max_iter`; the iterations after
+#'     the first few are cheap, as only the relevance vectors remain.
 #'   * `"weights"`: the reference code's rule, when no weight moves by `tol`
 #'     or more. On real data the weights keep drifting long after the
 #'     predictions have settled (basis functions die slowly before they are
@@ -195,13 +201,17 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), landmarks = NULL, con
 #' # the reference code's stopping rule
 #' pcvm_control(convergence = "weights")
 #' @export
-pcvm_control <- function(max_iter = 500, tol = 1e-3, prune = 1e-3, optimize_width = FALSE,
+pcvm_control <- function(max_iter = NULL, tol = NULL, prune = 1e-3, optimize_width = FALSE,
                          convergence = c("latent", "weights")) {
+  convergence <- match_choice(convergence, "convergence", c("latent", "weights"))
+  reference <- convergence == "weights"
+  max_iter <- max_iter %||% if (reference) 500 else 2000
+  tol <- tol %||% if (reference) 1e-3 else 3e-4
   structure(list(max_iter = check_number(max_iter, "max_iter", lower = 1, allow_lower = TRUE, integer = TRUE),
                  tol = check_number(tol, "tol", lower = 0),
                  prune = check_number(prune, "prune", lower = 0, allow_lower = TRUE),
                  optimize_width = check_flag(optimize_width, "optimize_width"),
-                 convergence = match_choice(convergence, "convergence", c("latent", "weights"))),
+                 convergence = convergence),
             class = "pcvm_control")
 }
 
@@ -481,7 +491,8 @@ model_summary.pcvm <- function(object) {
 plot_model_diagnostic.pcvm <- function(x, data, main, predict_args, ...) {
   if (!is.null(data)) return(NextMethod())
   weights <- lapply(x$models, `[[`, "weights")
-  graphics::plot(NULL, xlim = c(1, max(lengths(weights))), ylim = c(0, max(unlist(weights))),
+  # bias-only pairs have no weights
+  graphics::plot(NULL, xlim = c(1, max(1L, lengths(weights))), ylim = c(0, max(1e-3, unlist(weights))),
                  xlab = "relevance vector", ylab = "weight w", main = main, ...)
   col <- grDevices::hcl.colors(length(weights), "Dark 3")
   for (k in seq_along(weights)) {
