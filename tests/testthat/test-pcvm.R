@@ -12,6 +12,10 @@ without_max_iter_warning <- function(expr) {
   })
 }
 
+# Fits that only need a model: at most the reference code's 500 iterations
+# (the default max_iter is 2000), which keeps the suite fast.
+at_most_500 <- pcvm_control(max_iter = 500)
+
 # One EM iteration: the C++ loop stopped after one step, without pruning.
 one_step <- list(max_iter = 1, tol = 0, prune = -Inf)
 
@@ -203,7 +207,7 @@ test_that("linearly separable data: no training error, fewer than 20% of points 
   keep <- abs(x[, 1] - x[, 2]) > 0.2
   x <- x[keep, ]
   y <- factor(ifelse(x[, 1] > x[, 2], "above", "below"))
-  fit <- without_max_iter_warning(pcvm(x, y, kernel = kernel_linear()))
+  fit <- without_max_iter_warning(pcvm(x, y, kernel = kernel_linear(), control = at_most_500))
   expect_identical(fit$training_error, 0)
   relevant <- length(fit$models[[1]]$relevant)
   expect_lt(relevant / nrow(x), 0.2)
@@ -224,7 +228,7 @@ test_that("probabilities approach the Bayes posterior of two Gaussians", {
   set.seed(5)
   train <- gen(1000)
   test <- gen(2000)
-  fit <- without_max_iter_warning(pcvm(train$x, train$y, kernel = kernel_linear()))
+  fit <- without_max_iter_warning(pcvm(train$x, train$y, kernel = kernel_linear(), control = at_most_500))
   p <- predict(fit, test$x, type = "prob")[, "a"]
   bayes <- drop(1 / (1 + exp(-2 * test$x %*% mu)))
   expect_lt(mean(abs(p - bayes)), 0.04)
@@ -241,7 +245,7 @@ test_that("multi-class, indefinite and precomputed kernels work", {
   set.seed(6)
   train <- sine_populations(150)
   test <- sine_populations(300)
-  fit <- without_max_iter_warning(pcvm(y ~ ., data = train, kernel = kernel_rbf(1)))
+  fit <- without_max_iter_warning(pcvm(y ~ ., data = train, kernel = kernel_rbf(1), control = at_most_500))
   p <- predict(fit, test, type = "prob")
   expect_identical(dim(p), c(nrow(test), 4L))
   expect_equal(unname(rowSums(p)), rep(1, nrow(test)), tolerance = 1e-10)
@@ -251,14 +255,15 @@ test_that("multi-class, indefinite and precomputed kernels work", {
   expect_identical(dim(predict(fit, test, type = "latent")), c(nrow(test), 6L))
 
   board <- checkerboard(150, size = 2)
-  tanh_fit <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = board, kernel = kernel_tanh(2, -1)))
+  tanh_fit <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = board, kernel = kernel_tanh(2, -1),
+                                            control = at_most_500))
   expect_lt(tanh_fit$training_error, 0.2)
   x <- as.matrix(board[, 1:2])
   K <- kernel_matrix(x, kernel = kernel_rbf(2))
   set.seed(7)
-  pre <- without_max_iter_warning(pcvm(K, board$y, kernel = "precomputed"))
+  pre <- without_max_iter_warning(pcvm(K, board$y, kernel = "precomputed", control = at_most_500))
   set.seed(7)
-  dat <- without_max_iter_warning(pcvm(x, board$y, kernel = kernel_rbf(2)))
+  dat <- without_max_iter_warning(pcvm(x, board$y, kernel = kernel_rbf(2), control = at_most_500))
   x_new <- matrix(runif(20, -2, 2), 10, 2)
   expect_equal(unname(predict(pre, kernel_matrix(x_new, x, kernel = kernel_rbf(2)), type = "prob")),
                unname(predict(dat, x_new, type = "prob")), tolerance = 1e-8)
@@ -267,9 +272,9 @@ test_that("multi-class, indefinite and precomputed kernels work", {
 test_that("fits are reproducible under set.seed() and report non-convergence", {
   board <- checkerboard(100, size = 2)
   set.seed(8)
-  a <- suppressWarnings(pcvm(y ~ x1 + x2, data = board, kernel = kernel_rbf(2)))
+  a <- suppressWarnings(pcvm(y ~ x1 + x2, data = board, kernel = kernel_rbf(2), control = at_most_500))
   set.seed(8)
-  b <- suppressWarnings(pcvm(y ~ x1 + x2, data = board, kernel = kernel_rbf(2)))
+  b <- suppressWarnings(pcvm(y ~ x1 + x2, data = board, kernel = kernel_rbf(2), control = at_most_500))
   expect_identical(a$models, b$models)
   expect_warning(short <- pcvm(y ~ x1 + x2, data = board, kernel = kernel_rbf(2),
                                control = pcvm_control(max_iter = 3)),
@@ -282,7 +287,8 @@ test_that("a Ny-PCVM predicts from its landmarks; width optimisation moves gamma
   set.seed(9)
   train <- checkerboard(400, size = 2)
   test <- checkerboard(400, size = 2)
-  ny <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), landmarks = "meb"))
+  ny <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), landmarks = "meb",
+                                      control = at_most_500))
   m <- length(ny$landmarks$class)
   expect_length(ny$models[[1]]$coefficients, m)
   expect_true(all(ny$models[[1]]$relevant %in% seq_len(m)))
@@ -296,16 +302,16 @@ test_that("a Ny-PCVM predicts from its landmarks; width optimisation moves gamma
 test_that("print, summary and plot", {
   set.seed(10)
   train <- checkerboard(120, size = 2)
-  fit <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = train, kernel = kernel_rbf(2)))
+  fit <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), control = at_most_500))
   expect_output(expect_identical(print(fit), fit), "relevance vectors")
   expect_output(print(summary(fit)), "Pairwise models")
-  expect_output(print(summary(fit)), "max_iter = 2000")
+  expect_output(print(summary(fit)), "max_iter = 500")
   pdf(NULL)
   on.exit(grDevices::dev.off())
   expect_identical(plot(fit), fit)
   expect_identical(plot(fit, data = train), fit)
   s <- sine_populations(40)
-  three <- without_max_iter_warning(pcvm(s[, 1:2], s$y, kernel = kernel_rbf(1)))
+  three <- without_max_iter_warning(pcvm(s[, 1:2], s$y, kernel = kernel_rbf(1), control = at_most_500))
   expect_identical(plot(three), three)
 })
 
@@ -328,10 +334,11 @@ test_that("predict() without newdata gives the training predictions, full and Ny
   K <- kernel_matrix(x, kernel = kernel_rbf(1))
   three <- train$y %in% levels(train$y)[1:3]
   fits <- without_max_iter_warning(list(
-    full = pcvm(y ~ ., data = train, kernel = kernel_rbf(1)),
-    ny = pcvm(y ~ ., data = train, kernel = kernel_rbf(1), landmarks = "meb"),
-    precomputed = pcvm(K, train$y, kernel = "precomputed"),
-    ny_precomputed = pcvm(K, train$y, kernel = "precomputed", landmarks = "random", m = 30),
+    full = pcvm(y ~ ., data = train, kernel = kernel_rbf(1), control = at_most_500),
+    ny = pcvm(y ~ ., data = train, kernel = kernel_rbf(1), landmarks = "meb", control = at_most_500),
+    precomputed = pcvm(K, train$y, kernel = "precomputed", control = at_most_500),
+    ny_precomputed = pcvm(K, train$y, kernel = "precomputed", landmarks = "random", m = 30,
+                          control = at_most_500),
     width = pcvm(x[three, ], droplevels(train$y[three]), kernel = kernel_rbf(0.5),
                  control = pcvm_control(optimize_width = TRUE, max_iter = 30))))
   newdata <- list(full = train, ny = train, precomputed = K, ny_precomputed = K, width = x[three, ])
@@ -351,7 +358,7 @@ test_that("predict() without newdata gives the training predictions, full and Ny
 test_that("decision values are the signed sums of the pairwise latent values", {
   set.seed(12)
   train <- sine_populations(80)
-  fit <- without_max_iter_warning(pcvm(y ~ ., data = train, kernel = kernel_rbf(1)))
+  fit <- without_max_iter_warning(pcvm(y ~ ., data = train, kernel = kernel_rbf(1), control = at_most_500))
   test <- sine_populations(10)
   f <- predict(fit, test, type = "latent")
   d <- predict(fit, test, type = "decision")
@@ -366,7 +373,7 @@ test_that("decision values are the signed sums of the pairwise latent values", {
   expect_equal(unname(d), unname(expected), tolerance = 1e-12)
   # two classes: (f, -f)
   board <- checkerboard(80, size = 2)
-  two <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = board, kernel = kernel_rbf(2)))
+  two <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = board, kernel = kernel_rbf(2), control = at_most_500))
   f2 <- predict(two, board[1:5, ], type = "latent")
   expect_identical(dim(f2), c(5L, 1L))
   expect_equal(unname(predict(two, board[1:5, ], type = "decision")), unname(cbind(f2, -f2)))
@@ -379,8 +386,8 @@ test_that("resolved widths are reused: a point predicts the same alone or among 
   train <- checkerboard(100, size = 2)
   x_new <- matrix(runif(40, -2, 2), 20, 2, dimnames = list(NULL, c("x1", "x2")))
   fits <- without_max_iter_warning(list(
-    pcvm(y ~ x1 + x2, data = train),
-    pcvm(y ~ x1 + x2, data = train, landmarks = "meb"),
+    pcvm(y ~ x1 + x2, data = train, control = at_most_500),
+    pcvm(y ~ x1 + x2, data = train, landmarks = "meb", control = at_most_500),
     pcvm(y ~ x1 + x2, data = train, control = pcvm_control(optimize_width = TRUE, max_iter = 30))))
   for (fit in fits) {
     many <- predict(fit, as.data.frame(x_new), type = "prob")
@@ -407,7 +414,8 @@ test_that("the registry entry: no tunable argument; k-means landmarks or width o
 test_that("print shows Ny-PCVM's landmarks; unknown arguments are errors", {
   set.seed(14)
   train <- checkerboard(100, size = 2)
-  ny <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), landmarks = "random", m = 20))
+  ny <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), landmarks = "random",
+                                      m = 20, control = at_most_500))
   expect_output(print(ny), "Probabilistic classification vector machine \\(Nystroem, 20 random landmarks\\)")
   expect_snapshot(pcvm(y ~ x1 + x2, data = train, max_iter = 10), error = TRUE)
   expect_error(predict(ny, train, rule = "decision"), class = "krein_argument_error")
