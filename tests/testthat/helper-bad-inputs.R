@@ -13,11 +13,174 @@
 # with the issue item that fixes them. They stay in the table and are skipped
 # with a message naming them; remove an entry once its fix has landed.
 known_failures <- c(
-  # item 1: kqd's tie loop on NaN scores grows memory until std::bad_alloc (a hang)
+  "issue16/item1_kqd_rc_minus_tiny_reg" = "item 1, hang",
+  "issue16/item1_kqd_reg_path_tiny" = "item 1, hang",
+  "issue16/item6_ikfd_no_spread" = "item 6",
+  "kqd.default/kernel_dist_tiny_s" = "item 1, hang",
+  "kqd.default/kernel_linear_x_huge" = "item 1, hang",
   "kqd.default/kernel_poly_half_degree" = "item 1, hang",
   "kqd.default/kernel_poly_huge_degree" = "item 1, hang",
-  "kqd.default/kernel_dist_tiny_s" = "item 1, hang",
-  "kqd.default/kernel_linear_x_huge" = "item 1, hang"
+  "ikfd.default/kernel_r_function_error" = "item 10",
+  "ikfd.default/landmarks_kmeans_m_n" = "item 10",
+  "ikfd.default/landmarks_meb_eps_tiny" = "item 10",
+  "ikfd.default/ridge_relative=tiny" = "item 10",
+  "iknn.default/kernel_r_function_error" = "item 10",
+  "ikpca_qd.default/kernel_r_function_error" = "item 10",
+  "ikpca_qd.default/kernel_rbf_tiny_gamma" = "item 10",
+  "ikpca_qd.default/precomputed_all_zero" = "item 10",
+  "issue16/item10_ikfd_tiny_ridge" = "item 10",
+  "issue16/item10_isvm_two_points" = "item 10",
+  "issue16/item10_select_landmarks_kmeans_m_n" = "item 10",
+  "issue16/item10_select_landmarks_tiny_eps" = "item 10",
+  "isvm.default/kernel_r_function_error" = "item 10",
+  "isvm.default/x_2_rows" = "item 10",
+  "isvm.default/y_one_point_class" = "item 10",
+  "isvm.formula/predict_zero_rows_class" = "item 10",
+  "isvm.formula/predict_zero_rows_prob" = "item 10",
+  "isvm.formula/x_2_rows" = "item 10",
+  "isvm.formula/y_one_point_class" = "item 10",
+  "kernel_discriminant/a_number" = "item 10",
+  "kernel_discriminant/an_S4_fit" = "item 10",
+  "kernel_discriminant/fit=Inf" = "item 10",
+  "kernel_discriminant/fit=NA" = "item 10",
+  "kernel_discriminant/fit=NaN" = "item 10",
+  "kernel_discriminant/fit=empty" = "item 10",
+  "kernel_discriminant/fit=huge" = "item 10",
+  "kernel_discriminant/fit=negative" = "item 10",
+  "kernel_discriminant/fit=tiny" = "item 10",
+  "kernel_discriminant/fit=vector" = "item 10",
+  "kernel_discriminant/fit=word" = "item 10",
+  "kernel_discriminant/fit=zero" = "item 10",
+  "kernel_mahalanobis/kernel_r_function_error" = "item 10",
+  "kernel_matrix/kernel_r_function_error" = "item 10",
+  "kernel_normality/kernel_r_function_error" = "item 10",
+  "kfda.default/kernel_r_function_error" = "item 10",
+  "kmdc.default/kernel_r_function_error" = "item 10",
+  "kqd.default/kernel_r_function_error" = "item 10",
+  "nystrom/kernel_r_function_error" = "item 10",
+  "pcvm.default/kernel_r_function_error" = "item 10",
+  "pcvm.default/landmarks_kmeans_m_n" = "item 10",
+  "pcvm.default/landmarks_meb_eps_tiny" = "item 10",
+  "pcvm.formula/predict_zero_rows_class" = "item 10",
+  "pcvm.formula/predict_zero_rows_prob" = "item 10",
+  "plot_kernel_map/kernel_r_function_error" = "item 10",
+  "select_landmarks/eps=tiny" = "item 10",
+  "select_landmarks/kernel_r_function_error" = "item 10",
+  "issue16/item12_tune_NA_in_y" = "item 12",
+  "tune_krein/repeats=huge" = "item 12",
+  "tune_krein/y_NA" = "item 12",
+  "ikfd.default/threads=huge" = "item 2",
+  "iknn.default/threads=huge" = "item 2",
+  "ikpca_qd.default/threads=huge" = "item 2",
+  "isvm.default/threads=huge" = "item 2",
+  "kernel_mahalanobis/threads=huge" = "item 2",
+  "kernel_matrix/threads=huge" = "item 2",
+  "kernel_normality/threads=huge" = "item 2",
+  "kfda.default/threads=huge" = "item 2",
+  "kmdc.default/threads=huge" = "item 2",
+  "kqd.default/threads=huge" = "item 2",
+  "nystrom/threads=huge" = "item 2",
+  "pcvm.default/threads=huge" = "item 2",
+  "select_landmarks/threads=huge" = "item 2",
+  "ikfd.default/kernel_dist_tiny_s" = "item 4",
+  "ikfd.default/kernel_linear_x_huge" = "item 4",
+  "ikfd.default/kernel_poly_half_degree" = "item 4",
+  "ikfd.default/kernel_poly_huge_degree" = "item 4",
+  "ikpca_qd.default/kernel_dist_tiny_s" = "item 4",
+  "ikpca_qd.default/kernel_linear_x_huge" = "item 4",
+  "ikpca_qd.default/kernel_poly_half_degree" = "item 4",
+  "ikpca_qd.default/kernel_poly_huge_degree" = "item 4",
+  "isvm.default/kernel_dist_tiny_s" = "item 4",
+  "isvm.default/kernel_linear_x_huge" = "item 4",
+  "isvm.default/kernel_poly_half_degree" = "item 4",
+  "isvm.default/kernel_poly_huge_degree" = "item 4",
+  "kernel_dist/s=tiny" = "item 4",
+  "kernel_mahalanobis/kernel_dist_tiny_s" = "item 4",
+  "kernel_mahalanobis/kernel_poly_half_degree" = "item 4",
+  "kernel_mahalanobis/kernel_poly_huge_degree" = "item 4",
+  "kernel_matrix/kernel_dist_tiny_s" = "item 4",
+  "kernel_matrix/kernel_poly_half_degree" = "item 4",
+  "kernel_matrix/kernel_poly_huge_degree" = "item 4",
+  "kernel_matrix/linear_on_x_huge" = "item 4",
+  "kernel_matrix/linear_on_x_near_max" = "item 4",
+  "kernel_matrix/poly_on_x_huge" = "item 4",
+  "kernel_matrix/poly_on_x_near_max" = "item 4",
+  "kernel_matrix/tanh_on_x_huge" = "item 4",
+  "kernel_poly/degree=huge" = "item 4",
+  "kernel_poly/degree=tiny" = "item 4",
+  "kernel_poly/offset=huge" = "item 4",
+  "kernel_poly/scale=huge" = "item 4",
+  "kfda.default/kernel_dist_tiny_s" = "item 4",
+  "kfda.default/kernel_linear_x_huge" = "item 4",
+  "kfda.default/kernel_poly_half_degree" = "item 4",
+  "kfda.default/kernel_poly_huge_degree" = "item 4",
+  "kmdc.default/kernel_dist_tiny_s" = "item 4",
+  "kmdc.default/kernel_linear_x_huge" = "item 4",
+  "kmdc.default/kernel_poly_half_degree" = "item 4",
+  "kmdc.default/kernel_poly_huge_degree" = "item 4",
+  "nystrom/kernel_dist_tiny_s" = "item 4",
+  "nystrom/kernel_poly_half_degree" = "item 4",
+  "nystrom/kernel_poly_huge_degree" = "item 4",
+  "plot_kernel_map/kernel_poly_half_degree" = "item 4",
+  "select_landmarks/kernel_dist_tiny_s" = "item 4",
+  "select_landmarks/kernel_poly_half_degree" = "item 4",
+  "select_landmarks/kernel_poly_huge_degree" = "item 4",
+  "issue16/item5_kqd_nan_probabilities" = "item 5",
+  "kqd.default/reg=tiny" = "item 5",
+  "ikfd.default/kernel_rbf_tiny_gamma" = "item 6",
+  "ikfd.default/precomputed_all_zero" = "item 6",
+  "issue16/item8_onda_gaussian_huge_newdata" = "item 8",
+  "issue16/item8_onda_linear_two_points" = "item 8",
+  "onda.default/predict_huge_class" = "item 8",
+  "onda.default/predict_huge_prob" = "item 8",
+  "onda.formula/predict_huge_class" = "item 8",
+  "onda.formula/predict_huge_prob" = "item 8",
+  "kernel_mahalanobis/reg=tiny" = "item 1 (non-finite kqd distances)",
+  # test-real-data.R: PCVM stops at max_iter with a warning (issue 16, "PCVM on
+  # real data"); on unscaled spam it predicts the majority class ("Defaults
+  # that suit real data": scale = TRUE)
+  "real/Ionosphere/pcvm" = "PCVM on real data",
+  "real/Glass/pcvm" = "PCVM on real data",
+  "real/BreastCancer/pcvm" = "PCVM on real data",
+  "real/iris/pcvm" = "PCVM on real data",
+  "real/promotergene/pcvm" = "PCVM on real data",
+  "real/spam/pcvm" = "PCVM on real data; scale = TRUE"
+)
+
+# Cases that fail and that no item of issue 16 covers (reported with the
+# suite); skipped like the known failures until they are fixed.
+unowned_failures <- c(
+  "ikfd.default/ridge_relative=huge" = "a huge ridge leaves the Gaussian score model without weights",
+  "ikfd.default/landmarks=Inf" = "landmark indices not checked for finiteness",
+  "kfda.default/ncomp=huge" = "check_number(integer = TRUE) accepts 1e300: as.integer() gives NA with a base warning",
+  "select_landmarks/kernel=NA" = "`kernel` not validated",
+  "select_landmarks/m=huge" = "check_number(integer = TRUE) accepts 1e300: as.integer() gives NA with a base warning",
+  "nystrom/landmarks=Inf" = "landmark indices not checked for finiteness",
+  "nystrom_error/object=negative" = "`object` not checked to be a krein_nystrom",
+  "nystrom_error/object=zero" = "`object` not checked to be a krein_nystrom",
+  "nystrom_error/object=NA" = "`object` not checked to be a krein_nystrom",
+  "nystrom_error/object=NaN" = "`object` not checked to be a krein_nystrom",
+  "nystrom_error/object=Inf" = "`object` not checked to be a krein_nystrom",
+  "nystrom_error/object=tiny" = "`object` not checked to be a krein_nystrom",
+  "nystrom_error/object=huge" = "`object` not checked to be a krein_nystrom",
+  "nystrom_error/object=vector" = "`object` not checked to be a krein_nystrom",
+  "nystrom_error/object=word" = "`object` not checked to be a krein_nystrom",
+  "nystrom_error/object=empty" = "`object` not checked to be a krein_nystrom",
+  "nystrom_error/size=huge" = "check_number(integer = TRUE) accepts 1e300: as.integer() gives NA with a base warning",
+  "kernel_mahalanobis/kernel=NA" = "`kernel` not validated",
+  "pcvm_control/max_iter=huge" = "check_number(integer = TRUE) accepts 1e300: as.integer() gives NA with a base warning",
+  "plot_kernel_map/resolution=huge" = "check_number(integer = TRUE) accepts 1e300: as.integer() gives NA with a base warning",
+  "plot_kernel_map/x_1_row" = "degenerate data range reaches base graphics",
+  "plot_kernel_map/x_identical_rows" = "degenerate data range reaches base graphics",
+  "plot_kernel_map/x_near_max" = "degenerate data range reaches base graphics",
+  "pcvm.default/landmarks=Inf" = "landmark indices not checked for finiteness",
+  # test-real-data.R: onda's default warns that a class covariance is singular
+  # and adds a ridge, on five of the seven real data sets
+  "real/Ionosphere/onda" = "onda's default ridge warns on real data",
+  "real/Glass/onda" = "onda's default ridge warns on real data",
+  "real/BreastCancer/onda" = "onda's default ridge warns on real data",
+  "real/promotergene/onda" = "onda's default ridge warns on real data",
+  "real/spam/onda" = "onda's default ridge warns on real data"
 )
 
 # ---- data ------------------------------------------------------------------
@@ -230,15 +393,16 @@ run_bad_case <- function(case, time_limit = 10) {
 expect_bad_cases <- function(cases) {
   ids <- vapply(cases, `[[`, "", "id")
   stopifnot(!anyDuplicated(ids))
-  known <- ids %in% names(known_failures)
+  skipped <- c(known_failures, unowned_failures)
+  known <- ids %in% names(skipped)
   for (case in cases[!known]) {
     outcome <- run_bad_case(case)
     expect_true(outcome$ok, label = sprintf("[%s] ended in %s: %s", case$id, outcome$status,
                                             substr(outcome$detail, 1, 300)))
   }
   if (any(known)) {
-    skip(sprintf("known failures of issue 16, fixed on other branches: %s",
-                 paste(sprintf("%s (%s)", ids[known], known_failures[ids[known]]), collapse = "; ")))
+    skip(sprintf("%d known failures of issue 16 (known_failures, unowned_failures): %s", sum(known),
+                 paste(sprintf("%s (%s)", ids[known], skipped[ids[known]]), collapse = "; ")))
   }
 }
 
@@ -511,7 +675,7 @@ bad_input_cases_predict <- function(model) {
   for (method in names(fits)) {
     for (name in names(fits[[method]])) {
       s <- fits[[method]][[name]]
-      n <- if (!is.null(s$n)) s$n else if (is.list(s[[1]]) && !is.data.frame(s[[1]]) && !inherits(s[[1]], "krein_precomputed")) NULL else 6L
+      n <- if (!is.null(s[["n"]])) s[["n"]] else if (is.list(s[[1]]) && !is.data.frame(s[[1]]) && !inherits(s[[1]], "krein_precomputed")) NULL else 6L
       if (name == "one_row_vector") n <- 1L
       for (type in c("class", "prob")) {
         cases[[length(cases) + 1L]] <- predict_case(model, method, paste0(name, "_", type), s[[1]], type = type,
@@ -768,7 +932,7 @@ bad_input_cases_kernel_data <- function() {
     a_kqd_fit_with_prior = function() kernel_discriminant(kqd(x, y), prior = c(0.5, 0.5)),
     a_kqd_fit_ldk = function() kernel_discriminant(kqd(x, y), kind = "ldk", prior = c(0.5, 0.5)),
     an_S4_fit = function() {
-      fit <- kernlab::ksvm(x, y, kernel = "rbfdot", prob.model = TRUE)
+      fit <- kernlab::ksvm(x, y, kernel = "rbfdot")
       kernel_discriminant(fit, prior = c(0.5, 0.5))
     }
   )
@@ -778,4 +942,49 @@ bad_input_cases_kernel_data <- function() {
                                             check_kernel_object)
   }
   cases
+}
+
+# The reproducers of issue 16 that the table above does not already hold
+# (data of the issue: set.seed(1); d <- gaussian_mixture_2d(60)).
+bad_input_cases_issue <- function() {
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  X <- as.matrix(d[, 1:2])
+  Y <- d$y
+  s <- sine_populations(50)
+  Xs <- as.matrix(s[, 1:2])
+  fit_of <- function(call) {
+    force(call)
+    bad_case(NULL, call, check_model)
+  }
+  prob_of <- function(fit_call, newdata) {
+    force(fit_call)
+    force(newdata)
+    bad_case(NULL, function() {
+      fit <- fit_call()
+      check <- check_prediction(predict(fit, newdata, type = "prob"), fit, "prob")
+      if (!is.null(check)) stop("invalid: ", check, call. = FALSE)
+      fit
+    }, check_model)
+  }
+  cases <- list(
+    item1_kqd_rc_minus_tiny_reg = fit_of(function() kqd(X, Y, kernel = kernel_rbf(1), variant = "RC-", reg = 1e-200)),
+    item1_kqd_reg_path_tiny = fit_of(function() kqd(X, Y, kernel = kernel_rbf(1), reg = c(1e-200, 0.1))),
+    item5_kqd_nan_probabilities = prob_of(function() kqd(X, Y, variant = "RC-", reg = 1e-200, bias = "none"), X[1:3, ]),
+    item6_ikfd_no_spread = prob_of(function() ikfd(matrix(1, 100, 2), factor(rep(1:2, 50)), kernel = kernel_rbf(1)), matrix(1, 3, 2)),
+    item8_onda_linear_two_points = prob_of(function() onda(X[c(1, 60), ], Y[c(1, 60)], posterior = "linear"), X[1:3, ]),
+    item8_onda_gaussian_huge_newdata = prob_of(function() onda(X, Y), X[1:3, ] * 1e300),
+    item10_isvm_two_points = fit_of(function() isvm(X[c(1, 60), ], Y[c(1, 60)])),
+    item10_ikfd_tiny_ridge = fit_of(function() ikfd(X, Y, ridge_relative = 1e-200)),
+    item10_select_landmarks_kmeans_m_n = bad_case(NULL, function() select_landmarks(X, Y, method = "kmeans", m = 60), check_landmarks),
+    item10_select_landmarks_tiny_eps = bad_case(NULL, function() select_landmarks(X, Y, eps = 1e-9), check_landmarks),
+    item11_kmdc_IC = fit_of(function() kmdc(X, Y, distance = "IC")),
+    item12_tune_negative_gamma = bad_case(NULL, function() tune_krein(kqd, X, Y, grid = list(gamma = c(-1, 1)), folds = 3), check_tune),
+    item12_tune_NA_gamma = bad_case(NULL, function() tune_krein(kqd, X, Y, grid = list(gamma = NA), folds = 3), check_tune),
+    item12_tune_negative_reg = bad_case(NULL, function() tune_krein(kqd, X, Y, grid = list(reg = c(-1, 0.1)), folds = 3), check_tune),
+    item12_tune_NA_in_y = bad_case(NULL, function() tune_krein(kqd, X, replace(Y, 4, NA), grid = list(reg = 0.1), folds = 3), check_tune),
+    pcvm_all_pruned_pair = fit_of(function() pcvm(Xs, s$y, kernel = kernel_tanh(scale = 0.5, offset = -1)))
+  )
+  for (name in names(cases)) cases[[name]]$id <- paste0("issue16/", name)
+  unname(cases)
 }

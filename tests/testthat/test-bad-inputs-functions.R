@@ -13,3 +13,7 @@ test_that("functions that are not models: bad arguments end in a krein_error or 
 test_that("kernels on bad data, and predictions of Nystroem and dissimilarity objects", {
   expect_bad_cases(bad_input_cases_kernel_data())
 })
+
+test_that("the reproducers of issue 16 end in a krein_error or a valid result", {
+  expect_bad_cases(bad_input_cases_issue())
+})
