@@ -139,6 +139,7 @@ known_failures <- c(
   # test-real-data.R: PCVM stops at max_iter with a warning (issue 16, "PCVM on
   # real data"); on unscaled spam it predicts the majority class ("Defaults
   # that suit real data": scale = TRUE)
+  "real/Sonar/pcvm" = "PCVM on real data",
   "real/Ionosphere/pcvm" = "PCVM on real data",
   "real/Glass/pcvm" = "PCVM on real data",
   "real/BreastCancer/pcvm" = "PCVM on real data",

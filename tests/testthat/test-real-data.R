@@ -51,18 +51,18 @@ real_data_sets <- function(max_rows = 200) {
 # Fits `model` with its defaults on the training rows and predicts the test
 # rows. onda works on data only: on promotergene it gets the factor columns
 # through the formula, every other model the edit-distance kernel.
-fit_real_data <- function(model, set) {
+fit_real_data <- function(model, set, args = list()) {
   fun <- getExportedValue("krein", model)
   if (!is.null(set$D) && model != "onda") {
     s <- split_rows(nrow(set$D))
-    fit <- fun(kernel_from_dissimilarity(set$D[s$train, s$train]), set$y[s$train])
+    fit <- do.call(fun, c(list(kernel_from_dissimilarity(set$D[s$train, s$train]), set$y[s$train]), args))
     predicted <- predict(fit, set$D[s$test, s$train])
     return(list(predicted = predicted, truth = set$y[s$test], train = set$y[s$train]))
   }
   data <- set$data
   if (!is.null(set$na_action)) data <- stats::na.omit(data)
   s <- split_rows(nrow(data))
-  args <- list(set$formula, data = data[s$train, ])
+  args <- c(list(set$formula, data = data[s$train, ]), args)
   if (!is.null(set$na_action)) args$na.action <- set$na_action
   fit <- do.call(fun, args)
   response <- all.vars(set$formula)[1]
@@ -82,8 +82,12 @@ test_that("every model fits the real data sets with its defaults, without warnin
     for (model in models) {
       id <- sprintf("real/%s/%s", set_name, model)
       warnings <- character()
+      # A known failure need only end without an error: PCVM, which runs to
+      # max_iter on most of these sets (2 minutes in all), then runs 50
+      # iterations.
+      args <- if (model == "pcvm" && id %in% names(skipped)) list(control = pcvm_control(max_iter = 50)) else list()
       result <- withCallingHandlers(
-        tryCatch(fit_real_data(model, sets[[set_name]]), error = function(e) e),
+        tryCatch(fit_real_data(model, sets[[set_name]], args), error = function(e) e),
         warning = function(w) {
           warnings <<- c(warnings, conditionMessage(w))
           invokeRestart("muffleWarning")
