@@ -175,6 +175,15 @@ unowned_failures <- c(
   "plot_kernel_map/x_identical_rows" = "degenerate data range reaches base graphics",
   "plot_kernel_map/x_near_max" = "degenerate data range reaches base graphics",
   "pcvm.default/landmarks=Inf" = "landmark indices not checked for finiteness",
+  "ikfd.formula/x_one_level_factor" = "model.matrix() error on a one-level factor reaches the user",
+  "iknn.formula/x_one_level_factor" = "model.matrix() error on a one-level factor reaches the user",
+  "ikpca_qd.formula/x_one_level_factor" = "model.matrix() error on a one-level factor reaches the user",
+  "isvm.formula/x_one_level_factor" = "model.matrix() error on a one-level factor reaches the user",
+  "kfda.formula/x_one_level_factor" = "model.matrix() error on a one-level factor reaches the user",
+  "kmdc.formula/x_one_level_factor" = "model.matrix() error on a one-level factor reaches the user",
+  "kqd.formula/x_one_level_factor" = "model.matrix() error on a one-level factor reaches the user",
+  "onda.formula/x_one_level_factor" = "model.matrix() error on a one-level factor reaches the user",
+  "pcvm.formula/x_one_level_factor" = "model.matrix() error on a one-level factor reaches the user",
   # test-real-data.R: onda's default warns that a class covariance is singular
   # and adds a ridge, on five of the seven real data sets
   "real/Ionosphere/onda" = "onda's default ridge warns on real data",
@@ -218,6 +227,9 @@ bad_training_data <- function() {
   with_char$word <- rep(c("u", "v"), length.out = n)
   with_factor <- as.data.frame(x)
   with_factor$f <- factor(rep(c("u", "v"), length.out = n))
+  # mlbench's Ionosphere has such a column (V2)
+  with_one_level <- as.data.frame(x)
+  with_one_level$f <- factor(rep("u", n))
   list(
     valid = list(x = x, y = y),
     x_NA = list(x = set_cell(NA), y = y),
@@ -232,6 +244,7 @@ bad_training_data <- function() {
     y_too_short = list(x = x, y = y[-1]),
     x_character_column = list(x = with_char, y = y),
     x_factor_column = list(x = with_factor, y = y),
+    x_one_level_factor = list(x = with_one_level, y = y),
     x_character_matrix = list(x = matrix(as.character(x), n, dimnames = dimnames(x)), y = y),
     x_0_rows = list(x = x[0, , drop = FALSE], y = y[0]),
     x_1_row = list(x = x[1, , drop = FALSE], y = y[1]),
