@@ -77,6 +77,10 @@ cpp_set_omp_threads <- function(threads) {
     .Call(`_krein_cpp_set_omp_threads`, threads)
 }
 
+cpp_processor_count <- function() {
+    .Call(`_krein_cpp_processor_count`)
+}
+
 cpp_nystrom <- function(c, w) {
     .Call(`_krein_cpp_nystrom`, c, w)
 }

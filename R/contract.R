@@ -162,7 +162,8 @@ method_arguments <- function(name, env = parent.frame()) {
 fit_model <- function(name, inputs, args, call) {
   info <- model_info(name)
   check_model_arguments(args, fit_argument_names(info), name, info$renamed)
-  fields <- do.call(get(info$fit, mode = "function"), c(list(inputs), args))
+  fields <- with_core_errors(sprintf("%s()", name),
+                             do.call(get(info$fit, mode = "function"), c(list(inputs), args)))
   # the generic's name, not the method's: kqd(...), as the user wrote it
   if (is.call(call)) call[[1L]] <- as.name(name)
   new_krein_model(fields, inputs, name, call)
@@ -262,11 +263,23 @@ predict.krein_model <- function(object, newdata = NULL, type = "class", ...) {
 #' missing values are left out of the computation and come back as NA rows.
 #' @noRd
 model_predictions <- function(object, new, type, extra) {
+  with_core_errors(sprintf("predict(<%s>)", class(object)[1]),
+                   model_predictions_core(object, new, type, extra))
+}
+
+model_predictions_core <- function(object, new, type, extra) {
   if (is.null(new)) return(scores_of_type(object, NULL, type, extra))
   rows <- new_input_rows(new)
   complete <- rows$complete
-  if (all(complete)) return(scores_of_type(object, new, type, extra))
   n <- length(complete)
+  # no rows: an empty result of the type's shape, as predict.lm() gives, the
+  # same for every model (the columns those of the training predictions,
+  # since some models cannot compute anything on zero rows)
+  if (n == 0L) {
+    training <- scores_of_type(object, NULL, type, extra)
+    return(if (is.factor(training)) factor(character(), levels = object$levels) else training[0L, , drop = FALSE])
+  }
+  if (all(complete)) return(scores_of_type(object, new, type, extra))
   kept <- if (any(complete)) scores_of_type(object, subset_new_inputs(new, complete), type, extra)
   if (type == "class") {
     out <- factor(rep(NA_character_, n), levels = object$levels)

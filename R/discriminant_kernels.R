@@ -57,6 +57,13 @@
 #' @export
 kernel_discriminant <- function(fit, kind = c("dk", "ldk", "gdk", "gmk", "ideal"), prior = NULL) {
   kind <- match_choice(kind, "kind", c("dk", "ldk", "gdk", "gmk", "ideal"))
+  if (missing(fit)) krein_abort("`fit` is missing; give an onda() fit.")
+  # what the plain DK reads from a classifier fit: `fit$prior`, `fit$levels`,
+  # `fit$counts` (list-based S3 fits) and predict(fit, x, type = "prob")
+  if (!is.list(fit) || isS4(fit) || is.data.frame(fit)) {
+    krein_abort(sprintf("`fit` must be an onda() fit, or a list-based S3 classifier fit whose predict(fit, newdata, type = \"prob\") gives class posteriors; not %s.",
+                        if (isS4(fit)) sprintf("an S4 object of class \"%s\"", class(fit)[1]) else describe_value(fit)))
+  }
   if (!inherits(fit, "onda")) {
     if (kind != "dk") {
       krein_abort(sprintf("`fit` must be an onda() fit for kind = \"%s\"; other classifiers give only the plain discriminant kernel (kind = \"dk\").", kind))

@@ -50,8 +50,12 @@ gaussian_classes <- function(x, y, prior = NULL, pooled = FALSE, denominator = c
   pooled_root <- cpp_triangular_factor(do.call(rbind, roots)) / sqrt(max(1, n - if (unbiased) classes else 0))
   adjusted <- function(R) {
     if (shrinkage == 0 && all(ridge == 0)) return(R)
-    diagonal <- shrinkage * sum(R^2) / p + ridge  # sum(R^2) = tr(R'R)
-    cpp_triangular_factor(rbind(sqrt(1 - shrinkage) * R, diag(sqrt(diagonal), p)))
+    # sqrt(shrinkage tr(R'R) / p + ridge), the squares of R never formed:
+    # tr(R'R) / p = rms(R)^2 p, which overflows for data of size 1e160 and
+    # underflows for 1e-160
+    target <- sqrt(shrinkage * p) * root_mean_square(R)
+    root <- if (target > 0) target * sqrt(1 + (ridge / target) / target) else sqrt(ridge)
+    cpp_triangular_factor(rbind(sqrt(1 - shrinkage) * R, diag(root, p)))
   }
   pooled_factor <- adjusted(pooled_root)
   factors <- if (pooled) {
@@ -75,6 +79,13 @@ gaussian_classes <- function(x, y, prior = NULL, pooled = FALSE, denominator = c
   structure(model, class = "krein_gaussian")
 }
 
+# sqrt(mean(v^2)) without overflow or underflow of the squares
+root_mean_square <- function(v) {
+  largest <- max(abs(v))
+  if (!is.finite(largest) || largest == 0) return(largest)
+  largest * sqrt(mean((v / largest)^2))
+}
+
 factor_logdet <- function(R) 2 * sum(log(abs(diag(R))))
 
 factor_rcond <- function(R) {
@@ -86,27 +97,107 @@ factor_rcond <- function(R) {
 #' Discriminant scores of Gaussian classes: log(q_k f_k(x)) up to a term common
 #' to all classes of a row (so differences between columns are log-likelihood
 #' ratios plus log prior ratios, and their softmax the posteriors).
+#'
+#' With `relative = FALSE` (the default) the values are log(q_k f_k(x)) + p/2
+#' log(2 pi), exactly; for points far from every class mean (x * 1e300) they
+#' overflow to -Inf. With `relative = TRUE`
+#' a row's term is chosen so that the row stays finite where its posteriors
+#' are not all zero: at least one entry of every row is finite, and entries
+#' are -Inf only where the class has posterior 0 in double precision. See
+#' gaussian_parts() for how.
 #' @param model A `krein_gaussian`.
 #' @param x An m x p matrix.
 #' @param logdet FALSE drops the log-determinants (a Mahalanobis rule; no
 #'   effect for pooled models, where they cancel).
+#' @param relative See above.
 #' @returns An m x K matrix, columns named by the levels.
 #' @noRd
-gaussian_discriminants <- function(model, x, logdet = TRUE) {
-  if (model$pooled) {
-    g <- x %*% model$weights + rep(model$constant, each = nrow(x))
+gaussian_discriminants <- function(model, x, logdet = TRUE, relative = FALSE) {
+  parts <- gaussian_parts(model, x, logdet)
+  g <- if (relative) {
+    times_pow2(parts$scaled - parts$reference, parts$exponent) + parts$constant
   } else {
-    g <- vapply(seq_along(model$levels), function(k) {
-      z <- backsolve(model$factors[[k]], t(x) - model$means[k, ], transpose = TRUE)
-      -0.5 * colSums(z^2) - if (logdet) 0.5 * model$logdet[k] else 0
-    }, numeric(nrow(x)))
-    if (is.null(dim(g))) g <- matrix(g, nrow = nrow(x))
-    g <- g + rep(log(model$prior), each = nrow(x))
+    times_pow2(parts$scaled, parts$exponent) + parts$constant
   }
+  if (is.null(dim(g))) g <- matrix(g, nrow = nrow(x))
   dimnames(g) <- list(rownames(x), model$levels)
   g
 }
 
-#' Posteriors of Gaussian classes (Bayes' rule; paper 004, eq. 33)
+#' Posteriors of Gaussian classes (Bayes' rule; paper 004, eq. 33): the
+#' softmax of the relative discriminants, so rows are finite and sum to 1 for
+#' inputs of any size (1e300 or 1e-300 times the training data).
 #' @noRd
-gaussian_posteriors <- function(model, x) softmax_rows(gaussian_discriminants(model, x))
+gaussian_posteriors <- function(model, x) {
+  softmax_rows(gaussian_discriminants(model, x, relative = TRUE))
+}
+
+# The discriminants in pieces that cannot overflow: g[i, k] = scaled[i, k] *
+# 2^exponent[i] + constant[k] (m x K, m-vector, K-vector), the data-dependent
+# term scaled by a power of two per row, which is exact, so that in the
+# ordinary range the sum is bit for bit what the plain formula gives.
+# `reference` (one per row) is the largest `scaled` value of the row: the
+# term reference[i] * 2^exponent[i] is common to the row, and subtracting it
+# leaves `scaled - reference` <= 0, 0 for at least one class. Scaling that
+# difference back can only overflow to -Inf (a posterior that is 0 in double
+# precision) and never gives Inf - Inf.
+#
+# Quadratic (per-class) models: z_k = R_k^-T (x - m_k), the data term is
+# -|z_k|^2 / 2. Each row of x and the means are first divided by 2^e (e the
+# exponent of the largest |x|, |m|), so x - m_k cannot overflow; the solved
+# z_k by 2^t (its largest entry), so its squares cannot; then exponent = 2 (e
+# + t). Pooled models: the linear form x'W_k, with the row of x divided by
+# 2^e and x'W_k by 2^t, exponent e + t.
+gaussian_parts <- function(model, x, logdet = TRUE) {
+  m <- nrow(x)
+  classes <- length(model$levels)
+  rows <- seq_len(m)
+  if (model$pooled && !is.null(model$weights)) {
+    e <- pow2_exponent(row_max_abs(x))
+    a <- times_pow2(x, -e) %*% model$weights
+    t <- pow2_exponent(row_max_abs(a))
+    scaled <- times_pow2(a, -t)
+    exponent <- e + t
+    constant <- model$constant
+  } else {
+    e <- pow2_exponent(pmax(row_max_abs(x), max(abs(model$means))))
+    x_scaled <- times_pow2(x, -e)
+    z <- lapply(seq_len(classes), function(k) {
+      mean_scaled <- times_pow2(matrix(model$means[k, ], m, ncol(x), byrow = TRUE), -e)
+      backsolve(model$factors[[k]], t(x_scaled - mean_scaled), transpose = TRUE)
+    })
+    largest <- do.call(pmax, lapply(z, function(zk) col_max_abs(zk)))
+    t <- pow2_exponent(largest)
+    scaled <- vapply(z, function(zk) -0.5 * colSums(times_pow2(zk, -rep(t, each = nrow(zk)))^2),
+                     numeric(m))
+    exponent <- 2 * (e + t)
+    constant <- log(model$prior) - if (logdet) 0.5 * model$logdet else 0
+  }
+  if (is.null(dim(scaled))) scaled <- matrix(scaled, nrow = m)
+  list(scaled = scaled, exponent = exponent, constant = rep(constant, each = m),
+       reference = scaled[cbind(rows, max.col(scaled, ties.method = "first"))])
+}
+
+row_max_abs <- function(x) if (ncol(x) == 0L) numeric(nrow(x)) else do.call(pmax, lapply(seq_len(ncol(x)), function(j) abs(x[, j])))
+col_max_abs <- function(x) row_max_abs(t(x))
+
+# The power of two at or above v (its exponent), 0 for v = 0 or non-finite v;
+# limited to [-1000, 1000], so that 2^-e stays a normal number and scaling by
+# it is exact.
+pow2_exponent <- function(v) {
+  e <- ifelse(is.finite(v) & v > 0, ceiling(log2(pmax(v, .Machine$double.xmin))), 0)
+  pmin(pmax(e, -1000), 1000)
+}
+
+# v * 2^k elementwise (k recycled; one per row of a matrix), in steps of at
+# most 2^+-1000, so that no step overflows where the result does not; zeros
+# stay zero (never 0 * Inf).
+times_pow2 <- function(v, k) {
+  k <- rep_len(k, length(v))
+  repeat {
+    step <- pmax(pmin(k, 1000), -1000)
+    if (all(step == 0)) return(v)
+    v <- v * 2^step
+    k <- k - step
+  }
+}

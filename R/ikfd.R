@@ -37,7 +37,10 @@
 #' DisTools' absolute \eqn{\mu = 10^{-4}} corresponds to `ridge_relative =
 #' 1e-4 * n / tr(N)`: from a first fit, `fit$ridge_relative * 1e-4 /
 #' fit$ridge`. Should rounding leave \eqn{N + \mu I} without a Cholesky
-#' factor, \eqn{\mu} is doubled until it has one, with a warning.
+#' factor, \eqn{\mu} is raised to at least \eqn{10^{-12}} times the largest
+#' diagonal entry of \eqn{N} and doubled until it has one (at most 60 times),
+#' with a warning giving the final \eqn{\mu}; the fit keeps it as `ridge` and
+#' sets `ridge_increased`.
 #'
 #' @section Nystroem low rank (Ny-iKFD):
 #' With `landmarks`, the kernel is replaced by its Nystroem approximation
@@ -66,7 +69,15 @@
 #' covariance, fitted on the training scores (one score for two classes, the
 #' \eqn{c} one-vs-rest scores otherwise), and the class proportions as
 #' priors. Their posterior (the softmax of a linear function of the scores)
-#' gives `type = "prob"`, and its most probable class `type = "class"`.
+#' gives `type = "prob"`, and its most probable class `type = "class"`. A
+#' ridge of \eqn{10^{-10}} times the mean pooled variance is added (one-vs-rest
+#' scores can be nearly collinear). When the training scores have no spread
+#' within the classes (pooled standard deviation at most \eqn{10^{-12}} of
+#' the root mean square score, as with a constant kernel or constant inputs),
+#' the pooled standard deviation is floored at that value, with a warning, and
+#' `calibration$floored` is `TRUE`: points then get the
+#' class priors where the class means of the scores coincide, and
+#' probabilities of 0 or 1 where they differ.
 #'
 #' @section Prediction:
 #' [predict()][predict.krein_model()] gives `type = "class"` (the most
@@ -109,8 +120,10 @@
 #'   training points, or \eqn{a} over the landmarks), `bias`, `ridge` (the
 #'   absolute \eqn{\mu} of each discriminant), `ridge_relative`, `weights`,
 #'   `calibration` (the Gaussian model of the training scores behind
-#'   `type = "prob"`: class means, priors and the triangular factor of the
-#'   pooled covariance), `training_scores` (the \eqn{n \times d} discriminant
+#'   `type = "prob"`: class means, priors, the triangular factor of the
+#'   pooled covariance, its `ridge`, and `floored`, see Probabilities),
+#'   `ridge_increased` (`TRUE` when the ridge had to grow, see
+#'   Regularisation), `training_scores` (the \eqn{n \times d} discriminant
 #'   scores of the training points), `landmarks` (`NULL` for a full fit, else
 #'   the `krein_landmarks`), `x` (the training inputs of a full fit), and for
 #'   Ny-iKFD `values` (the signed eigenvalues of \eqn{\hat K}), `signature`
@@ -179,13 +192,16 @@ ikfd_fit <- function(inputs, ridge_relative = 1e-4, landmarks = NULL, eps = 0.01
   } else {
     ikfd_nystrom(inputs, landmarks, ridge_relative, weights, threads)
   }
-  if (isTRUE(fit$ridge_increased)) {
-    krein_warn("The regularised within-class scatter had no Cholesky factor; its ridge was increased until it had one (see `ridge`). Consider a larger `ridge_relative`.")
+  ridge_increased <- isTRUE(fit$ridge_increased)
+  if (ridge_increased) {
+    krein_warn(sprintf(
+      "The regularised within-class scatter had no Cholesky factor; its ridge was raised and doubled until it had one, to mu = %s (see `ridge`). Consider a larger `ridge_relative`.",
+      format_ridges(fit$ridge)))
   }
   scores <- fit$scores
   dimnames(scores) <- NULL
   list(coefficients = fit$coefficients, bias = fit$bias, ridge = fit$ridge,
-       ridge_relative = ridge_relative, weights = weights,
+       ridge_relative = ridge_relative, ridge_increased = ridge_increased, weights = weights,
        calibration = calibrate_scores(scores, y, threads), landmarks = landmarks, values = fit$values,
        signature = if (!is.null(fit$values)) c(p = sum(fit$values > 0), q = sum(fit$values < 0)),
        landmark_rank = fit$landmark_rank,
@@ -226,7 +242,7 @@ resolve_landmarks <- function(landmarks, inputs, eps, m, threads) {
 
 ikfd_full <- function(inputs, reg, weights, threads) {
   K <- training_kernel(inputs, threads)
-  core <- cpp_ikfd_full(K, as.integer(inputs$y), nlevels(inputs$y), weights, reg, threads)
+  core <- unfactorisable_scatter(cpp_ikfd_full(K, as.integer(inputs$y), nlevels(inputs$y), weights, reg, threads))
   scores <- K %*% core$coefficients + rep(core$bias, each = nrow(K))
   c(core[c("coefficients", "bias", "ridge", "ridge_increased")], list(scores = scores))
 }
@@ -252,7 +268,7 @@ ikfd_nystrom <- function(inputs, landmarks, reg, weights, threads) {
     factors <- if (is.null(factors)) block else cpp_merge_factors(factors, block)
     if (keep_blocks) kept[[b]] <- C
   }
-  core <- cpp_ikfd_nystrom(factors, as.double(table(y)), W, weights, reg)
+  core <- unfactorisable_scatter(cpp_ikfd_nystrom(factors, as.double(table(y)), W, weights, reg))
   scores <- matrix(0, n, ncol(core$coefficients))
   for (b in seq_along(starts)) {
     rows <- starts[b]:min(n, starts[b] + block_rows - 1L)
@@ -261,6 +277,17 @@ ikfd_nystrom <- function(inputs, landmarks, reg, weights, threads) {
   }
   scores <- scores + rep(core$bias, each = n)
   c(core, list(scores = scores))
+}
+
+# The core's last resort (ikfd.hpp, ridged_cholesky): a scatter that no ridge
+# up to 1e6 times its largest diagonal entry makes factorisable, which only
+# non-finite kernel values cause.
+unfactorisable_scatter <- function(expr) {
+  tryCatch(expr, error = function(e) {
+    if (!grepl("could not be factorised", conditionMessage(e), fixed = TRUE)) stop(e)
+    krein_abort(sprintf("iKFD failed: %s, even with a ridge of 1e6 times its largest diagonal entry; check the kernel for missing or infinite values.",
+                        conditionMessage(e)))
+  })
 }
 
 # Rows of the landmark kernel per block: about 32 MB of doubles, or the
@@ -295,11 +322,31 @@ ikfd_decisions <- function(scores, classes) {
 # (denominator n - c; documented under Probabilities in ?ikfd), as a
 # `krein_gaussian` (gaussian.R). A tiny ridge, 1e-10 of the mean diagonal of
 # the pooled covariance, is added: one-vs-rest scores can be nearly collinear.
+# Scores without spread within the classes (a constant kernel, constant
+# inputs) have no covariance to invert: when the pooled standard deviation is
+# at most 1e-12 of the root mean square score (below what rounding of the
+# scores can resolve), it is floored at that value (at 1e-12 if every score
+# is 0), with a warning, and the calibration records `floored = TRUE`. Classes whose scores coincide then
+# get their priors; classes with distinct scores are told apart with
+# certainty.
 calibrate_scores <- function(scores, y, threads = 1L) {
   plain <- gaussian_classes(scores, y, pooled = TRUE, denominator = "unbiased", threads = threads)
-  variance <- sum(plain$pooled_factor^2) / ncol(scores)  # tr(R'R) / d
-  gaussian_classes(scores, y, pooled = TRUE, denominator = "unbiased",
-                   ridge = 1e-10 * max(variance, .Machine$double.xmin), threads = threads)
+  R <- plain$pooled_factor
+  # root mean squares, scaled so that no square overflows or underflows
+  spread <- root_mean_square(R) * sqrt(length(R) / ncol(scores))   # sqrt(tr(R'R) / d)
+  score_scale <- root_mean_square(scores)
+  if (!is.finite(score_scale) || score_scale <= 0) score_scale <- 1
+  floored <- !is.finite(spread) || spread <= 1e-12 * score_scale
+  ridge <- if (floored) (1e-12 * score_scale)^2 else (1e-5 * spread)^2
+  if (floored) {
+    krein_warn(sprintf(
+      "The training discriminant scores have no spread within the classes (pooled standard deviation %s), so the probability calibration has no variance to use: its standard deviation was floored at %s (1e-12 of the root mean square score; see `calibration`). Probabilities are the class priors where the class means of the scores coincide, and 0 or 1 elsewhere.",
+      format(spread, digits = 3), format(sqrt(ridge), digits = 3)))
+  }
+  model <- gaussian_classes(scores, y, pooled = TRUE, denominator = "unbiased", ridge = ridge,
+                            threads = threads)
+  model$floored <- floored
+  model
 }
 
 #' @export
@@ -344,7 +391,12 @@ model_print_lines.ikfd <- function(x) {
   lm <- x$landmarks
   c(paste0(if (d == 1L) "one discriminant" else paste(d, "one-vs-rest discriminants"), ", ",
            x$weights, " weights"),
-    paste0("ridge_relative = ", format(x$ridge_relative), "; absolute ridge mu = ", format_ridges(x$ridge)),
+    paste0("ridge_relative = ", format(x$ridge_relative), "; absolute ridge mu = ", format_ridges(x$ridge),
+           if (isTRUE(x$ridge_increased)) " (raised until the scatter had a Cholesky factor)"),
+    if (isTRUE(x$calibration$floored)) {
+      paste0("probability calibration: no spread of the training scores within the classes; standard deviation floored at ",
+             format(sqrt(x$calibration$ridge), digits = 3))
+    },
     if (!is.null(lm)) {
       paste0("approximated kernel of rank ", length(x$values), ", signature (p, q) = (",
              x$signature[["p"]], ", ", x$signature[["q"]], ")")

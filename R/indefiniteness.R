@@ -52,7 +52,7 @@ indefiniteness <- function(K, center = FALSE, tol = NULL) {
   if (is.null(tol)) tol <- n * .Machine$double.eps
   tol <- check_number(tol, "tol", lower = 0, allow_lower = TRUE)
   if (center) K <- double_center(K)
-  values <- cpp_symmetric_eigen(K, FALSE)$values
+  values <- with_core_errors("Computing the eigenvalues of the kernel matrix", cpp_symmetric_eigen(K, FALSE))$values
   scale <- max(abs(values))
   zero <- abs(values) <= tol * scale
   signature <- c(p = sum(values > 0 & !zero), q = sum(values < 0 & !zero), z = sum(zero))

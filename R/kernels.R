@@ -33,6 +33,11 @@ new_krein_kernel <- function(name, params, label, formula, positive_definite, ..
 #' | `kernel_tanh()` | \eqn{\tanh(\mathrm{scale}\,\langle x, x'\rangle + \mathrm{offset})} | no |
 #' | `kernel_dist()` | \eqn{\exp(-d(x, x')^{p} / s^2)}, \eqn{d = \|x - x'\|^2} | for `power` <= 1 |
 #'
+#' Every kernel matrix krein computes is checked: a NaN or infinite kernel
+#' value (a non-whole `degree` on a negative base, inner products of inputs
+#' near 1e300 overflowing) stops with an error that names the kernel and its
+#' parameters, as for R-function and kernlab kernels.
+#'
 #' @section Parametrisations in the papers:
 #' The Gaussian kernel appears in three forms. Pekalska and Haasdonk (2009,
 #' Sec. V-A) write \eqn{\exp(-\|x - x'\|^2 / s^2)}: use `gamma = 1 / s^2`.
@@ -67,16 +72,20 @@ new_krein_kernel <- function(name, params, label, formula, positive_definite, ..
 #' @param gamma The width \eqn{\gamma > 0}. `NULL` (the default) chooses it from
 #'   the training data by the median heuristic, \eqn{\gamma = 1 /
 #'   \mathrm{median}\|x_i - x_j\|^2}: see [median_gamma()].
-#' @param degree The degree of the polynomial, a positive number (usually whole).
+#' @param degree The degree of the polynomial, a positive number (usually whole;
+#'   a non-whole degree is defined only where `scale` \eqn{\langle x, x'\rangle} +
+#'   `offset` >= 0, and krein stops with an error where the kernel is NaN).
 #' @param scale The factor multiplying the inner product.
 #' @param offset The constant added to the scaled inner product.
 #' @param scales The per-input variances of `kernel_rbf_diag()`, one positive
 #'   number per input column; `NULL` (the default) uses ten times the sample
 #'   variances of the training inputs, the choice of Huang, Hwang and Lin
 #'   (2005).
-#' @param width The window width \eqn{w > 0} of the Epanechnikov kernel.
+#' @param width The window width \eqn{w > 0} of the Epanechnikov kernel (its
+#'   square must be a positive finite double, so about 1.5e-154 to 1.3e154).
 #' @param sigma2 The variance parameter \eqn{\sigma^2 > 0} of the ELM kernel.
-#' @param s The width \eqn{s > 0} of `kernel_dist()`.
+#' @param s The width \eqn{s > 0} of `kernel_dist()` (its square must be a
+#'   positive finite double, so about 1.5e-154 to 1.3e154).
 #' @param power The power \eqn{p > 0} of the squared distance in `kernel_dist()`.
 #' @returns A `krein_kernel` object: a list with the kernel's `name`, its
 #'   `params`, a `label`, the `formula` as text and `positive_definite`
@@ -157,7 +166,7 @@ kernel_rbf_diag <- function(scales = NULL) {
 #' @export
 kernel_epanechnikov <- function(width) {
   if (missing(width)) krein_abort("`width` is missing; give the window width, a positive number.")
-  width <- check_number(width, "width", lower = 0)
+  width <- check_squarable_width(width, "width")
   new_krein_kernel("epanechnikov", list(width = width), "Epanechnikov product",
                    "prod_j (1 - (x_j - x'_j)^2 / width^2) 1{|x_j - x'_j| < width}", FALSE)
 }
@@ -184,10 +193,22 @@ kernel_tanh <- function(scale = 1, offset = 0) {
 #' @export
 kernel_dist <- function(s, power = 1) {
   if (missing(s)) krein_abort("`s` is missing; give the kernel width, a positive number.")
-  s <- check_number(s, "s", lower = 0)
+  s <- check_squarable_width(s, "s")
   power <- check_number(power, "power", lower = 0)
   new_krein_kernel("dist", list(s = s, power = power), "distance-based",
                    "exp(-d(x, x')^power / s^2), d = ||x - x'||^2", power <= 1)
+}
+
+# A width the engine divides by squared (kernel_dist's s, kernel_epanechnikov's
+# width): below about 1.5e-154 its square underflows to 0 and the kernel is
+# 0 * Inf = NaN at distance 0; above about 1.3e154 it overflows to Inf.
+check_squarable_width <- function(value, arg) {
+  value <- check_number(value, arg, lower = 0)
+  if (value^2 == 0 || !is.finite(value^2)) {
+    krein_abort(sprintf("`%s` must be a positive number whose square is a positive finite double (about 1.5e-154 to 1.3e154), not %s.",
+                        arg, format(value, digits = 7)))
+  }
+  value
 }
 
 #' Invariant kernels
@@ -320,7 +341,12 @@ kernel_parameter_text <- function(kernel) {
 #' pair of training points has kernel value \eqn{e^{-1}}. This is the value
 #' `kernel_rbf(gamma = NULL)` takes from the training data. For more than 1000
 #' rows the median is taken over 1000 rows evenly spaced through the data (a
-#' deterministic choice, so the random number stream is untouched).
+#' deterministic choice, so the random number stream is untouched). The
+#' distances are taken on the data divided by its largest absolute value and
+#' the scale is put back into \eqn{\gamma}, so that tiny (1e-150) and huge
+#' (1e150) inputs get the right width rather than squared distances that
+#' underflow or overflow; where \eqn{\gamma} itself is beyond double precision
+#' (inputs near 1e-300), the error says so.
 #'
 #' @param x A numeric matrix or data frame of numeric columns.
 #' @returns One positive number.
@@ -332,12 +358,22 @@ median_gamma <- function(x) {
   x <- check_numeric_matrix(x, "x")
   if (nrow(x) < 2L) krein_abort("`x` must have at least two rows to choose a kernel width.")
   if (nrow(x) > 1000L) x <- x[unique(round(seq(1, nrow(x), length.out = 1000L))), , drop = FALSE]
-  d2 <- stats::dist(x)^2
-  med <- stats::median(d2[d2 > 0])
-  if (!is.finite(med) || med <= 0) {
+  # Squared distances of 1e-300 data underflow to 0 and those of 1e200 data
+  # overflow: take them on the data divided by its largest absolute value,
+  # then put the scale back, gamma = 1 / (median * scale^2).
+  scale <- max(abs(x))
+  d2 <- if (scale > 0) stats::dist(x / scale)^2 else numeric()
+  if (!any(d2 > 0)) {
     krein_abort("`x` has no two distinct rows, so no kernel width can be chosen from it; give `gamma`.")
   }
-  1 / med
+  gamma <- (1 / scale)^2 / stats::median(d2[d2 > 0])
+  if (!is.finite(gamma) || gamma <= 0) {
+    krein_abort(sprintf(paste0(
+      "The median-heuristic width of `x` (largest |x| = %s) is outside the range of double precision ",
+      "(gamma = 1 / median squared distance %s); rescale `x` (e.g. centre and scale its columns) or give `gamma`."),
+      format(scale, digits = 3), if (gamma <= 0) "underflows to 0" else "overflows"))
+  }
+  gamma
 }
 
 #' Fill in the parameters a kernel takes from the training data
@@ -400,8 +436,10 @@ check_kernel_dimension <- function(kernel, d, call = NULL) {
 #'   `function(x, y)` of two vectors, or a kernlab kernel object.
 #' @param x A numeric matrix or data frame of numeric columns, one row per point.
 #' @param y `NULL`, or a second set of points with the same columns as `x`.
-#' @param threads The number of threads; `NULL` uses `getOption("krein.threads")`,
-#'   and 0 (that option's default) uses every core (or `OMP_NUM_THREADS` where set).
+#' @param threads The number of threads, a whole number >= 0; `NULL` uses
+#'   `getOption("krein.threads")`, and 0 (that option's default) uses every
+#'   core (or `OMP_NUM_THREADS` where set). A number above the processors
+#'   available (as OpenMP counts them) is capped there.
 #' @returns A numeric matrix with `nrow(x)` rows and `nrow(y)` columns (or
 #'   `nrow(x)` columns), with the row names of `x` and `y` as dimnames.
 #' @family kernels
@@ -444,14 +482,16 @@ evaluate_kernel <- function(kernel, x, y = NULL, threads = 0L) {
   symmetric <- is.null(y)
   if (symmetric) y <- x
   if (is_builtin_kernel(kernel)) {
-    return(cpp_kernel_matrix(kernel, FALSE, x, y, y, symmetric, threads))
+    return(check_builtin_kernel_values(cpp_kernel_matrix(kernel, FALSE, x, y, y, symmetric, threads),
+                                       kernel, x, y))
   }
   switch(kernel$name,
     invariant = {
       y_tau <- apply_transform(kernel$transform, y)
       if (symmetric) check_invariant_symmetry(kernel, x, y_tau, threads)
       if (is_builtin_kernel(kernel$base)) {
-        cpp_kernel_matrix(kernel$base, TRUE, x, y, y_tau, symmetric, threads)
+        check_builtin_kernel_values(cpp_kernel_matrix(kernel$base, TRUE, x, y, y_tau, symmetric, threads),
+                                    kernel, x, y)
       } else {
         K <- pmax(evaluate_kernel(kernel$base, x, y, threads),
                   evaluate_kernel(kernel$base, x, y_tau, threads))
@@ -474,12 +514,14 @@ evaluate_kernel <- function(kernel, x, y = NULL, threads = 0L) {
 #' distances need for new points
 #' @noRd
 kernel_self <- function(kernel, x) {
-  if (is_builtin_kernel(kernel)) return(cpp_kernel_diagonal(kernel, FALSE, x, x))
+  if (is_builtin_kernel(kernel)) {
+    return(check_builtin_kernel_values(cpp_kernel_diagonal(kernel, FALSE, x, x), kernel, x))
+  }
   switch(kernel$name,
     invariant = {
       x_tau <- apply_transform(kernel$transform, x)
       if (is_builtin_kernel(kernel$base)) {
-        cpp_kernel_diagonal(kernel$base, TRUE, x, x_tau)
+        check_builtin_kernel_values(cpp_kernel_diagonal(kernel$base, TRUE, x, x_tau), kernel, x)
       } else {
         pmax(kernel_self(kernel$base, x),
              vapply(seq_len(nrow(x)), function(i) {
@@ -538,6 +580,40 @@ evaluate_function_kernel <- function(fun, x, y, symmetric) {
   }
   if (symmetric) K[lower.tri(K)] <- t(K)[lower.tri(K)]
   K
+}
+
+#' The values of a built-in kernel, checked once where the engine computed
+#' them: NaN or Inf (a non-whole polynomial degree on a negative base, inner
+#' products of huge inputs overflowing) must not flow silently into a model,
+#' where they became NA classes or obscure LAPACK failures (issue 16). The
+#' test costs two passes without allocation (anyNA, range); the counts only
+#' on failure.
+#' @noRd
+check_builtin_kernel_values <- function(K, kernel, x, y = NULL) {
+  if (!anyNA(K) && all(is.finite(range(K)))) return(K)
+  nan <- sum(is.na(K))
+  inf <- sum(is.infinite(K))
+  kinds <- c(if (nan > 0) "NaN", if (inf > 0) "Inf")
+  largest <- max(abs(range(x)), if (!is.null(y)) abs(range(y)))
+  base <- if (identical(kernel$name, "invariant")) kernel$base else kernel
+  hint <- if (identical(base$name, "poly") && nan > 0 &&
+              abs(base$params$degree - round(base$params$degree)) > 1e-12) {
+    "a non-whole `degree` needs scale <x, x'> + offset >= 0 for every pair of points; use a whole degree or a larger offset"
+  } else {
+    "the inputs are too large or too small for this kernel and its parameters; rescale the inputs (e.g. centre and scale the columns) or change the parameters"
+  }
+  krein_abort(sprintf("%s gave %d non-finite value%s (%s) on the data (largest |x| = %s): %s.",
+                      kernel_call_text(kernel), nan + inf, if (nan + inf > 1) "s" else "",
+                      paste(kinds, collapse = ", "), format(largest, digits = 3), hint))
+}
+
+#' How the user would write this kernel: "kernel_poly(degree = 0.5, scale = 1, offset = 0)"
+#' @noRd
+kernel_call_text <- function(kernel) {
+  if (identical(kernel$name, "invariant")) {
+    return(sprintf("kernel_invariant(%s)", kernel_call_text(kernel$base)))
+  }
+  sprintf("kernel_%s(%s)", kernel$name, kernel_parameter_text(kernel))
 }
 
 check_kernel_values <- function(K) {

@@ -477,6 +477,14 @@ krein_scores.kfda <- function(object, new, type) {
       rownames(out) <- rownames(K)
       return(out)
     }
+    if (type == "prob") {
+      # discriminants relative to each row's largest, so that points far out
+      # (a quadratic form of 1e600) give probabilities, not Inf - Inf
+      prob <- softmax_rows(gaussian_discriminants(object$gaussian, Z, logdet = object$logdet,
+                                                  relative = TRUE))
+      dimnames(prob) <- list(rownames(K), object$levels)
+      return(prob)
+    }
     decision <- kfda_decisions(object, Z)
     dimnames(decision) <- list(rownames(K), object$levels)
   }

@@ -56,7 +56,10 @@
 #' factorisation instead of an eigendecomposition. The FK variants always use
 #' the eigenpairs of \eqn{\tilde K_j H_j \tilde K_j'} (from an \eqn{n_j \times
 #' n_j} problem): its rank is below \eqn{n_j}, so prediction costs
-#' \eqn{O(n r)} per point for its numerical rank \eqn{r}.
+#' \eqn{O(n r)} per point for its numerical rank \eqn{r}. A value so small
+#' for the kernel's scale that the training distances overflow (RC divides
+#' by \eqn{\sigma^2}; `reg = 1e-200`) is an error, or, in a path with
+#' usable values, left out with a warning (`NA` in `path_error` and `bias`).
 #'
 #' @section Bias:
 #' * `"error"` (Pekalska and Haasdonk 2009, Sec. IV-D): for each pair of
@@ -84,7 +87,9 @@
 #' argument `reg` picks a value of the regularisation path (one of the fitted
 #' values; `NULL`, the default, takes the one with the lowest training error).
 #' Precomputed fits of the RC variants need the self-similarities of new
-#' points: `precomputed_kernel(K_new, self = )`. [plot()][plot.krein_model()]
+#' points: `precomputed_kernel(K_new, self = )`. New points whose distances
+#' are not finite (kernel values far beyond the training data's scale) are
+#' an error, never NaN probabilities. [plot()][plot.krein_model()]
 #' takes `reg` too; for more than two inputs it shows a pairs plot of the
 #' training points' squared distances to the classes -- for two classes the
 #' KQD boundary is a line parallel to the diagonal there (Haasdonk and
@@ -111,7 +116,10 @@
 #'   (an unknown name is an error).
 #' @returns An object of class `c("kqd", "krein_model")`: a list with
 #'   `variant`, `reg` (a matrix: one row per path value, one column per class),
-#'   `bias` (same shape), `path_error` (the training error at each path value),
+#'   `bias` (same shape), `path_error` (the training error at each path value;
+#'   `NA`, with `NA` biases and a warning, where the training distances were
+#'   not finite because the value is too small for the kernel's scale --
+#'   predict() refuses such a value, and the fit fails if every value does),
 #'   `best` (the path value with the lowest training error, the default of
 #'   `predict()`), `training_error` (at `best`),
 #'   `indefinite` (per class: were the IKQD formulas used), `signature` (per
@@ -186,8 +194,10 @@ kqd_fit <- function(inputs, variant = "RC+", reg = NULL, indefinite = c("auto", 
   core <- cpp_kqd_fit(K, as.integer(y), length(levels), variant, reg, indefinite,
                       allow_cholesky = bias != "map")
   distances <- cpp_kqd_distances(core, K, if (startsWith(variant, "RC")) diag(K) else NULL)
-  bias_matrix <- kqd_biases(bias, core, distances, y, prior, reg, variant)
+  usable <- kqd_check_path(distances, reg, variant)
+  bias_matrix <- kqd_biases(bias, core, distances, y, prior, reg, variant, usable)
   path_error <- vapply(seq_len(nrow(reg)), function(k) {
+    if (!usable[k]) return(NA_real_)
     f <- -distances[[k]] / 2 + rep(bias_matrix[k, ], each = nrow(K))
     mean(class_from_decisions(f, levels) != y)
   }, numeric(1))
@@ -208,6 +218,28 @@ kqd_fit <- function(inputs, variant = "RC+", reg = NULL, indefinite = c("auto", 
        indefinite = indefinite_used, indefinite_mode = indefinite, signature = signature,
        prior = prior, x = inputs$x, core = core, threads = threads,
        training_distances = distances)
+}
+
+# The training distances of every path value must be finite: a `reg` too
+# small for the kernel's scale overflows them (RC divides by sigma^2 twice;
+# IC+ squares 1 / (0 + alpha)), and a NaN reached the error bias's tie loop,
+# which then grew memory until std::bad_alloc (issue 16). No usable value: an
+# error. Some: those values are left out with a warning, recorded as NA in
+# `path_error` and `bias`, and predict() refuses them (kqd_path_index).
+kqd_check_path <- function(distances, reg, variant) {
+  usable <- vapply(distances, function(d) all(is.finite(d)), logical(1))
+  if (all(usable)) return(usable)
+  values <- vapply(which(!usable), function(k) format_reg_row(reg[k, ]), character(1))
+  what <- sprintf("The squared kernel Mahalanobis distances of the training points are not finite (NaN or Inf) for variant \"%s\" at reg = %s",
+                  variant, paste(values, collapse = ", "))
+  why <- "the regularisation is too small for the scale of the kernel, so the distances overflow"
+  if (!any(usable)) {
+    krein_abort(sprintf("%s: %s. Use a larger `reg`.", what, why))
+  }
+  krein_warn(sprintf("%s: %s. %s left out: `path_error` and `bias` are NA there, and predict() refuses %s.",
+                     what, why, if (length(values) > 1) "These values are" else "This value is",
+                     if (length(values) > 1) "them" else "it"))
+  usable
 }
 
 kqd_default_reg <- function(variant) if (startsWith(variant, "RC")) 0.1 else 1e-3
@@ -260,10 +292,10 @@ check_class_sizes <- function(counts, variant) {
   }
 }
 
-kqd_biases <- function(method, core, distances, y, prior, reg, variant) {
+kqd_biases <- function(method, core, distances, y, prior, reg, variant, usable) {
   c_classes <- nlevels(y)
-  out <- matrix(0, nrow(reg), c_classes, dimnames = list(NULL, levels(y)))
-  for (k in seq_len(nrow(reg))) {
+  out <- matrix(NA_real_, nrow(reg), c_classes, dimnames = list(NULL, levels(y)))
+  for (k in which(usable)) {
     out[k, ] <- switch(method,
       error = cpp_kqd_error_biases(-distances[[k]] / 2, as.integer(y), c_classes),
       none = log(prior),
@@ -332,7 +364,23 @@ kqd_path_index <- function(object, reg) {
     krein_abort(sprintf("`reg` must be one of the fitted regularisation values (%s), not %s; refit to use another value.",
                         paste(shown, collapse = ", "), describe_value(reg)))
   }
+  if (is.na(object$path_error[matches[1]])) {
+    krein_abort(sprintf("`reg` = %s was left out of the fit: the training distances were not finite there. Use another value of the path.",
+                        format_reg_row(path[matches[1], ])))
+  }
   matches[1]
+}
+
+# Non-finite distances of new points (kernel values far beyond the training
+# data's scale, a regularisation too small for them) would become NaN
+# probabilities and arbitrary classes: refuse them, naming the rows.
+check_kqd_new_distances <- function(d, object, k) {
+  bad <- which(rowSums(!is.finite(d)) > 0)
+  if (length(bad) == 0L) return(d)
+  krein_abort(sprintf(paste0(
+    "The squared kernel Mahalanobis distances of `newdata` row%s %s are not finite (NaN or Inf) for variant \"%s\" at reg = %s: ",
+    "their kernel values are too large for the regularisation (check their scale against the training data's, or refit with a larger `reg`)."),
+    if (length(bad) > 1) "s" else "", format_indices(bad), object$variant, format_reg_row(object$reg[k, ])))
 }
 
 #' @export
@@ -344,7 +392,7 @@ krein_scores.kqd <- function(object, new, type, reg = NULL) {
     dimnames(d) <- list(rownames(object$x), object$levels)
   } else {
     kernels <- new_kernels(object, new, need_self = startsWith(object$variant, "RC"))
-    d <- cpp_kqd_distances(object$core, kernels$K, kernels$self)[[k]]
+    d <- check_kqd_new_distances(cpp_kqd_distances(object$core, kernels$K, kernels$self)[[k]], object, k)
     dimnames(d) <- list(kernels$names, object$levels)
   }
   if (type == "distance") return(d)

@@ -69,8 +69,9 @@
 #'
 #' @section Options:
 #' * `krein.threads`: the number of threads the kernel engine uses when a
-#'   function's `threads` argument is `NULL`; the default, 0, uses every core
-#'   (or `OMP_NUM_THREADS` where set).
+#'   function's `threads` argument is `NULL`: a whole number >= 0, where the
+#'   default, 0, uses every core (or `OMP_NUM_THREADS` where set) and values
+#'   above the number of processors are capped at it.
 #'
 #' @references
 #' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for

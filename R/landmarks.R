@@ -17,7 +17,8 @@
 #' * `"kmeans"` (Zhang & Kwok, ref. 14 of Schleif et al. 2018):
 #'   [stats::kmeans()] with `m`
 #'   centres in the input space; the centres are the landmarks (they need not
-#'   be training points). For a precomputed kernel, k-means runs on the rows of
+#'   be training points). `m` can be at most the number of distinct training
+#'   points; with that many, every distinct point is a landmark. For a precomputed kernel, k-means runs on the rows of
 #'   the kernel matrix (the empirical kernel map; for an indefinite kernel this
 #'   is kernel k-means with \eqn{K K'}, Schleif et al. 2018, Sec. 4.2) and
 #'   the landmarks are the training points nearest to the centres.
@@ -52,7 +53,9 @@
 #' @param kernel A kernel (see [kernels]) or `"precomputed"`.
 #' @param method `"meb"`, `"kmeans"` or `"random"`.
 #' @param eps The MEB approximation quality, in \eqn{(0, 1)}; Schleif et al. use
-#'   0.01 throughout.
+#'   0.01 throughout. The core set of a class is capped at \eqn{\max(200,
+#'   \lceil 10/\epsilon \rceil)} points (and at the class size), with a warning
+#'   if the cap is reached before the class is covered.
 #' @param m The number of landmarks for `"kmeans"` and `"random"`; `NULL`
 #'   takes the MEB count.
 #' @param stratified For `"random"`: draw within each class.
@@ -60,6 +63,11 @@
 #'   as described under Cost; `TRUE` runs MEB on the kernel itself, `FALSE` on
 #'   \eqn{K_j K_j'}.
 #' @param threads Threads for kernel evaluations.
+#' @param na.action `NULL` (the default) or [stats::na.fail()]: an error naming
+#'   the rows of `x` or `y` with missing values; [stats::na.omit()] or
+#'   [stats::na.exclude()]: select among the complete rows only. `indices` and
+#'   `n` then count the complete rows, as a model fitted on the same data with
+#'   the same `na.action` does (so the landmarks can be passed to it).
 #' @returns An object of class `krein_landmarks`: a list with `method`,
 #'   `indices` (training rows; `NULL` for k-means centres of data), `points`
 #'   (the landmark points for data; `NULL` for precomputed kernels), `class`
@@ -84,8 +92,8 @@
 #' @export
 select_landmarks <- function(x, y, kernel = kernel_rbf(), method = c("meb", "kmeans", "random"),
                              eps = 0.01, m = NULL, stratified = TRUE, psd = NULL,
-                             threads = NULL) {
-  inputs <- inputs_from_xy(x, y, kernel, na.action = NULL)
+                             threads = NULL, na.action = NULL) {
+  inputs <- inputs_from_xy(x, y, kernel, na.action = na.action)
   landmarks_from_inputs(inputs, method = method, eps = eps, m = m, stratified = stratified,
                         psd = psd, threads = threads)
 }
@@ -139,11 +147,14 @@ check_eps <- function(eps) {
 # One MEB core set per class (paper 002, Sec. 4.1, Algorithm 1).
 meb_balls <- function(inputs, eps, psd, threads) {
   y <- inputs$y
-  max_core <- max(200L, as.integer(ceiling(10 / eps)))
+  # the core-set cap, 10 / eps points (at least 200), is computed in double:
+  # as an integer it would overflow for eps < 5e-9; no class needs more than
+  # its own size
+  max_core <- max(200, ceiling(10 / eps))
   balls <- lapply(levels(y), function(level) {
     rows <- which(y == level)
     start <- sample.int(length(rows), 1L)
-    core <- meb_core_set(inputs, rows, psd, threads, start, eps, min(length(rows), max_core))
+    core <- meb_core_set(inputs, rows, psd, threads, start, eps, as.integer(min(length(rows), max_core)))
     keep <- core$weights > 0
     if (sum(keep) < 2L) keep <- seq_along(core$weights) <= 2L
     list(class = level, indices = rows[core$core[keep]], weights = core$weights[keep],
@@ -156,7 +167,7 @@ meb_balls <- function(inputs, eps, psd, threads) {
     krein_warn(sprintf(
       "The MEB core set of class%s %s reached %d points without covering the class within (1 + eps) R; its landmarks are used as they are. Increase `eps`.",
       if (sum(unconverged) > 1) "es" else "", paste0("\"", levels(y)[unconverged], "\"", collapse = ", "),
-      min(max_core, max(table(y)))))
+      as.integer(min(max_core, max(table(y))))))
   }
   balls
 }
@@ -200,8 +211,17 @@ kmeans_landmarks <- function(inputs, m, threads) {
     krein_abort(sprintf("`m` (%d) must be at most the number of distinct training points (%d) for k-means landmarks.",
                         m, distinct))
   }
+  # Every distinct point a centre: the only solution, which kmeans()'s default
+  # Hartigan-Wong algorithm refuses (it needs fewer centres than points) and
+  # its random start would not find with duplicated rows; Lloyd's algorithm
+  # started from the distinct points assigns each point to its copy.
   fit <- withCallingHandlers(
-    stats::kmeans(data, centers = m, iter.max = 100L, nstart = 1L),
+    if (m == distinct) {
+      stats::kmeans(data, centers = data[!duplicated(data), , drop = FALSE], iter.max = 10L,
+                    algorithm = "Lloyd")
+    } else {
+      stats::kmeans(data, centers = m, iter.max = 100L, nstart = 1L)
+    },
     warning = function(w) {
       krein_warn(sprintf("k-means landmark selection: %s", conditionMessage(w)))
       invokeRestart("muffleWarning")

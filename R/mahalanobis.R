@@ -27,7 +27,12 @@
 #' @param newdata The points to measure, in the form of `x` (as
 #'   [predict.krein_model()] takes them; a precomputed kernel with the
 #'   self-similarities of the new points for `"RC"`); `NULL`: the training
-#'   points. Rows with missing values give `NA` rows.
+#'   points (without the rows `na.action` dropped, or with `NA` rows for
+#'   them under [na.exclude()]). Rows of `newdata` with missing values give
+#'   `NA` rows.
+#' @param na.action What to do with training points with missing values in
+#'   `x` or `y`: `NULL` (the default) makes them an error; [na.omit()] or
+#'   [na.exclude()] drop them, as in the models (see [krein_inputs]).
 #' @param indefinite As in [kqd()].
 #' @returns A matrix with one row per point of `newdata` and one column per
 #'   class.
@@ -53,9 +58,9 @@
 #' @export
 kernel_mahalanobis <- function(x, y, kernel = kernel_rbf(), distance = c("RC", "IC"), reg = NULL,
                                newdata = NULL, indefinite = c("auto", "yes", "no"),
-                               threads = NULL) {
+                               na.action = NULL, threads = NULL) {
   distance <- match_choice(distance, "distance", c("RC", "IC"))
-  inputs <- inputs_from_xy(x, y, kernel, NULL, min_classes = 1L)
+  inputs <- inputs_from_xy(x, y, kernel, na.action, min_classes = 1L)
   fit <- mahalanobis_model(inputs, distance, reg, indefinite, threads)
   stats::predict(fit, newdata, type = "distance")
 }
@@ -91,6 +96,29 @@ per_class_reg <- function(reg, n_classes) {
 #' class-wise distances lack; KQD itself is a line parallel to the diagonal in
 #' that space for two classes.
 #'
+#' @section The discriminant's training distances:
+#' With `distance = "RC"` the discriminant is trained, as in the paper, on the
+#' training points' distances to the classes. With `distance = "IC"` it is
+#' trained on out-of-fold distances: each training point's distances come from
+#' a distance model fitted without it (stratified 10-fold cross-validation, or
+#' as many folds as the smallest class has points; the folds are drawn from
+#' R's random number generator, so [set.seed()] reproduces a fit, and are
+#' kept in the fit as `folds`); the distance model used for prediction is
+#' still fitted on all points. The reason: on its own training points
+#' \eqn{d_{IC}^2} is degenerate. With \eqn{\alpha} below the nonzero
+#' eigenvalues of a class's centred kernel, every training point of class
+#' \eqn{j} is at distance \eqn{n_j - 1} from its class (eq. 4 gives
+#' \eqn{n_j} times a diagonal entry of the projection onto the span of the
+#' centred class points, \eqn{1 - 1/n_j}), whatever the point: the
+#' discriminant would learn a constant that no new point shows (and
+#' [MASS::lda()] stops with "variables appear to be constant within
+#' groups"). Regularising the discriminant's covariance, as PRTools does,
+#' would remove the error but not the mismatch between training and new
+#' points' distances; out-of-fold distances are distributed as those of new
+#' points. \eqn{d_{RC}^2} has no such degeneracy (the regularisation keeps
+#' the training points' distances informative), and the RC classifiers keep
+#' the paper's training. IC therefore needs at least three points per class.
+#'
 #' @section Prediction:
 #' [predict()][predict.krein_model()] gives `type = "class"` (the most
 #' probable class), `"prob"` (the discriminant's posterior, as
@@ -121,8 +149,10 @@ per_class_reg <- function(reg, n_classes) {
 #'   [predict.krein_model()], [summary.krein_model()] and
 #'   [plot.krein_model()]) with `distance`, `classifier`, `prior`, the
 #'   distance model (`distances`, a [kqd()] fit with variant RC+ or IC- and no
-#'   biases) and the discriminant (`discriminant`, the [MASS::lda()] or
-#'   [MASS::qda()] fit on the training points' squared distances).
+#'   biases), the discriminant (`discriminant`, the [MASS::lda()] or
+#'   [MASS::qda()] fit on the training points' squared distances,
+#'   out-of-fold for IC) and `folds` (the fold of each training point for IC,
+#'   `NULL` for RC).
 #' @references
 #' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
 #' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
@@ -166,14 +196,52 @@ kmdc_fit <- function(inputs, distance = c("RC", "IC"), classifier = c("lda", "qd
   classifier <- match_choice(classifier, "classifier", c("lda", "qda"))
   y <- inputs$y
   prior <- check_prior(prior, levels(y), as.vector(table(y)))
+  counts <- table(y)
+  if (distance == "IC" && any(counts < 3)) {
+    krein_abort(sprintf("`y` has a class with fewer than three points (%s); kmdc(distance = \"IC\") needs at least three per class, since its discriminant is fitted on out-of-fold distances.",
+                        paste0("\"", names(counts)[counts < 3], "\"", collapse = ", ")))
+  }
   distances <- mahalanobis_model(inputs, distance, reg, indefinite, threads)
-  d <- krein_scores(distances, NULL, "distance")
+  folds <- NULL
+  if (distance == "IC") {
+    folds <- draw_folds(y, min(kmdc_folds, min(counts)), stratified = TRUE)
+    d <- kmdc_out_of_fold_distances(inputs, folds, distances$reg[1, ], indefinite, threads)
+  } else {
+    d <- krein_scores(distances, NULL, "distance")
+  }
   dimnames(d) <- list(NULL, paste0("d2_", levels(y)))
   discriminant <- tryCatch(
     if (classifier == "lda") MASS::lda(d, y, prior = prior) else MASS::qda(d, y, prior = prior),
-    error = function(e) krein_abort(sprintf("The %s in the distance space failed: %s", classifier, conditionMessage(e))))
+    error = function(e) krein_abort(sprintf("The %s in the distance space failed: %s. The squared distances do not separate the classes; try another kernel width or `reg`.",
+                                            classifier, sub("[.]$", "", conditionMessage(e)))))
   list(distance = distance, classifier = classifier, prior = prior, distances = distances,
-       discriminant = discriminant, x = inputs$x, threads = threads)
+       discriminant = discriminant, folds = folds, x = inputs$x, threads = threads)
+}
+
+# Folds of the out-of-fold IC distances the discriminant is fitted on (fewer
+# when a class has fewer points)
+kmdc_folds <- 10L
+
+#' The squared IC distances of every training point from distance models
+#' fitted without its fold. In-sample d2_IC is degenerate: with alpha below
+#' the nonzero eigenvalues of the centred class kernel, a training point's
+#' distance to its own class is n_j k_i' H (H K H)^+2 H k_i = n_j (1 - 1/n_j)
+#' = n_j - 1 for every point (Haasdonk and Pekalska 2010, eq. 4), so the
+#' discriminant would learn a constant that no new point shows (and MASS::lda
+#' stops with "variable appears to be constant within groups").
+#' @noRd
+kmdc_out_of_fold_distances <- function(inputs, folds, reg, indefinite, threads) {
+  K <- training_kernel(inputs, threads)
+  y <- inputs$y
+  d <- matrix(NA_real_, length(y), nlevels(y))
+  for (k in sort(unique(folds))) {
+    held_out <- folds == k
+    fold_inputs <- inputs_from_xy(precomputed_kernel(K[!held_out, !held_out, drop = FALSE]), y[!held_out],
+                                  NULL, NULL)
+    model <- mahalanobis_model(fold_inputs, "IC", reg, indefinite, threads)
+    d[held_out, ] <- krein_scores(model, list(K = K[held_out, !held_out, drop = FALSE]), "distance")
+  }
+  d
 }
 
 #' The discriminant functions of a MASS lda or qda fit at the rows of `z`, as
@@ -218,7 +286,8 @@ model_print_lines.kmdc <- function(x) {
             if (x$classifier == "lda") "Fisher" else "quadratic", x$classifier, x$distance),
     paste0(if (x$distance == "RC") "sigma^2" else "alpha", " = ", format_reg_row(distances$reg[1, ]),
            "; indefinite formulas for: ",
-           if (any(distances$indefinite)) paste(names(distances$indefinite)[distances$indefinite], collapse = ", ") else "no class"))
+           if (any(distances$indefinite)) paste(names(distances$indefinite)[distances$indefinite], collapse = ", ") else "no class"),
+    if (!is.null(x$folds)) sprintf("discriminant trained on out-of-fold distances (%d folds)", length(unique(x$folds))))
 }
 
 #' @export

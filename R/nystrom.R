@@ -91,7 +91,7 @@ nystrom <- function(x, kernel = kernel_rbf(), landmarks, threads = NULL) {
     W <- if (is.null(landmarks)) evaluate_kernel(kernel, points, NULL, threads) else C[landmarks, , drop = FALSE]
   }
   W <- (W + t(W)) / 2
-  d <- cpp_nystrom(C, W)
+  d <- with_core_errors("nystrom()", cpp_nystrom(C, W))
   structure(
     list(vectors = d$vectors, values = d$values,
          signature = c(p = sum(d$values > 0), q = sum(d$values < 0)),

@@ -64,9 +64,16 @@
 #'   and uses it at prediction.
 #' * `"linear"`: the least-squares linear approximation \eqn{L(C_k | x) =
 #'   P(C_k) [(\bar x_k - \bar x_T)' \Sigma_T^{-1} (x - \bar x_T) + 1]} (eq.
-#'   23) with the total covariance \eqn{\Sigma_T} of eq. (11) (denominator
-#'   \eqn{n}). Its values sum to 1 but may leave \eqn{[0, 1]}; ONDA with it is
-#'   FLDA (eqs. 25-29).
+#'   23) with the total mean \eqn{\bar x_T} and covariance \eqn{\Sigma_T} of
+#'   eq. (11) (denominator \eqn{n}). Its values sum to 1 but may leave
+#'   \eqn{[0, 1]}; ONDA with it is FLDA (eqs. 25-29). With a `prior` other
+#'   than the class proportions, \eqn{\bar x_T = \sum_k P(C_k) \bar x_k} and
+#'   \eqn{\Sigma_T = \sum_k P(C_k) (\Sigma_k + (\bar x_k - \bar x_T)(\bar x_k -
+#'   \bar x_T)')}, the mean and covariance of the mixture with these priors,
+#'   so that the values still sum to 1. \eqn{\Sigma_T} must be invertible
+#'   (reciprocal condition number of its triangular factor at least
+#'   \eqn{10^{-8}}): at least one point more than columns, not on a common
+#'   hyperplane; otherwise `onda()` stops with an error.
 #' * `"svm"`: the posteriors of a multi-class SVM by pairwise coupling (Wu,
 #'   Lin and Weng 2004; libsvm `-b 1` in the paper), through
 #'   `e1071::svm(probability = TRUE)` with `svm_kernel`, `cost` and any other
@@ -309,7 +316,11 @@ posterior_estimator <- function(posterior, x, y, spec, prior, ridge, svm_kernel,
   if (is.function(posterior)) {
     fun <- posterior
     return(list(name = "function", ridge = NULL, predict = function(new) {
-      check_posterior_matrix(fun(x, y, new), nrow(new), levels, "`posterior`")
+      p <- tryCatch(fun(x, y, new), error = function(e) {
+        krein_abort(sprintf("`posterior` is a function, but posterior(x_train, y_train, x_new) failed: %s",
+                            conditionMessage(e)))
+      })
+      check_posterior_matrix(p, nrow(new), levels, "`posterior`")
     }))
   }
   if (is.list(posterior) || isS4(posterior)) {
@@ -379,19 +390,41 @@ onda_gaussian_classes <- function(x, y, prior, ridge = NULL) {
   model
 }
 
-# The linear approximation of the posteriors (eq. 23).
+# The linear approximation of the posteriors (eq. 23):
+#   L(C_k | x) = P_k [(m_k - m_T)' Sigma_T^-1 (x - m_T) + 1].
+# Its values sum to 1 because sum_k P_k (m_k - m_T) = 0, which holds when m_T
+# and Sigma_T are the mean and covariance of the mixture with the priors P_k:
+# m_T = sum_k P_k m_k and Sigma_T = sum_i w_i (x_i - m_T)(x_i - m_T)' with w_i
+# = P_k / n_k for x_i in class k (for the class proportions, the plain total
+# mean and the total covariance of eq. (11), denominator n). Rounding would
+# still break the sum where Sigma_T is ill-conditioned, so Sigma_T must be
+# well-conditioned (its triangular factor's reciprocal condition number at
+# least 1e-8, as for the Gaussian classes), and the coefficients are projected
+# so that sum_k P_k D_k = 0 holds to rounding.
 linear_estimator <- function(x, y, prior) {
   levels <- levels(y)
+  prior <- prior / sum(prior)
+  counts <- tabulate(as.integer(y), length(levels))
   means <- t(vapply(levels, function(l) colMeans(x[y == l, , drop = FALSE]), numeric(ncol(x))))
   if (ncol(x) == 1L) means <- matrix(means, ncol = 1L)
-  total_mean <- colMeans(x)
-  centred <- x - rep(total_mean, each = nrow(x))
-  # the total covariance of eq. (11), denominator n
-  R <- tryCatch(chol(crossprod(centred) / nrow(x)), error = function(e) {
-    krein_abort("The total covariance of `x` is singular (collinear or constant inputs); posterior = \"linear\" needs it invertible.")
-  })
-  # coefficients: column k is Sigma_T^-1 (m_k - m_T)
+  total_mean <- colSums(means * prior)
+  weights <- (prior / counts)[as.integer(y)]
+  # Sigma_T = R'R from the weighted, centred rows (never formed)
+  R <- cpp_triangular_factor(sqrt(weights) * (x - rep(total_mean, each = nrow(x))))
+  if (factor_rcond(R) < 1e-8) {
+    krein_abort(sprintf(
+      "posterior = \"linear\" needs an invertible total covariance of `x`: at least %d points (one more than its columns) that do not lie on a common hyperplane, so no constant or collinear columns; %s.",
+      ncol(x) + 1L,
+      if (nrow(x) > ncol(x)) {
+        sprintf("the %d points of `x` lie on one, or nearly", nrow(x))
+      } else {
+        sprintf("`x` has %d point%s in %d column%s", nrow(x), if (nrow(x) == 1L) "" else "s",
+                ncol(x), if (ncol(x) == 1L) "" else "s")
+      }))
+  }
+  # coefficients: column k is Sigma_T^-1 (m_k - m_T), with sum_k P_k D_k = 0
   directions <- backsolve(R, forwardsolve(t(R), t(means) - total_mean))
+  directions <- directions - as.vector(directions %*% prior)
   model <- list(directions = directions, total_mean = total_mean, prior = prior)
   list(name = "linear", predict = function(new) linear_posteriors(model, new), linear = model,
        ridge = NULL)
@@ -399,7 +432,13 @@ linear_estimator <- function(x, y, prior) {
 
 linear_posteriors <- function(model, new) {
   scores <- (new - rep(model$total_mean, each = nrow(new))) %*% model$directions
-  (scores + 1) * rep(model$prior, each = nrow(new))
+  p <- (scores + 1) * rep(model$prior, each = nrow(new))
+  overflow <- which(rowSums(!is.finite(p)) > 0)
+  if (length(overflow)) {
+    krein_abort(sprintf("The linear posteriors (posterior = \"linear\") overflow at row%s %s of the new data: the points are too far from the training data for a linear function of them to be held in double precision.",
+                        if (length(overflow) > 1) "s" else "", format_indices(overflow)))
+  }
+  p
 }
 
 # SVM posteriors by pairwise coupling (eq. 34) through e1071.

@@ -29,9 +29,19 @@
 #'   the map are fixed at the fit and reused for new points.
 #' * `isvm()`: a support vector machine on the precomputed (possibly
 #'   indefinite) kernel matrix through [kernlab::ksvm()] (`kernel =
-#'   "matrix"`, one-vs-one, Platt probabilities), without kernlab's shrinking
-#'   heuristic (which stalls far from the optimum at large `C` on precomputed
-#'   kernels); needs the kernlab package.
+#'   "matrix"`, one-vs-one), without kernlab's shrinking heuristic (which
+#'   stalls far from the optimum at large `C` on precomputed kernels); needs
+#'   the kernlab package. Its class probabilities are Platt's (1999) as
+#'   libsvm computes them, fitted by krein rather than by kernlab (whose
+#'   inner cross-validation refits with shrinking on, and gives flat
+#'   sigmoids or errors at large `C`): for each pair of classes, the decision
+#'   values of the pair's points from a 5-fold cross-validation within the
+#'   pair (folds from R's random number generator, so [set.seed()]
+#'   reproduces a fit; SVMs without shrinking), and the sigmoid
+#'   \eqn{P(j \mid f) = 1 / (1 + e^{A f + B})} fitted to them with Platt's
+#'   prior-corrected targets by the Newton method of Lin, Lin and Weng
+#'   (2007). A sigmoid that does not converge gives a warning of class
+#'   `krein_convergence_warning`.
 #'
 #' @section Prediction:
 #' [predict()][predict.krein_model()] gives `type = "class"` (the most
@@ -57,7 +67,10 @@
 #'   pair of classes \eqn{i < j} (in the order of the levels; \eqn{f_{ij} > 0}
 #'   favours \eqn{j}), summed per class: `"decision"` is \eqn{D_j = \sum_{i <
 #'   j} f_{ij} - \sum_{l > j} f_{jl}}, for two classes \eqn{(-f, f)}.
-#'   `"prob"` is kernlab's Platt probabilities, coupled over the pairs; for a
+#'   `"prob"` is the Platt probabilities of the pairs, coupled into class
+#'   probabilities by the second method of Wu, Lin and Weng (2004), as libsvm
+#'   does (krein solves it directly; kernlab's `couple()` pairs the
+#'   probabilities in the wrong order for four or more classes); for a
 #'   fit with `probability = FALSE`, the share of the one-vs-one contests each
 #'   class wins (not calibrated: 0 or 1 for two classes). The predict argument
 #'   `rule = c("posterior", "vote")` chooses the class rule: the most probable
@@ -79,8 +92,8 @@
 #' @param shrinkage Shrinkage \eqn{\alpha} of the class covariances towards a
 #'   multiple of the identity in `ikpca_qd()`, in \eqn{[0, 1]}.
 #' @param C The cost of constraint violation of the SVM.
-#' @param probability Fit kernlab's Platt probability model (an inner
-#'   cross-validation, a few seconds per fit) for `predict(type = "prob")`;
+#' @param probability Fit the Platt probability model (an inner
+#'   cross-validation per pair of classes) for `predict(type = "prob")`;
 #'   `FALSE` for class predictions by kernlab's vote only, e.g. when tuning
 #'   `C` by error with [tune_krein()].
 #' @returns A fit of class `c("iknn", "krein_model")`, `c("ikpca_qd",
@@ -100,8 +113,10 @@
 #'     with their log-determinants and reciprocal condition numbers), `prior`,
 #'     `pvar`, `shrinkage`;
 #'   * `isvm()`: `model` (the [kernlab::ksvm()] fit), `support` (indices of
-#'     the support vectors among the training points), `C`, `probability` and
-#'     `kernlab_output` (what kernlab printed, e.g. "line search fails").
+#'     the support vectors among the training points), `C`, `probability`,
+#'     `platt` (one row per pair of classes: the sigmoid's `A` and `B`, its
+#'     Newton `iterations` and whether it `converged`; `NULL` without
+#'     probabilities) and `kernlab_output` (what kernlab printed).
 #' @references
 #' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
 #' positive definite and indefinite kernels. *IEEE Transactions on Pattern
@@ -110,6 +125,18 @@
 #' as numbered in its 2008 preprint, *Kernel quadratic discriminant analysis
 #' for positive definite and indefinite kernels*, Angewandte Mathematik und
 #' Informatik 06/08-N, University of Muenster.)
+#'
+#' Platt, J. C. (1999). Probabilistic outputs for support vector machines and
+#' comparisons to regularized likelihood methods. In *Advances in Large
+#' Margin Classifiers*, MIT Press, 61-74.
+#'
+#' Lin, H.-T., Lin, C.-J. and Weng, R. C. (2007). A note on Platt's
+#' probabilistic outputs for support vector machines. *Machine Learning*,
+#' 68(3), 267-276. \doi{10.1007/s10994-007-5018-6}.
+#'
+#' Wu, T.-F., Lin, C.-J. and Weng, R. C. (2004). Probability estimates for
+#' multi-class classification by pairwise coupling. *Journal of Machine
+#' Learning Research*, 5, 975-1005.
 #' @family reference classifiers
 #' @examples
 #' set.seed(1)
@@ -310,6 +337,9 @@ ikpca_qd_fit <- function(inputs, pvar = 0.8, shrinkage = 0.01, threads = NULL) {
   magnitude <- abs(e$values)
   kept_order <- order(magnitude, decreasing = TRUE)
   nonzero <- kept_order[magnitude[kept_order] > max(magnitude) * n * .Machine$double.eps]
+  if (length(nonzero) == 0L || !(max(magnitude) > 0)) {
+    krein_abort("The centred kernel matrix is zero (the kernel is constant on the training points, e.g. a Gaussian kernel with a vanishing `gamma`): the kernel PCA space of ikpca_qd() has no components. Use another kernel or kernel width.")
+  }
   share <- cumsum(magnitude[nonzero]) / sum(magnitude[nonzero])
   p <- which(share >= pvar - 1e-12)[1]
   keep <- nonzero[seq_len(p)]
@@ -350,7 +380,9 @@ krein_scores.ikpca_qd <- function(object, new, type) {
   }
   dimnames(Z) <- list(names, paste0("PC", seq_len(ncol(Z))))
   if (type == "projection") return(Z)
-  g <- gaussian_discriminants(object$gaussian, Z)
+  # probabilities from discriminants relative to each row's largest, which
+  # cannot overflow to Inf - Inf for points far from the training data
+  g <- gaussian_discriminants(object$gaussian, Z, relative = type == "prob")
   dimnames(g) <- list(names, object$levels)
   if (type == "decision") g else softmax_rows(g)
 }
@@ -413,38 +445,210 @@ isvm_fit <- function(inputs, C = 1, probability = TRUE, threads = NULL) {
   C <- check_number(C, "C", lower = 0)
   probability <- check_flag(probability, "probability")
   threads <- check_threads(threads)
+  # every pair of classes is a two-class SVM (and, with probabilities, a
+  # cross-validation inside that pair): kernlab fails with base errors on a
+  # one-point class
+  check_two_per_class(stats::setNames(as.vector(table(inputs$y)), levels(inputs$y)), "isvm()")
   K <- training_kernel(inputs, threads)
-  # kernlab's probability model (Platt's sigmoid fit) prints "line search
-  # fails" to the console on separable folds; keep its lines in the fit
-  # instead. Without shrinking: with a precomputed kernel and a large C,
-  # kernlab's shrinking heuristic ends far from the optimum after many
-  # iterations (at C = 1e4 on 100 banana points an objective of -9.8e6 in 19 s
-  # instead of -2.0e4 in 0.01 s, the optimum kernlab's own RBF kernel and
-  # libsvm reach).
+  # Without shrinking: with a precomputed kernel and a large C, kernlab's
+  # shrinking heuristic ends far from the optimum after many iterations (at
+  # C = 1e4 on 100 banana points an objective of -9.8e6 in 19 s instead of
+  # -2.0e4 in 0.01 s, the optimum kernlab's own RBF kernel and libsvm reach).
+  # For the same reason krein fits the Platt model itself (isvm_platt()):
+  # kernlab's own (prob.model = TRUE) refits its inner cross-validation folds
+  # with shrinking on, which at a large C gives a flat sigmoid or an error.
   model <- NULL
   console <- utils::capture.output(
     model <- kernlab::ksvm(kernlab::as.kernelMatrix(K), inputs$y, kernel = "matrix", C = C,
-                           prob.model = probability, shrinking = FALSE))
+                           prob.model = FALSE, shrinking = FALSE))
+  platt <- if (probability) isvm_platt(K, inputs$y, C)
+  if (!is.null(platt) && any(!platt$converged)) {
+    krein_warn(sprintf("The Platt sigmoid of %d pair%s of classes did not converge (%s); its probabilities may be poorly calibrated.",
+                       sum(!platt$converged), if (sum(!platt$converged) > 1) "s" else "",
+                       paste(platt$pair[!platt$converged], collapse = ", ")),
+               class = "krein_convergence_warning")
+  }
   fit <- list(model = model, support = sort(unique(kernlab::SVindex(model))), C = C,
-              probability = probability, kernlab_output = console, x = inputs$x, threads = threads)
+              probability = probability, platt = platt, kernlab_output = console, x = inputs$x,
+              threads = threads)
   # the training outputs, kept so that the n x n kernel is not
   fit$training_outputs <- isvm_outputs(fit, K[, fit$support, drop = FALSE], levels(inputs$y))
   fit
 }
 
-#' kernlab's pairwise decision values (and Platt probabilities) from the kernel
-#' of points against the support vectors (columns in the order of `support`)
+# Folds of the inner cross-validation that gives the Platt model its decision
+# values (libsvm's svm_binary_svc_probability uses 5).
+isvm_platt_folds <- 5L
+
+#' Platt's probability model for every pair of classes, as libsvm fits it
+#' (svm_binary_svc_probability): decision values of the pair's points from
+#' SVMs fitted without them (a `isvm_platt_folds`-fold cross-validation
+#' within the pair, folds from R's RNG, fitted without shrinking like the
+#' main model), then the sigmoid fitted to them (platt_sigmoid()).
+#' @returns A data frame with one row per pair (i, j), i < j, in kernlab's
+#'   order: `pair`, `A`, `B`, `iterations`, `converged`.
+#' @noRd
+isvm_platt <- function(K, y, C) {
+  levels <- levels(y)
+  rows <- list()
+  for (i in seq_len(length(levels) - 1L)) {
+    for (j in (i + 1L):length(levels)) {
+      members <- which(as.integer(y) %in% c(i, j))
+      pair_y <- factor(levels[as.integer(y)[members]], levels = levels[c(i, j)])
+      decision <- isvm_cv_decisions(K[members, members, drop = FALSE], pair_y, C)
+      sigmoid <- platt_sigmoid(decision, pair_y == levels[j])
+      rows[[length(rows) + 1L]] <- data.frame(pair = paste(levels[i], "vs", levels[j]), A = sigmoid$A,
+                                              B = sigmoid$B, iterations = sigmoid$iterations,
+                                              converged = sigmoid$converged, stringsAsFactors = FALSE)
+    }
+  }
+  do.call(rbind, rows)
+}
+
+#' Cross-validated decision values of a two-class SVM on a precomputed
+#' kernel (f > 0 favours the second level, as kernlab's one-vs-one values).
+#' A fold whose training points are all of one class gives its held-out
+#' points the decision value +1 or -1 for that class, as libsvm does.
+#' @noRd
+isvm_cv_decisions <- function(K, y, C) {
+  n <- length(y)
+  folds <- sample(rep_len(seq_len(min(isvm_platt_folds, n)), n))
+  decision <- numeric(n)
+  for (k in unique(folds)) {
+    held_out <- folds == k
+    train <- which(!held_out)
+    present <- table(y[train]) > 0
+    if (!all(present)) {
+      decision[held_out] <- if (present[[2]]) 1 else -1
+      next
+    }
+    model <- NULL
+    utils::capture.output(
+      model <- kernlab::ksvm(kernlab::as.kernelMatrix(K[train, train, drop = FALSE]), y[train],
+                             kernel = "matrix", C = C, prob.model = FALSE, shrinking = FALSE))
+    K_sv <- kernlab::as.kernelMatrix(K[held_out, train[kernlab::SVindex(model)], drop = FALSE])
+    decision[held_out] <- kernlab::predict(model, K_sv, type = "decision")
+  }
+  decision
+}
+
+#' Platt's sigmoid P(positive | f) = 1 / (1 + exp(A f + B)), fitted by the
+#' numerically stable Newton method with backtracking line search of Lin, Lin
+#' and Weng (2007, "A note on Platt's probabilistic outputs for support
+#' vector machines", Algorithm 1), to Platt's (1999) targets with his prior
+#' correction: (N+ + 1) / (N+ + 2) for positive points, 1 / (N- + 2) for
+#' negative ones.
+#' @param decision Decision values.
+#' @param positive Logical: which points are positive.
+#' @noRd
+platt_sigmoid <- function(decision, positive, max_iterations = 100L, min_step = 1e-10,
+                          sigma = 1e-12, eps = 1e-5) {
+  n_positive <- sum(positive)
+  n_negative <- length(positive) - n_positive
+  target <- ifelse(positive, (n_positive + 1) / (n_positive + 2), 1 / (n_negative + 2))
+  # -log-likelihood, each term written so that exp() cannot overflow
+  objective <- function(A, B) {
+    fApB <- decision * A + B
+    sum(ifelse(fApB >= 0, target * fApB + log1p(exp(-fApB)), (target - 1) * fApB + log1p(exp(fApB))))
+  }
+  A <- 0
+  B <- log((n_negative + 1) / (n_positive + 1))
+  value <- objective(A, B)
+  converged <- FALSE
+  iteration <- 0L
+  while (iteration < max_iterations) {
+    fApB <- decision * A + B
+    # p = P(positive), q = 1 - p, without overflow
+    e <- exp(-abs(fApB))
+    p <- ifelse(fApB >= 0, e / (1 + e), 1 / (1 + e))
+    q <- 1 - p
+    d2 <- p * q
+    h11 <- sigma + sum(decision^2 * d2)
+    h22 <- sigma + sum(d2)
+    h21 <- sum(decision * d2)
+    d1 <- target - p
+    g1 <- sum(decision * d1)
+    g2 <- sum(d1)
+    if (abs(g1) < eps && abs(g2) < eps) {
+      converged <- TRUE
+      break
+    }
+    iteration <- iteration + 1L
+    det <- h11 * h22 - h21^2
+    dA <- -(h22 * g1 - h21 * g2) / det
+    dB <- -(-h21 * g1 + h11 * g2) / det
+    gd <- g1 * dA + g2 * dB
+    step <- 1
+    while (step >= min_step) {
+      new_value <- objective(A + step * dA, B + step * dB)
+      if (new_value < value + 1e-4 * step * gd) break
+      step <- step / 2
+    }
+    if (step < min_step) break  # the line search failed: no further descent
+    A <- A + step * dA
+    B <- B + step * dB
+    value <- new_value
+  }
+  list(A = A, B = B, iterations = iteration, converged = converged, objective = value)
+}
+
+#' Platt's sigmoid at decision values f: 1 / (1 + exp(A f + B)), without
+#' overflow
+#' @noRd
+platt_probability <- function(f, A, B) {
+  fApB <- f * A + B
+  e <- exp(-abs(fApB))
+  ifelse(fApB >= 0, e / (1 + e), 1 / (1 + e))
+}
+
+#' Class probabilities from pairwise ones by the second method of Wu, Lin and
+#' Weng (2004, "Probability estimates for multi-class classification by
+#' pairwise coupling", JMLR 5, eq. 21), libsvm's multiclass_probability:
+#' minimise sum_i sum_{j != i} (r_ji p_i - r_ij p_j)^2 subject to sum p = 1,
+#' solved directly as the bordered linear system (Q, 1; 1', 0) (p, b) = (0, 1) with
+#' Q_ii = sum_{s != i} r_si^2 and Q_ij = -r_ji r_ij. (kernlab's couple()
+#' fills its pair matrix in an order that differs from its one-vs-one order
+#' for four or more classes, hence krein's own.)
+#' @param r_first A matrix, one column per pair (i, j) in kernlab's order:
+#'   the probability of i against j.
+#' @noRd
+couple_pairwise <- function(r_first, n_classes) {
+  if (n_classes == 2L) return(cbind(r_first[, 1], 1 - r_first[, 1]))
+  # libsvm bounds the pairwise probabilities away from 0 and 1
+  r_first <- pmin(pmax(r_first, 1e-7), 1 - 1e-7)
+  pairs <- which(upper.tri(diag(n_classes)), arr.ind = TRUE)
+  pairs <- pairs[order(pairs[, 1], pairs[, 2]), , drop = FALSE]
+  t(apply(r_first, 1, function(r_row) {
+    r <- matrix(0, n_classes, n_classes)  # r[i, j] = P(i | i or j)
+    r[pairs] <- r_row
+    r[pairs[, 2:1, drop = FALSE]] <- 1 - r_row
+    Q <- -t(r) * r
+    diag(Q) <- colSums(r^2)
+    system <- rbind(cbind(Q, 1), c(rep(1, n_classes), 0))
+    p <- solve(system, c(rep(0, n_classes), 1))[seq_len(n_classes)]
+    p <- pmax(p, 0)
+    p / sum(p)
+  }))
+}
+
+#' kernlab's pairwise decision values (and the Platt probabilities) from the
+#' kernel of points against the support vectors (columns in the order of
+#' `support`)
 #' @noRd
 isvm_outputs <- function(object, K_support, levels) {
   # kernlab's predict() for kernel = "matrix" takes the columns of the support
   # vectors in its SVindex() order
   K_sv <- kernlab::as.kernelMatrix(
     K_support[, match(kernlab::SVindex(object$model), object$support), drop = FALSE])
-  pairwise <- kernlab::predict(object$model, K_sv, type = "decision")
+  pairwise <- matrix(kernlab::predict(object$model, K_sv, type = "decision"), nrow(K_sv))
   prob <- if (object$probability) {
-    kernlab::predict(object$model, K_sv, type = "probabilities")[, levels, drop = FALSE]
+    # P(i | i or j) for pair (i, j): 1 - P(j), the sigmoid fitted with j positive
+    r_first <- 1 - vapply(seq_len(ncol(pairwise)), function(p) {
+      platt_probability(pairwise[, p], object$platt$A[p], object$platt$B[p])
+    }, numeric(nrow(pairwise)))
+    couple_pairwise(matrix(r_first, nrow(pairwise)), length(levels))
   }
-  list(pairwise = matrix(pairwise, nrow(K_sv)), prob = prob)
+  list(pairwise = pairwise, prob = prob)
 }
 
 #' Class-wise sums of kernlab's one-vs-one decision values, and its votes:
@@ -508,7 +712,7 @@ model_title.isvm <- function(x) paste0("C = ", format(x$C))
 #' @export
 model_print_lines.isvm <- function(x) {
   c(sprintf("%d support vectors; C = %s", length(x$support), format(x$C)),
-    if (x$probability) "class probabilities: kernlab's Platt model" else
+    if (x$probability) "class probabilities: Platt sigmoids per pair, coupled" else
       "no Platt model: \"prob\" gives the shares of one-vs-one votes")
 }
 

@@ -73,6 +73,10 @@
 #'   vector from the one-hot truth). Lower is better.
 #' @param stratified Keep the class proportions in every fold.
 #' @param refit Refit the best model on all data.
+#' @param na.action What to do with points with missing values in `x` or
+#'   `y`, as in the models: `NULL` (the default) makes them an error;
+#'   [na.omit()] or [na.exclude()] leave them out of the tuning (and of the
+#'   refit).
 #' @param ... Fixed arguments of the model (e.g. `kernel = kernel_rbf()`,
 #'   `variant = "FK+"`, `m = 20`) and of its predictions (e.g. `rule =`),
 #'   used in every fold. They, and the options after `...`, must be named in
@@ -89,7 +93,11 @@
 #'   the fixed arguments are to be given to [predict()][predict.krein_model()]
 #'   again) and `call`; with `print()`, `summary()` and `plot()` methods. A
 #'   fit that fails (for example a singular covariance at one grid point)
-#'   counts as missing for that fold, with one warning at the end.
+#'   counts as missing for that fold, with one warning at the end, and the
+#'   rest of the grid goes on (a path fit that fails is retried value by
+#'   value). Values outside a parameter's domain (a negative `gamma`, an
+#'   `NA`, a `reg` of -1) are an error before any fit, naming the grid column
+#'   and its bad values.
 #' @references
 #' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
 #' positive definite and indefinite kernels. *IEEE Transactions on Pattern
@@ -116,7 +124,8 @@
 #' }
 #' @export
 tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
-                       metric = c("error", "logloss", "brier"), stratified = TRUE, refit = TRUE) {
+                       metric = c("error", "logloss", "brier"), stratified = TRUE, refit = TRUE,
+                       na.action = NULL) {
   call <- match.call()
   info <- tuned_model(learner)
   name <- info$name
@@ -131,19 +140,18 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
     krein_abort(sprintf("`x` is a precomputed kernel, but %s() works on the input features; give them as a matrix or data frame.",
                         name))
   }
-  if (!precomputed) {
-    x <- check_numeric_matrix_allow_na(x, "x")
-    if (anyNA(x)) krein_abort("`x` has missing values; remove or impute them before tuning.")
-  }
-  n <- if (precomputed) nrow(x$K) else nrow(x)
-  if (missing(y) || length(y) != n) {
-    krein_abort(sprintf("`y` must have one label per row of `x` (%d).", n))
-  }
-  y <- as_class_factor(y)
+  # x and y are checked, and rows with missing values handled, as the models
+  # do it (the same messages and na.action); the kernel is resolved per fold
+  if (missing(y)) krein_abort("`y` is missing; give the class labels, one per row of `x`.")
+  inputs <- inputs_from_xy(x, y, if (precomputed) NULL else NA, na.action)
+  if (!precomputed) x <- inputs$x
+  y <- inputs$y
+  n <- length(y)
   folds <- check_number(folds, "folds", lower = 2, upper = n, allow_lower = TRUE, integer = TRUE)
   kernel <- if (info$uses_kernel) as_krein_kernel(fixed$kernel %||% kernel_rbf()) else NULL
   fixed$kernel <- NULL
   grid <- tuning_grid(grid, info, kernel, precomputed, names(fixed))
+  check_grid_values(grid, info, kernel, inputs, fixed)
   if (precomputed && is.null(x$self) && grid_needs_self(info, grid, fixed)) {
     krein_abort("`x` must carry the self-similarities of the points: precomputed_kernel(K, self = ...).")
   }
@@ -266,6 +274,88 @@ tuning_grid <- function(grid, info, kernel, precomputed, fixed_names) {
   grid
 }
 
+#' Every grid value must lie in its parameter's domain: an error naming the
+#' column and its bad values, before any fit. Kernel parameters are checked
+#' by the kernel's constructor; model arguments by the model's own fitting
+#' function, run on the real inputs up to the point where it first needs the
+#' kernel or the data (probe_model_argument()).
+#' @noRd
+check_grid_values <- function(grid, info, kernel, inputs, fixed) {
+  kernel_names <- if (is.null(kernel)) character() else kernel_parameter_names(kernel)
+  model_names <- intersect(names(grid), setdiff(fit_argument_names(info), "threads"))
+  for (column in names(grid)) {
+    values <- unique(grid[[column]])
+    check <- if (column %in% kernel_names) {
+      function(v) probe_kernel_parameter(kernel, column, v)
+    } else if (column %in% model_names) {
+      function(v) probe_model_argument(info, inputs, fixed, column, v)
+    } else {
+      next  # a predict argument: checked by predict() in each fold
+    }
+    problems <- lapply(values, check)
+    bad <- !vapply(problems, is.null, logical(1))
+    if (any(bad)) {
+      krein_abort(sprintf("`grid` column `%s` has %s %s: %s",
+                          column, if (sum(bad) > 1) "invalid values" else "an invalid value",
+                          paste(vapply(values[bad], format_grid_value, ""), collapse = ", "),
+                          problems[bad][[1]]))
+    }
+  }
+  invisible(grid)
+}
+
+format_grid_value <- function(v) if (is.character(v)) paste0("\"", v, "\"") else format(v, digits = 7)
+
+#' NULL if the kernel's constructor accepts `value` for `parameter`, else its
+#' message (kernels without a constructor of krein's are not checked)
+#' @noRd
+probe_kernel_parameter <- function(kernel, parameter, value) {
+  base <- if (inherits(kernel, "krein_kernel_invariant")) kernel$base else kernel
+  if (!is_builtin_kernel(base)) return(NULL)
+  params <- base$params
+  params[parameter] <- list(value)
+  tryCatch({
+    do.call(get(paste0("kernel_", base$name), mode = "function"), params)
+    NULL
+  }, krein_error = function(e) conditionMessage(e))
+}
+
+#' NULL if the model's fitting function accepts `value` for `argument`, else
+#' its message. The fit runs on the real labels (so that class-dependent
+#' domains are those of the data) until it first asks for the kernel or the
+#' kernel's parameters, where a signal stops it: arguments are validated
+#' before that in every model. Only an error that names the argument counts.
+#' Models on the input features (no kernel) run to the end.
+#' @noRd
+probe_model_argument <- function(info, inputs, fixed, argument, value) {
+  args <- fixed
+  args[argument] <- list(value)
+  probe <- inputs
+  if (info$uses_kernel) {
+    if (is.null(probe$precomputed)) probe$kernel <- probe_stop else probe$precomputed <- probe_stop
+  }
+  saved <- get_random_state()
+  on.exit(set_random_state(saved), add = TRUE)
+  fit_function <- get(info$fit, mode = "function")
+  named <- sprintf("`%s`", argument)
+  tryCatch({
+    suppressWarnings(suppressMessages(do.call(fit_function, c(list(probe), args))))
+    NULL
+  }, krein_probe_stop = function(e) NULL,
+  krein_error = function(e) if (grepl(named, conditionMessage(e), fixed = TRUE)) conditionMessage(e),
+  error = function(e) NULL)
+}
+
+# Stands for the kernel (or the precomputed kernel) while a model's arguments
+# are probed: any use of it stops the fit with a krein_probe_stop condition.
+probe_stop <- structure(list(), class = "krein_probe_stop_object")
+#' @export
+`$.krein_probe_stop_object` <- function(x, name) {
+  stop(structure(class = c("krein_probe_stop", "condition"), list(message = "probe stop", call = NULL)))
+}
+#' @export
+`[[.krein_probe_stop_object` <- `$.krein_probe_stop_object`
+
 kernel_parameter_names <- function(kernel) {
   if (inherits(kernel, "krein_kernel_invariant")) return(names(kernel$base$params))
   names(kernel$params)
@@ -364,19 +454,31 @@ tune_fold <- function(job, train, test, metric) {
     for (g in unique(fit_key[rows])) {
       members <- rows[fit_key[rows] == g]
       args <- c(job$fixed, as.list(grid[members[1], fit_names, drop = FALSE]))
-      if (length(path)) args[[path]] <- unique(grid[[path]][members])
+      path_values <- if (length(path)) unique(grid[[path]][members])
+      if (length(path)) args[[path]] <- path_values
       fold <- NULL
-      fit <- tryCatch({
-        fold <- if (fit_on_inputs(job, args)) data$inputs() else data$kernel()
-        fit_registered(info, fold$train, y_train, kernel, args)
-      }, error = function(e) conditionMessage(e))
-      if (is.character(fit)) {
-        messages[members] <- fit
-        next
+      fit_fold <- function(args) {
+        tryCatch({
+          fold <<- if (fit_on_inputs(job, args)) data$inputs() else data$kernel()
+          fit_registered(info, fold$train, y_train, kernel, args)
+        }, error = function(e) conditionMessage(e))
+      }
+      fit <- fit_fold(args)
+      # a path fit that fails at one value must not fail the others: retry
+      # value by value, each fit serving the grid points of its value
+      fits <- if (is.character(fit) && length(path_values) > 1L) {
+        lapply(path_values, function(v) fit_fold(utils::modifyList(args, stats::setNames(list(v), path))))
+      } else {
+        list(fit)
       }
       for (i in members) {
+        fit_i <- if (length(fits) > 1L) fits[[match(grid[[path]][i], path_values)]] else fits[[1L]]
+        if (is.character(fit_i)) {
+          messages[i] <- fit_i
+          next
+        }
         extra <- c(job$fixed_predict, as.list(grid[i, shared, drop = FALSE]))
-        outcome <- tryCatch(evaluate_predictions(fit, fold$test, y_test, metric, extra),
+        outcome <- tryCatch(evaluate_predictions(fit_i, fold$test, y_test, metric, extra),
                             error = function(e) conditionMessage(e))
         if (is.character(outcome)) messages[i] <- outcome else values[i] <- outcome
       }
@@ -484,6 +586,8 @@ refit_call <- function(call, info, kernel, kernel_tuned, params) {
   fixed <- given[setdiff(names(given), c(own, predict_only_arguments(info)))]
   if (kernel_tuned) fixed$kernel <- kernel_call(kernel, fixed$kernel)
   fixed <- fixed[order(names(fixed) != "kernel")]
+  # the refit saw the rows na.action kept; so does the call
+  if (!is.null(call$na.action)) fixed$na.action <- call$na.action
   as.call(c(as.name(info$name), list(x = call$x, y = call$y), fixed, params))
 }
 

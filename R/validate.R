@@ -26,6 +26,23 @@ krein_warn <- function(message, class = NULL, call = NULL) {
   warning(cond)
 }
 
+#' Run the numerical core, turning its C++ exceptions into krein errors
+#'
+#' The core throws std::invalid_argument or std::runtime_error (a LAPACK
+#' routine that failed after its fallbacks, a factorisation that did not
+#' succeed); Rcpp hands them to R as plain errors of class `C++Error`. They
+#' reach users as `krein_numerical_error`s saying what was being computed.
+#' Errors of R code pass unchanged, so a defect in krein's R code still shows
+#' as one.
+#' @param what What was being computed, e.g. "kqd()".
+#' @noRd
+with_core_errors <- function(what, expr) {
+  tryCatch(expr, "C++Error" = function(e) {
+    krein_abort(sprintf("%s failed in krein's numerical core: %s", what, conditionMessage(e)),
+                class = "krein_numerical_error")
+  })
+}
+
 #' A short rendering of a user's value for error messages
 #' @noRd
 describe_value <- function(x) {
@@ -49,10 +66,9 @@ describe_value <- function(x) {
 check_number <- function(x, arg, lower = -Inf, upper = Inf, allow_lower = FALSE,
                          integer = FALSE, call = NULL) {
   ok <- is.numeric(x) && length(x) == 1L && !is.na(x) && is.finite(x)
-  what <- if (integer) "a whole number" else "a number"
   if (ok && integer) ok <- abs(x - round(x)) < 1e-8
   if (!ok) {
-    krein_abort(sprintf("`%s` must be %s%s, not %s.", arg, finite_word(integer), what,
+    krein_abort(sprintf("`%s` must be %s, not %s.", arg, finite_word(integer),
                         describe_value(x)), call = call)
   }
   if (x < lower || (x == lower && !allow_lower) || x > upper) {
@@ -63,7 +79,9 @@ check_number <- function(x, arg, lower = -Inf, upper = Inf, allow_lower = FALSE,
   invisible(if (integer) as.integer(round(x)) else as.double(x))
 }
 
-finite_word <- function(integer) if (integer) "" else "a finite "
+# What check_number() asks for: "a whole number" (finite by being whole) or
+# "a finite number".
+finite_word <- function(integer) if (integer) "a whole number" else "a finite number"
 
 range_phrase <- function(lower, upper, allow_lower) {
   if (lower == 0 && is.infinite(upper)) {
@@ -230,10 +248,25 @@ check_symmetric_matrix <- function(x, arg, call = NULL) {
 }
 
 #' Number of threads to use: the argument, else the option, else all cores
+#'
+#' A whole number >= 0 (0: OpenMP's default, every core or OMP_NUM_THREADS),
+#' capped at the processors available to the process: more threads than
+#' processors only add overhead, and a huge count (1e6) made OpenMP exhaust
+#' memory and stacks and crash R (issue 16).
 #' @noRd
 check_threads <- function(threads, call = NULL) {
-  if (is.null(threads)) threads <- getOption("krein.threads", 0L)
-  check_number(threads, "threads", lower = 0, allow_lower = TRUE, integer = TRUE, call = call)
+  arg <- "threads"
+  if (is.null(threads)) {
+    threads <- getOption("krein.threads", 0L)
+    arg <- "options(krein.threads)"
+  }
+  ok <- is.numeric(threads) && length(threads) == 1L && !is.na(threads) && is.finite(threads) &&
+    threads >= 0 && threads == round(threads)
+  if (!ok) {
+    krein_abort(sprintf("`%s` must be a whole number >= 0 (0 uses every core), not %s.", arg,
+                        describe_value(threads)), call = call)
+  }
+  as.integer(min(threads, max(1L, cpp_processor_count())))
 }
 
 #' Two increasing finite numbers (an interval)

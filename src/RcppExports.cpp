@@ -276,6 +276,16 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_processor_count
+int cpp_processor_count();
+RcppExport SEXP _krein_cpp_processor_count() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(cpp_processor_count());
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_nystrom
 Rcpp::List cpp_nystrom(const Eigen::Map<Eigen::MatrixXd> c, const Eigen::Map<Eigen::MatrixXd> w);
 RcppExport SEXP _krein_cpp_nystrom(SEXP cSEXP, SEXP wSEXP) {
@@ -327,6 +337,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_meb_callback", (DL_FUNC) &_krein_cpp_meb_callback, 5},
     {"_krein_cpp_symmetric_eigen", (DL_FUNC) &_krein_cpp_symmetric_eigen, 2},
     {"_krein_cpp_set_omp_threads", (DL_FUNC) &_krein_cpp_set_omp_threads, 1},
+    {"_krein_cpp_processor_count", (DL_FUNC) &_krein_cpp_processor_count, 0},
     {"_krein_cpp_nystrom", (DL_FUNC) &_krein_cpp_nystrom, 2},
     {"_krein_cpp_pcvm_fit", (DL_FUNC) &_krein_cpp_pcvm_fit, 8},
     {NULL, NULL, 0}

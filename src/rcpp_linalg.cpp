@@ -21,3 +21,9 @@ Rcpp::List cpp_symmetric_eigen(const Eigen::Map<Eigen::MatrixXd> a, bool vectors
 int cpp_set_omp_threads(int threads) {
   return krein::parallel::set_default_threads(threads);
 }
+
+// The processors available to this process: the cap of every `threads` argument.
+// [[Rcpp::export]]
+int cpp_processor_count() {
+  return krein::parallel::processor_count();
+}

@@ -5,11 +5,12 @@
 // PCVM against facts that can be checked by hand or by a direct formula.
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <random>
 #include <stdexcept>
-
+#include <string>
 #include <vector>
 
 #include "krein/ikfd.hpp"
@@ -183,11 +184,129 @@ void test_symmetric_eigen() {
          "values alone equal the values with vectors");
 }
 
+// Eigenpairs check: A V = V diag(values), V orthonormal, values ascending.
+bool is_eigendecomposition(const Eigen::MatrixXd& a, const krein::SymmetricEigen& eig) {
+  const Eigen::Index n = a.rows();
+  const double scale = a.cwiseAbs().maxCoeff();
+  const double residual = (a * eig.vectors - eig.vectors * eig.values.asDiagonal()).cwiseAbs().maxCoeff();
+  const double orthogonality =
+      (eig.vectors.transpose() * eig.vectors - Eigen::MatrixXd::Identity(n, n)).cwiseAbs().maxCoeff();
+  bool ascending = true;
+  for (Eigen::Index i = 1; i < n; ++i) ascending = ascending && eig.values[i - 1] <= eig.values[i];
+  return residual < 1e-10 * scale && orthogonality < 1e-10 && ascending;
+}
+
+// A symmetric tridiagonal matrix on which LAPACK's MRRR (dstemr) fails with
+// INFO = 22: the tridiagonal form (dsytrd) of a 200 x 200 Gaussian kernel
+// matrix on 200 k-means landmarks of kernlab's spam data (the reproducer of
+// issue 16, item 3), kept as its diagonal and subdiagonal. Shared with the R
+// tests (tests/testthat/fixtures).
+bool read_failing_tridiagonal(Eigen::MatrixXd& T) {
+  std::ifstream in("../testthat/fixtures/dstemr-failing-tridiagonal.txt");
+  std::string header_a, header_b;
+  if (!(in >> header_a >> header_b)) return false;
+  std::vector<double> d, e;
+  double a, b;
+  while (in >> a >> b) {
+    d.push_back(a);
+    e.push_back(b);
+  }
+  const Eigen::Index n = static_cast<Eigen::Index>(d.size());
+  if (n < 2) return false;
+  T = Eigen::MatrixXd::Zero(n, n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    T(i, i) = d[i];
+    if (i + 1 < n) T(i + 1, i) = T(i, i + 1) = e[i];
+  }
+  return true;
+}
+
+// Where dstemr fails, symmetric_eigen() falls back (as dsyevr does) to
+// bisection and inverse iteration; the fallback agrees with MRRR where both work.
+void test_symmetric_eigen_fallback() {
+  Eigen::MatrixXd T;
+  expect(read_failing_tridiagonal(T), "the dstemr-failing tridiagonal fixture is readable");
+  if (T.rows() > 0) {
+    const int n = static_cast<int>(T.rows());
+    Eigen::VectorXd d = T.diagonal(), e(n), w(n);
+    e.head(n - 1) = T.diagonal(-1);
+    e[n - 1] = 0;
+    Eigen::MatrixXd Z(n, n);
+    std::vector<int> isuppz(2 * n);
+    int found = 0, tryrac = 1, iwork_query = 0;
+    double query = 0;
+    krein::lapack::dstemr('V', 'A', n, d.data(), e.data(), 0, 0, 0, 0, &found, w.data(), Z.data(), n, n,
+                          isuppz.data(), &tryrac, &query, -1, &iwork_query, -1);
+    std::vector<double> work(static_cast<size_t>(query));
+    std::vector<int> iwork(iwork_query);
+    const int info = krein::lapack::dstemr('V', 'A', n, d.data(), e.data(), 0, 0, 0, 0, &found, w.data(),
+                                           Z.data(), n, n, isuppz.data(), &tryrac, work.data(),
+                                           static_cast<int>(work.size()), iwork.data(), iwork_query);
+    if (info == 0) std::printf("note: dstemr of this LAPACK does not fail on the fixture; the fallback is tested by the switch only\n");
+    bool threw = false;
+    krein::SymmetricEigen eig;
+    try {
+      eig = krein::symmetric_eigen(T, true);
+    } catch (const std::exception&) {
+      threw = true;
+    }
+    expect(!threw && is_eigendecomposition(T, eig),
+           "a matrix on which dstemr fails still gets exact eigenpairs (fallback)");
+    if (!threw) {
+      const krein::SymmetricEigen values_only = krein::symmetric_eigen(T, false);  // dsyevr
+      expect((values_only.values - eig.values).cwiseAbs().maxCoeff() < 1e-10 * T.cwiseAbs().maxCoeff(),
+             "fallback eigenvalues equal dsyevr's");
+    }
+  }
+  // the forced fallback agrees with MRRR on a matrix where both work
+  Eigen::MatrixXd a = random_matrix(30, 30, 31);
+  a = (a + a.transpose()).eval();
+  const krein::SymmetricEigen mrrr = krein::symmetric_eigen(a, true);
+  krein::detail::force_tridiagonal_fallback() = true;
+  const krein::SymmetricEigen fallback = krein::symmetric_eigen(a, true);
+  krein::detail::force_tridiagonal_fallback() = false;
+  expect(is_eigendecomposition(a, fallback), "the forced fallback gives exact eigenpairs");
+  expect((fallback.values - mrrr.values).cwiseAbs().maxCoeff() < 1e-10 * a.cwiseAbs().maxCoeff(),
+         "the forced fallback's eigenvalues equal MRRR's");
+  // eigenvectors agree up to sign (the eigenvalues of a random matrix are distinct)
+  const Eigen::MatrixXd overlap = (fallback.vectors.transpose() * mrrr.vectors).cwiseAbs();
+  expect((overlap.diagonal().array() - 1.0).abs().maxCoeff() < 1e-8,
+         "the forced fallback's eigenvectors equal MRRR's up to sign");
+  // NaN input: an exception, not an obscure LAPACK INFO
+  Eigen::MatrixXd bad = a;
+  bad(3, 2) = std::numeric_limits<double>::quiet_NaN();
+  bool threw = false;
+  try {
+    krein::symmetric_eigen(bad, true);
+  } catch (const std::invalid_argument&) {
+    threw = true;
+  }
+  expect(threw, "symmetric_eigen rejects NaN entries");
+}
+
+// The KQD error bias: a NaN decision value throws instead of looping forever
+// (its tie loop never advanced on NaN and grew memory until bad_alloc).
+void test_kqd_bias_non_finite() {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (double bad : {nan, std::numeric_limits<double>::infinity()}) {
+    bool threw = false;
+    try {
+      krein::kqd::best_pair_bias({1.0, bad, 2.0}, {-1.0, nan});
+    } catch (const std::invalid_argument&) {
+      threw = true;
+    }
+    expect(threw, "best_pair_bias rejects non-finite decision values");
+  }
+  const krein::kqd::PairBias pb = krein::kqd::best_pair_bias({1.0, 2.0, 2.0}, {-1.0, -1.0});
+  expect(pb.errors == 0 && pb.delta == 0.0, "best_pair_bias: separable scores with ties give 0 errors at the middle threshold");
+}
+
 // One thread-count rule; every index visited exactly once under either schedule.
 void test_parallel_for() {
   expect(krein::parallel::thread_count(3) == 3 || krein::parallel::thread_count(3) == 1,
          "a positive thread count is taken as given (1 without OpenMP)");
   expect(krein::parallel::thread_count(0) >= 1, "thread count 0 resolves to at least one thread");
+  expect(krein::parallel::processor_count() >= 1, "at least one processor is counted");
   for (int threads : {0, 1, 2}) {
     for (const krein::parallel::Schedule plan :
          {krein::parallel::Schedule::blocks(), krein::parallel::Schedule::dynamic(3)}) {
@@ -511,12 +630,14 @@ int main() {
   test_kernels();
   test_checkpoint();
   test_symmetric_eigen();
+  test_symmetric_eigen_fallback();
   test_parallel_for();
   test_parallel_dense();
   test_numerics();
   test_meb();
   test_ikfd();
   test_kqd();
+  test_kqd_bias_non_finite();
   test_pcvm_estep();
   test_pcvm_em();
   test_kfda();

@@ -61,3 +61,34 @@ ref_gmk <- function(x, y, new1, new2, prior) {
   }
   K
 }
+
+# eq. (23): L(C_k | x) = P_k [(m_k - m_T)' Sigma_T^-1 (x - m_T) + 1], with the
+# mean and covariance of the mixture with priors P_k (for the class
+# proportions, the total mean and the total covariance of eq. (11)), formed
+# and inverted with solve(), one point at a time.
+ref_linear_posteriors <- function(x, y, new, prior) {
+  levels <- levels(y)
+  means <- lapply(levels, function(l) colMeans(x[y == l, , drop = FALSE]))
+  m_T <- Reduce(`+`, Map(`*`, means, prior))
+  S_T <- Reduce(`+`, Map(function(l, m, p) {
+    xl <- x[y == l, , drop = FALSE]
+    p * (crossprod(sweep(xl, 2, m)) / nrow(xl) + tcrossprod(m - m_T))
+  }, levels, means, prior))
+  t(apply(new, 1, function(v) {
+    vapply(seq_along(levels), function(k) {
+      prior[k] * (sum((means[[k]] - m_T) * solve(S_T, v - m_T)) + 1)
+    }, numeric(1))
+  }))
+}
+
+# The data term of the Gaussian discriminants far from the data: for x = s v
+# with s -> Inf, log(q_k f_k(x)) = -s^2 v' S_k^-1 v / 2 + O(s), so the class
+# with the smallest v' S_k^-1 v (ML covariances, eq. 31) wins. Returns
+# -v' S_k^-1 v / 2 per row v and class k.
+ref_gaussian_quadratic <- function(x, y, v) {
+  sapply(levels(y), function(l) {
+    xl <- x[y == l, , drop = FALSE]
+    S <- crossprod(sweep(xl, 2, colMeans(xl))) / nrow(xl)
+    apply(v, 1, function(u) -0.5 * sum(u * solve(S, u)))
+  })
+}

@@ -60,6 +60,21 @@ for (name in krein:::registered_models()) {
     expect_error(predict(fit, test, nonsense = 1), class = "krein_argument_error")
   })
 
+  test_that(sprintf("%s: 0-row newdata gives a 0-row result of every type", name), {
+    # issue 16: pcvm and isvm failed with base errors on formula fits
+    d <- contract_data()
+    fit <- contract_fit(name, d)
+    cls <- predict(fit, d[0, ])
+    expect_s3_class(cls, "factor")
+    expect_length(cls, 0L)
+    expect_identical(levels(cls), c("a", "b", "c"))
+    for (type in c("prob", "decision", krein:::model_info(name)$types)) {
+      empty <- predict(fit, d[0, ], type = type)
+      expect_identical(nrow(empty), 0L, info = type)
+      expect_identical(colnames(empty), colnames(predict(fit, d[1:2, ], type = type)), info = type)
+    }
+  })
+
   test_that(sprintf("%s: training predictions, NA rows and na.exclude padding", name), {
     d <- contract_data()
     d$x1[c(3, 10)] <- NA

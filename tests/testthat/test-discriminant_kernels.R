@@ -104,3 +104,15 @@ test_that("GDK and GMK use the fit's own Gaussian classes, its ridge included", 
   expect_equal(K, kernel_matrix(kernel_discriminant(fit, "dk"), x), tolerance = 1e-12)
   expect_psd(kernel_matrix(kernel_discriminant(fit, "gmk"), x))
 })
+
+test_that("kernel_discriminant() on an S4 fit, a number or nothing is a krein_error naming `fit`", {
+  # issue 16: base errors ("$ operator not defined for this S4 class")
+  expect_snapshot(show_error(kernel_discriminant(3)))
+  expect_error(kernel_discriminant(), class = "krein_error", regexp = "`fit`")
+  expect_error(kernel_discriminant(iris), class = "krein_error", regexp = "`fit`")
+  skip_if_not_installed("kernlab")
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  svm <- kernlab::ksvm(as.matrix(d[, 1:2]), d$y)
+  expect_snapshot(show_error(kernel_discriminant(svm)))
+})

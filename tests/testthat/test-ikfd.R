@@ -335,3 +335,61 @@ test_that("renamed and unknown arguments, and bad rules, are errors", {
   expect_snapshot(predict(fit, d$x[1:3, ], rule = "argmax"), error = TRUE)
   expect_error(predict(fit, d$x[1:3, ], rule = "argmax"), class = "krein_error")
 })
+
+test_that("scores without spread: the calibration floors the variance, warns and records it (issue 16, item 6)", {
+  # Constant inputs give one constant kernel: every training score is the
+  # same. The old calibration divided by a zero variance ("system is
+  # computationally singular" / a base error).
+  x <- matrix(1, 100, 2)
+  y <- factor(rep(1:2, 50))
+  warnings <- character()
+  fit <- withCallingHandlers(ikfd(x, y, kernel = kernel_rbf(1)), warning = function(w) {
+    warnings <<- c(warnings, conditionMessage(w))
+    invokeRestart("muffleWarning")
+  })
+  expect_true(any(grepl("no spread within the classes", warnings)))
+  expect_true(fit$calibration$floored)
+  p <- predict(fit, matrix(1, 3, 2), type = "prob")
+  expect_true(all(is.finite(p)))
+  # the class means of the scores coincide: the posteriors are the priors
+  expect_equal(unname(p), matrix(0.5, 3, 2))
+  expect_equal(unname(predict(fit, type = "prob")), matrix(0.5, 100, 2))
+  expect_output(print(fit), "standard deviation floored at")
+  expect_s3_class(predict(fit, matrix(1, 3, 2)), "factor")
+  # an ordinary fit is not floored
+  d <- three_class_data()
+  expect_false(ikfd(d$x, d$y, kernel = kernel_rbf(1))$calibration$floored)
+})
+
+test_that("scores that separate the classes without spread give certain probabilities", {
+  # a precomputed block kernel: within a class every score is the same, the
+  # classes' scores differ, so the floored calibration is certain
+  y <- factor(rep(c("a", "b"), each = 4))
+  K <- outer(as.integer(y), as.integer(y), function(i, j) ifelse(i == j, 1, 0))
+  fit <- suppressWarnings(ikfd(K, y, kernel = "precomputed"))
+  expect_true(fit$calibration$floored)
+  p <- predict(fit, type = "prob")
+  expect_true(all(is.finite(p)))
+  expect_equal(unname(p), unname(1 * cbind(y == "a", y == "b")))
+})
+
+test_that("a relative ridge far below rounding is raised and doubled, with a warning giving it (issue 16, item 10)", {
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  X <- as.matrix(d[, 1:2])
+  # the old core doubled 1e-200 60 times, never reached the rounding level
+  # of the scatter and stopped with "could not be factorised"
+  expect_warning(fit <- ikfd(X, d$y, ridge_relative = 1e-200), class = "krein_warning",
+                 regexp = "raised and doubled until it had one, to mu = [0-9.e-]+")
+  expect_true(fit$ridge_increased)
+  expect_gt(fit$ridge, 1e-200 * 1e10)
+  expect_output(print(fit), "raised until the scatter had a Cholesky factor")
+  expect_true(all(is.finite(predict(fit, X, type = "prob"))))
+  # the Nystroem path: with every point a landmark and a kernel of rank 59 the
+  # small system is as rank-deficient as the full one
+  expect_warning(ny <- ikfd(X, d$y, kernel = kernel_rbf(1), ridge_relative = 1e-200,
+                            landmarks = seq_len(60)),
+                 class = "krein_warning", regexp = "raised and doubled")
+  expect_true(ny$ridge_increased)
+  expect_false(ikfd(X, d$y)$ridge_increased)
+})

@@ -155,3 +155,14 @@ test_that("bad training inputs are krein_errors naming the argument", {
   df_inf$a[2] <- Inf
   expect_error(toy_model(y ~ a + b, data = df_inf), class = "krein_error", regexp = "`data`")
 })
+
+test_that("check_number() asks for a finite or a whole number in plain words (issue 16, item 9)", {
+  # the old wording was "must be a finite a number"
+  expect_snapshot(show_error(check_number("a", "gamma", lower = 0)))
+  expect_snapshot(show_error(check_number(Inf, "gamma", lower = 0)))
+  expect_snapshot(show_error(check_number(2.5, "dim", lower = 1, integer = TRUE)))
+  expect_error(check_number(NA, "cost", lower = 0), class = "krein_error",
+               regexp = "`cost` must be a finite number, not NA", fixed = FALSE)
+  expect_error(ikfd(matrix(rnorm(20), 10), rep(1:2, 5), ridge_relative = NaN),
+               class = "krein_error", regexp = "`ridge_relative` must be a finite number, not")
+})

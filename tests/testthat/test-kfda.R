@@ -348,3 +348,16 @@ test_that("every resolved hyperparameter is stored at the fit and reused for new
   }
   expect_gt(fits[[2]]$ridge, 0)
 })
+
+test_that("kfda probabilities stay finite and sum to 1 for points far from the data", {
+  # A linear kernel on points 1e150 times the data gives Fisher coordinates
+  # whose quadratic forms overflow (about 1e600): the probabilities come from
+  # discriminants relative to each row's largest, so they cannot be Inf - Inf.
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  X <- as.matrix(d[, 1:2])
+  fit <- kfda(X, d$y, kernel = kernel_linear(), scale = FALSE)
+  p <- predict(fit, X[1:5, ] * 1e150, type = "prob")
+  expect_true(all(is.finite(p)))
+  expect_equal(rowSums(p), rep(1, 5), ignore_attr = TRUE)
+})

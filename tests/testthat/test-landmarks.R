@@ -133,3 +133,59 @@ test_that("bad input is a krein_error naming the argument", {
   expect_snapshot(show_error(select_landmarks(x, y, kernel_rbf(1), method = "tree")))
   expect_snapshot(show_error(nystrom(x, kernel_rbf(1), landmarks = matrix(0, 2, 3))))
 })
+
+test_that("k-means with m = the number of points makes every point a landmark (issue 16, item 10)", {
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  X <- as.matrix(d[, 1:2])
+  # stats::kmeans()'s Hartigan-Wong refused it with a base error
+  lm <- select_landmarks(X, d$y, kernel_rbf(1), method = "kmeans", m = 60)
+  expect_equal(nrow(lm$points), 60L)
+  expect_equal(lm$points[order(lm$points[, 1]), ], X[order(X[, 1]), ], ignore_attr = TRUE)
+  # each landmark keeps the class of its point
+  matched <- match(lm$points[, 1], X[, 1])
+  expect_equal(lm$class, d$y[matched])
+  # on a precomputed kernel every training point is chosen
+  K <- kernel_matrix(X, kernel = kernel_rbf(1))
+  lm_K <- select_landmarks(K, d$y, "precomputed", method = "kmeans", m = 60)
+  expect_equal(sort(lm_K$indices), 1:60)
+  # duplicated rows: at most the distinct points, else a krein_error
+  X_dup <- rbind(X, X[1:2, ])
+  y_dup <- factor(c(as.character(d$y), as.character(d$y[1:2])))
+  expect_equal(nrow(select_landmarks(X_dup, y_dup, kernel_rbf(1), method = "kmeans", m = 60)$points), 60L)
+  expect_error(select_landmarks(X_dup, y_dup, kernel_rbf(1), method = "kmeans", m = 62),
+               class = "krein_error", regexp = "distinct")
+})
+
+test_that("a tiny eps caps the core set at the class size instead of overflowing (issue 16, item 10)", {
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  X <- as.matrix(d[, 1:2])
+  # 10 / eps overflowed as an integer: an NA core size and a warning
+  # saying "reached NA points"
+  warnings <- character()
+  lm <- withCallingHandlers(select_landmarks(X, d$y, kernel_rbf(1), eps = 1e-9),
+                            warning = function(w) {
+                              warnings <<- c(warnings, conditionMessage(w))
+                              invokeRestart("muffleWarning")
+                            })
+  expect_false(any(grepl("NA", warnings)))
+  expect_true(all(lm$indices %in% 1:60))
+  expect_true(all(vapply(lm$balls, function(b) length(b$indices) <= 30, logical(1))))
+  expect_s3_class(select_landmarks(X, d$y, kernel_rbf(1), eps = 1e-300), "krein_landmarks")
+})
+
+test_that("select_landmarks() takes the na.action its missing-value error suggests (issue 16, item 9)", {
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  X <- as.matrix(d[, 1:2])
+  X[c(3, 40), 1] <- NA
+  expect_error(select_landmarks(X, d$y, kernel_rbf(1)), class = "krein_error",
+               regexp = "na.action = na.omit")
+  set.seed(2)
+  lm <- select_landmarks(X, d$y, kernel_rbf(1), method = "random", m = 10, na.action = na.omit)
+  expect_equal(lm$n, 58L)
+  # the indices count the complete rows, as a model fitted with na.omit does
+  fit <- ikfd(X, d$y, kernel = kernel_rbf(1), landmarks = lm, na.action = na.omit)
+  expect_equal(fit$landmarks$points, X[stats::complete.cases(X), ][lm$indices, ], ignore_attr = TRUE)
+})

@@ -144,10 +144,19 @@ test_that("kmdc's decision values are MASS's discriminant functions, prob their 
   new_x <- iris[seq(2, 150, by = 10), 1:4]
   y <- iris$Species[seq(1, 150, by = 2)]
   kernel <- kernel_rbf(0.5)
-  D <- kernel_mahalanobis(fit_x, y, kernel = kernel, distance = "IC", reg = 1e-3)
   D_new <- kernel_mahalanobis(fit_x, y, kernel = kernel, distance = "IC", reg = 1e-3, newdata = new_x)
   for (classifier in c("lda", "qda")) {
+    set.seed(7)
     fit <- kmdc(fit_x, y, kernel = kernel, distance = "IC", classifier = classifier, reg = 1e-3)
+    # IC: the discriminant is trained on out-of-fold distances, each fold's
+    # from a distance model fitted on the other folds
+    D <- matrix(NA_real_, nrow(fit_x), 3)
+    for (k in unique(fit$folds)) {
+      out <- fit$folds == k
+      D[out, ] <- kernel_mahalanobis(fit_x[!out, ], y[!out], kernel = kernel, distance = "IC", reg = 1e-3,
+                                     newdata = fit_x[out, ])
+    }
+    colnames(D) <- colnames(D_new)
     oracle <- predict(if (classifier == "lda") MASS::lda(D, y) else MASS::qda(D, y), D_new)
     f <- predict(fit, new_x, type = "decision")
     expect_identical(colnames(f), levels(y))
@@ -157,6 +166,74 @@ test_that("kmdc's decision values are MASS's discriminant functions, prob their 
     expect_identical(as.character(predict(fit, new_x)), as.character(oracle$class), info = classifier)
     expect_equal(predict(fit, new_x, type = "distance"), D_new, tolerance = 1e-10)
   }
+})
+
+test_that("kmdc(distance = \"IC\") trains its discriminant on out-of-fold distances, not the degenerate in-sample ones", {
+  # issue 16: in-sample, a training point's d2_IC to its own class is n_j - 1
+  # (alpha below the spectrum), whatever the point; a discriminant trained on
+  # that constant fails (MASS::lda: "constant within groups") or learns
+  # nothing that carries over to new points
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  X <- as.matrix(d[, 1:2])
+  Y <- d$y
+  set.seed(2)
+  test <- gaussian_mixture_2d(500)
+  in_sample <- kernel_mahalanobis(X, Y, kernel = kernel_rbf(1), distance = "IC", reg = 1e-10)
+  own <- in_sample[cbind(seq_along(Y), as.integer(Y))]
+  expect_equal(own, rep(29, 60), tolerance = 1e-6)
+  set.seed(3)
+  fit <- kmdc(X, Y, kernel = kernel_rbf(1), distance = "IC", reg = 1e-10)
+  expect_gt(min(abs(diag(fit$discriminant$means) - 29)), 1)
+  majority <- max(table(test$y)) / nrow(test)
+  for (distance in c("IC", "RC")) {
+    for (classifier in c("lda", "qda")) {
+      set.seed(3)
+      reg <- if (distance == "IC") 1e-10 else NULL
+      fit <- kmdc(X, Y, distance = distance, classifier = classifier, reg = reg)
+      accuracy <- mean(predict(fit, test[, 1:2]) == test$y)
+      expect_gt(accuracy, majority + 0.2)
+      if (distance == "IC") {
+        expect_identical(sort(unique(fit$folds)), 1:10)
+      } else {
+        expect_null(fit$folds)
+      }
+    }
+  }
+  # iris: a held-out half, above the majority class, for both distances and discriminants
+  train <- seq(1, 150, by = 2)
+  for (distance in c("IC", "RC")) {
+    for (classifier in c("lda", "qda")) {
+      set.seed(4)
+      fit <- kmdc(iris[train, 1:4], iris$Species[train], distance = distance, classifier = classifier)
+      expect_gt(mean(predict(fit, iris[-train, 1:4]) == iris$Species[-train]), 0.8)
+    }
+  }
+  # the folds come from R's RNG
+  set.seed(5)
+  a <- kmdc(X, Y, distance = "IC")
+  set.seed(5)
+  b <- kmdc(X, Y, distance = "IC")
+  expect_identical(a$folds, b$folds)
+  expect_equal(predict(a, test[, 1:2], type = "prob"), predict(b, test[, 1:2], type = "prob"))
+  expect_snapshot(show_error(kmdc(X[c(1:2, 31:40), ], Y[c(1:2, 31:40)], distance = "IC")))
+  expect_s3_class(kmdc(X[c(1:3, 31:40), ], Y[c(1:3, 31:40)], distance = "IC"), "kmdc")
+})
+
+test_that("kernel_mahalanobis() takes na.action, as the models do", {
+  # issue 16: its message suggested `na.action = na.omit`, which it did not take
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  X <- as.matrix(d[, 1:2])
+  X[4, 1] <- NA
+  expect_error(kernel_mahalanobis(X, d$y, kernel_rbf(1)), class = "krein_error", regexp = "na.action")
+  omitted <- kernel_mahalanobis(X, d$y, kernel_rbf(1), na.action = na.omit)
+  expect_identical(dim(omitted), c(59L, 2L))
+  expect_equal(omitted, kernel_mahalanobis(X[-4, ], d$y[-4], kernel_rbf(1)), ignore_attr = TRUE)
+  excluded <- kernel_mahalanobis(X, d$y, kernel_rbf(1), na.action = na.exclude)
+  expect_identical(dim(excluded), c(60L, 2L))
+  expect_true(all(is.na(excluded[4, ])))
+  expect_equal(excluded[-4, ], omitted, ignore_attr = TRUE)
 })
 
 test_that("kmdc's prior is the discriminant's prior", {

@@ -237,3 +237,100 @@ test_that("onda goes through the shared input path: NA rows, na.exclude and newd
   expect_error(predict(fit, iris[, 1:3]), class = "krein_error")
   expect_snapshot(predict(fit, iris[, 1:3]), error = TRUE)
 })
+
+test_that("linear posteriors are eq. (23) and sum to 1, for any prior (issue 16, item 8)", {
+  case <- four_class_data()
+  new <- matrix(rnorm(30), 10, 3, dimnames = list(NULL, c("u", "v", "w")))
+  for (prior in list(NULL, c(0.1, 0.2, 0.3, 0.4))) {
+    fit <- onda(case$x, case$y, posterior = "linear", prior = prior)
+    p <- predict(fit, new, type = "prob")
+    expect_equal(unname(p), ref_linear_posteriors(case$x, case$y, new, prior %||% rep(0.25, 4)),
+                 tolerance = 1e-8)
+    # with the prior, the old total mean and covariance gave rows summing to 0.5 .. 1.4
+    expect_equal(unname(rowSums(p)), rep(1, 10), tolerance = 1e-12)
+  }
+})
+
+test_that("posterior = \"linear\" refuses a singular total covariance, e.g. two points (issue 16, item 8)", {
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  X <- as.matrix(d[, 1:2])
+  # two points span one direction of the plane; rounding let the old Cholesky
+  # factor through for many pairs, with probability rows summing to 4.12,
+  # -7078 or 24391. Every pair must now be refused.
+  for (pair in list(c(25, 34), c(24, 41), c(29, 31), c(1, 31))) {
+    expect_error(onda(X[pair, ], d$y[pair], posterior = "linear"), class = "krein_error",
+                 regexp = "needs an invertible total covariance")
+  }
+  expect_snapshot(show_error(onda(X[c(25, 34), ], d$y[c(25, 34)], posterior = "linear")))
+  expect_snapshot(show_error(onda(cbind(X, X[, 1] + X[, 2]), d$y, posterior = "linear")))
+  # one column, two points: the total covariance is invertible, rows sum to 1
+  fit <- onda(X[c(1, 31), 1, drop = FALSE], d$y[c(1, 31)], posterior = "linear")
+  expect_equal(unname(rowSums(predict(fit, X[, 1, drop = FALSE], type = "prob"))), rep(1, 60))
+})
+
+test_that("Gaussian posteriors stay finite and sum to 1 for inputs of any size (issue 16, item 8)", {
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  X <- as.matrix(d[, 1:2])
+  case <- four_class_data()
+  for (fit_case in list(list(fit = onda(X, d$y), x = X), list(fit = onda(case$x, case$y), x = case$x))) {
+    for (scale in c(1e300, 1e150, 1e-150, 1e-300, -1e300)) {
+      # the old code gave NaN rows: exp(-Inf - -Inf)
+      p <- predict(fit_case$fit, fit_case$x[1:5, ] * scale, type = "prob")
+      expect_true(all(is.finite(p)))
+      expect_equal(unname(rowSums(p)), rep(1, 5), tolerance = 1e-12)
+      expect_true(all(p >= 0 & p <= 1))
+    }
+  }
+  # far out the class with the widest covariance in that direction wins;
+  # compare with the scaled-down quadratic forms in plain R
+  fit <- onda(case$x, case$y)
+  new <- case$x[1:5, ] * 1e300
+  g <- ref_gaussian_quadratic(case$x, case$y, case$x[1:5, ])
+  expect_equal(unname(predict(fit, new)), factor(levels(case$y)[max.col(g)], levels = levels(case$y)))
+  # tiny inputs: the posteriors of the origin
+  expect_equal(predict(fit, case$x[1:2, ] * 1e-300, type = "prob"),
+               predict(fit, matrix(0, 2, 3, dimnames = list(NULL, c("u", "v", "w"))), type = "prob"),
+               ignore_attr = TRUE, tolerance = 1e-12)
+})
+
+test_that("Gaussian posteriors of data fitted at 1e300 and 1e-300 scale are those of the unscaled fit", {
+  case <- four_class_data()
+  new <- matrix(rnorm(30), 10, 3, dimnames = list(NULL, c("u", "v", "w")))
+  plain <- predict(onda(case$x, case$y), new, type = "prob")
+  for (scale in c(1e150, 1e-150)) {
+    scaled <- predict(onda(case$x * scale, case$y), new * scale, type = "prob")
+    expect_equal(scaled, plain, tolerance = 1e-8)
+  }
+})
+
+test_that("an error inside a posterior function is a krein_error that names it (issue 16, item 10)", {
+  case <- four_class_data()
+  failing <- function(x_train, y_train, x_new) stop("no model for these data")
+  expect_error(onda(case$x, case$y, posterior = failing), class = "krein_error",
+               regexp = "posterior.*failed: no model for these data")
+  expect_snapshot(show_error(onda(case$x, case$y, posterior = failing)))
+})
+
+test_that("pooled Gaussian posteriors (ikfd's calibration, KFLDA) are finite at any scale too", {
+  case <- four_class_data()
+  model <- gaussian_classes(case$x, case$y, pooled = TRUE, denominator = "unbiased")
+  for (scale in c(1e300, -1e300, 1e-300)) {
+    # the linear form x'W_k + c_k overflowed to +-Inf in different columns
+    p <- gaussian_posteriors(model, case$x[1:5, ] * scale)
+    expect_true(all(is.finite(p)))
+    expect_equal(unname(rowSums(p)), rep(1, 5), tolerance = 1e-12)
+  }
+  # far out along v the class with the largest v'W_k wins
+  v <- case$x[1:5, ]
+  expect_equal(max.col(gaussian_posteriors(model, v * 1e300)), max.col(v %*% model$weights))
+  # in the ordinary range the relative discriminants differ from the plain
+  # ones by a term common to each row
+  new <- case$x[1:7, ]
+  plain <- gaussian_discriminants(model, new)
+  relative <- gaussian_discriminants(model, new, relative = TRUE)
+  expect_equal(unname(plain - relative), matrix(plain[, 1] - relative[, 1], 7, 4), tolerance = 1e-10)
+  expect_equal(unname(plain), unname(new %*% model$weights + rep(model$constant, each = 7)),
+               tolerance = 1e-12)
+})

@@ -199,6 +199,16 @@ test_that("a singular class covariance in the kernel PCA space is a clear error"
                class = "krein_singular_covariance", regexp = "kernel PCA space is singular")
 })
 
+test_that("ikpca_qd on a constant kernel is a krein_error", {
+  # issue 16: a zero centred kernel left no component, and the fit failed
+  # with a base error
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  expect_snapshot(show_error(ikpca_qd(precomputed_kernel(matrix(1, 60, 60)), d$y)))
+  expect_error(ikpca_qd(as.matrix(d[, 1:2]), d$y, kernel = kernel_rbf(1e-300)), class = "krein_error",
+               regexp = "constant")
+})
+
 test_that("isvm fits kernlab's SVM on the kernel matrix and predicts from the support vectors", {
   skip_if_not_installed("kernlab")
   set.seed(8)
@@ -264,6 +274,124 @@ test_that("isvm reaches kernlab's own RBF optimum at a large C, with or without 
   expect_error(isvm(x, train$y, probability = NA), class = "krein_error", regexp = "`probability`")
 })
 
+test_that("platt_sigmoid's Newton solution minimises Platt's log-likelihood (optim on the same)", {
+  # Platt (1999): P(positive | f) = 1 / (1 + exp(A f + B)), targets with his
+  # prior correction (N+ + 1) / (N+ + 2) and 1 / (N- + 2); Lin, Lin and Weng
+  # (2007) minimise the same negative log-likelihood by a Newton method. The
+  # plain-R transcription here: the log-likelihood written directly, minimised
+  # by optim's BFGS.
+  set.seed(3)
+  f <- c(rnorm(15, -1), rnorm(10, 1.2))
+  positive <- rep(c(FALSE, TRUE), c(15, 10))
+  target <- ifelse(positive, (10 + 1) / (10 + 2), 1 / (15 + 2))
+  nll <- function(ab) {
+    p <- 1 / (1 + exp(ab[1] * f + ab[2]))
+    -sum(target * log(p) + (1 - target) * log(1 - p))
+  }
+  reference <- stats::optim(c(0, 0), nll, method = "BFGS", control = list(reltol = 1e-14))$par
+  newton <- platt_sigmoid(f, positive)
+  expect_true(newton$converged)
+  expect_equal(c(newton$A, newton$B), reference, tolerance = 1e-5)
+  expect_equal(newton$objective, nll(reference), tolerance = 1e-10)
+  # separable decision values: the prior-corrected targets keep A and B finite
+  separable <- platt_sigmoid(c(-3, -2, -1, 1, 2, 3) * 100, rep(c(FALSE, TRUE), each = 3))
+  expect_true(separable$converged)
+  expect_true(is.finite(separable$A) && is.finite(separable$B) && separable$A < 0)
+})
+
+test_that("couple_pairwise is Wu, Lin and Weng's second method (libsvm's iteration)", {
+  # plain-R transcription of libsvm's multiclass_probability (Wu, Lin and Weng
+  # 2004, method 2: the fixed-point iteration for min p'Qp subject to sum p = 1)
+  libsvm_coupling <- function(r) {
+    k <- nrow(r)
+    Q <- matrix(0, k, k)
+    for (t in 1:k) for (j in 1:k) if (j != t) {
+      Q[t, t] <- Q[t, t] + r[j, t]^2
+      Q[t, j] <- -r[j, t] * r[t, j]
+    }
+    p <- rep(1 / k, k)
+    for (iter in 1:1000) {
+      Qp <- drop(Q %*% p)
+      pQp <- sum(p * Qp)
+      if (max(abs(Qp - pQp)) < 1e-12) break
+      for (t in 1:k) {
+        diff <- (-Qp[t] + pQp) / Q[t, t]
+        p[t] <- p[t] + diff
+        pQp <- (pQp + diff * (diff * Q[t, t] + 2 * Qp[t])) / (1 + diff)^2
+        Qp <- (Qp + diff * Q[, t]) / (1 + diff)
+        p <- p / (1 + diff)
+      }
+    }
+    p
+  }
+  set.seed(4)
+  for (k in 3:5) {
+    pairs <- which(upper.tri(diag(k)), arr.ind = TRUE)
+    pairs <- pairs[order(pairs[, 1], pairs[, 2]), ]
+    r_first <- matrix(stats::runif(2 * nrow(pairs), 0.05, 0.95), 2, byrow = TRUE)
+    coupled <- couple_pairwise(r_first, k)
+    for (row in 1:2) {
+      r <- matrix(0, k, k)
+      r[pairs] <- r_first[row, ]
+      r[pairs[, 2:1]] <- 1 - r_first[row, ]
+      expect_equal(coupled[row, ], libsvm_coupling(r), tolerance = 1e-8, info = paste(k, "classes"))
+    }
+  }
+})
+
+test_that("isvm's Platt probabilities at a large C are finite, sum to 1 and are calibrated like ksvm's", {
+  skip_if_not_installed("kernlab")
+  # issue 16: kernlab's own Platt model refits its inner folds with
+  # shrinking, and at C = 100 errored (this seed) or gave a flat sigmoid
+  set.seed(1)
+  train <- banana(400)
+  test <- banana(500)
+  set.seed(2)
+  fit <- isvm(as.matrix(train[, 1:2]), train$y, kernel = kernel_rbf(2), C = 100)
+  p <- predict(fit, as.matrix(test[, 1:2]), type = "prob")
+  expect_true(all(is.finite(p)))
+  expect_equal(unname(rowSums(p)), rep(1, nrow(p)), tolerance = 1e-12)
+  log_loss <- function(p, y) -mean(log(pmax(p[cbind(seq_along(y), as.integer(y))], 1e-15)))
+  set.seed(2)
+  reference <- kernlab::ksvm(as.matrix(train[, 1:2]), train$y, kernel = "rbfdot", kpar = list(sigma = 2),
+                             C = 100, prob.model = TRUE)
+  p_reference <- kernlab::predict(reference, as.matrix(test[, 1:2]), type = "probabilities")
+  expect_lt(log_loss(p, test$y), log_loss(p_reference, test$y) + 0.1)
+  expect_true(all(fit$platt$converged))
+  expect_lt(fit$platt$A, 0)
+  # the folds come from R's RNG
+  set.seed(2)
+  again <- isvm(as.matrix(train[, 1:2]), train$y, kernel = kernel_rbf(2), C = 100)
+  expect_identical(again$platt, fit$platt)
+})
+
+test_that("isvm's multi-class probabilities couple the pairs' Platt sigmoids", {
+  skip_if_not_installed("kernlab")
+  set.seed(5)
+  fit <- isvm(iris[, 1:4], iris$Species, kernel = kernel_rbf(0.5), C = 10)
+  new <- iris[c(1, 60, 110, 135), 1:4]
+  f <- predict(fit, new, type = "decision")
+  K_sv <- kernel_matrix(kernel_rbf(0.5), new, iris[kernlab::SVindex(fit$model), 1:4])
+  pairwise <- kernlab::predict(fit$model, kernlab::as.kernelMatrix(K_sv), type = "decision")
+  r_first <- 1 / (1 + exp(-(pairwise * rep(fit$platt$A, each = 4) + rep(fit$platt$B, each = 4))))
+  expect_equal(unname(predict(fit, new, type = "prob")), couple_pairwise(r_first, 3), tolerance = 1e-10)
+  expect_equal(fit$platt$pair, c("setosa vs versicolor", "setosa vs virginica", "versicolor vs virginica"))
+  expect_gt(mean(predict(fit, iris[, 1:4]) == iris$Species), 0.9)
+})
+
+test_that("isvm with a one-point class or two points in all is a krein_error", {
+  skip_if_not_installed("kernlab")
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  X <- as.matrix(d[, 1:2])
+  expect_snapshot(show_error(isvm(X[1:2, ], factor(c("a", "b")))))
+  expect_error(isvm(X, factor(c("a", rep("b", 59)))), class = "krein_error", regexp = "\"a\"")
+  expect_error(isvm(X, factor(c("a", rep("b", 59))), probability = FALSE), class = "krein_error")
+  # two points per class is enough
+  fit <- isvm(X[c(1:2, 31:32), ], d$y[c(1:2, 31:32)])
+  expect_true(all(is.finite(predict(fit, X[1:5, ], type = "prob"))))
+})
+
 test_that("isvm names the package to install when kernlab is missing", {
   expect_snapshot(show_error(check_kernlab(available = FALSE)))
 })
@@ -326,4 +454,15 @@ test_that("the reference classifiers plot decision regions or class probabilitie
   expect_invisible(plot(iknn(iris[1:100, 1:4], droplevels(iris$Species[1:100]), kernel = kernel_rbf(0.5), k = 3)))
   expect_invisible(plot(ikpca_qd(iris[, 1:4], iris$Species, kernel = kernel_rbf(0.5))))
   expect_error(plot(fits[[1]], resolution = 1), class = "krein_error", regexp = "`resolution`")
+})
+
+test_that("ikpca_qd probabilities stay finite and sum to 1 for points far from the data", {
+  # as for kfda: quadratic forms of about 1e600 must not give NaN probabilities
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  X <- as.matrix(d[, 1:2])
+  fit <- ikpca_qd(X, d$y, kernel = kernel_linear(), scale = FALSE)
+  p <- predict(fit, X[1:5, ] * 1e150, type = "prob")
+  expect_true(all(is.finite(p)))
+  expect_equal(rowSums(p), rep(1, 5), ignore_attr = TRUE)
 })

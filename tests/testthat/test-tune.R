@@ -209,9 +209,15 @@ test_that("no model argument is taken for one of tune_krein()'s own", {
 # to be tunable.
 toy_log <- new.env()
 toy_fit <- function(inputs, temp = 1, raw = FALSE, threads = NULL) {
+  if (!is.numeric(temp) || anyNA(temp) || any(temp <= 0)) krein_abort("`temp` must be positive.")
+  # tune_krein() checks the grid by running the fit up to the kernel: the log
+  # counts the fits that get past it
+  K_train <- training_kernel(inputs, threads)
   toy_log$fits <- c(toy_log$fits, length(temp))
   toy_log$inputs <- c(toy_log$inputs, !is.null(inputs$x))
-  list(x = inputs$x, temp = temp, K_train = training_kernel(inputs, threads))
+  # a valid value at which the fit fails (numerically, say)
+  if (!is.null(toy_log$fail_at) && any(temp == toy_log$fail_at)) stop("the toy fit failed")
+  list(x = inputs$x, temp = temp, K_train = K_train)
 }
 krein_scores_toy <- function(object, new, type, temp = NULL, rule = "posterior") {
   K <- if (is.null(new)) object$K_train else new_kernels(object, new)$K
@@ -301,6 +307,72 @@ test_that("a model that registers is tunable with no other change", {
   expect_s3_class(fit, "toy")
   expect_identical(fit$temp, 0.5)
   expect_identical(fit$spec$kernel$params$gamma, 2)
+})
+
+test_that("grid values outside a parameter's domain are an error before any fit, naming the column", {
+  # issue 16: gamma = c(-1, 1) and gamma = NA were accepted; reg = c(-1, 0.1)
+  # said every grid point failed although 0.1 is valid
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  X <- as.matrix(d[, 1:2])
+  Y <- d$y
+  expect_snapshot(show_error(tune_krein(kqd, X, Y, grid = list(gamma = c(-1, 1)))))
+  expect_snapshot(show_error(tune_krein(kqd, X, Y, grid = list(gamma = NA))))
+  expect_snapshot(show_error(tune_krein(kqd, X, Y, grid = list(reg = c(-1, 0.1)))))
+  expect_snapshot(show_error(tune_krein(iknn, X, Y, grid = list(k = c(0, 3, 2.5)))))
+  expect_error(tune_krein(kqd, X, Y, grid = list(variant = c("RC+", "XX"))), class = "krein_error",
+               regexp = "`grid` column `variant`.*\"XX\"")
+  expect_error(tune_krein(ikpca_qd, X, Y, grid = list(pvar = c(0.5, 2))), class = "krein_error",
+               regexp = "`grid` column `pvar`")
+  expect_error(tune_krein(onda, X, Y, grid = list(dim = c(1, 5))), class = "krein_error",
+               regexp = "`grid` column `dim`")
+  K <- kernel_matrix(kernel_rbf(1), X)
+  expect_error(tune_krein(kqd, precomputed_kernel(K, self = rep(1, 60)), Y, grid = list(reg = c(-1, 0.1))),
+               class = "krein_error", regexp = "`grid` column `reg` has an invalid value -1")
+  # checking the grid draws no random numbers: the result is that of a valid grid
+  set.seed(2)
+  valid <- tune_krein(kqd, X, Y, grid = list(reg = c(0.01, 0.1)), folds = 3, refit = FALSE)
+  expect_identical(dim(valid$results), c(2L, 4L))
+})
+
+test_that("a path fit that fails at a valid value is retried value by value; the others go on", {
+  unregister <- register_toy()
+  on.exit({
+    unregister()
+    toy_log$fail_at <- NULL
+  })
+  set.seed(16)
+  d <- checkerboard(60, size = 2)
+  toy_log$fail_at <- 0.5
+  expect_warning(
+    tuned <- tune_krein(toy, d[, 1:2], d$y, grid = list(temp = c(0.1, 0.5, 1)), kernel = kernel_rbf(4),
+                        folds = 3, refit = FALSE),
+    "3 of 9 fits failed")
+  expect_identical(tuned$results$failed, c(0, 3, 0))
+  expect_true(all(is.finite(tuned$results$mean[c(1, 3)])))
+  expect_false(identical(tuned$best$temp, 0.5))
+})
+
+test_that("missing values in x or y are handled as the models handle them", {
+  # issue 16: an NA in y gave "a precomputed kernel cannot drop rows" for a
+  # data matrix
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  X <- as.matrix(d[, 1:2])
+  Y <- d$y
+  Y[4] <- NA
+  model_message <- tryCatch(kqd(X, Y), krein_error = conditionMessage)
+  expect_error(tune_krein(kqd, X, Y, grid = list(reg = 0.1)), class = "krein_error",
+               regexp = model_message, fixed = TRUE)
+  X_na <- X
+  X_na[7, 2] <- NA
+  expect_error(tune_krein(kqd, X_na, d$y, grid = list(reg = 0.1)), class = "krein_error",
+               regexp = tryCatch(kqd(X_na, d$y), krein_error = conditionMessage), fixed = TRUE)
+  set.seed(3)
+  tuned <- tune_krein(kqd, X_na, Y, grid = list(reg = c(0.01, 0.1)), folds = 3, na.action = na.omit)
+  expect_identical(nrow(tuned$fold_ids), 58L)
+  expect_identical(nobs(tuned$model), 58L)
+  expect_identical(deparse(tuned$model$call$na.action), "na.omit")
 })
 
 test_that("the toy model left the registry", {

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -54,16 +55,29 @@ inline void check_labels(const std::vector<int>& labels, int classes) {
 }
 
 // Cholesky of M = N + mu I (lower triangle of N read), by the tiled parallel
-// factorisation for the full iKFD and Eigen's for small systems; if rounding
-// makes it fail, the ridge is doubled until it succeeds. Returns the factor L.
+// factorisation for the full iKFD and Eigen's for small systems. N is a
+// scatter matrix, positive semidefinite in exact arithmetic, but rounding can
+// leave it slightly indefinite in its null space, where a ridge far below the
+// rounding level of N (a relative ridge of 1e-200, say) does not help. So if
+// the factorisation fails, mu is raised to at least 1e-12 of the largest
+// diagonal element of N (the rounding level of a scatter held in doubles,
+// with a margin) and then doubled, at most 60 times in all (up to 1e6 times
+// that diagonal), until it succeeds. A zero scatter (a kernel constant on
+// each class) has no scale of its own: `fallback_scale` (> 0, the size of
+// the scatter the group means would give) stands in for its diagonal, so that
+// alpha = (mA - mB) / mu cannot overflow. Returns the factor L; mu is the
+// ridge that was used.
 inline Eigen::MatrixXd ridged_cholesky(const Eigen::MatrixXd& N, double& mu, bool& retried,
-                                       int threads) {
+                                       int threads, double fallback_scale) {
+  const double largest = N.rows() > 0 ? N.diagonal().cwiseAbs().maxCoeff() : 0.0;
+  const double scale = largest > 0 ? largest : fallback_scale;
+  const double smallest_useful = std::max(1e-12 * scale, std::numeric_limits<double>::min());
   for (int attempt = 0; attempt < 60; ++attempt) {
     Eigen::MatrixXd M = N;
     M.diagonal().array() += mu;
     if (dense::cholesky(M, threads)) return M;
     retried = true;
-    mu = mu > 0 ? 2.0 * mu : 1e-12 * std::max(1.0, N.diagonal().cwiseAbs().maxCoeff());
+    mu = std::max(2.0 * mu, smallest_useful);
   }
   throw std::runtime_error("the within-class scatter could not be factorised");
 }
@@ -82,7 +96,11 @@ inline Direction fisher_direction(const Eigen::MatrixXd& S, const Eigen::VectorX
                                   int threads) {
   Direction out;
   out.ridge = reg * S.diagonal().sum() / n;
-  const Eigen::MatrixXd L = ridged_cholesky(S, out.ridge, retried, threads);
+  // the diagonal of a scatter of n points whose coordinates are of the size
+  // of the group means (used only if S is zero)
+  const double mean_size =
+      std::max(mA.size() ? mA.cwiseAbs().maxCoeff() : 0.0, mB.size() ? mB.cwiseAbs().maxCoeff() : 0.0);
+  const Eigen::MatrixXd L = ridged_cholesky(S, out.ridge, retried, threads, n * mean_size * mean_size);
   out.alpha = dense::cholesky_solve(L, mA - mB);
   out.bias = -0.5 * out.alpha.dot(mA + mB);
   return out;

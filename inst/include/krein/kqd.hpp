@@ -25,6 +25,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <initializer_list>
 #include <vector>
 
 #include "krein/numerics.hpp"
@@ -378,6 +379,14 @@ struct PairBias {
 inline PairBias best_pair_bias(const std::vector<double>& g_first, const std::vector<double>& g_second) {
   // Candidate thresholds t between consecutive distinct scores: errors(t) =
   // #{first : g < t} + #{second : g >= t}.
+  // A NaN score has no place in the order: sorting it is undefined behaviour
+  // and the tie loop below would never get past it. The R side checks the
+  // distances first and names the cause; this is the core's own guard.
+  for (const std::vector<double>* side : {&g_first, &g_second}) {
+    for (double g : *side) {
+      if (!std::isfinite(g)) throw std::invalid_argument("best_pair_bias: the decision values must be finite (a distance is NaN or infinite)");
+    }
+  }
   std::vector<std::pair<double, int>> scores;  // (score, +1 first / -1 second)
   scores.reserve(g_first.size() + g_second.size());
   for (double g : g_first) scores.emplace_back(g, 1);
@@ -395,11 +404,12 @@ inline PairBias best_pair_bias(const std::vector<double>& g_first, const std::ve
   size_t i = 0;
   while (i < total) {
     const double value = scores[i].first;
-    // move t past all points with this score
-    while (i < total && scores[i].first == value) {
+    // move t past all points with this score (at least one: progress even
+    // if a score were not equal to itself)
+    do {
       errors += scores[i].second == 1 ? 1 : -1;
       ++i;
-    }
+    } while (i < total && scores[i].first == value);
     const double next = i < total ? scores[i].first : inf;
     gaps.push_back({value, next, errors});
     best = std::min(best, errors);

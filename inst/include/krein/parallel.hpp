@@ -28,6 +28,18 @@ inline int thread_count(int requested) {
 #endif
 }
 
+// The processors available to this process (OpenMP's count, which respects
+// CPU affinity); 1 without OpenMP. The R side caps every `threads` argument
+// at it: more threads than processors only add overhead, and a huge count
+// (1e6) exhausts memory and stacks creating them.
+inline int processor_count() {
+#ifdef _OPENMP
+  return omp_get_num_procs();
+#else
+  return 1;
+#endif
+}
+
 // Set the default of thread_count(0) for this process (Eigen's products
 // follow it too); returns the previous default.
 inline int set_default_threads(int threads) {

@@ -1,7 +1,7 @@
 // krein: dense symmetric eigenproblems through LAPACK's dsyevr.
 //
-// The core only declares the LAPACK entry point it needs (krein::lapack::dsyevr
-// below); the definition is an adapter supplied by whoever links the core: the
+// The core only declares the LAPACK entry points it needs (krein::lapack
+// below); the definitions are an adapter supplied by whoever links the core: the
 // R package forwards it to the LAPACK R is linked against (src/lapack.cpp), so
 // users with an optimised LAPACK get its speed; a standalone build links any
 // LAPACK. Nothing here includes an R header.
@@ -11,6 +11,8 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,6 +30,12 @@ int dsytrd(char uplo, int n, double* a, int lda, double* d, double* e, double* t
 int dstemr(char jobz, char range, int n, double* d, double* e, double vl, double vu, int il, int iu,
            int* m, double* w, double* z, int ldz, int nzc, int* isuppz, int* tryrac, double* work,
            int lwork, int* iwork, int liwork);
+int dstebz(char range, char order, int n, double vl, double vu, int il, int iu, double abstol,
+           const double* d, const double* e, int* m, int* nsplit, double* w, int* iblock,
+           int* isplit, double* work, int* iwork);
+int dstein(int n, const double* d, const double* e, int m, const double* w, const int* iblock,
+           const int* isplit, double* z, int ldz, double* work, int* iwork, int* ifail);
+int dsteqr(char compz, int n, double* d, double* e, double* z, int ldz, double* work);
 
 }  // namespace lapack
 
@@ -36,6 +44,72 @@ struct SymmetricEigen {
   Eigen::MatrixXd vectors;  // column j belongs to values[j]; empty if not asked for
 };
 
+namespace detail {
+
+// The eigenpairs of the symmetric tridiagonal matrix with diagonal `diag` and
+// subdiagonal `off` (its first n - 1 entries) when MRRR (dstemr) has failed:
+// what dsyevr itself falls back to -- all eigenvalues by bisection (dstebz,
+// to the highest accuracy, abstol = 2 * the safe minimum) and their vectors by
+// inverse iteration (dstein, which reorthogonalises within clusters) -- and,
+// should inverse iteration not converge, the implicit QL/QR iteration of
+// dsteqr (the eigensolver of dsyev), slower but the most robust of the three.
+// `values` ascending, `Z` n x n. Returns false (with the INFOs in `report`)
+// only if every method failed.
+inline bool tridiagonal_eigen_fallback(const Eigen::VectorXd& diag, const Eigen::VectorXd& off,
+                                       Eigen::VectorXd& values, Eigen::MatrixXd& Z,
+                                       std::string& report) {
+  const int n = static_cast<int>(diag.size());
+  {
+    int found = 0, nsplit = 0;
+    std::vector<int> iblock(n), isplit(n), iwork(3 * static_cast<size_t>(n));
+    std::vector<double> work(4 * static_cast<size_t>(n));
+    Eigen::VectorXd w(n);
+    const double abstol = 2 * std::numeric_limits<double>::min();
+    int info = lapack::dstebz('A', 'B', n, 0.0, 0.0, 0, 0, abstol, diag.data(), off.data(), &found,
+                              &nsplit, w.data(), iblock.data(), isplit.data(), work.data(),
+                              iwork.data());
+    if (info == 0 && found == n) {
+      Eigen::MatrixXd vectors(n, n);
+      std::vector<double> work5(5 * static_cast<size_t>(n));
+      std::vector<int> iwork1(n), ifail(n);
+      info = lapack::dstein(n, diag.data(), off.data(), n, w.data(), iblock.data(), isplit.data(),
+                            vectors.data(), n, work5.data(), iwork1.data(), ifail.data());
+      if (info == 0) {
+        // dstebz orders by block; sort the pairs ascending, as dstemr returns them
+        std::vector<int> order(n);
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return w[a] < w[b]; });
+        for (int k = 0; k < n; ++k) {
+          values[k] = w[order[k]];
+          Z.col(k) = vectors.col(order[k]);
+        }
+        return true;
+      }
+      report += ", dstein info = " + std::to_string(info);
+    } else {
+      report += ", dstebz info = " + std::to_string(info);
+    }
+  }
+  Eigen::VectorXd d = diag, e = off;
+  std::vector<double> work(std::max(1, 2 * n - 2));
+  const int info = lapack::dsteqr('I', n, d.data(), e.data(), Z.data(), n, work.data());
+  if (info != 0) {
+    report += ", dsteqr info = " + std::to_string(info);
+    return false;
+  }
+  values = d;  // dsteqr sorts ascending
+  return true;
+}
+
+// A test switch: true makes symmetric_eigen() skip dstemr and take the
+// fallback, so that tests can compare the two paths on any matrix.
+inline bool& force_tridiagonal_fallback() {
+  static bool force = false;
+  return force;
+}
+
+}  // namespace detail
+
 // All eigenvalues (and, if `vectors`, eigenvectors) of the symmetric matrix A.
 // Only the lower triangle of A is read.
 //
@@ -43,9 +117,13 @@ struct SymmetricEigen {
 // by one -- Householder tridiagonalisation (dsytrd), eigenpairs of the
 // tridiagonal matrix by MRRR (dstemr) -- with the back-transformation, two
 // thirds of the work, done as blocked Eigen products: the same algorithm, but
-// 2-3 times faster when R's BLAS is the unoptimised reference one.
+// 2-3 times faster when R's BLAS is the unoptimised reference one. Like
+// dsyevr, it falls back to bisection and inverse iteration where dstemr fails
+// (MRRR can, on tight clusters of eigenvalues: LAPACK's INFO = 2x).
 inline SymmetricEigen symmetric_eigen(const Eigen::Ref<const Eigen::MatrixXd>& A, bool vectors) {
   if (A.rows() != A.cols()) throw std::invalid_argument("symmetric_eigen needs a square matrix");
+  // LAPACK's answer to NaN or Inf is an obscure INFO (dstemr: 11) or garbage
+  if (!A.allFinite()) throw std::invalid_argument("symmetric_eigen: the matrix has NaN or infinite entries");
   const int n = static_cast<int>(A.rows());
   SymmetricEigen result;
   result.values.resize(n);
@@ -80,22 +158,30 @@ inline SymmetricEigen symmetric_eigen(const Eigen::Ref<const Eigen::MatrixXd>& A
                           static_cast<int>(work.size()));
     if (info != 0) throw std::runtime_error("dsytrd failed, info = " + std::to_string(info));
   }
-  // 2. T = Z diag(values) Z'
+  // 2. T = Z diag(values) Z'; dstemr overwrites the tridiagonal, which the
+  // fallback needs intact
+  const Eigen::VectorXd diag_kept = diag, off_kept = off;
   Eigen::MatrixXd Z(n, n);
-  std::vector<int> isuppz(2 * static_cast<size_t>(n));
-  int found = 0, tryrac = 1, iwork_query = 0;
-  info = lapack::dstemr('V', 'A', n, diag.data(), off.data(), 0.0, 0.0, 0, 0, &found,
-                        result.values.data(), Z.data(), n, n, isuppz.data(), &tryrac, &query, -1,
-                        &iwork_query, -1);
-  if (info != 0) throw std::runtime_error("dstemr workspace query failed, info = " + std::to_string(info));
-  {
+  info = -1;
+  if (!detail::force_tridiagonal_fallback()) {
+    std::vector<int> isuppz(2 * static_cast<size_t>(n));
+    int found = 0, tryrac = 1, iwork_query = 0;
+    info = lapack::dstemr('V', 'A', n, diag.data(), off.data(), 0.0, 0.0, 0, 0, &found,
+                          result.values.data(), Z.data(), n, n, isuppz.data(), &tryrac, &query, -1,
+                          &iwork_query, -1);
+    if (info != 0) throw std::runtime_error("dstemr workspace query failed, info = " + std::to_string(info));
     std::vector<double> work(static_cast<size_t>(std::max(1, static_cast<int>(query))));
     std::vector<int> iwork(static_cast<size_t>(std::max(1, iwork_query)));
     info = lapack::dstemr('V', 'A', n, diag.data(), off.data(), 0.0, 0.0, 0, 0, &found,
                           result.values.data(), Z.data(), n, n, isuppz.data(), &tryrac,
                           work.data(), static_cast<int>(work.size()), iwork.data(),
                           static_cast<int>(iwork.size()));
-    if (info != 0) throw std::runtime_error("dstemr failed, info = " + std::to_string(info));
+  }
+  if (info != 0) {
+    std::string report = "dstemr info = " + std::to_string(info);
+    if (!detail::tridiagonal_eigen_fallback(diag_kept, off_kept, result.values, Z, report)) {
+      throw std::runtime_error("the symmetric eigensolver failed (" + report + ")");
+    }
   }
   // 3. eigenvectors of A = Q Z, Q = H(1) ... H(n-1) applied blockwise
   const Eigen::VectorXd coefficients = tau.head(n - 1);  // named: the sequence keeps a reference

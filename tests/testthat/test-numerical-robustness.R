@@ -1,0 +1,177 @@
+# Issue 16 (items 1-5 and part of 9): bad numbers end in a krein_error or a
+# documented warning, never a crash, a hang or a silent NaN.
+
+robust_data <- function() {
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  list(X = as.matrix(d[, 1:2]), Y = d$y)
+}
+
+# --- 1. KQD with a regularisation too small for the kernel's scale -----------
+
+test_that("kqd stops with a krein_error on non-finite training distances (reg = 1e-200)", {
+  d <- robust_data()
+  # with bias = "error" this reached the tie loop of the pair bias with NaN
+  # scores and grew memory until std::bad_alloc; with bias = "none" it
+  # returned NaN probabilities
+  expect_snapshot(error = TRUE, kqd(d$X, d$Y, kernel = kernel_rbf(1), variant = "RC-", reg = 1e-200))
+  expect_error(kqd(d$X, d$Y, kernel = kernel_rbf(1), variant = "RC-", reg = 1e-200, bias = "none"),
+               "not finite", class = "krein_error")
+  expect_error(kqd(d$X, d$Y, kernel = kernel_rbf(1), variant = "IC+", reg = 1e-200, indefinite = "yes"),
+               "IC\\+.*reg = 1e-200", class = "krein_error")
+})
+
+test_that("a path value with non-finite distances is left out with a warning, recorded as NA", {
+  d <- robust_data()
+  expect_warning(
+    fit <- kqd(d$X, d$Y, kernel = kernel_rbf(1), variant = "RC-", reg = c(1e-200, 0.1)),
+    "reg = 1e-200.*left out", class = "krein_warning")
+  expect_true(is.na(fit$path_error[1]))
+  expect_true(all(is.na(fit$bias[1, ])))
+  expect_equal(fit$best, 2L)
+  # the usable value is the fit of that value alone
+  alone <- kqd(d$X, d$Y, kernel = kernel_rbf(1), variant = "RC-", reg = 0.1)
+  expect_equal(fit$path_error[2], alone$path_error[1])
+  expect_equal(unname(fit$bias[2, ]), unname(alone$bias[1, ]))
+  p <- predict(fit, d$X[1:3, ], type = "prob")
+  expect_true(all(is.finite(p)))
+  expect_equal(p, predict(alone, d$X[1:3, ], type = "prob"))
+  expect_error(predict(fit, d$X[1:3, ], reg = 1e-200), "left out of the fit", class = "krein_error")
+  expect_error(predict(fit, reg = 1e-200), "left out of the fit", class = "krein_error")
+})
+
+# --- 5. No NaN probabilities from kqd's prediction ---------------------------
+
+test_that("kqd prediction refuses non-finite distances of new points, naming the rows", {
+  d <- robust_data()
+  K <- kernel_matrix(kernel_rbf(1), d$X)
+  fit <- kqd(precomputed_kernel(K), d$Y, variant = "RC-", reg = 0.1)
+  # finite kernel values so large that the RC distances of rows 2 and 3 overflow
+  K_new <- K[1:3, ]
+  K_new[2:3, ] <- rep(1e305 * seq_len(ncol(K)) / ncol(K), each = 2)
+  new <- precomputed_kernel(K_new, self = c(1, 1e305, 1e305))
+  expect_error(predict(fit, new, type = "prob"), "rows 2 and 3 are not finite", class = "krein_error")
+  expect_snapshot(error = TRUE, predict(fit, new, type = "prob"))
+  expect_true(all(is.finite(predict(fit, precomputed_kernel(K[1:3, ], self = rep(1, 3)), type = "prob"))))
+})
+
+# --- 2. threads ---------------------------------------------------------------
+
+test_that("threads is validated and capped at the processor count", {
+  set.seed(2)
+  x <- matrix(rnorm(400), 200)
+  # 1e6 threads crashed R (segfault; 1e5: C stack overflow)
+  expect_equal(kernel_matrix(kernel_rbf(1), x, threads = 1e6), kernel_matrix(kernel_rbf(1), x, threads = 1))
+  expect_lte(check_threads(1e6), max(1L, cpp_processor_count()))
+  expect_identical(check_threads(0), 0L)
+  expect_identical(check_threads(1), 1L)
+  for (bad in list(-1, 1.5, NA, Inf, "2", c(1, 2), 1e10 + 0.5)) {
+    expect_error(kernel_matrix(kernel_rbf(1), x, threads = bad), "`threads` must be a whole number",
+                 class = "krein_error")
+  }
+  old <- options(krein.threads = -2)
+  on.exit(options(old), add = TRUE)
+  expect_snapshot(error = TRUE, kernel_matrix(kernel_rbf(1), x))
+  expect_error(kqd(x, factor(rep(1:2, 100))), "options\\(krein.threads\\)", class = "krein_error")
+})
+
+# --- 3. The eigensolver where LAPACK's MRRR fails -----------------------------
+
+test_that("symmetric_eigen falls back where dstemr fails (INFO = 22) and stays exact", {
+  # The tridiagonal form of a 200 x 200 Gaussian kernel matrix of k-means
+  # landmarks on kernlab's spam data (the reproducer below), on which
+  # LAPACK 3.11's dstemr fails; krein stopped with "dstemr failed, info = 22".
+  tri <- utils::read.table(test_path("fixtures", "dstemr-failing-tridiagonal.txt"), header = TRUE)
+  n <- nrow(tri)
+  tridiagonal <- diag(tri$diagonal)
+  tridiagonal[cbind(2:n, 1:(n - 1))] <- tridiagonal[cbind(1:(n - 1), 2:n)] <- tri$subdiagonal[-n]
+  e <- cpp_symmetric_eigen(tridiagonal, TRUE)
+  reference <- eigen(tridiagonal, symmetric = TRUE)  # R's dsyevr, which falls back itself
+  expect_equal(e$values, reference$values, tolerance = 1e-10)
+  expect_lt(max(abs(tridiagonal %*% e$vectors - e$vectors %*% diag(e$values))),
+            1e-10 * max(abs(tridiagonal)))
+  expect_lt(max(abs(crossprod(e$vectors) - diag(n))), 1e-10)
+})
+
+test_that("ikfd on a spam subset with k-means landmarks fits (dstemr failed there)", {
+  skip_if_not_installed("kernlab")
+  data("spam", package = "kernlab", envir = environment())
+  set.seed(1)
+  i <- sample(nrow(spam), 3000)
+  set.seed(1)
+  fit <- ikfd(type ~ ., data = spam[i, ], landmarks = "kmeans", m = 200)
+  expect_gt(mean(predict(fit, spam[-i, ][1:500, ]) == spam$type[-i][1:500]), 0.7)
+})
+
+# --- 4. Non-finite values of built-in kernels --------------------------------
+
+test_that("built-in kernels with NaN or Inf values stop with an error naming the kernel", {
+  d <- robust_data()
+  expect_snapshot(error = TRUE, {
+    kernel_matrix(kernel_poly(degree = 0.5, offset = 0), d$X)
+    kernel_matrix(kernel_linear(), d$X * 1e300)
+    kernel_matrix(kernel_tanh(), d$X * 1e300)
+    kernel_matrix(kernel_invariant(kernel_linear()), d$X * 1e300)
+  })
+  # against new points and for the self-similarities of new points too
+  expect_error(kernel_matrix(kernel_linear(), d$X[1:3, ] * 1e300, d$X * 1e300), "kernel_linear\\(\\)",
+               class = "krein_error")
+  expect_error(kernel_self(kernel_linear(), d$X * 1e300), "kernel_linear\\(\\)", class = "krein_error")
+  # a non-whole degree is allowed where the base is non-negative
+  expect_true(all(is.finite(kernel_matrix(kernel_poly(degree = 0.5, offset = 10), d$X))))
+})
+
+test_that("kernel widths whose square underflows or overflows are rejected", {
+  expect_snapshot(error = TRUE, kernel_dist(s = 1e-200))
+  expect_error(kernel_dist(s = 1e200), "`s` must be", class = "krein_error")
+  expect_error(kernel_epanechnikov(width = 1e-200), "`width` must be", class = "krein_error")
+  expect_no_error(kernel_dist(s = 1e-100))
+})
+
+test_that("every model stops with the kernel's krein_error, not NA classes or LAPACK failures", {
+  d <- robust_data()
+  k <- kernel_poly(degree = 0.5, offset = 0)
+  pattern <- "kernel_poly\\(degree = 0.5, scale = 1, offset = 0\\) gave"
+  expect_error(kqd(d$X, d$Y, kernel = k), pattern, class = "krein_error")
+  expect_error(ikfd(d$X, d$Y, kernel = k), pattern, class = "krein_error")
+  expect_error(kfda(d$X, d$Y, kernel = k), pattern, class = "krein_error")
+  expect_error(nystrom(d$X, k, landmarks = 1:10), pattern, class = "krein_error")
+  expect_error(ikpca_qd(d$X, d$Y, kernel = k), pattern, class = "krein_error")
+  expect_error(kqd(d$X * 1e300, d$Y, kernel = kernel_linear()), "kernel_linear\\(\\) gave",
+               class = "krein_error")
+  skip_if_not_installed("kernlab")
+  expect_error(isvm(d$X, d$Y, kernel = k), pattern, class = "krein_error")
+  expect_error(kmdc(d$X, d$Y, kernel = k), pattern, class = "krein_error")
+})
+
+# --- 9 (part). The median heuristic on tiny and huge data ---------------------
+
+test_that("median_gamma is scale-safe: tiny and huge data get the right width", {
+  d <- robust_data()
+  # plain transcription of the heuristic: 1 / median of the squared distances
+  reference <- 1 / stats::median(stats::dist(d$X)^2)
+  expect_equal(median_gamma(d$X), reference)
+  # squared distances of 1e154 data overflow (the median was Inf: "no two
+  # distinct rows"), though gamma = 2.4e-309 is a double
+  expect_equal(median_gamma(d$X * 1e154), reference * 1e-308, tolerance = 1e-10)
+  expect_equal(median_gamma(d$X * 1e-150), reference * 1e300, tolerance = 1e-12)
+  # squared distances of 1e-300 data underflow to 0 and gamma (1e600) is no
+  # double: an error that says so, not "no two distinct rows"
+  expect_error(median_gamma(d$X * 1e-300), "outside the range of double precision", class = "krein_error")
+  expect_snapshot(error = TRUE, median_gamma(d$X * 1e-300))
+  expect_error(median_gamma(matrix(1e-300, 5, 2)), "no two distinct rows", class = "krein_error")
+  expect_error(median_gamma(matrix(0, 5, 2)), "no two distinct rows", class = "krein_error")
+})
+
+test_that("an exception of the C++ core reaches users as a krein_numerical_error", {
+  # the eigensolver rejects non-finite input with std::invalid_argument; Rcpp
+  # makes that a plain `C++Error`, which with_core_errors() turns into a
+  # krein error naming what was being computed
+  err <- expect_error(with_core_errors("Computing the test spectrum",
+                                       cpp_symmetric_eigen(matrix(NaN, 2, 2), FALSE)),
+                      class = "krein_numerical_error")
+  expect_s3_class(err, "krein_error")
+  expect_match(conditionMessage(err), "^Computing the test spectrum failed in krein's numerical core: ")
+  # errors of R code pass unchanged
+  expect_error(with_core_errors("x", stop("plain R error")), "plain R error", class = "simpleError")
+})
