@@ -11,7 +11,9 @@
 #' `train()`, which forwards it, and set `gamma` to `NA`). A `tuneGrid` needs
 #' a column for each; a parameter set to `NA` takes the model's default (for
 #' `gamma`, the median heuristic). Other model arguments can be passed to
-#' `train()`, which forwards them to the model.
+#' `train()`, which forwards them to the model, `scale` among them (the
+#' default `TRUE` centres and scales the columns by the training rows of each
+#' resample, see [krein_inputs]; caret's own `preProcess` is then not needed).
 #'
 #' The default grid, used when `train()` gets no `tuneGrid` (parameters not
 #' named here are `NA`):

@@ -7,8 +7,8 @@
 #     self-similarities or the raw inputs (tune_krein(), caret_model() and
 #     later engines read it);
 #   * the generic and its methods, in the same shape for all models:
-#       model.formula(formula, data, ..., subset, na.action, kernel)
-#       model.default(x, y, ..., kernel, <the model's arguments>, na.action, threads)
+#       model.formula(formula, data, ..., subset, na.action, kernel, scale)
+#       model.default(x, y, ..., kernel, scale, <the model's arguments>, na.action, threads)
 #     Everything after `...` must be named in full, so no user argument can be
 #     captured by partial matching; both methods end in fit_model(), which
 #     refuses unknown arguments;
@@ -138,10 +138,12 @@ check_model_arguments <- function(args, allowed, name, renamed = character()) {
 }
 
 #' `...` of a default method must be empty: everything is named after it
+#' (the input arguments `kernel`, `scale` and `na.action` are named in the
+#' suggestions too)
 #' @noRd
 check_dots_empty <- function(name, ...) {
   info <- model_info(name)
-  allowed <- c(fit_argument_names(info), "kernel", "na.action")
+  allowed <- c(fit_argument_names(info), "kernel", "scale", "na.action")
   check_model_arguments(list(...), allowed, name, info$renamed)
 }
 
@@ -378,9 +380,17 @@ print.krein_model <- function(x, ...) {
   cat("Classes: ", paste0(names(x$counts), " (", x$counts, ")", collapse = ", "), "\n", sep = "")
   cat("Training points: ", length(x$y), dropped_rows_text(x), "; training error ",
       format(x$training_error, digits = 3), "\n", sep = "")
+  if (!is.null(x$spec$scaling)) cat(scaling_text(x$spec$scaling), "\n", sep = "")
   lines <- model_print_lines(x)
   if (length(lines)) cat(paste0("  ", lines, "\n"), sep = "")
   invisible(x)
+}
+
+# One line on the input scaling (scale = TRUE)
+scaling_text <- function(scaling) {
+  constant <- sum(scaling$constant)
+  paste0("Inputs: centred and scaled by their training means and standard deviations",
+         if (constant > 0) sprintf(" (%d constant column%s centred only)", constant, if (constant > 1) "s" else ""))
 }
 
 dropped_rows_text <- function(x) {
@@ -396,7 +406,8 @@ dropped_rows_text <- function(x) {
 #' @param ... Unused.
 #' @returns An object of class `summary.krein_model`: the call, the kernel,
 #'   the classes with their sizes, the training confusion matrix and error,
-#'   and the model's own tables (`model`, a named list).
+#'   the centres and scales of the inputs (`scaling`, for fits with
+#'   `scale = TRUE`) and the model's own tables (`model`, a named list).
 #' @examples
 #' fit <- kqd(Species ~ ., data = iris, kernel = kernel_rbf())
 #' summary(fit)
@@ -408,6 +419,9 @@ summary.krein_model <- function(object, ...) {
                  kernel = if (info$uses_kernel) kernel_description(model_kernel(object)),
                  counts = object$counts, dropped = dropped_rows_text(object),
                  confusion = confusion, training_error = object$training_error,
+                 scaling = if (!is.null(object$spec$scaling)) {
+                   rbind(center = object$spec$scaling$center, scale = object$spec$scaling$scale)
+                 },
                  model = model_summary(object)),
             class = "summary.krein_model")
 }
@@ -419,6 +433,11 @@ print.summary.krein_model <- function(x, ...) {
   if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call, width.cutoff = 500L), collapse = " "), "\n", sep = "")
   if (!is.null(x$kernel)) cat("Kernel: ", x$kernel, "\n", sep = "")
   cat("Training points: ", sum(x$counts), x$dropped, "\n\n", sep = "")
+  if (!is.null(x$scaling)) {
+    cat("Inputs centred and scaled (training means and standard deviations):\n")
+    print(x$scaling, digits = 4)
+    cat("\n")
+  }
   cat("Training confusion matrix (error ", format(x$training_error, digits = 3), "):\n", sep = "")
   print(x$confusion)
   for (name in names(x$model)) {
@@ -490,18 +509,32 @@ plot.krein_model <- function(x, data = NULL, resolution = 120L, main = NULL, ...
   title <- model_title(x)
   main <- main %||% plot_title(x_label(x), title)
   if (has_two_inputs(x)) {
-    points <- plot_points(x, data)
-    do.call(plot_decision_regions, c(list(points$x, points$y, function(grid) {
-      model_predictions(x, list(x = as.matrix(grid)), "class", predict_args)
-    }, resolution = resolution, main = main, landmarks = plot_marks(x)), graphics_args))
+    layers <- decision_region_layers(x, data, predict_args)
+    do.call(plot_decision_regions, c(list(layers$x, layers$y, layers$predict_grid, resolution = resolution,
+                                          main = main, landmarks = layers$landmarks), graphics_args))
   } else {
     do.call(plot_model_diagnostic, c(list(x, data, main, predict_args), graphics_args))
   }
   invisible(x)
 }
 
+#' What the decision regions of a fit on two inputs draw, all in the original
+#' units of the data: the points (`x`, `y`), the classes of grid points
+#' (`predict_grid`, which scales the grid as predict() scales newdata) and
+#' the circled `landmarks`.
+#' @noRd
+decision_region_layers <- function(x, data = NULL, predict_args = list()) {
+  points <- plot_points(x, data)
+  list(x = points$x, y = points$y,
+       predict_grid = function(grid) {
+         model_predictions(x, list(x = scale_columns(x$spec$scaling, as.matrix(grid))), "class", predict_args)
+       },
+       landmarks = unscale_columns(x$spec$scaling, plot_marks(x)))
+}
+
 #' Points to circle on a model's decision regions: its landmarks by default
-#' (Nystroem fits), a model's own (PCVM's relevance vectors) by a method
+#' (Nystroem fits), a model's own (PCVM's relevance vectors) by a method; in
+#' the units the kernel sees (plot.krein_model() unscales them)
 #' @noRd
 plot_marks <- function(x) UseMethod("plot_marks")
 #' @export

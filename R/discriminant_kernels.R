@@ -89,6 +89,13 @@ kernel_discriminant <- function(fit, kind = c("dk", "ldk", "gdk", "gmk", "ideal"
   } else {
     function(x, y) posterior_kernel(features, prior, x, y)
   }
+  # the kernel takes points in the original units; a fit with scale = TRUE
+  # computes in its scaled ones
+  scaling <- fit$spec$scaling
+  if (!is.null(scaling)) {
+    evaluate_scaled <- evaluate
+    evaluate <- function(x, y) evaluate_scaled(scale_columns(scaling, x), scale_columns(scaling, y))
+  }
   formula <- switch(kind,
     dk = sprintf("sum_k P(C_k|x) P(C_k|x') / P(C_k), %s posteriors (eq. 42)", fit$posterior),
     ldk = "(x - m)' S_T^-1 S_B S_T^-1 (x' - m) + 1 (eq. 53)",

@@ -101,6 +101,7 @@
 #' class for two classes, a pairs plot of the one-vs-rest scores for more. It
 #' takes `rule` too.
 #'
+#' @inheritParams krein_inputs
 #' @inheritParams kqd
 #' @param ridge_relative The ridge on the within-class scatter, relative to
 #'   its mean eigenvalue (see Regularisation): a positive number. The
@@ -162,18 +163,19 @@ ikfd <- function(x, ...) UseMethod("ikfd")
 
 #' @rdname ikfd
 #' @export
-ikfd.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf()) {
-  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
+ikfd.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf(),
+                        scale = TRUE) {
+  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel, scale = scale)
   fit_model("ikfd", inputs, list(...), match.call())
 }
 
 #' @rdname ikfd
 #' @export
-ikfd.default <- function(x, y, ..., kernel = kernel_rbf(), ridge_relative = 1e-4, landmarks = NULL,
+ikfd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, ridge_relative = 1e-4, landmarks = NULL,
                          eps = 0.01, m = NULL, weights = c("equal", "prior"), na.action = NULL,
                          threads = NULL) {
   check_dots_empty("ikfd", ...)
-  inputs <- inputs_from_xy(x, y, kernel, na.action)
+  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
   fit_model("ikfd", inputs, method_arguments("ikfd"), match.call())
 }
 
@@ -225,6 +227,11 @@ resolve_landmarks <- function(landmarks, inputs, eps, m, threads) {
     if (landmarks$n != n || landmarks$precomputed != is.null(inputs$x)) {
       krein_abort(sprintf("`landmarks` was selected on other data (%d %s points); select them on the training data of this fit (%d points).",
                           landmarks$n, if (landmarks$precomputed) "precomputed" else "data", n))
+    }
+    # landmarks selected on the data as given are in its original units
+    if (!is.null(inputs$spec$scaling) && !is.null(landmarks$points)) {
+      landmarks$points <- if (!is.null(landmarks$indices)) inputs$x[landmarks$indices, , drop = FALSE] else
+        scale_columns(inputs$spec$scaling, landmarks$points)
     }
     return(landmarks)
   }

@@ -8,12 +8,15 @@
 # A model's generic and methods then look like (MASS::lda's shape):
 #
 #   model <- function(x, ...) UseMethod("model")
-#   model.formula <- function(formula, data, subset, na.action, kernel = kernel_rbf(), ...) {
-#     inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
-#     model_fit(inputs, ...)
+#   model.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf(), scale = TRUE) {
+#     inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel, scale = scale)
+#     fit_model("model", inputs, list(...), match.call())
 #   }
-#   model.default <- function(x, y, kernel = kernel_rbf(), na.action = NULL, ...) {
-#     model_fit(inputs_from_xy(x, y, kernel, na.action), ...)
+#   model.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, <model arguments>,
+#                             na.action = NULL) {
+#     check_dots_empty("model", ...)
+#     inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
+#     fit_model("model", inputs, method_arguments("model"), match.call())
 #   }
 
 #' How krein models take their data
@@ -40,12 +43,43 @@
 #'   converts them as the training ones were (see [kernel_from_dissimilarity()]).
 #'
 #' The response is made a factor; unused levels are dropped with a message;
-#' numbers that are not whole are refused (krein classifies). Missing values are
-#' an error naming the rows unless `na.action = na.omit` (or `na.exclude`) drops
-#' them. Kernel parameters taken from data (`kernel_rbf(gamma = NULL)`,
-#' `kernel_rbf_diag(scales = NULL)`) are computed once from the training data
-#' and stored in the fit, so predictions use the same kernel.
+#' numbers that are not whole are refused (krein classifies). A numeric
+#' predictor column equal to the response (its class codes 1, ..., k or its
+#' numeric labels) gives a warning: the response was probably left among the
+#' predictors. Missing values are an error naming the rows (and whether they
+#' are in the predictors or in the response) unless `na.action = na.omit` (or
+#' `na.exclude`) drops them.
 #'
+#' @section Scaling:
+#' With `scale = TRUE`, the default of every model fitted on data (as in
+#' [kernlab::ksvm()] and [e1071::svm()]), each predictor column -- for formula
+#' fits each column of the model matrix, dummy columns included -- is centred
+#' and scaled by its mean and standard deviation over the training rows (those
+#' left after `subset` and `na.action`). A constant column (standard deviation
+#' zero, up to rounding) is centred but not scaled, with a message naming it.
+#' The centres and scales are stored in the fit (`fit$spec$scaling`) and
+#' applied to `newdata` by [predict()][predict.krein_model()], so new data are
+#' always given in the original units. `scale = FALSE` fits on the data as
+#' given. Precomputed kernels and dissimilarities have no columns: `scale` is
+#' ignored for them.
+#'
+#' The kernel sees the scaled data. Kernel parameters taken from data
+#' (`kernel_rbf(gamma = NULL)`, `kernel_rbf_diag(scales = NULL)`) are computed
+#' once from the scaled training data and stored in the fit, so predictions
+#' use the same kernel; a `gamma` (or any other kernel parameter) you give
+#' applies to the scaled data. What you give as coordinates (`newdata`,
+#' landmarks selected by [select_landmarks()] on the data, the points of
+#' `plot(fit, data = )`) is in the original units, and [plot()][plot.krein_model()]
+#' draws points, landmarks and decision regions in the original units. The
+#' training data and landmark points a fit stores for prediction (`fit$x`,
+#' `fit$landmarks$points`, PCVM's relevance vectors) are in the scaled units
+#' the kernel sees; `fit$spec$scaling` (`center`, `scale`) maps them back.
+#'
+#' @param scale `TRUE` (the default) to centre and scale every predictor
+#'   column by its training mean and standard deviation before the kernel (or
+#'   the model) sees it, `FALSE` to use the data as given; see the Scaling
+#'   section of [krein_inputs]. Ignored for precomputed kernels and
+#'   dissimilarities.
 #' @name krein_inputs
 #' @family kernels
 NULL
@@ -57,7 +91,7 @@ NULL
 #' @param env Where to evaluate them (the caller's `parent.frame()`).
 #' @param kernel The kernel argument of the model.
 #' @noRd
-inputs_from_formula <- function(mc, env, kernel, min_classes = 2L) {
+inputs_from_formula <- function(mc, env, kernel, min_classes = 2L, scale = FALSE) {
   if (is.null(mc$formula)) krein_abort("`formula` is missing.")
   formula <- eval(mc$formula, env)
   if (!inherits(formula, "formula") || length(formula) != 3L) {
@@ -87,19 +121,23 @@ inputs_from_formula <- function(mc, env, kernel, min_classes = 2L) {
   x <- model_matrix_without_intercept(terms, mf, NULL)
   if (ncol(x) == 0L) krein_abort("`formula` must have at least one predictor on its right-hand side.")
   check_no_infinite(x, "data")
-  keep <- na_rows_action(na_action, x, y, "data")
+  response_name <- deparse(formula[[2L]], width.cutoff = 500L)[1]
+  keep <- na_rows_action(na_action, x, y, "data", sprintf("`%s` (the response)", response_name))
   spec <- list(type = "formula", terms = terms, xlevels = stats::.getXlevels(terms, mf),
                contrasts = attr(x, "contrasts"), colnames = colnames(x), n_columns = ncol(x))
-  finish_inputs(x, y, kernel, spec, keep, min_classes)
+  finish_inputs(x, y, kernel, spec, keep, min_classes, scale = scale, x_arg = "data")
 }
 
 #' Training inputs from x and y: a matrix or data frame of numeric columns, a
 #' kernel matrix with kernel = "precomputed", a `krein_precomputed` or a
 #' `krein_dissimilarity` object.
 #' @noRd
-inputs_from_xy <- function(x, y, kernel, na.action = NULL, min_classes = 2L) {
+inputs_from_xy <- function(x, y, kernel, na.action = NULL, min_classes = 2L, scale = FALSE) {
   if (missing(y) || is.null(y)) krein_abort("`y` is missing; give the class labels, one per row of `x`.")
   precomputed <- NULL
+  if (inherits(x, "dist")) {
+    krein_abort("`x` is a `dist` object of dissimilarities; convert it to a kernel first: kernel_from_dissimilarity(x).")
+  }
   if (inherits(x, "krein_precomputed")) {
     # The object says what it is: `kernel` is not needed and is ignored.
     precomputed <- x
@@ -118,8 +156,9 @@ inputs_from_xy <- function(x, y, kernel, na.action = NULL, min_classes = 2L) {
     }
     spec <- list(type = "precomputed", n_train = nrow(K),
                  dissimilarity = if (inherits(precomputed, "krein_dissimilarity")) dissimilarity_converter(precomputed))
+    # no columns to scale: `scale` is checked but ignored
     return(finish_inputs(NULL, y, NULL, spec, seq_len(nrow(K)), min_classes,
-                         precomputed = precomputed))
+                         precomputed = precomputed, scale = scale))
   }
   x <- check_numeric_matrix_allow_na(x, "x")
   if (is.data.frame(y)) {
@@ -133,18 +172,27 @@ inputs_from_xy <- function(x, y, kernel, na.action = NULL, min_classes = 2L) {
   if (length(y) != nrow(x)) {
     krein_abort(sprintf("`y` must have one label per row of `x` (%d), not %d.", nrow(x), length(y)))
   }
-  keep <- na_rows_action(na.action, x, y, "x")
+  keep <- na_rows_action(na.action, x, y, "x", "`y`")
   spec <- list(type = "xy", colnames = colnames(x), n_columns = ncol(x))
-  finish_inputs(x, y, kernel, spec, keep, min_classes)
+  finish_inputs(x, y, kernel, spec, keep, min_classes, scale = scale, x_arg = "x")
 }
 
 #' The common end of both paths: subset the complete rows, make the response a
-#' factor, resolve the kernel from the training data.
+#' factor, scale the columns (`scale = TRUE`), resolve the kernel from the
+#' (scaled) training data.
 #' @noRd
-finish_inputs <- function(x, y, kernel, spec, keep, min_classes, precomputed = NULL) {
-  y <- as_class_factor(y[keep], min_classes)
+finish_inputs <- function(x, y, kernel, spec, keep, min_classes, precomputed = NULL, scale = FALSE,
+                          x_arg = "x") {
+  scale <- check_flag(scale, "scale")
+  labels <- y[keep]
+  y <- as_class_factor(labels, min_classes)
   if (!is.null(x)) {
     x <- x[keep, , drop = FALSE]
+    warn_response_columns(x, y, labels, x_arg)
+    if (scale) {
+      spec$scaling <- column_scaling(x)
+      x <- scale_columns(spec$scaling, x)
+    }
   }
   # kernel = NA: a model on the features themselves (onda()), no kernel to resolve
   if (!is.null(x) && !identical(kernel, NA)) {
@@ -197,18 +245,23 @@ as_class_factor <- function(y, min_classes = 2L) {
 }
 
 #' Rows to keep under `na.action`: NULL (the default) and na.fail give an
-#' error naming the rows; na.omit / na.exclude drop them and record which.
+#' error naming the rows, and whether the predictors (`arg`) or the response
+#' (`y_arg`, already quoted) hold the missing values; na.omit / na.exclude
+#' drop them and record which.
 #' @noRd
-na_rows_action <- function(na_action, x, y, arg) {
+na_rows_action <- function(na_action, x, y, arg, y_arg = "`y`") {
   action <- na_action_name(na_action)
-  incomplete <- which(rowSums(is.na(x)) > 0 | is.na(y))
+  missing_x <- which(rowSums(is.na(x)) > 0)
+  missing_y <- which(is.na(y))
+  incomplete <- sort(union(missing_x, missing_y))
   keep <- seq_len(nrow(x))
   if (length(incomplete) == 0L) return(keep)
   if (action == "fail") {
-    krein_abort(sprintf(
-      "`%s` has missing values in row%s %s; remove %s or use `na.action = na.omit`.",
-      arg, if (length(incomplete) > 1) "s" else "", format_indices(incomplete),
-      if (length(incomplete) > 1) "them" else "it"))
+    rows_text <- function(rows) sprintf("row%s %s", if (length(rows) > 1) "s" else "", format_indices(rows))
+    where <- c(if (length(missing_x)) sprintf("`%s` has missing values in %s", arg, rows_text(missing_x)),
+               if (length(missing_y)) sprintf("%s has missing values in %s", y_arg, rows_text(missing_y)))
+    krein_abort(sprintf("%s; remove %s or use `na.action = na.omit`.", paste(where, collapse = " and "),
+                        if (length(incomplete) > 1) "them" else "it"))
   }
   keep <- keep[-incomplete]
   if (length(keep) == 0L) krein_abort(sprintf("`%s` has no complete rows.", arg))
@@ -229,6 +282,68 @@ na_action_name <- function(na_action) {
     if (identical(na_action, stats::na.exclude)) return("exclude")
   }
   krein_abort("`na.action` must be NULL (an error on missing values), na.fail, na.omit or na.exclude.")
+}
+
+#' Training centres and scales of the columns (`scale = TRUE`), computed as
+#' base::scale() does, so that a fit equals one with `scale = FALSE` on
+#' `scale(x)`. A constant column (standard deviation zero up to rounding) is
+#' centred only, with a message.
+#' @noRd
+column_scaling <- function(x) {
+  n <- nrow(x)
+  center <- colMeans(x)
+  centred <- sweep(x, 2L, center, check.margin = FALSE)
+  scale <- if (n > 1L) sqrt(colSums(centred^2) / (n - 1L)) else rep(0, ncol(x))
+  # rounding leaves a constant column a standard deviation of a few ulps of its mean
+  constant <- !is.finite(scale) | scale <= 100 * .Machine$double.eps * abs(center)
+  if (any(constant)) {
+    names <- colnames(x) %||% paste0("column ", seq_len(ncol(x)))
+    names <- if (is.null(colnames(x))) names[constant] else paste0("`", names[constant], "`")
+    message(sprintf("Constant predictor column%s %s: centred but not scaled.",
+                    if (sum(constant) > 1) "s" else "", paste(names, collapse = ", ")))
+    scale[constant] <- 1
+  }
+  names(center) <- names(scale) <- names(constant) <- colnames(x)
+  list(center = center, scale = scale, constant = constant)
+}
+
+#' Apply a fit's scaling to data in the original units (NULL: none)
+#' @noRd
+scale_columns <- function(scaling, x) {
+  if (is.null(scaling) || is.null(x)) return(x)
+  x <- sweep(x, 2L, scaling$center, check.margin = FALSE)
+  sweep(x, 2L, scaling$scale, "/", check.margin = FALSE)
+}
+
+#' Back to the original units: what plot() and print() show
+#' @noRd
+unscale_columns <- function(scaling, x) {
+  if (is.null(scaling) || is.null(x)) return(x)
+  x <- sweep(x, 2L, scaling$scale, "*", check.margin = FALSE)
+  sweep(x, 2L, scaling$center, "+", check.margin = FALSE)
+}
+
+#' Warn when a numeric predictor column is the response itself: its class
+#' codes 1..k or its numeric labels (a factor column is refused elsewhere).
+#' @param labels The response as given (before it became a factor).
+#' @noRd
+warn_response_columns <- function(x, y, labels, arg) {
+  if (ncol(x) == 0L || length(y) < 2L) return(invisible())
+  codes <- list(as.integer(y))
+  numeric_labels <- if (is.numeric(labels) || is.logical(labels)) as.numeric(labels) else
+    suppressWarnings(as.numeric(as.character(labels)))
+  if (!anyNA(numeric_labels)) codes <- c(codes, list(numeric_labels))
+  same <- vapply(seq_len(ncol(x)), function(j) {
+    column <- x[, j]
+    !anyNA(column) && any(vapply(codes, function(code) all(column == code), logical(1)))
+  }, logical(1))
+  if (any(same)) {
+    names <- colnames(x)[same] %||% paste0("column ", which(same))
+    krein_warn(sprintf("`%s` has %s %s equal to the class labels of the response; is the response among the predictors? Remove %s.",
+                       arg, if (sum(same) > 1) "columns" else "a column",
+                       paste0("`", names, "`", collapse = ", "), if (sum(same) > 1) "them" else "it"))
+  }
+  invisible()
 }
 
 # Matrices that may hold NA (na.action deals with them), but no Inf.
@@ -259,15 +374,18 @@ dissimilarity_converter <- function(object) {
 #' New data for a fitted model: the predictor matrix (data fits) or the test
 #' kernel with self-similarities (precomputed fits), checked against the fit.
 #' @param spec The model's `krein_input_spec`.
+#' @param scaled Apply the fit's scaling (what the model computes with);
+#'   FALSE keeps the original units (what plot() draws).
 #' @returns A list with `x` (n_new x d, or NULL) or `K` (n_new x n_train) and `self`.
 #' @noRd
-new_inputs <- function(spec, newdata) {
+new_inputs <- function(spec, newdata, scaled = TRUE) {
   if (missing(newdata) || is.null(newdata)) krein_abort("`newdata` is missing.")
-  switch(spec$type,
-    formula = list(x = new_formula_data(spec, newdata)),
-    xy = list(x = new_xy_data(spec, newdata)),
-    precomputed = new_precomputed_data(spec, newdata)
+  x <- switch(spec$type,
+    formula = new_formula_data(spec, newdata),
+    xy = new_xy_data(spec, newdata),
+    precomputed = return(new_precomputed_data(spec, newdata))
   )
+  list(x = if (scaled) scale_columns(spec$scaling, x) else x)
 }
 
 new_formula_data <- function(spec, newdata) {
@@ -325,6 +443,8 @@ new_precomputed_data <- function(spec, newdata) {
   if (already_kernel) {
     self <- newdata$self
     newdata <- newdata$K
+  } else if (inherits(newdata, "dist")) {
+    newdata <- as.matrix(newdata)
   } else if (is.numeric(newdata) && is.null(dim(newdata)) && length(newdata) == n) {
     newdata <- matrix(newdata, nrow = 1L)
   }

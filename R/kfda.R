@@ -116,6 +116,7 @@
 #' for two classes) with the class means as diamonds, as `plot(<lda>)` draws
 #' them.
 #'
+#' @inheritParams krein_inputs
 #' @inheritParams kqd
 #' @param discriminant `"linear"` (KFLDA, eq. 11) or `"quadratic"` (KFQDA, eq.
 #'   12). (Called `type` in krein 0.1.0; `type` is now predict()'s only.)
@@ -170,21 +171,22 @@ kfda <- function(x, ...) UseMethod("kfda")
 
 #' @rdname kfda
 #' @export
-kfda.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf()) {
+kfda.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf(),
+                        scale = TRUE) {
   check_kfda_dots(list(...))
-  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
+  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel, scale = scale)
   fit_model("kfda", inputs, list(...), match.call())
 }
 
 #' @rdname kfda
 #' @export
-kfda.default <- function(x, y, ..., kernel = kernel_rbf(), discriminant = c("linear", "quadratic"),
+kfda.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, discriminant = c("linear", "quadratic"),
                          reduce = c("pca", "subset", "ridge"), ncomp = NULL, bases = NULL,
                          ridge = NULL, prior = NULL, logdet = TRUE, tol = 1e-9, na.action = NULL,
                          threads = NULL) {
   check_kfda_dots(list(...))
   check_dots_empty("kfda", ...)
-  inputs <- inputs_from_xy(x, y, kernel, na.action)
+  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
   fit_model("kfda", inputs, method_arguments("kfda"), match.call())
 }
 

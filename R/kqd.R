@@ -98,6 +98,7 @@
 #' @param x A formula, a numeric matrix or data frame, a precomputed kernel
 #'   (see [krein_inputs]).
 #' @param y The class labels (not for the formula method).
+#' @inheritParams krein_inputs
 #' @param formula,data,subset,na.action As in [MASS::lda()]: see [krein_inputs].
 #' @param kernel A kernel (see [kernels]), or `"precomputed"` when `x` is a
 #'   kernel matrix.
@@ -157,18 +158,19 @@ kqd <- function(x, ...) UseMethod("kqd")
 
 #' @rdname kqd
 #' @export
-kqd.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf()) {
-  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
+kqd.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf(),
+                        scale = TRUE) {
+  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel, scale = scale)
   fit_model("kqd", inputs, list(...), match.call())
 }
 
 #' @rdname kqd
 #' @export
-kqd.default <- function(x, y, ..., kernel = kernel_rbf(), variant = "RC+", reg = NULL,
+kqd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, variant = "RC+", reg = NULL,
                         indefinite = c("auto", "yes", "no"), bias = c("error", "map", "none"),
                         prior = NULL, na.action = NULL, threads = NULL) {
   check_dots_empty("kqd", ...)
-  inputs <- inputs_from_xy(x, y, kernel, na.action)
+  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
   fit_model("kqd", inputs, method_arguments("kqd"), match.call())
 }
 

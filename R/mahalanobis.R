@@ -137,6 +137,7 @@ per_class_reg <- function(reg, n_classes) {
 #' columns, and otherwise the points in the space of their squared distances
 #' to the classes, where the discriminant works.
 #'
+#' @inheritParams krein_inputs
 #' @inheritParams kernel_mahalanobis
 #' @param formula,data,subset,na.action As in [MASS::lda()]: see [krein_inputs].
 #' @param distance `"RC"` or `"IC"`: the distances of [kernel_mahalanobis()].
@@ -173,18 +174,19 @@ kmdc <- function(x, ...) UseMethod("kmdc")
 
 #' @rdname kmdc
 #' @export
-kmdc.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf()) {
-  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
+kmdc.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf(),
+                        scale = TRUE) {
+  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel, scale = scale)
   fit_model("kmdc", inputs, list(...), match.call())
 }
 
 #' @rdname kmdc
 #' @export
-kmdc.default <- function(x, y, ..., kernel = kernel_rbf(), distance = c("RC", "IC"),
+kmdc.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, distance = c("RC", "IC"),
                          classifier = c("lda", "qda"), reg = NULL, indefinite = c("auto", "yes", "no"),
                          prior = NULL, na.action = NULL, threads = NULL) {
   check_dots_empty("kmdc", ...)
-  inputs <- inputs_from_xy(x, y, kernel, na.action)
+  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
   fit_model("kmdc", inputs, method_arguments("kmdc"), match.call())
 }
 

@@ -71,14 +71,14 @@ plot_decision_regions <- function(x, y, predict_grid, resolution = 120L, main = 
 
 # The points drawn under decision regions: those of `data` (coloured by its
 # response for formula fits), else the training data the fit kept, else its
-# landmarks (Nystroem fits keep no training data).
+# landmarks (Nystroem fits keep no training data); in the original units.
 plot_points <- function(fit, data) {
   if (!is.null(data)) {
-    x <- new_inputs(fit$spec, data)$x
+    x <- new_inputs(fit$spec, data, scaled = FALSE)$x
     return(list(x = x, y = data_response(fit, data, nrow(x))))
   }
-  if (!is.null(fit$x)) return(list(x = fit$x, y = fit$y))
-  list(x = fit$landmarks$points, y = fit$landmarks$class)
+  if (!is.null(fit$x)) return(list(x = unscale_columns(fit$spec$scaling, fit$x), y = fit$y))
+  list(x = unscale_columns(fit$spec$scaling, fit$landmarks$points), y = fit$landmarks$class)
 }
 
 # Points in discriminant coordinates (kfda, onda): histograms for one

@@ -93,6 +93,7 @@
 #'
 #' @param x A numeric matrix or data frame of inputs (see [krein_inputs]).
 #' @param y Class labels, one per row.
+#' @inheritParams krein_inputs
 #' @param formula,data,subset,na.action As in [MASS::lda()]: see [krein_inputs].
 #' @param posterior `"gaussian"`, `"linear"`, `"svm"`, a function or a fitted
 #'   model (see Posterior estimators).
@@ -140,19 +141,19 @@ onda <- function(x, ...) UseMethod("onda")
 
 #' @rdname onda
 #' @export
-onda.formula <- function(formula, data, ..., subset, na.action) {
+onda.formula <- function(formula, data, ..., subset, na.action, scale = TRUE) {
   refuse_onda_kernel(list(...))
-  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), NA)
+  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), NA, scale = scale)
   fit_model("onda", inputs, list(...), match.call())
 }
 
 #' @rdname onda
 #' @export
-onda.default <- function(x, y, ..., posterior = "gaussian", dim = NULL, prior = NULL, ridge = NULL,
+onda.default <- function(x, y, ..., scale = TRUE, posterior = "gaussian", dim = NULL, prior = NULL, ridge = NULL,
                          svm_kernel = "radial", cost = 1, svm_args = list(), na.action = NULL) {
   refuse_onda_kernel(list(...))
   check_dots_empty("onda", ...)
-  inputs <- inputs_from_xy(x, y, NA, na.action)
+  inputs <- inputs_from_xy(x, y, NA, na.action, scale = scale)
   fit_model("onda", inputs, method_arguments("onda"), match.call())
 }
 

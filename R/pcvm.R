@@ -79,6 +79,7 @@
 #' relevance-vector weights of each pairwise model, and with `data` the class
 #' probabilities of its points.
 #'
+#' @inheritParams krein_inputs
 #' @inheritParams ikfd
 #' @param landmarks `NULL` for PCVM; `"meb"`, `"kmeans"`, `"random"`, row
 #'   indices or a [select_landmarks()] result for Ny-PCVM, as in [ikfd()].
@@ -122,17 +123,18 @@ pcvm <- function(x, ...) UseMethod("pcvm")
 
 #' @rdname pcvm
 #' @export
-pcvm.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf()) {
-  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
+pcvm.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf(),
+                        scale = TRUE) {
+  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel, scale = scale)
   fit_model("pcvm", inputs, list(...), match.call())
 }
 
 #' @rdname pcvm
 #' @export
-pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), landmarks = NULL, control = pcvm_control(),
+pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, landmarks = NULL, control = pcvm_control(),
                          eps = 0.01, m = NULL, na.action = NULL, threads = NULL) {
   check_dots_empty("pcvm", ...)
-  inputs <- inputs_from_xy(x, y, kernel, na.action)
+  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
   fit_model("pcvm", inputs, method_arguments("pcvm"), match.call())
 }
 

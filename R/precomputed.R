@@ -110,7 +110,7 @@ as.matrix.krein_precomputed <- function(x, ...) x$K
 #' \eqn{(D + D^\top)/2} with a message.
 #'
 #' @param D A square matrix of non-negative, finite dissimilarities with zero
-#'   diagonal.
+#'   diagonal, or a `dist` object (such as [stats::dist()] returns).
 #' @param method `"negsq"` or `"classical"`, see Details.
 #' @returns An object of class `c("krein_dissimilarity", "krein_precomputed")`:
 #'   a list with the training kernel `K`, its diagonal `self`, the `method` and
@@ -142,6 +142,7 @@ as.matrix.krein_precomputed <- function(x, ...) x$K
 kernel_from_dissimilarity <- function(D, method = c("negsq", "classical")) {
   if (missing(D)) krein_abort("`D` is missing; give a square matrix of dissimilarities.")
   method <- match_choice(method, "method", c("negsq", "classical"))
+  if (inherits(D, "dist")) D <- as.matrix(D)  # stats::dist() and friends
   D <- check_square_matrix(D, "D")
   if (any(D < 0)) krein_abort("`D` must be non-negative; it has negative dissimilarities.")
   if (any(diag(D) != 0)) {
@@ -185,7 +186,7 @@ kernel_from_dissimilarity <- function(D, method = c("negsq", "classical")) {
 #' @param object A `krein_dissimilarity` object.
 #' @param newdata An \eqn{n_{new} \times n} matrix of non-negative dissimilarities
 #'   of new objects (rows) to the \eqn{n} training objects (columns, in the
-#'   training order).
+#'   training order); a `dist` object is taken as its full matrix.
 #' @param ... Unused.
 #' @returns A `krein_precomputed` object with the \eqn{n_{new} \times n} kernel
 #'   `K` and the self-similarities `self` of the new objects.
@@ -198,6 +199,7 @@ kernel_from_dissimilarity <- function(D, method = c("negsq", "classical")) {
 #' @export
 predict.krein_dissimilarity <- function(object, newdata, ...) {
   if (missing(newdata)) krein_abort("`newdata` is missing; give the dissimilarities of new objects to the training objects.")
+  if (inherits(newdata, "dist")) newdata <- as.matrix(newdata)  # the training objects themselves
   if (is.numeric(newdata) && is.null(dim(newdata)) && length(newdata) == object$n) {
     newdata <- matrix(newdata, nrow = 1L)  # one new object
   }

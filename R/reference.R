@@ -84,6 +84,7 @@
 #' and the class probabilities of the points otherwise; it takes `isvm()`'s
 #' `rule` too.
 #'
+#' @inheritParams krein_inputs
 #' @inheritParams kqd
 #' @param k Number of neighbours, a whole number between 1 and the number of
 #'   training points.
@@ -166,16 +167,17 @@ iknn <- function(x, ...) UseMethod("iknn")
 
 #' @rdname reference_classifiers
 #' @export
-iknn.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf()) {
-  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
+iknn.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf(),
+                        scale = TRUE) {
+  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel, scale = scale)
   fit_model("iknn", inputs, list(...), match.call())
 }
 
 #' @rdname reference_classifiers
 #' @export
-iknn.default <- function(x, y, ..., kernel = kernel_rbf(), k = 1, na.action = NULL, threads = NULL) {
+iknn.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, k = 1, na.action = NULL, threads = NULL) {
   check_dots_empty("iknn", ...)
-  inputs <- inputs_from_xy(x, y, kernel, na.action)
+  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
   fit_model("iknn", inputs, method_arguments("iknn"), match.call())
 }
 
@@ -304,17 +306,18 @@ ikpca_qd <- function(x, ...) UseMethod("ikpca_qd")
 
 #' @rdname reference_classifiers
 #' @export
-ikpca_qd.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf()) {
-  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
+ikpca_qd.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf(),
+                        scale = TRUE) {
+  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel, scale = scale)
   fit_model("ikpca_qd", inputs, list(...), match.call())
 }
 
 #' @rdname reference_classifiers
 #' @export
-ikpca_qd.default <- function(x, y, ..., kernel = kernel_rbf(), pvar = 0.8, shrinkage = 0.01,
+ikpca_qd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, pvar = 0.8, shrinkage = 0.01,
                              na.action = NULL, threads = NULL) {
   check_dots_empty("ikpca_qd", ...)
-  inputs <- inputs_from_xy(x, y, kernel, na.action)
+  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
   fit_model("ikpca_qd", inputs, method_arguments("ikpca_qd"), match.call())
 }
 
@@ -417,17 +420,18 @@ isvm <- function(x, ...) UseMethod("isvm")
 
 #' @rdname reference_classifiers
 #' @export
-isvm.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf()) {
-  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel)
+isvm.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf(),
+                        scale = TRUE) {
+  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel, scale = scale)
   fit_model("isvm", inputs, list(...), match.call())
 }
 
 #' @rdname reference_classifiers
 #' @export
-isvm.default <- function(x, y, ..., kernel = kernel_rbf(), C = 1, probability = TRUE, na.action = NULL,
+isvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, C = 1, probability = TRUE, na.action = NULL,
                          threads = NULL) {
   check_dots_empty("isvm", ...)
-  inputs <- inputs_from_xy(x, y, kernel, na.action)
+  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
   fit_model("isvm", inputs, method_arguments("isvm"), match.call())
 }
 

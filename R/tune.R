@@ -28,6 +28,17 @@
 #' input data (`landmarks = "kmeans"`, a `pcvm_control()` that optimises the
 #' kernel width) are fitted on the inputs as well.
 #'
+#' @section Scaling:
+#' `scale` (default `TRUE`, as for the models; give `scale = FALSE` among the
+#' fixed arguments to fit on the data as given) centres and scales the
+#' columns of `x` within each fold by the means and standard deviations of
+#' the fold's training rows, as a fit on those rows alone would: the
+#' held-out rows never enter the scaling, also where the fold's kernel
+#' matrices are computed once and shared. The refitted model scales by all
+#' rows. Kernel parameters taken from data (the median-heuristic `gamma`)
+#' are computed on the scaled training rows of each fold; `gamma` values in
+#' the grid apply to the scaled data. A precomputed kernel is not scaled.
+#'
 #' A precomputed kernel, or a [kernel_from_dissimilarity()] object, is cut
 #' into folds as it is. A conversion that centres the kernel (`method =
 #' "classical"`) was centred on all objects, so the held-out objects'
@@ -130,7 +141,9 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   info <- tuned_model(learner)
   name <- info$name
   fixed <- list(...)
-  check_model_arguments(fixed, c(tuning_argument_names(info), if (info$uses_kernel) "kernel"), name)
+  check_model_arguments(fixed, c(tuning_argument_names(info), if (info$uses_kernel) "kernel", "scale"), name)
+  scale <- check_flag(fixed$scale %||% TRUE, "scale")
+  fixed$scale <- NULL
   metric <- match_choice(metric, "metric", c("error", "logloss", "brier"))
   stratified <- check_flag(stratified, "stratified")
   refit <- check_flag(refit, "refit")
@@ -162,7 +175,8 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   seeds <- sample.int(.Machine$integer.max, nrow(tasks))
   predict_only <- names(fixed) %in% predict_only_arguments(info)
   job <- list(info = info, x = x, y = y, grid = grid, kernel = kernel, fixed = fixed[!predict_only],
-              fixed_predict = fixed[predict_only], precomputed = precomputed)
+              fixed_predict = fixed[predict_only], precomputed = precomputed,
+              scale = scale && !precomputed)
   run <- function(t) {
     set.seed(seeds[t], kind = "Mersenne-Twister", normal.kind = "Inversion", sample.kind = "Rejection")
     test <- fold_ids[, tasks$rep[t]] == tasks$fold[t]
@@ -460,7 +474,8 @@ tune_fold <- function(job, train, test, metric) {
       fit_fold <- function(args) {
         tryCatch({
           fold <<- if (fit_on_inputs(job, args)) data$inputs() else data$kernel()
-          fit_registered(info, fold$train, y_train, kernel, args)
+          # the fold's data are scaled already (fold_data())
+          fit_registered(info, fold$train, y_train, kernel, c(args, list(scale = FALSE)))
         }, error = function(e) conditionMessage(e))
       }
       fit <- fit_fold(args)
@@ -513,6 +528,13 @@ fold_data <- function(job, kernel, train, test) {
   }
   x_train <- x[train, , drop = FALSE]
   x_test <- x[test, , drop = FALSE]
+  if (job$scale) {
+    # scaled by the training fold alone, as a fit on it would be; the refit
+    # on all data reports constant columns
+    scaling <- suppressMessages(column_scaling(x_train))
+    x_train <- scale_columns(scaling, x_train)
+    x_test <- scale_columns(scaling, x_test)
+  }
   kernels <- NULL
   list(
     inputs = function() list(train = x_train, test = x_test),
@@ -535,7 +557,10 @@ fold_data <- function(job, kernel, train, test) {
 #' its default method does); the kernel is ignored for precomputed kernels
 #' @noRd
 fit_registered <- function(info, x, y, kernel, args, call = NULL) {
-  inputs <- inputs_from_xy(x, y, if (info$uses_kernel) kernel else NA, NULL)
+  # `scale` is an input argument, not one of the fitting function's
+  scale <- args$scale %||% TRUE
+  args$scale <- NULL
+  inputs <- inputs_from_xy(x, y, if (info$uses_kernel) kernel else NA, NULL, scale = scale)
   fit_model(info$name, inputs, args, call)
 }
 
@@ -573,7 +598,7 @@ refit_best <- function(job, best, call) {
   kernel_names <- if (is.null(job$kernel)) character() else intersect(names(params), kernel_parameter_names(job$kernel))
   model_params <- params[setdiff(names(params), c(kernel_names, predict_only_arguments(job$info)))]
   kernel <- if (is.null(job$kernel)) NULL else with_kernel_parameters(job$kernel, params[kernel_names])
-  fit_registered(job$info, job$x, job$y, kernel, c(job$fixed, model_params),
+  fit_registered(job$info, job$x, job$y, kernel, c(job$fixed, model_params, list(scale = job$scale)),
                  refit_call(call, job$info, kernel, length(kernel_names) > 0L, model_params))
 }
 

@@ -48,8 +48,12 @@ log_grid <- function(from, to, n = 8L) 10^seq(log10(from), log10(to), length.out
 # the refitted model predicts for `newdata`. A fixed class rule (iKFD's
 # rule = "decision") is a predict argument: it applies to the test
 # predictions as it did in the CV. Warnings go to `on_warning` and are muffled.
+# `scale = FALSE`: the papers fit their data as given (paper001 Table 3
+# standardises, which its script does itself), while krein's models would
+# centre and scale the columns by default.
 tune_predict <- function(learner, x, y, newdata, grid, fixed = list(), folds = 10,
                          on_warning = function(w) NULL) {
+  if (is.null(fixed$scale)) fixed$scale <- FALSE
   tuned <- withCallingHandlers(
     do.call(tune_krein, c(list(learner, x, y, grid = grid, folds = folds), fixed)),
     warning = function(w) {

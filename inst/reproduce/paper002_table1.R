@@ -225,7 +225,8 @@ run_fold <- function(data, train_rows, test_rows, reg_mode, include_pcvm) {
     newdata <- data$D[test_rows, train_rows, drop = FALSE]
   } else {
     xt <- data$x[train_rows, , drop = FALSE]
-    train <- list(args = list(xt, y_train, kernel = data$kernel), select = function(method, m = NULL)
+    # the paper fits the data as given (krein's default would scale the columns)
+    train <- list(args = list(xt, y_train, kernel = data$kernel, scale = FALSE), select = function(method, m = NULL)
       select_landmarks(xt, y_train, kernel = data$kernel, method = method, eps = 0.01, m = m))
     newdata <- data$x[test_rows, , drop = FALSE]
   }

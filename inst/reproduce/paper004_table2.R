@@ -257,19 +257,21 @@ rates_of <- function(fit, x, y) {
 }
 svm_args <- function(...) c(list(...), list(scale = svm_scale))
 
+# The paper fits the features as given: scale = FALSE throughout (krein's
+# default would centre and scale them; the SVM's own scaling is svm_args()).
 fit_method <- function(method, x, y) {
   switch(method,
-    FLDA = list(fit = onda(x, y, posterior = "linear")),
-    GNDA = list(fit = onda(x, y, posterior = "gaussian")),
+    FLDA = list(fit = onda(x, y, posterior = "linear", scale = FALSE)),
+    GNDA = list(fit = onda(x, y, posterior = "gaussian", scale = FALSE)),
     LSVM = {
       tuned <- tune_krein(onda, x, y, grid = list(cost = grid_values), folds = folds,
                           posterior = "svm", svm_kernel = "linear", svm_args = svm_args(),
-                          rule = "nearest_mean")
+                          rule = "nearest_mean", scale = FALSE)
       list(fit = tuned$model, best = sprintf("c=2^%g", log2(tuned$best$cost)))
     },
     KDA = {
       tuned <- tune_krein(kfda, x, y, grid = list(gamma = grid_values, ridge = KDA_RIDGES), folds = folds,
-                          kernel = kernel_rbf(), reduce = "ridge")
+                          kernel = kernel_rbf(), reduce = "ridge", scale = FALSE)
       list(fit = tuned$model, best = sprintf("gamma=2^%g ridge=%g", log2(tuned$best$gamma), tuned$best$ridge))
     },
     RBFSVM = {
@@ -279,13 +281,13 @@ fit_method <- function(method, x, y) {
         set.seed(seed)
         tuned <- tune_krein(onda, x, y, grid = list(cost = grid_values), folds = folds,
                             refit = FALSE, posterior = "svm", svm_kernel = "radial",
-                            svm_args = svm_args(gamma = g), rule = "nearest_mean")
+                            svm_args = svm_args(gamma = g), rule = "nearest_mean", scale = FALSE)
         cbind(gamma = g, tuned$results)
       }))
       ok <- cv[cv$failed == 0, ]
       best <- ok[which.min(ok$mean), ]
       fit <- onda(x, y, posterior = "svm", svm_kernel = "radial", cost = best$cost,
-                  svm_args = svm_args(gamma = best$gamma))
+                  svm_args = svm_args(gamma = best$gamma), scale = FALSE)
       list(fit = fit, best = sprintf("gamma=2^%g c=2^%g", log2(best$gamma), log2(best$cost)))
     }
   )

@@ -177,3 +177,136 @@ test_that("no user argument can be captured by partial matching of krein's own",
     }
   }
 })
+
+# ---------------------------------------------------------------------------
+# issue 16: scale = TRUE, the default of every model fitted on data
+
+# Three columns in very different units, and new points outside the training range
+scaling_data <- function() {
+  d <- contract_data(45, 3)
+  x <- sweep(as.matrix(d[, 1:3]), 2L, c(1000, 1, 1e-3), "*") + rep(c(50, 0, -3), each = 45)
+  x_new <- x[c(2, 17, 31, 44), ] * 1.1
+  by_hand <- scale(x)
+  list(x = x, y = d$y, x_new = x_new, xs = by_hand[, ],
+       xs_new = scale(x_new, attr(by_hand, "scaled:center"), attr(by_hand, "scaled:scale"))[, ])
+}
+
+for (name in krein:::registered_models()) {
+  test_that(sprintf("%s: a scaled fit predicts as an unscaled fit on scale()d data", name), {
+    for (pkg in model_needs[[name]]) skip_if_not_installed(pkg)
+    fun <- get(name, envir = asNamespace("krein"))
+    s <- scaling_data()
+    set.seed(3)
+    scaled <- suppressWarnings(fun(s$x, s$y))
+    set.seed(3)
+    by_hand <- suppressWarnings(fun(s$xs, s$y, scale = FALSE))
+    set.seed(3)
+    from_formula <- suppressWarnings(fun(y ~ ., data = data.frame(s$x, y = s$y)))
+    expect_false(is.null(scaled$spec$scaling))
+    expect_null(by_hand$spec$scaling)
+    for (type in c("prob", "decision")) {
+      expected <- predict(by_hand, s$xs_new, type = type)
+      expect_equal(predict(scaled, s$x_new, type = type), expected, tolerance = 1e-12)
+      expect_equal(predict(from_formula, as.data.frame(s$x_new), type = type), expected, tolerance = 1e-12,
+                   ignore_attr = TRUE)
+      expect_equal(predict(scaled, type = type), predict(by_hand, type = type), tolerance = 1e-12)
+    }
+    # the default is scale = TRUE; scale = FALSE on the raw data is another fit
+    # (not for onda, whose Gaussian posteriors are invariant to affine maps)
+    set.seed(3)
+    raw <- suppressWarnings(fun(s$x, s$y, scale = FALSE))
+    if (name != "onda") {
+      expect_false(isTRUE(all.equal(predict(raw, s$x_new, type = "decision"),
+                                    predict(scaled, s$x_new, type = "decision"))))
+    }
+    expect_error(fun(s$x, s$y, scale = "yes"), class = "krein_error", regexp = "`scale`")
+    # print() says so in one line
+    out <- capture.output(print(scaled))
+    expect_identical(sum(grepl("^Inputs: centred and scaled", out)), 1L)
+    expect_false(any(grepl("^Inputs:", capture.output(print(by_hand)))))
+    expect_output(print(summary(scaled)), "Inputs centred and scaled")
+  })
+
+  test_that(sprintf("%s: plot() of a scaled fit draws in the original units", name), {
+    for (pkg in model_needs[[name]]) skip_if_not_installed(pkg)
+    fun <- get(name, envir = asNamespace("krein"))
+    d <- contract_data(45)
+    x <- cbind(x1 = d$x1 * 1000, x2 = d$x2 / 1000 - 7)
+    set.seed(3)
+    fit <- suppressWarnings(fun(x, d$y))
+    # what plot() draws (plot.krein_model() hands these layers to the painter)
+    drawn <- krein:::decision_region_layers(fit)
+    expect_equal(drawn$x, x, tolerance = 1e-12, ignore_attr = TRUE)
+    grid <- data.frame(x1 = seq(min(x[, 1]), max(x[, 1]), length.out = 7),
+                       x2 = seq(max(x[, 2]), min(x[, 2]), length.out = 7))
+    expect_identical(unname(drawn$predict_grid(grid)), unname(predict(fit, as.matrix(grid))))
+    # circled points (PCVM's relevance vectors) are training points
+    if (!is.null(drawn$landmarks)) {
+      distance <- apply(drawn$landmarks, 1, function(p) min(abs(x[, 1] - p[1]) / 1000 + abs(x[, 2] - p[2]) * 1000))
+      expect_lt(max(distance), 1e-9)
+    }
+    expect_equal(krein:::decision_region_layers(fit, x[1:5, ])$x, x[1:5, ], ignore_attr = TRUE)
+    pdf(NULL)
+    on.exit(dev.off())
+    expect_identical(plot(fit, resolution = 10), fit)
+  })
+}
+
+test_that("Nystroem fits scale their landmarks: circled where the points are, predictions as by hand", {
+  s <- scaling_data()
+  x2 <- s$x[, 1:2]
+  # landmarks by row index: circled on those training points
+  fit <- ikfd(x2, s$y, landmarks = c(1, 5, 9, 14, 20, 26, 33, 40))
+  drawn <- krein:::decision_region_layers(fit)
+  expect_equal(drawn$landmarks, x2[c(1, 5, 9, 14, 20, 26, 33, 40), ], tolerance = 1e-12, ignore_attr = TRUE)
+  expect_equal(drawn$x, x2[c(1, 5, 9, 14, 20, 26, 33, 40), ], tolerance = 1e-12, ignore_attr = TRUE)
+  # k-means landmarks selected on the data in its own units are scaled by the fit
+  set.seed(4)
+  landmarks <- select_landmarks(s$x, s$y, method = "kmeans", m = 9)
+  fit <- ikfd(s$x, s$y, landmarks = landmarks)
+  scaled_landmarks <- landmarks
+  scaled_landmarks$points <- scale(landmarks$points, colMeans(s$x), apply(s$x, 2, sd))[, ]
+  by_hand <- ikfd(s$xs, s$y, landmarks = scaled_landmarks, scale = FALSE)
+  expect_equal(predict(fit, s$x_new, type = "prob"), predict(by_hand, s$xs_new, type = "prob"), tolerance = 1e-12)
+  set.seed(5)
+  pcvm_fit <- pcvm(s$x, s$y, landmarks = "kmeans", m = 9)
+  set.seed(5)
+  pcvm_hand <- pcvm(s$xs, s$y, landmarks = "kmeans", m = 9, scale = FALSE)
+  expect_equal(predict(pcvm_fit, s$x_new, type = "prob"), predict(pcvm_hand, s$xs_new, type = "prob"),
+               tolerance = 1e-12)
+})
+
+test_that("onda's discriminant kernels take points in the original units of a scaled fit", {
+  s <- scaling_data()
+  fit <- onda(s$x, s$y)
+  by_hand <- onda(s$xs, s$y, scale = FALSE)
+  for (kind in c("dk", "gdk", "gmk", "ldk")) {
+    expect_equal(kernel_matrix(kernel_discriminant(fit, kind), s$x_new, s$x[1:5, ]),
+                 kernel_matrix(kernel_discriminant(by_hand, kind), s$xs_new, s$xs[1:5, ]), tolerance = 1e-12)
+  }
+  expect_equal(kernel_matrix(kernel_discriminant(fit, "ideal"), s$x[1:4, ]),
+               kernel_matrix(kernel_discriminant(by_hand, "ideal"), s$xs[1:4, ]))
+})
+
+test_that("tune_krein() scales within each fold by its training rows; caret_model() passes scale", {
+  s <- scaling_data()
+  set.seed(6)
+  tuned <- tune_krein(kqd, s$x, s$y, grid = list(reg = c(0.01, 0.1)), folds = 3, metric = "logloss")
+  expect_false(is.null(tuned$model$spec$scaling))
+  for (f in 1:3) {
+    test <- tuned$fold_ids[, 1] == f
+    # a fit on the fold's training rows alone, with the default scale = TRUE
+    fit <- kqd(s$x[!test, ], s$y[!test], reg = 0.1)
+    p <- predict(fit, s$x[test, ], type = "prob")
+    logloss <- -mean(log(pmax(p[cbind(seq_len(sum(test)), as.integer(s$y[test]))], 1e-15)))
+    expect_equal(tuned$folds$value[tuned$folds$fold == f & tuned$folds$grid_row == 2], logloss, tolerance = 1e-10)
+  }
+  set.seed(6)
+  unscaled <- tune_krein(kqd, s$x, s$y, grid = list(reg = c(0.01, 0.1)), folds = 3, scale = FALSE)
+  expect_null(unscaled$model$spec$scaling)
+  expect_identical(unscaled$model$call$scale, FALSE)
+  model <- caret_model("kqd")
+  param <- data.frame(variant = "RC+", reg = 0.1, gamma = NA)
+  expect_false(is.null(model$fit(s$x, s$y, param = param)$spec$scaling))
+  expect_null(model$fit(s$x, s$y, param = param, scale = FALSE)$spec$scaling)
+})

@@ -18,7 +18,7 @@ test_that("full iKFD equals the transcription for pd and indefinite kernels, 2 a
   for (kernel in kernels) {
     for (y in list(d$y, droplevels(factor(ifelse(d$y == "a", "a", "b"))))) {
       for (weights in c("equal", "prior")) {
-        fit <- ikfd(d$x, y, kernel = kernel, ridge_relative = 1e-3, weights = weights)
+        fit <- ikfd(d$x, y, kernel = kernel, ridge_relative = 1e-3, weights = weights, scale = FALSE)
         ref <- ref_ikfd(kernel_matrix(d$x, kernel = kernel), y, 1e-3, weights)
         expected <- ref_ikfd_decisions(ref, kernel_matrix(x_new, d$x, kernel = kernel))
         got <- predict(fit, x_new, type = "decision")
@@ -53,13 +53,13 @@ test_that("with a rank-6 kernel and 6 landmarks in general position Ny-iKFD is t
   d <- three_class_data(n = 90)
   kernel <- kernel_poly(degree = 2, scale = 1, offset = 1)
   x_new <- matrix(rnorm(40), 20, 2)
-  full <- ikfd(d$x, d$y, kernel = kernel)
-  ny <- ikfd(d$x, d$y, kernel = kernel, landmarks = c(1, 2, 3, 10, 20, 30))
+  full <- ikfd(d$x, d$y, kernel = kernel, scale = FALSE)
+  ny <- ikfd(d$x, d$y, kernel = kernel, landmarks = c(1, 2, 3, 10, 20, 30), scale = FALSE)
   expect_identical(length(ny$values), 6L)
   expect_equal(predict(ny, x_new, type = "decision"), predict(full, x_new, type = "decision"),
                tolerance = 1e-7)
   # and 5 landmarks cannot be exact
-  five <- ikfd(d$x, d$y, kernel = kernel, landmarks = c(1, 2, 3, 10, 20))
+  five <- ikfd(d$x, d$y, kernel = kernel, landmarks = c(1, 2, 3, 10, 20), scale = FALSE)
   expect_gt(max(abs(predict(five, x_new, type = "decision") - predict(full, x_new, type = "decision"))), 1e-5)
 })
 
@@ -82,7 +82,7 @@ test_that("Ny-iKFD equals the transcription run on the dense Nystroem kernel", {
   W <- C[landmarks, ]
   K_hat <- C %*% MASS::ginv(W) %*% t(C)
   ref <- ref_ikfd(K_hat, d$y, 1e-4)
-  ny <- ikfd(d$x, d$y, kernel = kernel, landmarks = landmarks)
+  ny <- ikfd(d$x, d$y, kernel = kernel, landmarks = landmarks, scale = FALSE)
   x_new <- matrix(rnorm(40), 20, 2)
   # f(x) = k_hat(x, X) alpha + b, k_hat(x, X) = k(x, L) W^+ C'
   k_hat_new <- kernel_matrix(x_new, d$x[landmarks, ], kernel = kernel) %*% MASS::ginv(W) %*% t(C)
@@ -217,8 +217,8 @@ test_that("formula, data frame and precomputed inputs give the same fit", {
   train <- checkerboard(150, size = 2)
   test <- checkerboard(30, size = 2)
   kernel <- kernel_rbf(2)
-  a <- ikfd(y ~ x1 + x2, data = train, kernel = kernel)
-  b <- ikfd(train[, 1:2], train$y, kernel = kernel)
+  a <- ikfd(y ~ x1 + x2, data = train, kernel = kernel, scale = FALSE)
+  b <- ikfd(train[, 1:2], train$y, kernel = kernel, scale = FALSE)
   K <- kernel_matrix(as.matrix(train[, 1:2]), kernel = kernel)
   c <- ikfd(K, train$y, kernel = "precomputed")
   K_new <- kernel_matrix(as.matrix(test[, 1:2]), as.matrix(train[, 1:2]), kernel = kernel)
@@ -227,7 +227,7 @@ test_that("formula, data frame and precomputed inputs give the same fit", {
                tolerance = 1e-10)
   # Nystroem on a precomputed kernel uses the landmark columns of the test kernel
   ny_c <- ikfd(K, train$y, kernel = "precomputed", landmarks = 1:40)
-  ny_a <- ikfd(y ~ x1 + x2, data = train, kernel = kernel, landmarks = 1:40)
+  ny_a <- ikfd(y ~ x1 + x2, data = train, kernel = kernel, landmarks = 1:40, scale = FALSE)
   expect_equal(unname(predict(ny_c, K_new, type = "decision")), unname(predict(ny_a, test, type = "decision")),
                tolerance = 1e-8)
   expect_equal(unname(predict(a)), unname(predict(a, train)))

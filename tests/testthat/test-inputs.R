@@ -166,3 +166,97 @@ test_that("check_number() asks for a finite or a whole number in plain words (is
   expect_error(ikfd(matrix(rnorm(20), 10), rep(1:2, 5), ridge_relative = NaN),
                class = "krein_error", regexp = "`ridge_relative` must be a finite number, not")
 })
+
+# ---------------------------------------------------------------------------
+# issue 16: scaling, dist objects, a response among the predictors, NA in y
+
+toy_scaled <- function(x, ...) UseMethod("toy_scaled")
+toy_scaled.formula <- function(formula, data, subset, na.action, kernel = kernel_rbf(1), scale = TRUE) {
+  krein:::inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel, scale = scale)
+}
+toy_scaled.default <- function(x, y, kernel = kernel_rbf(1), na.action = NULL, scale = TRUE) {
+  krein:::inputs_from_xy(x, y, kernel, na.action, scale = scale)
+}
+
+test_that("scale = TRUE centres and scales the training columns as base::scale() does, and newdata alike", {
+  x <- cbind(a = df$a * 1000 + 5, b = df$b / 100)
+  inputs <- toy_scaled(x, df$y)
+  expect_identical(unname(inputs$x), unname(scale(x)[, ]))
+  expect_equal(inputs$spec$scaling$center, colMeans(x))
+  expect_equal(inputs$spec$scaling$scale, apply(x, 2, sd))
+  new <- krein:::new_inputs(inputs$spec, x[3:1, ] + 1)
+  expect_equal(new$x, scale(x[3:1, ] + 1, colMeans(x), apply(x, 2, sd))[, ], ignore_attr = TRUE)
+  # plot() asks for the original units
+  expect_identical(krein:::new_inputs(inputs$spec, x[1:2, ], scaled = FALSE)$x, x[1:2, ])
+  expect_equal(krein:::unscale_columns(inputs$spec$scaling, inputs$x), x, ignore_attr = TRUE)
+  # the median heuristic sees the scaled data
+  median_fit <- toy_scaled(x, df$y, kernel = kernel_rbf())
+  expect_equal(median_fit$spec$kernel$params$gamma, median_gamma(scale(x)))
+  # formula fits scale every column of the model matrix, dummies included
+  df2 <- transform(df, g = factor(rep(c("p", "q", "q"), 4)))
+  from_formula <- toy_scaled(y ~ a + g, data = df2)
+  expect_equal(unname(from_formula$x), unname(scale(model.matrix(~ a + g, df2)[, -1])[, ]))
+  # the rows dropped by na.action do not enter the scaling
+  df_na <- df
+  df_na$a[2] <- NA
+  omitted <- toy_scaled(y ~ a + b, data = df_na, na.action = na.omit)
+  expect_equal(omitted$spec$scaling$center[["a"]], mean(df$a[-2]))
+  # scale = FALSE and precomputed kernels: no scaling
+  expect_null(toy_scaled(x, df$y, scale = FALSE)$spec$scaling)
+  K <- kernel_matrix(kernel_rbf(1), x)
+  expect_null(toy_scaled(K, df$y, kernel = "precomputed")$spec$scaling)
+  expect_error(toy_scaled(x, df$y, scale = NA), class = "krein_error", regexp = "`scale`")
+  expect_error(toy_scaled(K, df$y, kernel = "precomputed", scale = "yes"), class = "krein_error",
+               regexp = "`scale`")
+})
+
+test_that("constant columns are centred but not scaled, with a message naming them", {
+  x <- cbind(a = df$a, const = 7, b = df$b)
+  expect_message(inputs <- toy_scaled(x, df$y), "Constant predictor column `const`")
+  expect_identical(inputs$spec$scaling$scale[["const"]], 1)
+  expect_true(inputs$spec$scaling$constant[["const"]])
+  expect_equal(inputs$x[, "const"], rep(0, 12), ignore_attr = TRUE)
+  # rounding noise around a constant counts as constant
+  expect_message(toy_scaled(cbind(a = df$a, c = 0.3 + c(0, rep(c(0.1 + 0.2 - 0.3, 0), length.out = 11))), df$y),
+                 "`c`")
+  expect_message(toy_scaled(unname(x), df$y), "column 2")
+  expect_no_message(toy_scaled(x, df$y, scale = FALSE))
+})
+
+test_that("a numeric predictor column equal to the response warns", {
+  iris_coded <- cbind(as.matrix(iris[, 1:4]), Species = as.integer(iris$Species))
+  expect_warning(toy_scaled(iris_coded, iris$Species), class = "krein_warning",
+                 regexp = "`x` has a column `Species` equal to the class labels")
+  # the numeric labels themselves, in a data frame of a formula fit
+  d <- data.frame(a = df$a, label = rep(c(0, 1), 6), y = rep(c(0, 1), 6))
+  expect_warning(toy_scaled(y ~ ., data = d), class = "krein_warning", regexp = "`data`.*`label`")
+  expect_warning(toy_scaled(cbind(a = df$a, code = rep(c(10, 20), 6)), rep(c(10, 20), 6)),
+                 class = "krein_warning", regexp = "`code`")
+  expect_no_warning(toy_scaled(as.matrix(iris[, 1:4]), iris$Species))
+})
+
+test_that("an NA in y is reported as in y, an NA in x as in x", {
+  y_na <- df$y
+  y_na[5] <- NA
+  expect_error(toy_model(df[, 1:2], y_na), class = "krein_error", regexp = "^`y` has missing values in row 5;")
+  x_na <- df[, 1:2]
+  x_na$a[2] <- NA
+  expect_snapshot(show_error(toy_model(x_na, y_na)))
+  df_na <- df
+  df_na$y[4] <- NA
+  expect_error(toy_model(y ~ a + b, data = df_na), class = "krein_error",
+               regexp = "^`y` \\(the response\\) has missing values in row 4")
+})
+
+test_that("dist objects are accepted wherever dissimilarities are", {
+  set.seed(8)
+  x <- matrix(rnorm(20), 10)
+  for (method in c("negsq", "classical")) {
+    from_dist <- kernel_from_dissimilarity(dist(x), method = method)
+    expect_equal(from_dist, kernel_from_dissimilarity(as.matrix(dist(x)), method = method))
+    expect_equal(predict(from_dist, dist(x))$K, from_dist$K, ignore_attr = TRUE)
+  }
+  inputs <- toy_model(kernel_from_dissimilarity(dist(x)), rep(1:2, 5))
+  expect_equal(krein:::new_inputs(inputs$spec, dist(x))$K, inputs$precomputed$K, ignore_attr = TRUE)
+  expect_error(toy_model(dist(x), rep(1:2, 5)), class = "krein_error", regexp = "kernel_from_dissimilarity")
+})

@@ -20,7 +20,7 @@ test_that("KFLDA with PCA equals MASS::lda on the same principal components of t
   K <- kernel_matrix(d$x, kernel = kernel)
   Kx <- kernel_matrix(d$new, d$x, kernel = kernel)
   for (q in c(2, 6, 12)) {
-    fit <- kfda(d$x, d$y, kernel = kernel, ncomp = q)
+    fit <- kfda(d$x, d$y, kernel = kernel, ncomp = q, scale = FALSE)
     scores <- ref_kernel_pca_scores(K, Kx, q)
     oracle <- MASS::lda(scores$train, d$y)
     expected <- predict(oracle, scores$new)
@@ -39,7 +39,7 @@ test_that("KFQDA with PCA equals MASS::qda (moment covariances) on the same comp
   K <- kernel_matrix(d$x, kernel = kernel)
   Kx <- kernel_matrix(d$new, d$x, kernel = kernel)
   for (q in c(2, 5, 8)) {
-    fit <- kfda(d$x, d$y, kernel = kernel, ncomp = q, discriminant = "quadratic")
+    fit <- kfda(d$x, d$y, kernel = kernel, ncomp = q, discriminant = "quadratic", scale = FALSE)
     scores <- ref_kernel_pca_scores(K, Kx, q)
     oracle <- MASS::qda(scores$train, d$y, method = "moment")
     expected <- predict(oracle, scores$new)
@@ -47,7 +47,7 @@ test_that("KFQDA with PCA equals MASS::qda (moment covariances) on the same comp
     expect_equal(predict(fit, d$new), expected$class)
   }
   # with unequal priors as well
-  fit <- kfda(d$x, d$y, kernel = kernel, ncomp = 4, discriminant = "quadratic", prior = c(0.5, 0.3, 0.2))
+  fit <- kfda(d$x, d$y, kernel = kernel, ncomp = 4, discriminant = "quadratic", prior = c(0.5, 0.3, 0.2), scale = FALSE)
   scores <- ref_kernel_pca_scores(K, Kx, 4)
   expected <- predict(MASS::qda(scores$train, d$y, prior = c(0.5, 0.3, 0.2)), scores$new)
   expect_equal(unname(predict(fit, d$new, type = "prob")), unname(expected$posterior), tolerance = 1e-8)
@@ -60,7 +60,7 @@ test_that("the ridge variant equals the transcription of eqs. (11)-(12) with M +
   Kx <- kernel_matrix(d$new, d$x, kernel = kernel)
   for (type in c("linear", "quadratic")) {
     for (r in c(1e-3, 0.05)) {
-      fit <- kfda(d$x, d$y, kernel = kernel, discriminant = type, reduce = "ridge", ridge = r)
+      fit <- kfda(d$x, d$y, kernel = kernel, discriminant = type, reduce = "ridge", ridge = r, scale = FALSE)
       expected <- ref_kfda_decisions(K, d$y, Kx, type, ridge = r)
       got <- predict(fit, d$new, type = "decision")
       expect_equal(unname(got), expected, tolerance = 1e-8)
@@ -69,7 +69,7 @@ test_that("the ridge variant equals the transcription of eqs. (11)-(12) with M +
   }
   # Remark 1: without the log-determinants; and unequal priors
   fit <- kfda(d$x, d$y, kernel = kernel, discriminant = "quadratic", reduce = "ridge", ridge = 0.01,
-              logdet = FALSE, prior = c(0.2, 0.3, 0.5))
+              logdet = FALSE, prior = c(0.2, 0.3, 0.5), scale = FALSE)
   expected <- ref_kfda_decisions(K, d$y, Kx, "quadratic", ridge = 0.01, prior = c(0.2, 0.3, 0.5),
                                  logdet = FALSE)
   expect_equal(unname(predict(fit, d$new, type = "decision")), expected, tolerance = 1e-8)
@@ -79,7 +79,8 @@ test_that("random subset bases equal the transcription on the kernel columns of 
   d <- three_class_data()
   kernel <- kernel_rbf(0.5)
   set.seed(3)
-  fit <- kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = 12, discriminant = "quadratic", ridge = 1e-4)
+  fit <- kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = 12, discriminant = "quadratic", ridge = 1e-4,
+                scale = FALSE)
   expect_length(fit$bases, 12)
   K <- kernel_matrix(d$x, d$x[fit$bases, ], kernel = kernel)
   Kx <- kernel_matrix(d$new, d$x[fit$bases, ], kernel = kernel)
@@ -87,13 +88,14 @@ test_that("random subset bases equal the transcription on the kernel columns of 
   expect_equal(unname(predict(fit, d$new, type = "decision")), expected, tolerance = 1e-8)
   # the same seed draws the same bases; all points as bases is the ridge variant
   set.seed(3)
-  again <- kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = 12, discriminant = "quadratic", ridge = 1e-4)
+  again <- kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = 12, discriminant = "quadratic", ridge = 1e-4,
+                scale = FALSE)
   expect_identical(again$bases, fit$bases)
-  all_bases <- kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = seq_len(90), ridge = 0.01)
-  ridge <- kfda(d$x, d$y, kernel = kernel, reduce = "ridge", ridge = 0.01)
+  all_bases <- kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = seq_len(90), ridge = 0.01, scale = FALSE)
+  ridge <- kfda(d$x, d$y, kernel = kernel, reduce = "ridge", ridge = 0.01, scale = FALSE)
   expect_equal(predict(all_bases, d$new, type = "prob"), predict(ridge, d$new, type = "prob"), tolerance = 1e-10)
   # a share of the points
-  expect_length(kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = 0.25)$bases, 22)
+  expect_length(kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = 0.25, scale = FALSE)$bases, 22)
 })
 
 test_that("paper 003 Example 3: KFQDA beats KFLDA by far with 10 components (Table 3)", {
@@ -102,8 +104,8 @@ test_that("paper 003 Example 3: KFQDA beats KFLDA by far with 10 components (Tab
   test <- sine_populations(250)
   # sigma^2 = 5 in exp(-0.5 ||x - u||^2 / sigma^2): gamma = 0.1
   kernel <- kernel_rbf(1 / (2 * 5))
-  linear <- kfda(y ~ ., data = train, kernel = kernel, ncomp = 10)
-  quadratic <- kfda(y ~ ., data = train, kernel = kernel, ncomp = 10, discriminant = "quadratic")
+  linear <- kfda(y ~ ., data = train, kernel = kernel, ncomp = 10, scale = FALSE)
+  quadratic <- kfda(y ~ ., data = train, kernel = kernel, ncomp = 10, discriminant = "quadratic", scale = FALSE)
   error_linear <- mean(predict(linear, test) != test$y)
   error_quadratic <- mean(predict(quadratic, test) != test$y)
   # Table 3: accuracy 0.5653 against 0.9665
@@ -138,14 +140,14 @@ test_that("KFLDA is the kernel expansion of Remark 4 (eq. 13)", {
   kernel <- kernel_rbf(0.5)
   for (reduce in c("pca", "subset", "ridge")) {
     set.seed(2)
-    fit <- kfda(d$x, d$y, kernel = kernel, reduce = reduce)
+    fit <- kfda(d$x, d$y, kernel = kernel, reduce = reduce, scale = FALSE)
     expansion <- if (reduce == "subset") d$x[fit$bases, ] else d$x
     Kx <- kernel_matrix(d$new, expansion, kernel = kernel)
     a <- coef(fit)
     expect_equal(nrow(a), nrow(expansion) + 1L)
     expect_equal(unname(cbind(1, Kx) %*% a), unname(predict(fit, d$new, type = "decision")), tolerance = 1e-8)
   }
-  quad <- kfda(d$x, d$y, kernel = kernel, ncomp = 3, discriminant = "quadratic")
+  quad <- kfda(d$x, d$y, kernel = kernel, ncomp = 3, discriminant = "quadratic", scale = FALSE)
   expect_error(coef(quad), class = "krein_error")
 })
 
@@ -168,8 +170,8 @@ test_that("formula, data frame, matrix and precomputed inputs give the same fit"
   df <- data.frame(u = d$x[, 1], v = d$x[, 2], y = d$y)
   new_df <- data.frame(u = d$new[, 1], v = d$new[, 2])
   kernel <- kernel_rbf(0.5)
-  f1 <- kfda(y ~ u + v, data = df, kernel = kernel, ncomp = 6, discriminant = "quadratic")
-  f2 <- kfda(df[, 1:2], df$y, kernel = kernel, ncomp = 6, discriminant = "quadratic")
+  f1 <- kfda(y ~ u + v, data = df, kernel = kernel, ncomp = 6, discriminant = "quadratic", scale = FALSE)
+  f2 <- kfda(df[, 1:2], df$y, kernel = kernel, ncomp = 6, discriminant = "quadratic", scale = FALSE)
   f3 <- kfda(kernel_matrix(d$x, kernel = kernel), d$y, kernel = "precomputed", ncomp = 6, discriminant = "quadratic")
   p1 <- predict(f1, new_df, type = "prob")
   expect_equal(unname(predict(f2, new_df, type = "prob")), unname(p1), tolerance = 1e-12)
@@ -177,7 +179,7 @@ test_that("formula, data frame, matrix and precomputed inputs give the same fit"
                tolerance = 1e-10)
   # precomputed subset fits take the full new kernel and use the bases' columns
   set.seed(1)
-  s1 <- kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = 20)
+  s1 <- kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = 20, scale = FALSE)
   set.seed(1)
   s2 <- kfda(kernel_matrix(d$x, kernel = kernel), d$y, kernel = "precomputed", reduce = "subset", bases = 20)
   expect_equal(unname(predict(s2, kernel_matrix(d$new, d$x, kernel = kernel), type = "prob")),
@@ -186,16 +188,16 @@ test_that("formula, data frame, matrix and precomputed inputs give the same fit"
 
 test_that("the variance share of ncomp and the default reductions", {
   d <- three_class_data()
-  fit <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 0.9)
+  fit <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 0.9, scale = FALSE)
   values <- eigen(stats::cov(kernel_matrix(d$x, kernel = kernel_rbf(0.5))), symmetric = TRUE)$values
   share <- cumsum(values) / sum(values[values > 0])
   expect_equal(fit$ncomp, which(share >= 0.9)[1])
   expect_equal(fit$variance_explained, share[fit$ncomp], tolerance = 1e-10)
-  default <- kfda(d$x, d$y, kernel = kernel_rbf(0.5))
+  default <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), scale = FALSE)
   expect_lte(default$ncomp, floor(90 / 5))
-  quad <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), discriminant = "quadratic")
+  quad <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), discriminant = "quadratic", scale = FALSE)
   expect_lte(quad$ncomp, floor(30 / 4))
-  ridge <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "ridge")
+  ridge <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "ridge", scale = FALSE)
   K <- kernel_matrix(d$x, kernel = kernel_rbf(0.5))
   pooled <- Reduce(`+`, lapply(levels(d$y), function(l) stats::cov(K[d$y == l, ]) * (sum(d$y == l) - 1))) / 87
   expect_equal(ridge$ridge, 1e-3 * mean(diag(pooled)), tolerance = 1e-10)
@@ -214,7 +216,7 @@ test_that("the principal components come from an SVD: 100 components of paper 00
   # d_k is accurate to about eps * d_1 / d_k.
   set.seed(1)
   d <- sine_populations(100)
-  fit <- kfda(y ~ ., d, kernel = kernel_rbf(gamma = 0.1), ncomp = 100)
+  fit <- kfda(y ~ ., d, kernel = kernel_rbf(gamma = 0.1), ncomp = 100, scale = FALSE)
   expect_equal(fit$ncomp, 100L)
   expect_gte(length(fit$eigenvalues), 100L)
   K <- kernel_matrix(as.matrix(d[c("x1", "x2")]), kernel = kernel_rbf(gamma = 0.1))
@@ -234,14 +236,17 @@ test_that("a singular covariance is an error that says what to change, never a p
   set.seed(11)
   train <- sine_populations(30)
   # more components than a class has points
-  expect_error(kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 40, discriminant = "quadratic"),
+  expect_error(kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 40, discriminant = "quadratic",
+                    scale = FALSE),
                class = "krein_singular_covariance")
   # the kernel data of a class span fewer directions than asked for (Table 3, "---")
   # (30 points per class, 20 dimensions: enough points, too little spread)
-  expect_error(kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 20, discriminant = "quadratic"),
+  expect_error(kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 20, discriminant = "quadratic",
+                    scale = FALSE),
                class = "krein_singular_covariance")
   # a ridge makes it estimable
-  fit <- kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 20, discriminant = "quadratic", ridge = 1e-3)
+  fit <- kfda(y ~ ., data = train, kernel = kernel_rbf(2), ncomp = 20, discriminant = "quadratic", ridge = 1e-3,
+              scale = FALSE)
   expect_s3_class(fit, "kfda")
 })
 
@@ -305,7 +310,7 @@ test_that("renamed and unknown arguments are errors that say what to use", {
 test_that("a subset fit predicts its training points without keeping them", {
   d <- three_class_data()
   set.seed(1)
-  rs <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "subset", bases = 10)
+  rs <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "subset", bases = 10, scale = FALSE)
   expect_null(rs$x)
   expect_equal(rs$landmarks$points, d$x[rs$bases, ])
   expect_identical(rs$landmarks$class, d$y[rs$bases])

@@ -52,11 +52,11 @@ test_that("for two classes the KQD boundary is a line parallel to the diagonal i
 
 test_that("bias = 'none' uses the log priors and 'map' the log-determinants", {
   fit <- kqd(y ~ x1 + x2, data = board, kernel = kernel_rbf(1), bias = "none",
-             prior = c(0.3, 0.7))
+             prior = c(0.3, 0.7), scale = FALSE)
   expect_equal(unname(fit$bias[1, ]), log(c(0.3, 0.7)))
   # MAP: -1/2 sum log of the regularised covariance eigenvalues (|lambda| + n_j sigma^2)/n_j
   fit_map <- suppressWarnings(kqd(y ~ x1 + x2, data = board, kernel = kernel_rbf(1),
-                                  variant = "RC+", reg = 0.1, bias = "map"))
+                                  variant = "RC+", reg = 0.1, bias = "map", scale = FALSE))
   K <- kernel_matrix(kernel_rbf(1), board[, 1:2])
   expected <- vapply(levels(board$y), function(level) {
     idx <- which(board$y == level)
@@ -68,7 +68,7 @@ test_that("bias = 'none' uses the log priors and 'map' the log-determinants", {
   }, numeric(1))
   expect_equal(unname(fit_map$bias[1, ]), unname(expected), tolerance = 1e-8)
   expect_warning(kqd(y ~ x1 + x2, data = board, kernel = kernel_rbf(1), variant = "IC+",
-                     reg = 1e-6, bias = "map"), class = "krein_warning")
+                     reg = 1e-6, bias = "map", scale = FALSE), class = "krein_warning")
 })
 
 test_that("a class of one point: RC and FK+ work, IC and FK- refuse", {

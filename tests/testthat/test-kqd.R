@@ -23,7 +23,7 @@ fx_check_table_ii <- function(d) {
       # forcing the pd formulas on an indefinite kernel may warn (krein_warning):
       # that is the point here, so those warnings are muffled
       fit <- withCallingHandlers(
-        kqd(d$x, d$y, kernel = d$kernel, variant = variant, reg = reg, indefinite = indefinite),
+        kqd(d$x, d$y, kernel = d$kernel, variant = variant, reg = reg, indefinite = indefinite, scale = FALSE),
         krein_warning = function(w) invokeRestart("muffleWarning"))
       got <- predict(fit, d$x_new, type = "distance")
       want <- ref_kqd_distance(k$K, d$y, k$K_new, k$self_new, variant, reg, indefinite == "yes")
@@ -242,11 +242,11 @@ test_that("the precomputed-kernel and formula paths give the data path's distanc
   df <- data.frame(d$x, class = d$y)
   for (variant in fx_variants) {
     reg <- fx_reg(variant)
-    data_fit <- kqd(d$x, d$y, kernel = d$kernel, variant = variant, reg = reg)
+    data_fit <- kqd(d$x, d$y, kernel = d$kernel, variant = variant, reg = reg, scale = FALSE)
     want <- predict(data_fit, d$x_new, type = "distance")
     wrapped <- kqd(precomputed_kernel(k$K), d$y, variant = variant, reg = reg)
     named <- kqd(k$K, d$y, kernel = "precomputed", variant = variant, reg = reg)
-    formula_fit <- kqd(class ~ x1 + x2, data = df, kernel = d$kernel, variant = variant, reg = reg)
+    formula_fit <- kqd(class ~ x1 + x2, data = df, kernel = d$kernel, variant = variant, reg = reg, scale = FALSE)
     expect_lt(ref_rel_diff(predict(wrapped, new_pk, type = "distance"), want), 1e-10)
     expect_lt(ref_rel_diff(predict(named, new_pk, type = "distance"), want), 1e-10)
     expect_lt(ref_rel_diff(predict(formula_fit, d$x_new, type = "distance"), want), 1e-10)
@@ -268,14 +268,14 @@ test_that("a regularisation path equals separate fits at each value", {
   for (variant in c("RC+", "IC-")) {
     # decreasing, as glmnet's; the training error is lowest at the last value
     path <- if (variant == "RC+") c(0.5, 0.1, 0.02) else c(1e-1, 1e-2, 1e-3)
-    fit <- kqd(d$x, d$y, kernel = kernel, variant = variant, reg = path)
+    fit <- kqd(d$x, d$y, kernel = kernel, variant = variant, reg = path, scale = FALSE)
     expect_equal(dim(fit$reg), c(3L, 2L))
     expect_equal(unname(fit$reg), cbind(path, path), ignore_attr = TRUE)
     expect_identical(colnames(fit$reg), levels(d$y))
     expect_equal(dim(fit$bias), c(3L, 2L))
     expect_length(fit$path_error, 3L)
     for (i in seq_along(path)) {
-      single <- kqd(d$x, d$y, kernel = kernel, variant = variant, reg = path[i])
+      single <- kqd(d$x, d$y, kernel = kernel, variant = variant, reg = path[i], scale = FALSE)
       info <- sprintf("%s, reg = %g", variant, path[i])
       expect_lt(ref_rel_diff(predict(fit, x_new, type = "distance", reg = path[i]),
                              predict(single, x_new, type = "distance")), 1e-10)
@@ -297,7 +297,7 @@ test_that("per-class regularisation uses one value per class", {
   d <- fx_three_classes()
   k <- fx_kernels(d)
   reg <- matrix(c(0.05, 0.2, 0.1), nrow = 1)
-  fit <- kqd(d$x, d$y, kernel = d$kernel, variant = "RC+", reg = reg)
+  fit <- kqd(d$x, d$y, kernel = d$kernel, variant = "RC+", reg = reg, scale = FALSE)
   expect_equal(unname(fit$reg), reg)
   want <- ref_kqd_distance(k$K, d$y, k$K_new, k$self_new, "RC+", c(0.05, 0.2, 0.1), FALSE)
   expect_lt(ref_rel_diff(predict(fit, d$x_new, type = "distance"), want), 1e-8)

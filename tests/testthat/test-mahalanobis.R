@@ -108,7 +108,7 @@ test_that("kmdc() is MASS::lda / MASS::qda on the class-wise squared distances",
   D <- kernel_mahalanobis(d$x, d$y, kernel = kernel, distance = "RC", reg = 0.1, newdata = d$x)
   D_new <- kernel_mahalanobis(d$x, d$y, kernel = kernel, distance = "RC", reg = 0.1, newdata = x_new)
   for (classifier in c("lda", "qda")) {
-    fit <- kmdc(d$x, d$y, kernel = kernel, distance = "RC", classifier = classifier, reg = 0.1)
+    fit <- kmdc(d$x, d$y, kernel = kernel, distance = "RC", classifier = classifier, reg = 0.1, scale = FALSE)
     oracle_fit <- if (classifier == "lda") MASS::lda(unname(D), d$y) else MASS::qda(unname(D), d$y)
     oracle <- predict(oracle_fit, unname(D_new))
     cls <- predict(fit, x_new)
@@ -147,7 +147,8 @@ test_that("kmdc's decision values are MASS's discriminant functions, prob their 
   D_new <- kernel_mahalanobis(fit_x, y, kernel = kernel, distance = "IC", reg = 1e-3, newdata = new_x)
   for (classifier in c("lda", "qda")) {
     set.seed(7)
-    fit <- kmdc(fit_x, y, kernel = kernel, distance = "IC", classifier = classifier, reg = 1e-3)
+    fit <- kmdc(fit_x, y, kernel = kernel, distance = "IC", classifier = classifier, reg = 1e-3,
+                scale = FALSE)
     # IC: the discriminant is trained on out-of-fold distances, each fold's
     # from a distance model fitted on the other folds
     D <- matrix(NA_real_, nrow(fit_x), 3)
@@ -241,7 +242,7 @@ test_that("kmdc's prior is the discriminant's prior", {
   x_new <- matrix(rnorm(12), 6)
   D <- kernel_mahalanobis(d$x, d$y, kernel = kernel_rbf(0.5), distance = "RC", reg = 0.1)
   D_new <- kernel_mahalanobis(d$x, d$y, kernel = kernel_rbf(0.5), distance = "RC", reg = 0.1, newdata = x_new)
-  fit <- kmdc(d$x, d$y, kernel = kernel_rbf(0.5), classifier = "lda", reg = 0.1, prior = c(0.8, 0.2))
+  fit <- kmdc(d$x, d$y, kernel = kernel_rbf(0.5), classifier = "lda", reg = 0.1, prior = c(0.8, 0.2), scale = FALSE)
   oracle <- predict(MASS::lda(unname(D), d$y, prior = c(0.8, 0.2)), unname(D_new))
   expect_equal(unname(predict(fit, x_new, type = "prob")), unname(oracle$posterior), tolerance = 1e-6)
   expect_equal(unname(fit$prior), c(0.8, 0.2))
@@ -254,10 +255,10 @@ test_that("kmdc is a generic: formula, matrix and precomputed fits agree", {
   train <- gaussian_mixture_2d(80)
   test <- gaussian_mixture_2d(10)
   kernel <- kernel_rbf(1)
-  by_formula <- kmdc(y ~ ., data = train, kernel = kernel, classifier = "qda")
-  by_matrix <- kmdc(as.matrix(train[, 1:2]), train$y, kernel = kernel, classifier = "qda")
-  expect_identical(deparse(by_formula$call),
-                   'kmdc(formula = y ~ ., data = train, classifier = "qda", kernel = kernel)')
+  by_formula <- kmdc(y ~ ., data = train, kernel = kernel, classifier = "qda", scale = FALSE)
+  by_matrix <- kmdc(as.matrix(train[, 1:2]), train$y, kernel = kernel, classifier = "qda", scale = FALSE)
+  expect_identical(deparse(by_formula$call, width.cutoff = 500L),
+                   'kmdc(formula = y ~ ., data = train, classifier = "qda", kernel = kernel, scale = FALSE)')
   expect_equal(predict(by_formula, test, type = "prob"), predict(by_matrix, test[, 1:2], type = "prob"),
                ignore_attr = TRUE)
   K <- kernel_matrix(kernel, train[, 1:2])
@@ -280,7 +281,7 @@ test_that("kmdc drops or pads rows with missing values as na.action says", {
   train <- gaussian_mixture_2d(60)
   train$x1[c(2, 9)] <- NA
   expect_snapshot(show_error(kmdc(y ~ ., data = train, kernel = kernel_rbf(1))))
-  fit <- kmdc(y ~ ., data = train, kernel = kernel_rbf(1), na.action = na.exclude)
+  fit <- kmdc(y ~ ., data = train, kernel = kernel_rbf(1), na.action = na.exclude, scale = FALSE)
   expect_identical(nobs(fit), 58L)
   expect_true(all(is.na(predict(fit, type = "distance")[c(2, 9), ])))
   expect_identical(sum(is.na(fitted(fit))), 2L)

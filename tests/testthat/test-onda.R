@@ -91,9 +91,9 @@ test_that("svm, function and fitted-model posteriors", {
   case <- four_class_data()
   skip_if_not_installed("e1071")
   set.seed(5)
-  fit <- onda(case$x, case$y, posterior = "svm", svm_args = list(gamma = 0.3))
+  fit <- onda(case$x, case$y, posterior = "svm", svm_args = list(gamma = 0.3), scale = FALSE)
   set.seed(5)
-  again <- onda(case$x, case$y, posterior = "svm", svm_args = list(gamma = 0.3))
+  again <- onda(case$x, case$y, posterior = "svm", svm_args = list(gamma = 0.3), scale = FALSE)
   expect_equal(predict(fit, case$x[1:5, ], type = "prob"), predict(again, case$x[1:5, ], type = "prob"))
   set.seed(5)
   svm <- e1071::svm(case$x, case$y, probability = TRUE, gamma = 0.3)
@@ -101,8 +101,8 @@ test_that("svm, function and fitted-model posteriors", {
   expect_equal(unname(predict(fit, case$x[1:5, ], type = "prob")), unname(p))
   # a krein model as the estimator, through the formula interface
   df <- data.frame(case$x, y = case$y)
-  model <- kqd(y ~ ., data = df, kernel = kernel_rbf(0.5), variant = "RC+")
-  via_model <- onda(y ~ ., data = df, posterior = model)
+  model <- kqd(y ~ ., data = df, kernel = kernel_rbf(0.5), variant = "RC+", scale = FALSE)
+  via_model <- onda(y ~ ., data = df, posterior = model, scale = FALSE)
   expect_equal(unname(predict(via_model, df[1:7, ], type = "prob")),
                unname(predict(model, df[1:7, ], type = "prob")))
   expect_equal(predict(via_model, type = "prob"), predict(via_model, df, type = "prob"),

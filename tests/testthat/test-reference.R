@@ -9,7 +9,7 @@ test_that("iknn with a Gaussian kernel is ordinary k-NN in the input space (pape
   x <- as.matrix(train[, 1:2])
   x_new <- as.matrix(test[, 1:2])
   for (k in c(1, 4, 7)) {
-    fit <- iknn(x, train$y, kernel = kernel_rbf(2), k = k)
+    fit <- iknn(x, train$y, kernel = kernel_rbf(2), k = k, scale = FALSE)
     # plain k-NN with Euclidean distances, majority vote, ties to the nearest
     votes <- t(vapply(seq_len(nrow(x_new)), function(i) {
       d <- sqrt(colSums((t(x) - x_new[i, ])^2))
@@ -51,7 +51,7 @@ test_that("iknn's leave-one-out error is that of k-NN without the point itself",
   set.seed(9)
   train <- checkerboard(50, size = 2)
   x <- as.matrix(train[, 1:2])
-  fit <- iknn(x, train$y, kernel = kernel_rbf(2), k = 3)
+  fit <- iknn(x, train$y, kernel = kernel_rbf(2), k = 3, scale = FALSE)
   D <- as.matrix(dist(x))
   loo <- vapply(seq_len(nrow(x)), function(i) {
     others <- setdiff(order(D[i, ]), i)[1:3]
@@ -61,7 +61,7 @@ test_that("iknn's leave-one-out error is that of k-NN without the point itself",
   }, character(1))
   expect_equal(fit$loo_error, mean(loo != train$y))
   expect_identical(fit$negative_d2, 0)  # a positive definite kernel
-  expect_true(is.na(iknn(x, train$y, kernel = kernel_rbf(2), k = 50)$loo_error))
+  expect_true(is.na(iknn(x, train$y, kernel = kernel_rbf(2), k = 50, scale = FALSE)$loo_error))
 })
 
 test_that("iknn reports the share of training pairs with a negative squared distance", {
@@ -81,7 +81,7 @@ test_that("iknn works with an indefinite kernel and precomputed input", {
   train <- checkerboard(80, size = 3)
   test <- checkerboard(30, size = 3)
   kernel <- kernel_invariant(kernel_dist(s = 1, power = 4))
-  fit <- iknn(y ~ ., data = train, kernel = kernel, k = 3)
+  fit <- iknn(y ~ ., data = train, kernel = kernel, k = 3, scale = FALSE)
   K <- kernel_matrix(kernel, train[, 1:2])
   K_new <- kernel_matrix(kernel, test[, 1:2], train[, 1:2])
   pre <- iknn(precomputed_kernel(K), train$y, k = 3)
@@ -112,7 +112,7 @@ test_that("ikpca_qd keeps the requested share of the absolute eigenvalue mass", 
   magnitude <- magnitude[magnitude > max(magnitude) * 90 * .Machine$double.eps]
   share <- cumsum(magnitude) / sum(magnitude)
   for (pvar in c(0.5, 0.8, 0.95)) {
-    fit <- ikpca_qd(y ~ ., data = train, kernel = kernel, pvar = pvar, shrinkage = 0.1)
+    fit <- ikpca_qd(y ~ ., data = train, kernel = kernel, pvar = pvar, shrinkage = 0.1, scale = FALSE)
     expect_equal(fit$ncomp, which(share >= pvar)[1])
     expect_gte(fit$share, pvar)
     if (fit$ncomp > 1) expect_lt(share[fit$ncomp - 1], pvar)
@@ -128,7 +128,7 @@ test_that("ikpca_qd equals QDA on the transcribed IKPCA map (Appendix I-E)", {
   train <- checkerboard(60, size = 2)
   test <- checkerboard(20, size = 2)
   kernel <- kernel_rbf(1)
-  fit <- ikpca_qd(train[, 1:2], train$y, kernel = kernel, pvar = 0.9, shrinkage = 0.2)
+  fit <- ikpca_qd(train[, 1:2], train$y, kernel = kernel, pvar = 0.9, shrinkage = 0.2, scale = FALSE)
   K <- kernel_matrix(kernel, train[, 1:2])
   Kx <- kernel_matrix(kernel, test[, 1:2], train[, 1:2])
   n <- 60
@@ -215,7 +215,7 @@ test_that("isvm fits kernlab's SVM on the kernel matrix and predicts from the su
   train <- checkerboard(100, size = 2)
   test <- checkerboard(40, size = 2)
   kernel <- kernel_invariant(kernel_dist(s = 1, power = 4))
-  fit <- isvm(y ~ ., data = train, kernel = kernel, C = 10)
+  fit <- isvm(y ~ ., data = train, kernel = kernel, C = 10, scale = FALSE)
   expect_output(print(fit), "support vectors")
   p <- predict(fit, test, type = "prob")
   expect_equal(unname(rowSums(p)), rep(1, 40), tolerance = 1e-8)
@@ -239,7 +239,7 @@ test_that("isvm fits kernlab's SVM on the kernel matrix and predicts from the su
 
 test_that("isvm's class-wise decision values sum kernlab's one-vs-one values", {
   skip_if_not_installed("kernlab")
-  fit <- isvm(iris[, 1:4], iris$Species, kernel = kernel_rbf(0.5), C = 1, probability = FALSE)
+  fit <- isvm(iris[, 1:4], iris$Species, kernel = kernel_rbf(0.5), C = 1, probability = FALSE, scale = FALSE)
   new <- iris[c(1, 60, 110, 135), 1:4]
   K_sv <- kernel_matrix(kernel_rbf(0.5), new, iris[kernlab::SVindex(fit$model), 1:4])
   f <- kernlab::predict(fit$model, kernlab::as.kernelMatrix(K_sv), type = "decision")
@@ -263,7 +263,7 @@ test_that("isvm reaches kernlab's own RBF optimum at a large C, with or without 
   set.seed(1)
   train <- banana(100)
   x <- 5 * as.matrix(train[, 1:2])
-  fit <- isvm(x, train$y, kernel = kernel_rbf(gamma = 1 / 25), C = 1e4, probability = FALSE)
+  fit <- isvm(x, train$y, kernel = kernel_rbf(gamma = 1 / 25), C = 1e4, probability = FALSE, scale = FALSE)
   reference <- kernlab::ksvm(x, train$y, kernel = "rbfdot", kpar = list(sigma = 1 / 25), C = 1e4,
                              scaled = FALSE)
   expect_equal(fit$model@obj, reference@obj, tolerance = 1e-3)

@@ -269,7 +269,7 @@ test_that("a model that registers is tunable with no other change", {
   ids <- tuned$fold_ids[, 1]
   row <- which(tuned$results$temp == 0.1 & tuned$results$gamma == 4)
   separate <- vapply(1:3, function(f) {
-    inputs <- krein:::inputs_from_xy(as.matrix(d[ids != f, 1:2]), d$y[ids != f], kernel_rbf(4))
+    inputs <- krein:::inputs_from_xy(as.matrix(d[ids != f, 1:2]), d$y[ids != f], kernel_rbf(4), scale = TRUE)
     fit <- krein:::fit_model("toy", inputs, list(temp = 0.1), NULL)
     mean(predict(fit, d[ids == f, 1:2]) != d$y[ids == f])
   }, numeric(1))
