@@ -651,7 +651,7 @@ check_positive_number <- function(value) {
 check_tune <- function(value) {
   if (!inherits(value, "krein_tune")) return(sprintf("not krein_tune but %s", class(value)[1]))
   first_problem(check_no_nan(value[c("best", "results")]),
-                if (!is.null(value$fit)) check_model(value$fit))
+                if (!is.null(value[["model"]])) check_model(value[["model"]]))
 }
 
 # Bad (kernel or dissimilarity) matrices
