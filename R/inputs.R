@@ -113,8 +113,22 @@ inputs_from_formula <- function(mc, env, kernel, min_classes = 2L, scale = FALSE
   })
   na_action <- if (is.null(mc$na.action)) NULL else eval(mc$na.action, env)
   terms <- attr(mf, "terms")
+  # `y ~ . - id`: the frame still holds `id`, model.matrix() would give it
+  # contrasts (an error for a one-level factor) and predict() would check its
+  # levels in newdata. Refit the frame on the variables the terms use.
+  unused <- unused_variables(terms)
+  if (length(unused) > 0L && length(attr(terms, "term.labels")) > 0L) {
+    mf_call$formula <- stats::reformulate(attr(terms, "term.labels"), response = formula[[2L]],
+                                          intercept = attr(terms, "intercept") == 1L,
+                                          env = environment(formula))
+    mf <- tryCatch(eval(mf_call, env), error = function(e) {
+      krein_abort(sprintf("`formula` could not be evaluated in `data`: %s", conditionMessage(e)))
+    })
+    terms <- attr(mf, "terms")
+  }
   response <- attr(terms, "response")
   for (j in seq_along(mf)[-response]) if (is.factor(mf[[j]])) mf[[j]] <- droplevels(mf[[j]])
+  check_factor_levels(mf, response, formula)
   y <- stats::model.response(mf)
   if (is.null(y)) krein_abort("`formula` must have a response on its left-hand side.")
   names(y) <- NULL
@@ -126,6 +140,32 @@ inputs_from_formula <- function(mc, env, kernel, min_classes = 2L, scale = FALSE
   spec <- list(type = "formula", terms = terms, xlevels = stats::.getXlevels(terms, mf),
                contrasts = attr(x, "contrasts"), colnames = colnames(x), n_columns = ncol(x))
   finish_inputs(x, y, kernel, spec, keep, min_classes, scale = scale, x_arg = "data")
+}
+
+# The predictor variables of a terms object that no term uses (`x` in
+# `y ~ . - x`)
+unused_variables <- function(terms) {
+  factors <- attr(terms, "factors")
+  variables <- vapply(as.list(attr(terms, "variables"))[-1L], deparse1, "")
+  response <- attr(terms, "response")
+  predictors <- if (response > 0L) variables[-response] else variables
+  if (length(factors) == 0L) return(character())
+  used <- rownames(factors)[rowSums(factors) > 0]
+  setdiff(predictors, used)
+}
+
+# A factor predictor with a single level is constant: model.matrix() would
+# stop with a base error about contrasts. Name it and say how to leave it out.
+check_factor_levels <- function(mf, response, formula) {
+  single <- names(mf)[-response][vapply(mf[-response], function(v) is.factor(v) && nlevels(v) < 2L, NA)]
+  if (length(single) == 0L) return(invisible())
+  example <- if ("." %in% all.names(formula[[3L]])) {
+    sprintf(", e.g. %s", paste(deparse1(formula), paste0("- ", single, collapse = " ")))
+  } else ""
+  krein_abort(sprintf(
+    "`data` has the factor predictor%s %s with a single level in the training rows; a constant carries no information. Leave %s out of the formula%s.",
+    if (length(single) > 1) "s" else "", paste0("`", single, "`", collapse = ", "),
+    if (length(single) > 1) "them" else "it", example))
 }
 
 #' Training inputs from x and y: a matrix or data frame of numeric columns, a

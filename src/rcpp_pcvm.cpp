@@ -6,7 +6,8 @@
 // EM for one pair of classes. `basis` is the pair's kernel (full PCVM) or its
 // landmark columns (Ny-PCVM, `low_rank`); `y_rows` labels its rows and
 // `y_columns` its columns (+1 / -1). `start` is list(weights, bias, latent),
-// `control` a pcvm_control() list. `width_step`, for the full PCVM only, is
+// `control` a pcvm_control() list (a plain list works too: absent entries
+// take the core's defaults). `width_step`, for the full PCVM only, is
 // an R function(active, weights, bias, latent) called after each M-step that
 // returns the kernel for the next iteration.
 // [[Rcpp::export]]
@@ -18,6 +19,14 @@ Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
   settings.max_iter = static_cast<int>(glue::list_number(control, "max_iter", settings.max_iter));
   settings.tol = glue::list_number(control, "tol", settings.tol);
   settings.prune = glue::list_number(control, "prune", settings.prune);
+  if (control.containsElementNamed("convergence") && !Rf_isNull(control["convergence"])) {
+    const std::string rule = Rcpp::as<std::string>(control["convergence"]);
+    if (rule == "weights") {
+      settings.convergence = krein::pcvm::Convergence::weights;
+    } else if (rule != "latent") {
+      throw std::invalid_argument("unknown PCVM convergence rule '" + rule + "'");
+    }
+  }
   const Eigen::VectorXd w = Rcpp::as<Eigen::VectorXd>(start["weights"]);
   const double b = Rcpp::as<double>(start["bias"]);
   Eigen::VectorXd latent;

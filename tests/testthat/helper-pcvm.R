@@ -18,8 +18,13 @@ ref_pcvm_step <- function(K, y, active, w, b, latent = NULL, y_columns = y) {
 
 # The EM loop as R/pcvm.R ran it before it moved to C++ (krein 0.1.0,
 # commit 43b3ccf, pcvm_pair()), with the C++ steps replaced by
-# ref_pcvm_step(): start, pruning, convergence test and the width step of
-# optimize_width (for which `x` holds the pair's points) unchanged.
+# ref_pcvm_step(): start, pruning, the reference code's convergence test
+# (`control$convergence = "weights"`) and the width step of optimize_width
+# (for which `x` holds the pair's points) unchanged. Added since: the
+# default rule of ?pcvm_control, `convergence = "latent"`: stop when the
+# training latent values f = Phi_A w + b of two iterates satisfy
+# ||f_t - f_{t-1}||_2 <= tol ||f_{t-1}||_2 (f on the kernel the next
+# iteration uses).
 ref_pcvm_em <- function(K, signs, column_signs, start, control, kernel = NULL, x = NULL, threads = 1L) {
   n_basis <- length(start$weights)
   active <- seq_len(n_basis)
@@ -27,6 +32,7 @@ ref_pcvm_em <- function(K, signs, column_signs, start, control, kernel = NULL, x
   b <- start$bias
   converged <- FALSE
   iterations <- 0L
+  f_previous <- NULL
   for (iteration in seq_len(control$max_iter)) {
     iterations <- iteration
     latent <- if (iteration == 1L) start$latent
@@ -43,7 +49,17 @@ ref_pcvm_em <- function(K, signs, column_signs, start, control, kernel = NULL, x
     b <- step$bias
     active <- which(w_full > 0)
     if (length(active) == 0L) stop("every basis function pruned")
-    if (iteration > 1L && change < control$tol) {
+    if (identical(control$convergence, "weights")) {
+      if (iteration > 1L && change < control$tol) {
+        converged <- TRUE
+        break
+      }
+      next
+    }
+    f <- drop(K[, active, drop = FALSE] %*% (column_signs[active] * w_full[active])) + b
+    settled <- iteration > 1L && sqrt(sum((f - f_previous)^2)) <= control$tol * sqrt(sum(f_previous^2))
+    f_previous <- f
+    if (settled) {
       converged <- TRUE
       break
     }

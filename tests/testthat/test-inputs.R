@@ -260,3 +260,24 @@ test_that("dist objects are accepted wherever dissimilarities are", {
   expect_equal(krein:::new_inputs(inputs$spec, dist(x))$K, inputs$precomputed$K, ignore_attr = TRUE)
   expect_error(toy_model(dist(x), rep(1:2, 5)), class = "krein_error", regexp = "kernel_from_dissimilarity")
 })
+
+test_that("variables a formula leaves out are neither in the frame nor checked in newdata", {
+  # `y ~ . - id` used to keep `id` in the model frame: model.matrix() gave a
+  # one-level factor contrasts (a base error) and predict() refused newdata
+  # with levels of `id` unseen in training
+  d <- transform(df, id = factor(seq_len(12)), const = factor("k"))
+  inputs <- toy_model(y ~ . - id - const, data = d)
+  expect_identical(inputs$spec$colnames, c("a", "b"))
+  expect_identical(all.vars(stats::delete.response(inputs$spec$terms)), c("a", "b"))
+  new <- data.frame(a = 1, b = 2, id = factor("new level"))
+  expect_identical(dim(krein:::new_inputs(inputs$spec, new)$x), c(1L, 2L))
+  # transformations and interactions keep working
+  inputs <- toy_model(y ~ log(abs(a)) + a:b - b, data = d)
+  expect_identical(inputs$spec$colnames, c("log(abs(a))", "a:b"))
+})
+
+test_that("a one-level factor predictor is a krein_error naming it and how to leave it out", {
+  d <- transform(df, const = factor("k"))
+  expect_snapshot(show_error(toy_model(y ~ ., data = d)))
+  expect_error(toy_model(y ~ a + const, data = d), class = "krein_error", regexp = "`const` with a single level")
+})

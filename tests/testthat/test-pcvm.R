@@ -12,6 +12,10 @@ without_max_iter_warning <- function(expr) {
   })
 }
 
+# Fits that only need a model: at most the reference code's 500 iterations
+# (the default max_iter is 2000), which keeps the suite fast.
+at_most_500 <- pcvm_control(max_iter = 500)
+
 # One EM iteration: the C++ loop stopped after one step, without pruning.
 one_step <- list(max_iter = 1, tol = 0, prune = -Inf)
 
@@ -54,7 +58,8 @@ test_that("the C++ EM loop follows the R loop it replaced (helper-pcvm.R)", {
   x <- as.matrix(board[, 1:2])
   signs <- ifelse(board$y == levels(board$y)[1], 1, -1)
   K <- kernel_matrix(x, kernel = kernel_rbf(2))
-  control <- pcvm_control(max_iter = 200)
+  # the reference code's stopping rule reproduces its iterates
+  control <- pcvm_control(max_iter = 200, convergence = "weights")
   compare <- function(got, ref) {
     expect_identical(which(got$weights > 0), which(ref$weights > 0))
     expect_equal(got$weights, ref$weights, tolerance = 1e-10)
@@ -73,7 +78,7 @@ test_that("the C++ EM loop follows the R loop it replaced (helper-pcvm.R)", {
   compare(krein:::cpp_pcvm_fit(C, TRUE, signs, signs[columns], start, control, NULL, 1L),
           ref_pcvm_em(C, signs, signs[columns], start, control))
   # with the width step: the R function the loop calls back
-  width <- pcvm_control(max_iter = 15, optimize_width = TRUE)
+  width <- pcvm_control(max_iter = 15, optimize_width = TRUE, convergence = "weights")
   start <- ref_pcvm_start(60, signs)
   ref <- ref_pcvm_em(K, signs, signs, start, width, kernel = kernel_rbf(2), x = x)
   kernel <- kernel_rbf(2)
@@ -93,10 +98,97 @@ test_that("the C++ EM loop follows the R loop it replaced (helper-pcvm.R)", {
   expect_equal(fit$models[[1]]$bias, ref$bias, tolerance = 1e-10)
 })
 
+test_that("the default rule stops where the training latent values settle (helper-pcvm.R), full and low rank", {
+  # iris, versicolor vs virginica: the reference rule (no weight moves by
+  # 1e-3) has not converged after 300 iterations; the latent values have
+  two <- droplevels(iris[51:150, ])
+  x <- as.matrix(two[, 1:4])
+  signs <- ifelse(two$Species == "versicolor", 1, -1)
+  K <- kernel_matrix(x, kernel = kernel_rbf(median_gamma(x)))
+  set.seed(1)
+  start <- ref_pcvm_start(100, signs)
+  weights_rule <- krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start,
+                                       pcvm_control(max_iter = 300, convergence = "weights"), NULL, 1L)
+  expect_false(weights_rule$converged)
+  latent_rule <- pcvm_control(max_iter = 300, tol = 1e-3)
+  got <- krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, latent_rule, NULL, 1L)
+  ref <- ref_pcvm_em(K, signs, signs, start, latent_rule)
+  expect_true(ref$converged)
+  expect_lt(ref$iterations, 300L)
+  expect_identical(got$iterations, ref$iterations)
+  expect_identical(got$converged, TRUE)
+  expect_equal(got$weights, ref$weights, tolerance = 1e-10)
+  expect_equal(got$bias, ref$bias, tolerance = 1e-10)
+  # Ny-PCVM on 20 landmark columns: the same rule on f = Q R_A diag(y_A) w + b
+  columns <- sort(c(which(signs > 0)[1:10], which(signs < 0)[1:10]))
+  set.seed(2)
+  start <- ref_pcvm_start(20, signs)
+  got <- krein:::cpp_pcvm_fit(K[, columns], TRUE, signs, signs[columns], start, latent_rule, NULL, 1L)
+  ref <- ref_pcvm_em(K[, columns], signs, signs[columns], start, latent_rule)
+  expect_true(ref$converged)
+  expect_identical(got$iterations, ref$iterations)
+  expect_equal(got$weights, ref$weights, tolerance = 1e-8)
+})
+
+test_that("pcvm() by default converges without a warning where the reference rule reaches max_iter", {
+  two <- droplevels(iris[51:150, ])
+  set.seed(3)
+  expect_warning(reference <- pcvm(Species ~ ., data = two, control = pcvm_control(convergence = "weights")),
+                 "max_iter", class = "krein_warning")
+  expect_false(reference$models[[1]]$converged)
+  expect_identical(reference$models[[1]]$iterations, 500L)
+  set.seed(3)
+  expect_no_warning(fit <- pcvm(Species ~ ., data = two))
+  expect_true(fit$models[[1]]$converged)
+  expect_identical(fit$control[c("max_iter", "tol", "convergence")],
+                   list(max_iter = 2000L, tol = 3e-4, convergence = "latent"))
+  # the same start, the same classes; probabilities within a few percent
+  expect_identical(predict(fit), predict(reference))
+  expect_lt(max(abs(predict(fit, type = "prob") - predict(reference, type = "prob"))), 0.05)
+  expect_output(print(summary(fit)), "convergence = \"latent\"")
+})
+
+test_that("a pair whose every basis function is pruned keeps a bias-only model with a warning", {
+  # the sigmoid kernel with a negative offset: EM prunes every basis function
+  # of five of the six pairs (the old code failed the whole fit)
+  set.seed(1)
+  s <- sine_populations(50)
+  Xs <- as.matrix(s[, 1:2])
+  expect_warning(fit <- pcvm(Xs, s$y, kernel = kernel_tanh(scale = 0.5, offset = -1)),
+                 "bias-only model", class = "krein_warning")
+  bias_only <- vapply(fit$models, `[[`, logical(1), "bias_only")
+  expect_true(any(bias_only))
+  expect_false(all(bias_only))
+  for (model in fit$models[bias_only]) {
+    expect_length(model$relevant, 0L)
+    # balanced pairs: P(first class) = 1/2
+    expect_identical(model$bias, 0)
+  }
+  latent <- predict(fit, Xs[1:5, ], type = "latent")
+  expect_equal(unname(latent[, bias_only]), matrix(0, 5, sum(bias_only)))
+  p <- predict(fit, Xs[1:5, ], type = "prob")
+  expect_true(all(is.finite(p)))
+  expect_equal(unname(rowSums(p)), rep(1, 5), tolerance = 1e-12)
+  expect_output(print(fit), "bias only \\(every basis function pruned\\)")
+  expect_identical(summary(fit)$model$`Pairwise models`$bias_only, bias_only)
+  pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_identical(plot(fit), fit)
+  # an unbalanced pair (10 of class 1, 50 of class 3): the class proportions
+  unbalanced <- c(1:10, 101:150)
+  expect_warning(small <- pcvm(Xs[unbalanced, ], droplevels(s$y[unbalanced]),
+                               kernel = kernel_tanh(scale = 0.5, offset = -1)),
+                 "bias-only", class = "krein_warning")
+  expect_true(small$models[[1]]$bias_only)
+  expect_equal(small$models[[1]]$bias, qnorm(10 / 60), tolerance = 1e-12)
+  expect_equal(unname(predict(small, Xs[1:3, ], type = "prob")), cbind(rep(1 / 6, 3), 5 / 6),
+               tolerance = 1e-12)
+})
+
 test_that("Ny-PCVM with every point a landmark follows the PCVM path", {
   set.seed(2)
   train <- checkerboard(80, size = 2)
-  control <- pcvm_control(max_iter = 40)
+  control <- pcvm_control(max_iter = 40, convergence = "weights")
   set.seed(3)
   full <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = train, kernel = kernel_rbf(8), control = control))
   set.seed(3)
@@ -115,7 +207,7 @@ test_that("linearly separable data: no training error, fewer than 20% of points 
   keep <- abs(x[, 1] - x[, 2]) > 0.2
   x <- x[keep, ]
   y <- factor(ifelse(x[, 1] > x[, 2], "above", "below"))
-  fit <- without_max_iter_warning(pcvm(x, y, kernel = kernel_linear()))
+  fit <- without_max_iter_warning(pcvm(x, y, kernel = kernel_linear(), control = at_most_500))
   expect_identical(fit$training_error, 0)
   relevant <- length(fit$models[[1]]$relevant)
   expect_lt(relevant / nrow(x), 0.2)
@@ -136,7 +228,7 @@ test_that("probabilities approach the Bayes posterior of two Gaussians", {
   set.seed(5)
   train <- gen(1000)
   test <- gen(2000)
-  fit <- without_max_iter_warning(pcvm(train$x, train$y, kernel = kernel_linear()))
+  fit <- without_max_iter_warning(pcvm(train$x, train$y, kernel = kernel_linear(), control = at_most_500))
   p <- predict(fit, test$x, type = "prob")[, "a"]
   bayes <- drop(1 / (1 + exp(-2 * test$x %*% mu)))
   expect_lt(mean(abs(p - bayes)), 0.04)
@@ -153,7 +245,7 @@ test_that("multi-class, indefinite and precomputed kernels work", {
   set.seed(6)
   train <- sine_populations(150)
   test <- sine_populations(300)
-  fit <- without_max_iter_warning(pcvm(y ~ ., data = train, kernel = kernel_rbf(1), scale = FALSE))
+  fit <- without_max_iter_warning(pcvm(y ~ ., data = train, kernel = kernel_rbf(1), control = at_most_500, scale = FALSE))
   p <- predict(fit, test, type = "prob")
   expect_identical(dim(p), c(nrow(test), 4L))
   expect_equal(unname(rowSums(p)), rep(1, nrow(test)), tolerance = 1e-10)
@@ -163,14 +255,15 @@ test_that("multi-class, indefinite and precomputed kernels work", {
   expect_identical(dim(predict(fit, test, type = "latent")), c(nrow(test), 6L))
 
   board <- checkerboard(150, size = 2)
-  tanh_fit <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = board, kernel = kernel_tanh(2, -1), scale = FALSE))
+  tanh_fit <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = board, kernel = kernel_tanh(2, -1),
+                                            control = at_most_500, scale = FALSE))
   expect_lt(tanh_fit$training_error, 0.2)
   x <- as.matrix(board[, 1:2])
   K <- kernel_matrix(x, kernel = kernel_rbf(2))
   set.seed(7)
-  pre <- without_max_iter_warning(pcvm(K, board$y, kernel = "precomputed"))
+  pre <- without_max_iter_warning(pcvm(K, board$y, kernel = "precomputed", control = at_most_500))
   set.seed(7)
-  dat <- without_max_iter_warning(pcvm(x, board$y, kernel = kernel_rbf(2), scale = FALSE))
+  dat <- without_max_iter_warning(pcvm(x, board$y, kernel = kernel_rbf(2), control = at_most_500, scale = FALSE))
   x_new <- matrix(runif(20, -2, 2), 10, 2)
   expect_equal(unname(predict(pre, kernel_matrix(x_new, x, kernel = kernel_rbf(2)), type = "prob")),
                unname(predict(dat, x_new, type = "prob")), tolerance = 1e-8)
@@ -179,9 +272,9 @@ test_that("multi-class, indefinite and precomputed kernels work", {
 test_that("fits are reproducible under set.seed() and report non-convergence", {
   board <- checkerboard(100, size = 2)
   set.seed(8)
-  a <- suppressWarnings(pcvm(y ~ x1 + x2, data = board, kernel = kernel_rbf(2)))
+  a <- suppressWarnings(pcvm(y ~ x1 + x2, data = board, kernel = kernel_rbf(2), control = at_most_500))
   set.seed(8)
-  b <- suppressWarnings(pcvm(y ~ x1 + x2, data = board, kernel = kernel_rbf(2)))
+  b <- suppressWarnings(pcvm(y ~ x1 + x2, data = board, kernel = kernel_rbf(2), control = at_most_500))
   expect_identical(a$models, b$models)
   expect_warning(short <- pcvm(y ~ x1 + x2, data = board, kernel = kernel_rbf(2),
                                control = pcvm_control(max_iter = 3)),
@@ -194,7 +287,8 @@ test_that("a Ny-PCVM predicts from its landmarks; width optimisation moves gamma
   set.seed(9)
   train <- checkerboard(400, size = 2)
   test <- checkerboard(400, size = 2)
-  ny <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), landmarks = "meb"))
+  ny <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), landmarks = "meb",
+                                      control = at_most_500))
   m <- length(ny$landmarks$class)
   expect_length(ny$models[[1]]$coefficients, m)
   expect_true(all(ny$models[[1]]$relevant %in% seq_len(m)))
@@ -208,7 +302,7 @@ test_that("a Ny-PCVM predicts from its landmarks; width optimisation moves gamma
 test_that("print, summary and plot", {
   set.seed(10)
   train <- checkerboard(120, size = 2)
-  fit <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = train, kernel = kernel_rbf(2)))
+  fit <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), control = at_most_500))
   expect_output(expect_identical(print(fit), fit), "relevance vectors")
   expect_output(print(summary(fit)), "Pairwise models")
   expect_output(print(summary(fit)), "max_iter = 500")
@@ -217,7 +311,7 @@ test_that("print, summary and plot", {
   expect_identical(plot(fit), fit)
   expect_identical(plot(fit, data = train), fit)
   s <- sine_populations(40)
-  three <- without_max_iter_warning(pcvm(s[, 1:2], s$y, kernel = kernel_rbf(1)))
+  three <- without_max_iter_warning(pcvm(s[, 1:2], s$y, kernel = kernel_rbf(1), control = at_most_500))
   expect_identical(plot(three), three)
 })
 
@@ -226,6 +320,7 @@ test_that("bad input is a krein_error naming the argument", {
   y <- rep(1:2, 10)
   expect_snapshot(show_error(pcvm_control(max_iter = 0)))
   expect_snapshot(show_error(pcvm_control(tol = 0)))
+  expect_snapshot(show_error(pcvm_control(convergence = "posterior")))
   expect_snapshot(show_error(pcvm(x, rep(1, 20))))
   expect_snapshot(show_error(pcvm(x, y, control = list(max_iter = 5))))
   expect_snapshot(show_error(pcvm(x, y, kernel = kernel_linear(), control = pcvm_control(optimize_width = TRUE))))
@@ -239,10 +334,11 @@ test_that("predict() without newdata gives the training predictions, full and Ny
   K <- kernel_matrix(x, kernel = kernel_rbf(1))
   three <- train$y %in% levels(train$y)[1:3]
   fits <- without_max_iter_warning(list(
-    full = pcvm(y ~ ., data = train, kernel = kernel_rbf(1)),
-    ny = pcvm(y ~ ., data = train, kernel = kernel_rbf(1), landmarks = "meb"),
-    precomputed = pcvm(K, train$y, kernel = "precomputed"),
-    ny_precomputed = pcvm(K, train$y, kernel = "precomputed", landmarks = "random", m = 30),
+    full = pcvm(y ~ ., data = train, kernel = kernel_rbf(1), control = at_most_500),
+    ny = pcvm(y ~ ., data = train, kernel = kernel_rbf(1), landmarks = "meb", control = at_most_500),
+    precomputed = pcvm(K, train$y, kernel = "precomputed", control = at_most_500),
+    ny_precomputed = pcvm(K, train$y, kernel = "precomputed", landmarks = "random", m = 30,
+                          control = at_most_500),
     width = pcvm(x[three, ], droplevels(train$y[three]), kernel = kernel_rbf(0.5),
                  control = pcvm_control(optimize_width = TRUE, max_iter = 30))))
   newdata <- list(full = train, ny = train, precomputed = K, ny_precomputed = K, width = x[three, ])
@@ -262,7 +358,7 @@ test_that("predict() without newdata gives the training predictions, full and Ny
 test_that("decision values are the signed sums of the pairwise latent values", {
   set.seed(12)
   train <- sine_populations(80)
-  fit <- without_max_iter_warning(pcvm(y ~ ., data = train, kernel = kernel_rbf(1)))
+  fit <- without_max_iter_warning(pcvm(y ~ ., data = train, kernel = kernel_rbf(1), control = at_most_500))
   test <- sine_populations(10)
   f <- predict(fit, test, type = "latent")
   d <- predict(fit, test, type = "decision")
@@ -277,7 +373,7 @@ test_that("decision values are the signed sums of the pairwise latent values", {
   expect_equal(unname(d), unname(expected), tolerance = 1e-12)
   # two classes: (f, -f)
   board <- checkerboard(80, size = 2)
-  two <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = board, kernel = kernel_rbf(2)))
+  two <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = board, kernel = kernel_rbf(2), control = at_most_500))
   f2 <- predict(two, board[1:5, ], type = "latent")
   expect_identical(dim(f2), c(5L, 1L))
   expect_equal(unname(predict(two, board[1:5, ], type = "decision")), unname(cbind(f2, -f2)))
@@ -290,8 +386,8 @@ test_that("resolved widths are reused: a point predicts the same alone or among 
   train <- checkerboard(100, size = 2)
   x_new <- matrix(runif(40, -2, 2), 20, 2, dimnames = list(NULL, c("x1", "x2")))
   fits <- without_max_iter_warning(list(
-    pcvm(y ~ x1 + x2, data = train),
-    pcvm(y ~ x1 + x2, data = train, landmarks = "meb"),
+    pcvm(y ~ x1 + x2, data = train, control = at_most_500),
+    pcvm(y ~ x1 + x2, data = train, landmarks = "meb", control = at_most_500),
     pcvm(y ~ x1 + x2, data = train, control = pcvm_control(optimize_width = TRUE, max_iter = 30))))
   for (fit in fits) {
     many <- predict(fit, as.data.frame(x_new), type = "prob")
@@ -318,7 +414,8 @@ test_that("the registry entry: no tunable argument; k-means landmarks or width o
 test_that("print shows Ny-PCVM's landmarks; unknown arguments are errors", {
   set.seed(14)
   train <- checkerboard(100, size = 2)
-  ny <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), landmarks = "random", m = 20))
+  ny <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), landmarks = "random",
+                                      m = 20, control = at_most_500))
   expect_output(print(ny), "Probabilistic classification vector machine \\(Nystroem, 20 random landmarks\\)")
   expect_snapshot(pcvm(y ~ x1 + x2, data = train, max_iter = 10), error = TRUE)
   expect_error(predict(ny, train, rule = "decision"), class = "krein_argument_error")

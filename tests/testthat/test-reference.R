@@ -368,7 +368,7 @@ test_that("isvm's Platt probabilities at a large C are finite, sum to 1 and are 
 test_that("isvm's multi-class probabilities couple the pairs' Platt sigmoids", {
   skip_if_not_installed("kernlab")
   set.seed(5)
-  fit <- isvm(iris[, 1:4], iris$Species, kernel = kernel_rbf(0.5), C = 10)
+  fit <- isvm(iris[, 1:4], iris$Species, kernel = kernel_rbf(0.5), C = 10, scale = FALSE)
   new <- iris[c(1, 60, 110, 135), 1:4]
   f <- predict(fit, new, type = "decision")
   K_sv <- kernel_matrix(kernel_rbf(0.5), new, iris[kernlab::SVindex(fit$model), 1:4])
