@@ -82,12 +82,8 @@ test_that("every model fits the real data sets with its defaults, without warnin
     for (model in models) {
       id <- sprintf("real/%s/%s", set_name, model)
       warnings <- character()
-      # A known failure need only end without an error: PCVM, which runs to
-      # max_iter on most of these sets (2 minutes in all), then runs 50
-      # iterations.
-      args <- if (model == "pcvm" && id %in% names(skipped)) list(control = pcvm_control(max_iter = 50)) else list()
       result <- withCallingHandlers(
-        tryCatch(fit_real_data(model, sets[[set_name]], args), error = function(e) e),
+        tryCatch(fit_real_data(model, sets[[set_name]]), error = function(e) e),
         warning = function(w) {
           warnings <<- c(warnings, conditionMessage(w))
           invokeRestart("muffleWarning")
