@@ -266,9 +266,8 @@ plot_kernel_map <- function(kernel, point, x, y = NULL, resolution = 100L, main 
   }
   resolution <- check_number(resolution, "resolution", lower = 2, allow_lower = TRUE, integer = TRUE)
   kernel <- resolve_kernel(kernel, x)
-  pad <- 0.05 * apply(x, 2, function(v) diff(range(v)))
-  g1 <- seq(min(x[, 1]) - pad[1], max(x[, 1]) + pad[1], length.out = resolution)
-  g2 <- seq(min(x[, 2]) - pad[2], max(x[, 2]) + pad[2], length.out = resolution)
+  g1 <- plot_grid_axis(x[, 1], resolution)
+  g2 <- plot_grid_axis(x[, 2], resolution)
   grid <- as.matrix(expand.grid(g1, g2))
   colnames(grid) <- colnames(x)
   anchor <- matrix(point, 1L, dimnames = list(NULL, colnames(x)))

@@ -345,6 +345,9 @@ calibrate_scores <- function(scores, y, threads = 1L) {
   if (!is.finite(score_scale) || score_scale <= 0) score_scale <- 1
   floored <- !is.finite(spread) || spread <= 1e-12 * score_scale
   ridge <- if (floored) (1e-12 * score_scale)^2 else (1e-5 * spread)^2
+  # scores so small (a huge ridge) that the floor's square underflows: they
+  # cannot be told apart from 0 at any variance a double holds
+  if (floored && !(ridge > 0)) ridge <- 1e-24
   if (floored) {
     krein_warn(sprintf(
       "The training discriminant scores have no spread within the classes (pooled standard deviation %s), so the probability calibration has no variance to use: its standard deviation was floored at %s (1e-12 of the root mean square score; see `calibration`). Probabilities are the class priors where the class means of the scores coincide, and 0 or 1 elsewhere.",

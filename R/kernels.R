@@ -502,7 +502,11 @@ evaluate_kernel <- function(kernel, x, y = NULL, threads = 0L) {
     "function" = evaluate_function_kernel(kernel$fun, x, y, symmetric),
     discriminant = kernel$evaluate(x, if (symmetric) NULL else y),
     kernlab = {
-      K <- kernlab::kernelMatrix(kernel$kern, x, if (symmetric) NULL else y)
+      K <- tryCatch(kernlab::kernelMatrix(kernel$kern, x, if (symmetric) NULL else y),
+                    error = function(e) {
+                      krein_abort(sprintf("The kernlab kernel failed: %s", conditionMessage(e)),
+                                  class = "krein_user_function_error")
+                    })
       K <- matrix(as.numeric(K), nrow(x), nrow(y))
       check_kernel_values(K)
     },
@@ -574,10 +578,19 @@ evaluate_function_kernel <- function(fun, x, y, symmetric) {
     }
     v
   }
-  for (j in seq_len(m)) {
-    rows <- if (symmetric) seq_len(j) else seq_len(n)
-    for (i in rows) K[i, j] <- value_at(i, j)
-  }
+  i <- j <- NA_integer_
+  # one handler around the loop (not one per call): an error of the user's
+  # function reaches the user as a krein error saying where it happened
+  tryCatch(
+    for (j in seq_len(m)) {
+      rows <- if (symmetric) seq_len(j) else seq_len(n)
+      for (i in rows) K[i, j] <- value_at(i, j)
+    },
+    error = function(e) {
+      if (inherits(e, "krein_error")) stop(e)
+      krein_abort(sprintf("The kernel function failed on rows %d and %d: %s", i, j, conditionMessage(e)),
+                  class = "krein_user_function_error")
+    })
   if (symmetric) K[lower.tri(K)] <- t(K)[lower.tri(K)]
   K
 }

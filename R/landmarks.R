@@ -93,6 +93,7 @@
 select_landmarks <- function(x, y, kernel = kernel_rbf(), method = c("meb", "kmeans", "random"),
                              eps = 0.01, m = NULL, stratified = TRUE, psd = NULL,
                              threads = NULL, na.action = NULL) {
+  check_kernel_argument(kernel, x)
   inputs <- inputs_from_xy(x, y, kernel, na.action = na.action)
   landmarks_from_inputs(inputs, method = method, eps = eps, m = m, stratified = stratified,
                         psd = psd, threads = threads)

@@ -60,6 +60,7 @@ kernel_mahalanobis <- function(x, y, kernel = kernel_rbf(), distance = c("RC", "
                                newdata = NULL, indefinite = c("auto", "yes", "no"),
                                na.action = NULL, threads = NULL) {
   distance <- match_choice(distance, "distance", c("RC", "IC"))
+  check_kernel_argument(kernel, x)
   inputs <- inputs_from_xy(x, y, kernel, na.action, min_classes = 1L)
   fit <- mahalanobis_model(inputs, distance, reg, indefinite, threads)
   stats::predict(fit, newdata, type = "distance")

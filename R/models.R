@@ -49,9 +49,8 @@ plot_decision_regions <- function(x, y, predict_grid, resolution = 120L, main = 
                                   col = NULL, landmarks = NULL, ...) {
   levels <- levels(y)
   if (is.null(col)) col <- hcl.colors(length(levels), "Dark 3")
-  pad <- 0.05 * apply(x, 2, function(v) diff(range(v)))
-  g1 <- seq(min(x[, 1]) - pad[1], max(x[, 1]) + pad[1], length.out = resolution)
-  g2 <- seq(min(x[, 2]) - pad[2], max(x[, 2]) + pad[2], length.out = resolution)
+  g1 <- plot_grid_axis(x[, 1], resolution)
+  g2 <- plot_grid_axis(x[, 2], resolution)
   grid <- expand.grid(g1, g2)
   names(grid) <- colnames(x)
   predicted <- predict_grid(grid)
@@ -104,4 +103,21 @@ plot_projection <- function(projection, y, main, class_means = NULL, ...) {
   graphics::points(means[, 1], means[, 2], pch = 23, cex = 2, bg = col, col = "black")
   graphics::legend("topright", legend = levels, col = col, pch = 19, bg = "white", cex = 0.8)
   invisible()
+}
+
+#' The grid along one axis of a 2-D plot: the data's range padded by 5% on
+#' each side; a range of width zero (one point, identical points) is widened
+#' to +-1 (or +-5% of the value), as base graphics widen a flat range. Data
+#' so large that the padded range is not finite cannot be drawn.
+#' @noRd
+plot_grid_axis <- function(v, resolution) {
+  lo <- min(v)
+  hi <- max(v)
+  pad <- 0.05 * (hi - lo)
+  if (!is.finite(pad) || pad == 0) pad <- if (is.finite(pad)) max(1, 0.05 * abs(lo)) else Inf
+  if (!is.finite(lo - pad) || !is.finite(hi + pad)) {
+    krein_abort(sprintf("The points to plot span [%s, %s], too wide to draw a grid over in double precision; rescale them.",
+                        format(lo, digits = 3), format(hi, digits = 3)))
+  }
+  seq(lo - pad, hi + pad, length.out = resolution)
 }

@@ -102,7 +102,7 @@ nystrom <- function(x, kernel = kernel_rbf(), landmarks, threads = NULL) {
 }
 
 check_landmarks <- function(landmarks, n) {
-  if (!is.numeric(landmarks) || length(landmarks) == 0L || anyNA(landmarks) ||
+  if (!is.numeric(landmarks) || length(landmarks) == 0L || anyNA(landmarks) || any(!is.finite(landmarks)) ||
       any(abs(landmarks - round(landmarks)) > 0)) {
     krein_abort(sprintf("`landmarks` must be row indices (whole numbers), not %s.", describe_value(landmarks)))
   }
@@ -186,6 +186,10 @@ predict.krein_nystrom <- function(object, newdata, type = c("kernel", "coordinat
 #' @family Nystroem approximation
 #' @export
 nystrom_error <- function(object, x, size = 200) {
+  if (!inherits(object, "krein_nystrom")) {
+    krein_abort(sprintf("`object` must be a Nystroem approximation made by nystrom(), not %s.",
+                        describe_value(object)))
+  }
   size <- check_number(size, "size", lower = 1, allow_lower = TRUE, integer = TRUE)
   rows <- if (size >= object$n) seq_len(object$n) else sort(sample.int(object$n, size))
   if (is.null(object$kernel)) {

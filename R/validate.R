@@ -26,6 +26,16 @@ krein_warn <- function(message, class = NULL, call = NULL) {
   warning(cond)
 }
 
+#' The kernel argument of a function that always needs one (the models on
+#' the features themselves pass `kernel = NA` to the input path internally,
+#' so the input path cannot refuse NA for everybody)
+#' @noRd
+check_kernel_argument <- function(kernel, x) {
+  if (inherits(x, "krein_precomputed") || identical(kernel, "precomputed")) return(invisible())
+  as_krein_kernel(kernel)
+  invisible()
+}
+
 #' Run the numerical core, turning its C++ exceptions into krein errors
 #'
 #' The core throws std::invalid_argument or std::runtime_error (a LAPACK
@@ -67,6 +77,11 @@ check_number <- function(x, arg, lower = -Inf, upper = Inf, allow_lower = FALSE,
                          integer = FALSE, call = NULL) {
   ok <- is.numeric(x) && length(x) == 1L && !is.na(x) && is.finite(x)
   if (ok && integer) ok <- abs(x - round(x)) < 1e-8
+  # a whole number beyond R's integers would become NA in as.integer()
+  if (ok && integer && abs(x) > .Machine$integer.max) {
+    krein_abort(sprintf("`%s` must be a whole number of at most %d, not %s.", arg,
+                        .Machine$integer.max, format(x, digits = 7)), call = call)
+  }
   if (!ok) {
     krein_abort(sprintf("`%s` must be %s, not %s.", arg, finite_word(integer),
                         describe_value(x)), call = call)

@@ -199,3 +199,19 @@ test_that("bad inputs to kernel_matrix() are krein_errors naming the argument", 
   expect_error(kernel_matrix(kernel_invariant(kernel_rbf(1), function(v) v * NA), x),
                class = "krein_error", regexp = "`transform`")
 })
+
+test_that("an error inside a user's kernel function is a krein error saying where it happened", {
+  x <- matrix(c(1, 2, 3, 4, 5, 6), 3)
+  failing <- function(a, b) if (a[1] == 3) stop("no kernel value for this one") else sum(a * b)
+  err <- expect_error(kernel_matrix(failing, x), class = "krein_user_function_error")
+  expect_s3_class(err, "krein_error")
+  expect_match(conditionMessage(err), "The kernel function failed on rows 3 and 3: no kernel value for this one",
+               fixed = TRUE)
+  # its own checks keep their messages
+  expect_error(kernel_matrix(function(a, b) NA_real_, x), class = "krein_error",
+               regexp = "must return one finite number")
+  set.seed(1)
+  d <- gaussian_mixture_2d(20)
+  expect_error(kqd(as.matrix(d[, 1:2]), d$y, kernel = function(a, b) stop("boom")),
+               class = "krein_user_function_error", regexp = "boom")
+})
