@@ -43,10 +43,8 @@
 #' # the 3 x 3 board of Schleif, Gisbrecht and Tino (2018)
 #' head(checkerboard(50, size = 3, range = c(0, 3)))
 checkerboard <- function(n, size = 4, range = c(-2, 2)) {
-  n <- check_number(n, "n", lower = 1, allow_lower = TRUE, integer = TRUE,
-    upper = .Machine$integer.max)
-  size <- check_number(size, "size", lower = 2, allow_lower = TRUE, integer = TRUE,
-    upper = .Machine$integer.max)
+  n <- check_number(n, "n", lower = 1, allow_lower = TRUE, integer = TRUE)
+  size <- check_number(size, "size", lower = 2, allow_lower = TRUE, integer = TRUE)
   range <- check_range(range, "range")
   x1 <- stats::runif(n, range[1], range[2])
   x2 <- stats::runif(n, range[1], range[2])
@@ -94,7 +92,7 @@ checkerboard_labels <- function(x1, x2, size, range) {
 #' plot(d$x1, d$x2, col = d$y, pch = 19)
 sine_populations <- function(n_per_class = 100, noise = 0.1) {
   n_per_class <- check_number(n_per_class, "n_per_class", lower = 1, allow_lower = TRUE,
-                              integer = TRUE, upper = .Machine$integer.max)
+                              integer = TRUE)
   noise <- check_number(noise, "noise", lower = 0, allow_lower = TRUE)
   lower <- c(0, 0, 3, 3) * pi
   upper <- c(3, 3, 6, 6) * pi
@@ -172,8 +170,7 @@ xor4 <- function() {
 #' table(d$y)
 #' plot(d$x1, d$x2, col = d$y, pch = 19, asp = 1)
 gaussian_mixture_2d <- function(n, sd = 0.5) {
-  n <- check_number(n, "n", lower = 2, allow_lower = TRUE, integer = TRUE,
-    upper = .Machine$integer.max)
+  n <- check_number(n, "n", lower = 2, allow_lower = TRUE, integer = TRUE)
   sd <- check_number(sd, "sd", lower = 0)
   counts <- class_counts(n, 2L)
   y <- rep(1:2, counts)
@@ -224,8 +221,7 @@ gaussian_mixture_2d <- function(n, sd = 0.5) {
 #' d <- banana(300, overlap = 0.2)
 #' plot(d$x1, d$x2, col = d$y, pch = 19, asp = 1)
 banana <- function(n, overlap = 0.5) {
-  n <- check_number(n, "n", lower = 2, allow_lower = TRUE, integer = TRUE,
-    upper = .Machine$integer.max)
+  n <- check_number(n, "n", lower = 2, allow_lower = TRUE, integer = TRUE)
   overlap <- check_number(overlap, "overlap", lower = 0, upper = 1, allow_lower = TRUE)
   counts <- class_counts(n, 2L)
   y <- rep(1:2, counts)
@@ -302,12 +298,11 @@ banana <- function(n, overlap = 0.5) {
 ball_dissimilarities <- function(n_per_class = 100, dim = 3, radii = c(5, 6),
                                  max_tries = 1000) {
   n_per_class <- check_number(n_per_class, "n_per_class", lower = 1, allow_lower = TRUE,
-                              integer = TRUE, upper = .Machine$integer.max)
-  dim <- check_number(dim, "dim", lower = 1, allow_lower = TRUE, integer = TRUE,
-    upper = .Machine$integer.max)
+                              integer = TRUE)
+  dim <- check_number(dim, "dim", lower = 1, allow_lower = TRUE, integer = TRUE)
   radii <- check_positive_vector(radii, "radii")
   max_tries <- check_number(max_tries, "max_tries", lower = 1, allow_lower = TRUE,
-                            integer = TRUE, upper = .Machine$integer.max)
+                            integer = TRUE)
   k <- length(radii)
   n <- n_per_class * k
   y <- rep(seq_len(k), each = n_per_class)

@@ -13,20 +13,6 @@
 # with the issue item that fixes them. They stay in the table and are skipped
 # with a message naming them; remove an entry once its fix has landed.
 known_failures <- c(
-  "ikfd.default/kernel_r_function_error" = "item 10",
-  "iknn.default/kernel_r_function_error" = "item 10",
-  "ikpca_qd.default/kernel_r_function_error" = "item 10",
-  "isvm.default/kernel_r_function_error" = "item 10",
-  "kernel_mahalanobis/kernel_r_function_error" = "item 10",
-  "kernel_matrix/kernel_r_function_error" = "item 10",
-  "kernel_normality/kernel_r_function_error" = "item 10",
-  "kfda.default/kernel_r_function_error" = "item 10",
-  "kmdc.default/kernel_r_function_error" = "item 10",
-  "kqd.default/kernel_r_function_error" = "item 10",
-  "nystrom/kernel_r_function_error" = "item 10",
-  "pcvm.default/kernel_r_function_error" = "item 10",
-  "plot_kernel_map/kernel_r_function_error" = "item 10",
-  "select_landmarks/kernel_r_function_error" = "item 10",
   "select_landmarks/kernel_poly_huge_degree" = "item 4 (non-finite kernel values in the MEB path)",
   "onda.default/x_huge" = "item 8 (onda on 1e300 data: Inf ridge in R/gaussian.R)",
   "onda.default/x_huge_column" = "item 8 (onda on 1e300 data: Inf ridge in R/gaussian.R)",
@@ -39,31 +25,6 @@ known_failures <- c(
 # Cases that fail and that no item of issue 16 covers (reported with the
 # suite); skipped like the known failures until they are fixed.
 unowned_failures <- c(
-  "kernel_mahalanobis/kernel=NA" = "`kernel` not validated",
-  "select_landmarks/kernel=NA" = "`kernel` not validated",
-  "nystrom_error/object=Inf" = "`object` not checked to be a krein_nystrom",
-  "nystrom_error/object=NA" = "`object` not checked to be a krein_nystrom",
-  "nystrom_error/object=NaN" = "`object` not checked to be a krein_nystrom",
-  "nystrom_error/object=empty" = "`object` not checked to be a krein_nystrom",
-  "nystrom_error/object=huge" = "`object` not checked to be a krein_nystrom",
-  "nystrom_error/object=negative" = "`object` not checked to be a krein_nystrom",
-  "nystrom_error/object=tiny" = "`object` not checked to be a krein_nystrom",
-  "nystrom_error/object=vector" = "`object` not checked to be a krein_nystrom",
-  "nystrom_error/object=word" = "`object` not checked to be a krein_nystrom",
-  "nystrom_error/object=zero" = "`object` not checked to be a krein_nystrom",
-  "ikfd.default/ridge_relative=huge" = "a huge ridge: base error from backsolve()",
-  "kfda.default/ncomp=huge" = "check_number(integer = TRUE) accepts 1e300: as.integer() gives NA with a base warning",
-  "nystrom_error/size=huge" = "check_number(integer = TRUE) accepts 1e300: as.integer() gives NA with a base warning",
-  "pcvm_control/max_iter=huge" = "check_number(integer = TRUE) accepts 1e300: as.integer() gives NA with a base warning",
-  "plot_kernel_map/resolution=huge" = "check_number(integer = TRUE) accepts 1e300: as.integer() gives NA with a base warning",
-  "select_landmarks/m=huge" = "check_number(integer = TRUE) accepts 1e300: as.integer() gives NA with a base warning",
-  "tune_krein/repeats=huge" = "check_number(integer = TRUE) accepts 1e300: as.integer() gives NA with a base warning",
-  "plot_kernel_map/x_1_row" = "degenerate data range reaches base graphics",
-  "plot_kernel_map/x_identical_rows" = "degenerate data range reaches base graphics",
-  "plot_kernel_map/x_near_max" = "degenerate data range reaches base graphics",
-  "ikfd.default/landmarks=Inf" = "landmark indices not checked for finiteness",
-  "nystrom/landmarks=Inf" = "landmark indices not checked for finiteness",
-  "pcvm.default/landmarks=Inf" = "landmark indices not checked for finiteness",
   # test-real-data.R: onda's default warns that a class covariance is singular
   # and adds a ridge, on five of the seven real data sets
   "real/Ionosphere/onda" = "onda's default ridge warns on real data",
