@@ -334,6 +334,15 @@ column_scaling <- function(x) {
   center <- colMeans(x)
   centred <- sweep(x, 2L, center, check.margin = FALSE)
   scale <- if (n > 1L) sqrt(colSums(centred^2) / (n - 1L)) else rep(0, ncol(x))
+  # columns of huge numbers (1e300) overflow the sums above: divide by the
+  # column's largest magnitude first (not for every column, so that ordinary
+  # data are scaled exactly as base::scale() does)
+  for (j in which(!is.finite(center) | !is.finite(scale))) {
+    size <- max(abs(x[, j]))
+    z <- x[, j] / size
+    center[j] <- size * mean(z)
+    scale[j] <- if (n > 1L) size * stats::sd(z) else 0
+  }
   # rounding leaves a constant column a standard deviation of a few ulps of its mean
   constant <- !is.finite(scale) | scale <= 100 * .Machine$double.eps * abs(center)
   if (any(constant)) {
@@ -351,8 +360,12 @@ column_scaling <- function(x) {
 #' @noRd
 scale_columns <- function(scaling, x) {
   if (is.null(scaling) || is.null(x)) return(x)
-  x <- sweep(x, 2L, scaling$center, check.margin = FALSE)
-  sweep(x, 2L, scaling$scale, "/", check.margin = FALSE)
+  scaled <- sweep(x, 2L, scaling$center, check.margin = FALSE)
+  scaled <- sweep(scaled, 2L, scaling$scale, "/", check.margin = FALSE)
+  # x - center can overflow where x and center are huge and of opposite sign
+  overflow <- which(colSums(is.infinite(scaled)) > 0)
+  for (j in overflow) scaled[, j] <- x[, j] / scaling$scale[j] - scaling$center[j] / scaling$scale[j]
+  scaled
 }
 
 #' Back to the original units: what plot() and print() show

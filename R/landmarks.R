@@ -188,6 +188,10 @@ meb_core_set <- function(inputs, rows, psd, threads, start, eps, max_core) {
     if (is.null(psd) && !is.na(kernel$positive_definite %||% NA)) psd <- kernel$positive_definite
     if (isTRUE(psd)) {
       if (is_builtin_kernel(kernel)) {
+        # the core evaluates the kernel on the fly, unchecked; for a positive
+        # semidefinite kernel |k(x, y)| <= sqrt(k(x, x) k(y, y)), so finite
+        # self-similarities (checked by kernel_self()) bound every value
+        kernel_self(kernel, x_class)
         return(cpp_meb_kernel(kernel, FALSE, x_class, x_class, start, eps, max_core, threads))
       }
       if (identical(kernel$name, "invariant") && is_builtin_kernel(kernel$base)) {

@@ -60,8 +60,10 @@
 #'   `MASS::qda(method = "mle")`. A singular class covariance (reciprocal
 #'   condition number of its triangular factor below \eqn{10^{-8}}) gets a
 #'   ridge \eqn{r I}: `ridge` if given, else \eqn{10^{-6}} times the mean
-#'   variance of the inputs with a warning; the fit stores it as `ridge`
-#'   and uses it at prediction.
+#'   variance of the inputs with a warning of class
+#'   `krein_singular_covariance_warning` (common on real data with discrete
+#'   or collinear columns); the fit stores it as `ridge` and uses it at
+#'   prediction.
 #' * `"linear"`: the least-squares linear approximation \eqn{L(C_k | x) =
 #'   P(C_k) [(\bar x_k - \bar x_T)' \Sigma_T^{-1} (x - \bar x_T) + 1]} (eq.
 #'   23) with the total mean \eqn{\bar x_T} and covariance \eqn{\Sigma_T} of
@@ -379,10 +381,14 @@ onda_gaussian_classes <- function(x, y, prior, ridge = NULL) {
   singular <- model$rcond < 1e-8
   if (is.null(ridge) && any(singular)) {
     variance <- mean(apply(x, 2, function(v) mean((v - mean(v))^2)))
+    if (!is.finite(variance)) {
+      krein_abort("The inputs are so large that their variance overflows, so no ridge can be chosen for the singular class covariances; fit with `scale = TRUE` or give `ridge`.")
+    }
     used <- if (variance > 0) 1e-6 * variance else 1e-6
     krein_warn(sprintf("The covariance of class%s %s is singular; a ridge of %s (1e-6 of the mean input variance) was added to every class covariance (see `ridge`).",
                        if (sum(singular) > 1) "es" else "", paste0("\"", model$levels[singular], "\"", collapse = ", "),
-                       format(used, digits = 3)))
+                       format(used, digits = 3)),
+               class = "krein_singular_covariance_warning")
     model <- gaussian_classes(x, y, prior, denominator = "ml", ridge = used)
   }
   if (any(model$rcond <= .Machine$double.eps)) {

@@ -9,30 +9,12 @@
 # case. The cases are built by the `bad_input_cases_*()` functions below; the
 # tests run them in test-bad-inputs-*.R.
 
-# Cases that fail until the other fixes of issue 16 are merged, by case id,
-# with the issue item that fixes them. They stay in the table and are skipped
-# with a message naming them; remove an entry once its fix has landed.
-known_failures <- c(
-  "select_landmarks/kernel_poly_huge_degree" = "item 4 (non-finite kernel values in the MEB path)",
-  "onda.default/x_huge" = "item 8 (onda on 1e300 data: Inf ridge in R/gaussian.R)",
-  "onda.default/x_huge_column" = "item 8 (onda on 1e300 data: Inf ridge in R/gaussian.R)",
-  "onda.default/x_near_max" = "item 8 (onda on 1e300 data: Inf ridge in R/gaussian.R)",
-  "onda.formula/x_huge" = "item 8 (onda on 1e300 data: Inf ridge in R/gaussian.R)",
-  "onda.formula/x_huge_column" = "item 8 (onda on 1e300 data: Inf ridge in R/gaussian.R)",
-  "onda.formula/x_near_max" = "item 8 (onda on 1e300 data: Inf ridge in R/gaussian.R)"
-)
-
-# Cases that fail and that no item of issue 16 covers (reported with the
-# suite); skipped like the known failures until they are fixed.
-unowned_failures <- c(
-  # test-real-data.R: onda's default warns that a class covariance is singular
-  # and adds a ridge, on five of the seven real data sets
-  "real/Ionosphere/onda" = "onda's default ridge warns on real data",
-  "real/Glass/onda" = "onda's default ridge warns on real data",
-  "real/BreastCancer/onda" = "onda's default ridge warns on real data",
-  "real/promotergene/onda" = "onda's default ridge warns on real data",
-  "real/spam/onda" = "onda's default ridge warns on real data"
-)
+# Cases known to fail, by case id, with the reason (`known_failures`: a fix
+# under way; `unowned_failures`: found, not yet assigned). They stay in the
+# table and are skipped with a message naming them. Both are empty: every
+# case passes, and a new failure fails the suite.
+known_failures <- character()
+unowned_failures <- character()
 
 # ---- data ------------------------------------------------------------------
 

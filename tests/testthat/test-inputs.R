@@ -281,3 +281,16 @@ test_that("a one-level factor predictor is a krein_error naming it and how to le
   expect_snapshot(show_error(toy_model(y ~ ., data = d)))
   expect_error(toy_model(y ~ a + const, data = d), class = "krein_error", regexp = "`const` with a single level")
 })
+
+test_that("columns of huge numbers are scaled, not mistaken for constant columns", {
+  # their sums of squares overflow: the scale comes from the column divided by
+  # its largest magnitude, and predictions equal those on the data as drawn
+  x <- cbind(a = df$a * 1e300, b = df$b)
+  expect_no_message(inputs <- toy_scaled(x, df$y))
+  expect_false(any(inputs$spec$scaling$constant))
+  expect_equal(inputs$x, scale(cbind(a = df$a, b = df$b))[, ], ignore_attr = TRUE, tolerance = 1e-12)
+  near_max <- cbind(c(-1.7e308, 1.7e308, rep(0, 10)), df$b)
+  scaled <- toy_scaled(near_max, df$y)$x
+  expect_true(all(is.finite(scaled)))
+  expect_equal(scaled[, 1], scale(near_max[, 1] / 1e308)[, 1], tolerance = 1e-12)
+})
