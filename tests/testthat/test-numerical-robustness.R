@@ -137,8 +137,10 @@ test_that("every model stops with the kernel's krein_error, not NA classes or LA
   expect_error(kfda(d$X, d$Y, kernel = k), pattern, class = "krein_error")
   expect_error(nystrom(d$X, k, landmarks = 1:10), pattern, class = "krein_error")
   expect_error(ikpca_qd(d$X, d$Y, kernel = k), pattern, class = "krein_error")
-  expect_error(kqd(d$X * 1e300, d$Y, kernel = kernel_linear()), "kernel_linear\\(\\) gave",
+  # inputs of 1e300 taken as given (scale = TRUE would make them ordinary)
+  expect_error(kqd(d$X * 1e300, d$Y, kernel = kernel_linear(), scale = FALSE), "kernel_linear\\(\\) gave",
                class = "krein_error")
+  expect_s3_class(kqd(d$X * 1e300, d$Y, kernel = kernel_linear()), "kqd")
   skip_if_not_installed("kernlab")
   expect_error(isvm(d$X, d$Y, kernel = k), pattern, class = "krein_error")
   expect_error(kmdc(d$X, d$Y, kernel = k), pattern, class = "krein_error")
