@@ -70,7 +70,13 @@ if (nzchar(Sys.which("make"))) {
   message("== C++ core tests (tests/cpp)")
   built <- system2("make", c("-s", "-C", "tests/cpp", "test_core"), stdout = TRUE, stderr = TRUE)
   if (is.null(attr(built, "status")) && file.exists(file.path("tests", "cpp", "test_core"))) {
-    core_output <- system2(file.path("tests", "cpp", "test_core"), stdout = TRUE, stderr = TRUE)
+    # run from tests/cpp, as `make -C tests/cpp test` does: the tests read
+    # fixtures by paths relative to it
+    core_output <- local({
+      old <- setwd(file.path("tests", "cpp"))
+      on.exit(setwd(old))
+      system2(file.path(".", "test_core"), stdout = TRUE, stderr = TRUE)
+    })
     writeLines(core_output)
     core_line <- utils::tail(grep("^core: [0-9]+ passed, [0-9]+ failed", core_output, value = TRUE), 1)
     if (length(core_line) == 1) {
