@@ -168,7 +168,8 @@ kqd.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_r
 #' @export
 kqd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, variant = "RC+", reg = NULL,
                         indefinite = c("auto", "yes", "no"), bias = c("error", "map", "none"),
-                        prior = NULL, na.action = NULL, threads = NULL) {
+                        prior = NULL, landmarks = NULL, eps = 0.01, m = NULL, na.action = NULL,
+                        threads = NULL) {
   check_dots_empty("kqd", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
   fit_model("kqd", inputs, method_arguments("kqd"), match.call())
@@ -179,7 +180,8 @@ kqd_variants <- c("RC+", "RC-", "IC+", "IC-", "FK+", "FK-")
 #' The fit behind every kqd() interface
 #' @noRd
 kqd_fit <- function(inputs, variant = "RC+", reg = NULL, indefinite = c("auto", "yes", "no"),
-                    bias = c("error", "map", "none"), prior = NULL, threads = NULL) {
+                    bias = c("error", "map", "none"), prior = NULL, landmarks = NULL, eps = 0.01,
+                    m = NULL, threads = NULL) {
   variant <- check_choice(variant, "variant", kqd_variants)
   indefinite <- match_choice(indefinite, "indefinite", c("auto", "yes", "no"))
   bias <- match_choice(bias, "bias", c("error", "map", "none"))
@@ -192,15 +194,22 @@ kqd_fit <- function(inputs, variant = "RC+", reg = NULL, indefinite = c("auto", 
   reg <- check_kqd_reg(reg, variant, levels)
   check_class_sizes(counts, variant)
 
-  K <- training_kernel(inputs, threads)
-  core <- cpp_kqd_fit(K, as.integer(y), length(levels), variant, reg, indefinite,
-                      allow_cholesky = bias != "map")
-  distances <- cpp_kqd_distances(core, K, if (startsWith(variant, "RC")) diag(K) else NULL)
+  landmarks <- resolve_landmarks(landmarks, inputs, eps, m, threads)
+  if (is.null(landmarks)) {
+    K <- training_kernel(inputs, threads)
+    core <- cpp_kqd_fit(K, as.integer(y), length(levels), variant, reg, indefinite,
+                        allow_cholesky = bias != "map")
+    distances <- cpp_kqd_distances(core, K, if (startsWith(variant, "RC")) diag(K) else NULL)
+  } else {
+    nystrom_fit <- kqd_nystrom_fit(inputs, landmarks, variant, reg, indefinite, threads)
+    core <- nystrom_fit$core
+    distances <- nystrom_fit$distances
+  }
   usable <- kqd_check_path(distances, reg, variant)
   bias_matrix <- kqd_biases(bias, core, distances, y, prior, reg, variant, usable)
   path_error <- vapply(seq_len(nrow(reg)), function(k) {
     if (!usable[k]) return(NA_real_)
-    f <- -distances[[k]] / 2 + rep(bias_matrix[k, ], each = nrow(K))
+    f <- -distances[[k]] / 2 + rep(bias_matrix[k, ], each = length(y))
     mean(class_from_decisions(f, levels) != y)
   }, numeric(1))
 
@@ -218,7 +227,9 @@ kqd_fit <- function(inputs, variant = "RC+", reg = NULL, indefinite = c("auto", 
   list(variant = variant, reg = reg, bias = bias_matrix, bias_method = bias,
        path_error = path_error, best = which.min(path_error),
        indefinite = indefinite_used, indefinite_mode = indefinite, signature = signature,
-       prior = prior, x = inputs$x, core = core, threads = threads,
+       prior = prior, landmarks = landmarks,
+       # a Nystroem fit keeps its landmarks, not the training data
+       x = if (is.null(landmarks)) inputs$x, core = core, threads = threads,
        training_distances = distances)
 }
 
@@ -315,8 +326,9 @@ kqd_map_bias <- function(core, reg, variant) {
   smallest_ratio <- numeric(length(core$classes))
   b <- vapply(seq_along(core$classes), function(j) {
     cl <- core$classes[[j]]
-    n_j <- length(cl$members)
-    lambda <- abs(cl$values)
+    n_j <- cl$n_j %||% length(cl$members)
+    # the nonzero eigenvalues (a Nystroem core also keeps the zero ones)
+    lambda <- abs(cl$values[abs(cl$values) > (cl$zero %||% 0)])
     mu <- switch(variant,
       "IC+" = (lambda + reg[j]) / n_j,
       "FK+" = (lambda + reg[j]) / n_j,
@@ -392,6 +404,10 @@ krein_scores.kqd <- function(object, new, type, reg = NULL) {
     # the training points: their distances were computed by the fit
     d <- object$training_distances[[k]]
     dimnames(d) <- list(rownames(object$x), object$levels)
+  } else if (!is.null(object$landmarks)) {
+    nystrom <- kqd_nystrom_new_distances(object, new, k)
+    d <- check_kqd_new_distances(nystrom$d, object, k)
+    dimnames(d) <- list(nystrom$names, object$levels)
   } else {
     kernels <- new_kernels(object, new, need_self = startsWith(object$variant, "RC"))
     d <- check_kqd_new_distances(cpp_kqd_distances(object$core, kernels$K, kernels$self)[[k]], object, k)
@@ -403,12 +419,18 @@ krein_scores.kqd <- function(object, new, type, reg = NULL) {
 }
 
 #' @export
-model_title.kqd <- function(x) x$variant
+model_title.kqd <- function(x) {
+  if (is.null(x$landmarks)) x$variant else paste0(x$variant, ", ", nystrom_title(x$landmarks))
+}
 
 #' @export
 model_print_lines.kqd <- function(x) {
   reg_name <- if (startsWith(x$variant, "RC")) "sigma^2" else "alpha"
-  c(paste0("indefinite formulas for: ",
+  c(if (!is.null(x$landmarks)) {
+      paste0("Nystroem feature space of rank ", length(x$core$signs), ", signature (p, q) = (",
+             sum(x$core$signs > 0), ", ", sum(x$core$signs < 0), ")")
+    },
+    paste0("indefinite formulas for: ",
            if (any(x$indefinite)) paste(names(x$indefinite)[x$indefinite], collapse = ", ") else "no class"),
     if (nrow(x$reg) > 1L) {
       paste0(reg_name, " path of ", nrow(x$reg), " values; best ", format_reg_row(x$reg[x$best, ]),
@@ -457,5 +479,6 @@ register_krein_model(
                           label = c("variant", "regularisation"), stringsAsFactors = FALSE),
   path = "reg",
   needs_self = function(args) startsWith(args$variant %||% "RC+", "RC"),
+  needs_inputs = function(args) landmarks_need_inputs(args$landmarks),
   types = "distance", predict_args = "reg"
 )
