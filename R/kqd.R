@@ -42,6 +42,98 @@
 #' published, which reproduces the paper's results; its values are then
 #' indefinite quadratic forms rather than squared distances.
 #'
+#' @section Nystroem KQD (Ny-KQD):
+#' With `landmarks`, the kernel is replaced by its Nystroem approximation
+#' (see [nystrom()]) and every variant is computed in the feature space of
+#' that approximation, with \eqn{r \times r} matrices instead of
+#' \eqn{n_j \times n_j} or \eqn{n \times n} ones. The papers give only the
+#' kernel forms; the low-rank forms below are derived from them (exact algebra,
+#' checked against the full KQD in the tests).
+#'
+#' *The feature space.* For the \eqn{m} landmarks \eqn{L}, \eqn{W = k(L, L) =
+#' V \Lambda V'}, keeping the \eqn{r} eigenvalues above \eqn{\sqrt{\epsilon}}
+#' times the largest in absolute value (as [nystrom()]). The map
+#' \deqn{\phi(x) = |\Lambda|^{-1/2} V' k(L, x) \in R^r, \qquad J =
+#'   \mathrm{sign}(\Lambda)}
+#' gives \eqn{\phi(x)' J \phi(x') = k(x, L) W^{+} k(L, x')}, the Nystroem
+#' kernel: the approximated data live in a pseudo-Euclidean space of
+#' signature \eqn{(p, q)} (a Euclidean one, \eqn{J = I}, when \eqn{W} is
+#' positive semidefinite).
+#'
+#' *A class.* Let \eqn{\Phi_j} hold the features of the \eqn{n_j} points of
+#' class \eqn{j} in rows, \eqn{\mu_j} their mean, \eqn{\tilde\Phi_j = \Phi_j -
+#' 1 \mu_j'} and \eqn{\tilde\phi(x) = \phi(x) - \mu_j}. Then the centred class
+#' kernel and centred kernel vector of Table II are
+#' \eqn{\tilde K = \tilde\Phi_j J \tilde\Phi_j'} and \eqn{\tilde k_x =
+#' \tilde\Phi_j J \tilde\phi(x)}. The class covariance in the feature space
+#' is \eqn{C_j = G_j / n_j} with the \eqn{r \times r} Gram matrix \eqn{G_j =
+#' \tilde\Phi_j'\tilde\Phi_j = F_j' F_j} (\eqn{F_j = S V_s'} from the thin
+#' SVD \eqn{\tilde\Phi_j = U S V_s'}). So \eqn{\tilde K = U M_j U'} with
+#' \eqn{M_j = F_j J F_j' = Q \Lambda_j Q'}: the nonzero eigenvalues of
+#' \eqn{\tilde K} are the \eqn{r} or fewer eigenvalues \eqn{\Lambda_j} of
+#' \eqn{M_j} (the nonzero eigenvalues of \eqn{J G_j = n_j J C_j}), with
+#' eigenvectors \eqn{U Q}, and \eqn{\tilde k_x = U Q c(x)} with the
+#' coordinates \deqn{c(x) = Q' F_j J \tilde\phi(x),} having no part outside
+#' that eigenbasis. Every Table II formula is a quadratic form
+#' \eqn{\tilde k_x' g(\tilde K) \tilde k_x} with a function \eqn{g} of the
+#' eigenvalues of \eqn{\tilde K}, so it becomes \eqn{\sum_i g(\Lambda_{j,i})
+#' c_i(x)^2}:
+#' * IC+: \eqn{d^2 = n_j \sum_i c_i^2 / (\Lambda_i + \alpha)^2}; IKQD-IC+:
+#'   \eqn{(|\Lambda_i| + \alpha)^2} in the denominator (\eqn{\Lambda + \alpha
+#'   J_j}, \eqn{J_j = \mathrm{sign}(\Lambda_j)}).
+#' * IC- (both kinds): \eqn{n_j \sum c_i^2 / \Lambda_i^2} over \eqn{|\Lambda_i|
+#'   \ge \alpha}.
+#' * RC+: \eqn{d^2 = (\tilde k_{xx} - \sum_i c_i^2 / (\Lambda_i + n_j
+#'   \sigma^2)) / \sigma^2}; IKQD-RC+: \eqn{\sum_i J_{j,i} c_i^2 / (|\Lambda_i|
+#'   + n_j \sigma^2)}.
+#' * RC-: \eqn{(\tilde k_{xx} - \|c\|^2 / (n_j \sigma^2)) / \sigma^2}, with
+#'   \eqn{\|c\|^2 = \|\tilde k_x\|^2}; IKQD-RC-: \eqn{\sum_i J_{j,i} c_i^2} in
+#'   place of \eqn{\|c\|^2}.
+#' * FK: with \eqn{\bar\Phi} all training features minus their grand mean,
+#'   \eqn{\tilde K = \bar\Phi J \bar\Phi'}, \eqn{\tilde K_j H_j \tilde K_j' =
+#'   \bar\Phi J G_j J \bar\Phi'} and \eqn{\tilde{\tilde k}_x = \bar\Phi J
+#'   \tilde\phi(x)}. With \eqn{\bar\Phi'\bar\Phi = \bar F'\bar F} (the
+#'   within-class Grams plus \eqn{n_j (\mu_j - \bar\mu)(\mu_j - \bar\mu)'}),
+#'   the same argument gives the eigenvalues of \eqn{\bar F J G_j J \bar F'}
+#'   (positive semidefinite) and the coordinates \eqn{c = Q' \bar F J
+#'   \tilde\phi(x)}; FK+ and FK- are then \eqn{n_j \sum c_i^2 / (\Lambda_i +
+#'   \alpha)} and \eqn{n_j \sum c_i^2 / \Lambda_i} over \eqn{\Lambda_i \ge
+#'   \alpha}, for both kinds of kernel.
+#'
+#' Eigenvalues of \eqn{\tilde K} outside this basis are zero, and the
+#' formulas give them the weight of a zero eigenvalue (\eqn{J = +1}), so they
+#' count nowhere: \eqn{\tilde k_x} has no part there. The zero tolerance,
+#' the automatic choice of the IKQD formulas, the signature \eqn{(p, q, z)}
+#' (with \eqn{z = n_j - p - q}) and the MAP bias use the spectrum
+#' \eqn{\Lambda_j} exactly as the full fit uses that of \eqn{\tilde K}. RC
+#' needs the centred self-similarity \eqn{\tilde k_{xx} = k(x, x) - 2 \phi(x)'
+#' J \mu_j + \mu_j' J \mu_j}: krein uses the exact \eqn{k(x, x)}, so the part
+#' of \eqn{x} outside the span of the landmarks counts as isotropic residual,
+#' as in the full RC model.
+#'
+#' *When it is the full KQD.* If the landmarks span the kernel -- every
+#' training point is a landmark (with an invertible \eqn{W}), or the kernel
+#' has rank at most \eqn{m} and \eqn{W} has its rank (such as a quadratic
+#' kernel of 2-D inputs, with 6 features, and \eqn{m \ge 6} landmarks in
+#' general position) -- then \eqn{k(x, L) W^{+} k(L, x_i) = k(x, x_i)} for every
+#' point \eqn{x} and training point \eqn{x_i}: the approximated training
+#' kernel and kernel vectors are the exact ones, and since the formulas above
+#' are exact rewritings of Table II, Ny-KQD gives the full KQD's distances,
+#' biases and classes (to rounding).
+#'
+#' *Cost.* The fit needs only per-class sums over the training rows (counts,
+#' means and Gram matrices), computed from the landmark kernel in blocks of
+#' rows as for Ny-iKFD (`getOption("krein.block_rows")`; rows are shifted by
+#' the first row of their class, so the centred Gram does not cancel the mean
+#' of the features): \eqn{O(n m r)} time for the features and \eqn{O(n r^2)}
+#' for the Grams, \eqn{O(c r^3)} for the spectra, and a second pass (or the
+#' kept features, when all of them fit in 128 MB) for the training distances
+#' the biases need. The model keeps the landmarks, the \eqn{r \times m} map
+#' and per class \eqn{\mu_j}, the projection \eqn{Q'F_jJ} and \eqn{\Lambda_j}
+#' -- not the training data -- and predicts a point in \eqn{O(m r + c r^2)}
+#' (the kernel against the landmarks, its features, and one projection per
+#' class). A regularisation path costs one fit as in the full KQD.
+#'
 #' @section Regularisation and the path:
 #' `reg` is \eqn{\alpha_j} for IC and FK (a ridge or pseudo-inverse threshold on
 #' eigenvalues of centred kernel matrices, so it scales with the kernel) and
@@ -111,6 +203,13 @@
 #' @param bias `"error"`, `"map"` or `"none"`.
 #' @param prior Class prior probabilities in the order of the levels; `NULL`
 #'   for the class proportions.
+#' @param landmarks `NULL` for the full KQD; for Ny-KQD (see Nystroem KQD)
+#'   `"meb"`, `"kmeans"` or `"random"` to select landmarks with
+#'   [select_landmarks()], a vector of training-row indices, or a
+#'   `krein_landmarks` object from [select_landmarks()] on the same training
+#'   data -- as [ikfd()] takes them.
+#' @param eps,m Passed to [select_landmarks()] when `landmarks` names a
+#'   method (`m`: the number of landmarks).
 #' @param threads Threads for the kernel matrices; `NULL` uses
 #'   `getOption("krein.threads")`.
 #' @param ... Not used: every argument after the data must be named in full
@@ -126,7 +225,10 @@
 #'   `indefinite` (per class: were the IKQD formulas used), `signature` (per
 #'   class: \eqn{(p, q, z)} of the centred class kernel, `NA` where a Cholesky
 #'   factorisation replaced the eigendecomposition and for FK), `levels`,
-#'   `prior`, `counts`, the kernel and what prediction needs.
+#'   `prior`, `counts`, the kernel and what prediction needs: the training
+#'   inputs `x` for a full fit; for Ny-KQD, `landmarks` (a `krein_landmarks`)
+#'   and in `core` the feature map, its signs \eqn{J} and per class the
+#'   mean, projection and eigenvalues, with `x` `NULL`.
 #' @references
 #' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
 #' positive definite and indefinite kernels. *IEEE Transactions on Pattern
@@ -153,6 +255,11 @@
 #' path <- kqd(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), variant = "IC-",
 #'             reg = c(1e-4, 1e-3, 1e-2))
 #' path$path_error
+#' # Ny-KQD: 40 random landmarks instead of all 200 points
+#' ny <- kqd(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), variant = "RC+",
+#'           landmarks = "random", m = 40)
+#' ny
+#' mean(predict(ny, test) != test$y)
 #' @export
 kqd <- function(x, ...) UseMethod("kqd")
 
@@ -454,9 +561,17 @@ model_summary.kqd <- function(object) {
   biases <- object$bias
   colnames(biases) <- paste0("b[", object$levels, "]")
   path <- cbind(path, biases)
+  lm <- object$landmarks
+  if (!is.null(lm)) classes$landmarks <- as.vector(table(factor(lm$class, levels = object$levels)))
   out <- list(classes, path)
   names(out) <- c("Classes (signature p, q, z of the centred class kernel)",
                   sprintf("Regularisation path (bias by %s; best: row %d)", object$bias_method, object$best))
+  if (!is.null(lm)) {
+    signs <- object$core$signs
+    out[["Nystroem approximation"]] <- sprintf(
+      "%d landmarks (%s); feature space of rank %d, signature (p, q) = (%d, %d)",
+      length(lm$class), lm$method, length(signs), sum(signs > 0), sum(signs < 0))
+  }
   out
 }
 

@@ -185,3 +185,12 @@ test_that("bad landmarks give krein_errors naming the argument", {
   expect_error(kqd(x, factor(c("a", "b", "a", "b", "a", "b")), kernel = zero, variant = "RC+",
                    scale = FALSE, landmarks = 1:2), class = "krein_error", regexp = "rank 0")
 })
+
+test_that("summary() of a Ny-KQD fit describes the approximation", {
+  d <- fx_checkerboard()
+  fit <- kqd(d$x, d$y, kernel = d$kernel, variant = "IC+", scale = FALSE, landmarks = c(1, 5, 9, 13, 17, 21))
+  s <- summary(fit)
+  expect_match(s$model[["Nystroem approximation"]], "6 landmarks \\(indices\\); feature space of rank")
+  expect_identical(sum(s$model[[1]]$landmarks), 6L)
+  expect_output(print(s), "Nystroem approximation")
+})
