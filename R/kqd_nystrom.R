@@ -17,10 +17,14 @@
 # FK does the same with the fully centred Gram of all rows and the class
 # matrix J G_j J (see ?kqd).
 #
-# Only sums over rows enter the fit, so the landmark kernel is computed in
-# blocks of rows (nystrom_block_rows(), as Ny-iKFD) and never held whole; the
-# model keeps the landmarks, the r x m map and per class mu_j, the r-column
-# projection Q' F_j J and the eigenvalues: O(m r + c r^2) numbers.
+# Only per-class factors of the rows enter the fit: the landmark kernel is
+# computed in blocks of rows (nystrom_block_rows(), as Ny-iKFD) and reduced at
+# once to the triangular QR factor of [C_j, 1] per class (cpp_class_factors(),
+# the tall-skinny QR of Ny-iKFD), from which the class's count, mean and
+# exactly centred Gram follow (nykqd_class_moments()). The model keeps the
+# landmarks, the r x m map and per class mu_j, the projection Q' F_j J and the
+# eigenvalues, folded into one m x (sum_j s_j + c) matrix for prediction:
+# O(m r + c r^2) numbers, never the training set.
 
 # The weights w(lambda) of Table II's inverse operators: the R twin of
 # kqd.hpp's spectral_weight(), vectorised over the eigenvalues of one class.
@@ -51,14 +55,12 @@ nykqd_feature_map <- function(W) {
        signs = sign(e$values[keep]), landmark_rank = sum(keep))
 }
 
-# The nonzero "square root" F (s x r) of a positive semidefinite r x r Gram
-# matrix G = F'F: F = D^1/2 U' over the eigenvalues above 100 r eps of the
-# largest (the rest carry no more than rounding).
-nykqd_gram_factor <- function(G) {
-  e <- eigen((G + t(G)) / 2, symmetric = TRUE)
-  largest <- max(0, e$values)
-  keep <- e$values > 100 * nrow(G) * .Machine$double.eps * largest & e$values > 0
-  sqrt(e$values[keep]) * t(e$vectors[, keep, drop = FALSE])
+# An r-column factor F with F'F = A'A, from the rows of A (thin QR: at most
+# r rows; R's qr() pivots columns, undone here).
+nykqd_row_factor <- function(A) {
+  if (nrow(A) == 0L) return(A)
+  q <- qr(A)
+  qr.R(q)[, order(q$pivot), drop = FALSE]
 }
 
 # One class's spectrum: the eigenvalues of F A F' (the nonzero spectrum of the
@@ -71,52 +73,53 @@ nykqd_spectrum <- function(factor, middle, signs) {
   list(values = e$values, projection = t(e$vectors) %*% (factor * rep(signs, each = nrow(factor))))
 }
 
-# Per-class sums over the training rows: counts, shifted sums and Grams. The
-# rows are shifted by the class's first feature row, so that the centred Gram
-# G - n (mu - s)(mu - s)' does not cancel the large mean of the features.
-nykqd_accumulate <- function(stats, Phi, y) {
-  for (j in which(tabulate(y, length(stats)) > 0L)) {
-    rows <- Phi[y == j, , drop = FALSE]
-    s <- stats[[j]]
-    if (is.null(s$shift)) s <- list(shift = rows[1, ], n = 0, sum = 0, gram = 0)
-    shifted <- sweep(rows, 2, s$shift)
-    s$n <- s$n + nrow(rows)
-    s$sum <- s$sum + colSums(shifted)
-    s$gram <- s$gram + crossprod(shifted)
-    stats[[j]] <- s
-  }
-  stats
+# A class's count, mean and centred factor in landmark-kernel space from the
+# triangular factor R of its rows [C_j, 1] (tall-skinny QR, as Ny-iKFD):
+# with R = [R11 u; 0 rho], C_j'1 = R11'u, n_j = |u|^2 + rho^2 and the centred
+# Gram C_j'C_j - C_j'1 1'C_j / n_j = R11'(I - uu'/n_j)R11 = F'F with F =
+# (I - a uu'/|u|^2) R11, a = 1 - |rho| / sqrt(n_j): the centring is exact,
+# with no cancellation of the mean.
+nykqd_class_moments <- function(R) {
+  m <- ncol(R) - 1L
+  R11 <- R[seq_len(m), seq_len(m), drop = FALSE]
+  u <- R[seq_len(m), m + 1L]
+  rho <- R[m + 1L, m + 1L]
+  n <- sum(u^2) + rho^2
+  uu <- sum(u^2)
+  centred <- if (uu > 0) R11 - (1 - abs(rho) / sqrt(n)) / uu * tcrossprod(u, crossprod(R11, u)) else R11
+  list(n = round(n), sum = as.vector(crossprod(R11, u)), centred = centred)
 }
 
 #' The Ny-KQD fit: the model's core (the counterpart of cpp_kqd_fit()) from the
 #' training inputs and landmarks, and the training distances.
 #' @noRd
 kqd_nystrom_fit <- function(inputs, landmarks, variant, reg, indefinite, threads) {
-  y <- as.integer(inputs$y)
+  y <- inputs$y
   n <- length(y)
-  classes <- nlevels(inputs$y)
+  classes <- nlevels(y)
+  m <- length(landmarks$class)
   feature <- nykqd_feature_map(landmark_kernel(inputs, landmarks, threads))
-  r <- length(feature$signs)
   rc <- startsWith(variant, "RC")
-  block_rows <- nystrom_block_rows(length(landmarks$class))
+  block_rows <- nystrom_block_rows(m)
   starts <- seq(1L, n, by = block_rows)
-  # the features of all rows are kept for the second pass when they fit in 128 MB
-  keep_features <- as.double(n) * r <= 2^24
+  # the landmark kernel of all rows is kept for the second pass when it fits in 128 MB
+  keep_blocks <- as.double(n) * m <= 2^24
   kept <- list()
-  stats <- vector("list", classes)
+  factors <- NULL
   for (b in seq_along(starts)) {
     rows <- starts[b]:min(n, starts[b] + block_rows - 1L)
-    Phi <- landmark_columns(inputs, landmarks, rows, threads) %*% t(feature$map)
-    stats <- nykqd_accumulate(stats, Phi, y[rows])
-    if (keep_features) kept[[b]] <- Phi
+    C <- landmark_columns(inputs, landmarks, rows, threads)
+    block <- cpp_class_factors(C, as.integer(y[rows]), classes, threads)
+    factors <- if (is.null(factors)) block else cpp_merge_factors(factors, block)
+    if (keep_blocks) kept[[b]] <- C
   }
-  core <- nykqd_core(stats, feature, variant, reg, indefinite, n)
+  core <- nykqd_core(lapply(factors, nykqd_class_moments), feature, variant, reg, indefinite, n)
   distances <- lapply(seq_len(nrow(reg)), function(k) matrix(0, n, classes))
   for (b in seq_along(starts)) {
     rows <- starts[b]:min(n, starts[b] + block_rows - 1L)
-    Phi <- if (keep_features) kept[[b]] else landmark_columns(inputs, landmarks, rows, threads) %*% t(feature$map)
+    C <- if (keep_blocks) kept[[b]] else landmark_columns(inputs, landmarks, rows, threads)
     self <- if (rc) training_self_similarity(inputs, rows)
-    block <- nykqd_distances(core, Phi, self)
+    block <- nykqd_distances(core, C, self)
     for (k in seq_along(distances)) distances[[k]][rows, ] <- block[[k]]
   }
   list(core = core, distances = distances)
@@ -127,22 +130,27 @@ training_self_similarity <- function(inputs, rows) {
   kernel_self(inputs$kernel, inputs$x[rows, , drop = FALSE])
 }
 
-# The classes' spectra and projections from the per-class sums: what
-# kqd.hpp's fit() gives the full KQD, with the same diagnostics.
-nykqd_core <- function(stats, feature, variant, reg, mode, n) {
+# The classes' spectra and projections from the per-class moments: what
+# kqd.hpp's fit() gives the full KQD, with the same diagnostics. Then the
+# whole prediction as one m x k matrix `expansion` applied to the landmark
+# kernel (see nykqd_distances()).
+nykqd_core <- function(moments, feature, variant, reg, mode, n) {
   signs <- feature$signs
+  map <- feature$map
   r <- length(signs)
   J <- diag(signs, r)
   fk <- startsWith(variant, "FK")
-  parts <- lapply(stats, function(s) {
-    centre <- s$sum / s$n
-    list(n = s$n, mean = s$shift + centre, gram = s$gram - s$n * tcrossprod(centre))
+  # in the feature space: mean mu_j and an r-column factor of the centred Gram G_j
+  parts <- lapply(moments, function(mo) {
+    list(n = mo$n, mean = as.vector(map %*% mo$sum) / mo$n,
+         factor = nykqd_row_factor(mo$centred %*% t(map)))
   })
   if (fk) {
     # the fully centred Gram of all rows: within-class plus between-class parts
     grand <- Reduce(`+`, lapply(parts, function(p) p$n * p$mean)) / n
-    total <- Reduce(`+`, lapply(parts, function(p) p$gram + p$n * tcrossprod(p$mean - grand)))
-    total_factor <- nykqd_gram_factor(total)
+    total_factor <- nykqd_row_factor(do.call(rbind, lapply(parts, function(p) {
+      rbind(p$factor, sqrt(p$n) * (p$mean - grand))
+    })))
   }
   classes <- lapply(seq_along(parts), function(j) {
     p <- parts[[j]]
@@ -151,9 +159,7 @@ nykqd_core <- function(stats, feature, variant, reg, mode, n) {
                 signature = c(-1L, -1L, -1L), regularised_singular = FALSE)
     # the centred class kernel K~^[j]: its nonzero spectrum, for the record
     # (and the model of IC and RC); RC- with A = I decomposes nothing, as in kqd.hpp
-    class_spectrum <- if (!(variant == "RC-" && mode == "no")) {
-      nykqd_spectrum(nykqd_gram_factor(p$gram), J, signs)
-    }
+    class_spectrum <- if (!(variant == "RC-" && mode == "no")) nykqd_spectrum(p$factor, J, signs)
     if (!is.null(class_spectrum)) {
       lambda <- class_spectrum$values
       largest <- max(0, abs(lambda))
@@ -166,13 +172,12 @@ nykqd_core <- function(stats, feature, variant, reg, mode, n) {
     cls$indefinite <- mode == "yes" || (mode == "auto" && cls$negative_found)
     if (fk) {
       # K~~^[j] = Phibar J G_j J Phibar' (psd): the spectrum of F J G_j J F'
-      spectrum <- nykqd_spectrum(total_factor, J %*% p$gram %*% J, signs)
+      spectrum <- nykqd_spectrum(total_factor, J %*% crossprod(p$factor) %*% J, signs)
       cls$signature <- c(-1L, -1L, -1L)
       cls$zero <- 100 * n_j * .Machine$double.eps * max(0, abs(spectrum$values))
     } else if (is.null(class_spectrum)) {
       # RC- with A = I: q = |k~_x|^2, any orthonormal coordinates of range(Phit_j J) do
-      factor <- nykqd_gram_factor(p$gram)
-      spectrum <- list(values = rep(0, nrow(factor)), projection = factor * rep(signs, each = nrow(factor)))
+      spectrum <- list(values = rep(0, nrow(p$factor)), projection = p$factor * rep(signs, each = nrow(p$factor)))
       cls$zero <- 0
     } else {
       spectrum <- class_spectrum
@@ -187,20 +192,32 @@ nykqd_core <- function(stats, feature, variant, reg, mode, n) {
     cls$projection <- spectrum$projection
     cls
   })
-  list(variant = variant, reg = reg, signs = signs, map = feature$map,
-       landmark_rank = feature$landmark_rank, classes = classes)
+  # c(x) = T_j (phi(x) - mu_j) = (T_j map) k(L, x) - T_j mu_j, and for RC
+  # phi(x)' J mu_j = k(x, L) map' J mu_j: one m x (sum_j s_j + c) expansion
+  sizes <- vapply(classes, function(cls) length(cls$values), integer(1))
+  expansion <- cbind(do.call(cbind, lapply(classes, function(cls) t(map) %*% t(cls$projection))),
+                     t(map) %*% (signs * vapply(classes, `[[`, numeric(r), "mean")))
+  offsets <- unlist(lapply(classes, function(cls) as.vector(cls$projection %*% cls$mean)))
+  list(variant = variant, reg = reg, signs = signs, map = map,
+       landmark_rank = feature$landmark_rank, classes = classes,
+       expansion = expansion, offsets = offsets, sizes = sizes)
 }
 
-#' Squared distances of points, given by their features Phi (rows), to every
-#' class at every path value: a list of (rows x classes) matrices. `self`:
-#' their exact k(x, x) (RC only).
+#' Squared distances of points, given by their kernel against the landmarks
+#' (rows of C), to every class at every path value: a list of (rows x
+#' classes) matrices. `self`: their exact k(x, x) (RC only). One matrix
+#' product, O(m sum_j s_j) per point.
 #' @noRd
-nykqd_distances <- function(core, Phi, self = NULL) {
+nykqd_distances <- function(core, C, self = NULL) {
   paths <- nrow(core$reg)
-  out <- lapply(seq_len(paths), function(k) matrix(0, nrow(Phi), length(core$classes)))
-  for (j in seq_along(core$classes)) {
+  classes <- length(core$classes)
+  out <- lapply(seq_len(paths), function(k) matrix(0, nrow(C), classes))
+  product <- C %*% core$expansion
+  ends <- cumsum(core$sizes)
+  for (j in seq_len(classes)) {
     cls <- core$classes[[j]]
-    coordinates <- sweep(Phi, 2, cls$mean) %*% t(cls$projection)
+    columns <- seq_len(core$sizes[j]) + ends[j] - core$sizes[j]
+    coordinates <- sweep(product[, columns, drop = FALSE], 2, core$offsets[columns])
     squares <- coordinates^2
     for (k in seq_len(paths)) {
       reg <- core$reg[k, j]
@@ -209,8 +226,7 @@ nykqd_distances <- function(core, Phi, self = NULL) {
       out[[k]][, j] <- if (startsWith(core$variant, "RC")) {
         # k~_xx = k(x, x) - 2 phi(x)' J mu_j + mu_j' J mu_j: the exact self-similarity,
         # the approximated kernel elsewhere (?kqd, Nystroem KQD)
-        signed_mean <- core$signs * cls$mean
-        centred_self <- self - 2 * as.vector(Phi %*% signed_mean) + sum(signed_mean * cls$mean)
+        centred_self <- self - 2 * product[, ends[classes] + j] + sum(core$signs * cls$mean^2)
         (centred_self - q) / reg
       } else {
         cls$n_j * q
@@ -225,7 +241,5 @@ kqd_nystrom_new_distances <- function(object, new, k) {
   lm <- object$landmarks
   kernels <- new_kernels(object, new, points = lm$points, columns = lm$indices,
                          need_self = startsWith(object$variant, "RC"))
-  Phi <- kernels$K %*% t(object$core$map)
-  d <- nykqd_distances(object$core, Phi, kernels$self)[[k]]
-  list(d = d, names = kernels$names)
+  list(d = nykqd_distances(object$core, kernels$K, kernels$self)[[k]], names = kernels$names)
 }
