@@ -121,18 +121,20 @@
 #' are exact rewritings of Table II, Ny-KQD gives the full KQD's distances,
 #' biases and classes (to rounding).
 #'
-#' *Cost.* The fit needs only per-class sums over the training rows (counts,
-#' means and Gram matrices), computed from the landmark kernel in blocks of
-#' rows as for Ny-iKFD (`getOption("krein.block_rows")`; rows are shifted by
-#' the first row of their class, so the centred Gram does not cancel the mean
-#' of the features): \eqn{O(n m r)} time for the features and \eqn{O(n r^2)}
-#' for the Grams, \eqn{O(c r^3)} for the spectra, and a second pass (or the
-#' kept features, when all of them fit in 128 MB) for the training distances
-#' the biases need. The model keeps the landmarks, the \eqn{r \times m} map
-#' and per class \eqn{\mu_j}, the projection \eqn{Q'F_jJ} and \eqn{\Lambda_j}
-#' -- not the training data -- and predicts a point in \eqn{O(m r + c r^2)}
-#' (the kernel against the landmarks, its features, and one projection per
-#' class). A regularisation path costs one fit as in the full KQD.
+#' *Cost.* The fit needs of each class only its count, mean and centred Gram
+#' matrix. They come from the landmark kernel \eqn{C = k(X, L)}, computed in
+#' blocks of rows as for Ny-iKFD (`getOption("krein.block_rows")`; see
+#' [ikfd()]) and reduced at once to one triangular QR factor of \eqn{[C_j,
+#' 1]} per class (tall-skinny QR), which gives the centred Gram exactly,
+#' without subtracting the large mean of kernel rows: \eqn{O(n m^2)} time and
+#' \eqn{O(m^2)} memory beyond one block, then \eqn{O(c m^3)} for the
+#' spectra, and a second pass (or the kept blocks, when all of them fit in
+#' 128 MB) for the training distances the biases need. The model keeps the
+#' landmarks, the \eqn{r \times m} map and per class \eqn{\mu_j}, the
+#' projection \eqn{Q'F_jJ} and \eqn{\Lambda_j} -- not the training data --
+#' and predicts a point with one product of its kernel against the landmarks,
+#' \eqn{O(m r)} per class. A regularisation path costs one fit, as in the full
+#' KQD.
 #'
 #' @section Regularisation and the path:
 #' `reg` is \eqn{\alpha_j} for IC and FK (a ridge or pseudo-inverse threshold on

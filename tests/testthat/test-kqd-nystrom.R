@@ -101,8 +101,8 @@ test_that("Ny-KQD equals the transcription of its derivation with few landmarks"
 })
 
 test_that("Ny-KQD fits in row blocks: the blocks do not change the model", {
-  # the per-class sums are accumulated block by block, shifted by the first
-  # row of the class (a block may hold no point of a class)
+  # the per-class QR factors are merged block by block (a block may hold no
+  # point of a class)
   d <- fx_checkerboard()
   landmarks <- seq(1, nrow(d$x), by = 3)
   for (variant in c("IC+", "RC+", "FK-")) {
