@@ -79,15 +79,15 @@ nykqd_spectrum <- function(factor, middle, signs) {
 # Gram C_j'C_j - C_j'1 1'C_j / n_j = R11'(I - uu'/n_j)R11 = F'F with F =
 # (I - a uu'/|u|^2) R11, a = 1 - |rho| / sqrt(n_j): the centring is exact,
 # with no cancellation of the mean.
-nykqd_class_moments <- function(R) {
+nykqd_class_moments <- function(R, n) {
   m <- ncol(R) - 1L
   R11 <- R[seq_len(m), seq_len(m), drop = FALSE]
   u <- R[seq_len(m), m + 1L]
-  rho <- R[m + 1L, m + 1L]
-  n <- sum(u^2) + rho^2
   uu <- sum(u^2)
-  centred <- if (uu > 0) R11 - (1 - abs(rho) / sqrt(n)) / uu * tcrossprod(u, crossprod(R11, u)) else R11
-  list(n = round(n), sum = as.vector(crossprod(R11, u)), centred = centred)
+  # rho^2 = n - |u|^2, from the factor itself (not by cancellation)
+  rho <- abs(R[m + 1L, m + 1L])
+  centred <- if (uu > 0) R11 - (1 - rho / sqrt(uu + rho^2)) / uu * tcrossprod(u, crossprod(R11, u)) else R11
+  list(n = n, sum = as.vector(crossprod(R11, u)), centred = centred)
 }
 
 #' The Ny-KQD fit: the model's core (the counterpart of cpp_kqd_fit()) from the
@@ -113,7 +113,9 @@ kqd_nystrom_fit <- function(inputs, landmarks, variant, reg, indefinite, threads
     factors <- if (is.null(factors)) block else cpp_merge_factors(factors, block)
     if (keep_blocks) kept[[b]] <- C
   }
-  core <- nykqd_core(lapply(factors, nykqd_class_moments), feature, variant, reg, indefinite, n)
+  counts <- as.vector(table(y))
+  moments <- lapply(seq_len(classes), function(j) nykqd_class_moments(factors[[j]], counts[j]))
+  core <- nykqd_core(moments, feature, variant, reg, indefinite, n)
   distances <- lapply(seq_len(nrow(reg)), function(k) matrix(0, n, classes))
   for (b in seq_along(starts)) {
     rows <- starts[b]:min(n, starts[b] + block_rows - 1L)
