@@ -121,7 +121,7 @@ kqd_nystrom_fit <- function(inputs, landmarks, variant, reg, indefinite, threads
     rows <- starts[b]:min(n, starts[b] + block_rows - 1L)
     C <- if (keep_blocks) kept[[b]] else landmark_columns(inputs, landmarks, rows, threads)
     self <- if (rc) training_self_similarity(inputs, rows)
-    block <- nykqd_distances(core, C, self)
+    block <- nykqd_distances(core, C, self, threads)
     for (k in seq_along(distances)) distances[[k]][rows, ] <- block[[k]]
   }
   list(core = core, distances = distances)
@@ -208,34 +208,27 @@ nykqd_core <- function(moments, feature, variant, reg, mode, n) {
 #' Squared distances of points, given by their kernel against the landmarks
 #' (rows of C), to every class at every path value: a list of (rows x
 #' classes) matrices. `self`: their exact k(x, x) (RC only). One matrix
-#' product, O(m sum_j s_j) per point.
+#' product, O(m sum_j s_j) per point, in the C++ core (nykqd.hpp).
 #' @noRd
-nykqd_distances <- function(core, C, self = NULL) {
+nykqd_distances <- function(core, C, self = NULL, threads = 1L) {
+  rc <- startsWith(core$variant, "RC")
   paths <- nrow(core$reg)
-  classes <- length(core$classes)
-  out <- lapply(seq_len(paths), function(k) matrix(0, nrow(C), classes))
-  product <- C %*% core$expansion
-  ends <- cumsum(core$sizes)
-  for (j in seq_len(classes)) {
+  # the spectral weights of every class (stacked) at every path value
+  weights <- do.call(rbind, lapply(seq_along(core$classes), function(j) {
     cls <- core$classes[[j]]
-    columns <- seq_len(core$sizes[j]) + ends[j] - core$sizes[j]
-    coordinates <- sweep(product[, columns, drop = FALSE], 2, core$offsets[columns])
-    squares <- coordinates^2
-    for (k in seq_len(paths)) {
-      reg <- core$reg[k, j]
-      w <- nykqd_weights(core$variant, cls$indefinite, cls$values, reg, cls$n_j, cls$zero)
-      q <- as.vector(squares %*% w)
-      out[[k]][, j] <- if (startsWith(core$variant, "RC")) {
-        # k~_xx = k(x, x) - 2 phi(x)' J mu_j + mu_j' J mu_j: the exact self-similarity,
-        # the approximated kernel elsewhere (?kqd, Nystroem KQD)
-        centred_self <- self - 2 * product[, ends[classes] + j] + sum(core$signs * cls$mean^2)
-        (centred_self - q) / reg
-      } else {
-        cls$n_j * q
-      }
-    }
-  }
-  out
+    matrix(vapply(seq_len(paths), function(k) {
+      nykqd_weights(core$variant, cls$indefinite, cls$values, core$reg[k, j], cls$n_j, cls$zero)
+    }, numeric(length(cls$values))), ncol = paths)
+  }))
+  n_j <- vapply(core$classes, `[[`, numeric(1), "n_j")
+  # d = a q + b (k(x, x) - 2 phi(x)' J mu_j + mu_j' J mu_j): IC and FK a = n_j, b = 0;
+  # RC a = -1 / sigma^2, b = 1 / sigma^2, with the exact self-similarity and the
+  # approximated kernel elsewhere (?kqd, Nystroem KQD)
+  scale <- if (rc) -1 / core$reg else matrix(n_j, paths, length(n_j), byrow = TRUE)
+  self_scale <- if (rc) 1 / core$reg else matrix(0, paths, length(n_j))
+  self_offsets <- vapply(core$classes, function(cls) sum(core$signs * cls$mean^2), numeric(1))
+  cpp_nykqd_distances(C, core$expansion, core$offsets, core$sizes, weights, scale, self_scale,
+                      self_offsets, if (rc) as.double(self) else numeric(), threads)
 }
 
 # Distances of new points for a Nystroem fit, path value k
@@ -243,5 +236,5 @@ kqd_nystrom_new_distances <- function(object, new, k) {
   lm <- object$landmarks
   kernels <- new_kernels(object, new, points = lm$points, columns = lm$indices,
                          need_self = startsWith(object$variant, "RC"))
-  list(d = nykqd_distances(object$core, kernels$K, kernels$self)[[k]], names = kernels$names)
+  list(d = nykqd_distances(object$core, kernels$K, kernels$self, object$threads)[[k]], names = kernels$names)
 }
