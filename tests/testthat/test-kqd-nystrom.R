@@ -194,3 +194,26 @@ test_that("summary() of a Ny-KQD fit describes the approximation", {
   expect_identical(sum(s$model[[1]]$landmarks), 6L)
   expect_output(print(s), "Nystroem approximation")
 })
+
+test_that("Ny-KQD chooses and reports the IKQD formulas from the class spectra as the full fit does", {
+  # paper 000 Sec. IV: indefinite = "auto" switches per class; "no" on an
+  # indefinite kernel warns (krein_warning), with or without landmarks
+  d <- fx_checkerboard()
+  landmarks <- seq(1, nrow(d$x), by = 2)
+  auto <- kqd(d$x, d$y, kernel = d$kernel, variant = "IC-", scale = FALSE, landmarks = landmarks)
+  expect_true(all(auto$indefinite))
+  expect_true(all(auto$signature[, "q"] > 0))
+  expect_equal(unname(rowSums(auto$signature)), as.vector(auto$counts))
+  warnings <- character()
+  withCallingHandlers(
+    kqd(d$x, d$y, kernel = d$kernel, variant = "RC+", indefinite = "no", scale = FALSE, landmarks = landmarks),
+    krein_warning = function(w) {
+      warnings <<- c(warnings, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    })
+  expect_true(any(grepl("is indefinite, but `indefinite = \"no\"` forces", warnings, fixed = TRUE)))
+  rbf <- fx_three_classes()
+  pd <- kqd(rbf$x, rbf$y, kernel = rbf$kernel, variant = "IC-", scale = FALSE, landmarks = 1:20)
+  expect_false(any(pd$indefinite))
+  expect_true(all(pd$signature[, "q"] == 0))
+})
