@@ -7,7 +7,10 @@
 #' largest decision value
 #' \deqn{f_j(x) = -\tfrac12 d_j^2(x) + b_j,}
 #' where \eqn{d_j^2} is a squared kernel Mahalanobis distance to class \eqn{j}
-#' and \eqn{b_j} a bias.
+#' and \eqn{b_j} a bias. With `landmarks`, the same six variants in the
+#' feature space of a Nystroem approximation (Ny-KQD, derived for krein; see
+#' Nystroem KQD): linear in the number of training points, and the full KQD
+#' whenever the landmarks span the kernel.
 #'
 #' @section Variants (Pekalska and Haasdonk 2009, Table II):
 #' * `"IC+"`, `"IC-"` (invertible covariance, eqs. 14-17):
@@ -183,7 +186,9 @@
 #' Precomputed fits of the RC variants need the self-similarities of new
 #' points: `precomputed_kernel(K_new, self = )`. New points whose distances
 #' are not finite (kernel values far beyond the training data's scale) are
-#' an error, never NaN probabilities. [plot()][plot.krein_model()]
+#' an error, never NaN probabilities. A Ny-KQD fit on a precomputed kernel
+#' uses only the landmark columns of the new kernel (and, for RC, the
+#' self-similarities). [plot()][plot.krein_model()]
 #' takes `reg` too; for more than two inputs it shows a pairs plot of the
 #' training points' squared distances to the classes -- for two classes the
 #' KQD boundary is a line parallel to the diagonal there (Haasdonk and
