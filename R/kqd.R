@@ -214,7 +214,9 @@
 #'   `"meb"`, `"kmeans"` or `"random"` to select landmarks with
 #'   [select_landmarks()], a vector of training-row indices, or a
 #'   `krein_landmarks` object from [select_landmarks()] on the same training
-#'   data -- as [ikfd()] takes them.
+#'   data -- as [ikfd()] takes them. For data in chunks ([krein_chunks()],
+#'   given as `x`; the fit is mapped over the chunks): a matrix of landmark points (original units), a `krein_landmarks` object
+#'   or a method applied to the first chunks.
 #' @param eps,m Passed to [select_landmarks()] when `landmarks` names a
 #'   method (`m`: the number of landmarks).
 #' @param threads Threads for the kernel matrices; `NULL` uses
@@ -286,6 +288,18 @@ kqd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, variant 
                         threads = NULL) {
   check_dots_empty("kqd", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
+  fit_model("kqd", inputs, method_arguments("kqd"), match.call())
+}
+
+# Data in chunks (krein_chunks(), R/chunks.R): a Ny-KQD fit mapped over the chunks
+#' @rdname kqd
+#' @export
+kqd.krein_chunks <- function(x, ..., kernel = kernel_rbf(), scale = TRUE, variant = "RC+", reg = NULL,
+                             indefinite = c("auto", "yes", "no"), bias = c("error", "map", "none"),
+                             prior = NULL, landmarks = NULL, eps = 0.01, m = NULL, threads = NULL) {
+  check_dots_empty("kqd", ...)
+  check_chunk_landmarks(landmarks)
+  inputs <- inputs_from_chunks(x, kernel, scale = scale)
   fit_model("kqd", inputs, method_arguments("kqd"), match.call())
 }
 

@@ -94,6 +94,9 @@ nykqd_class_moments <- function(R, n) {
 #' training inputs and landmarks, and the training distances.
 #' @noRd
 kqd_nystrom_fit <- function(inputs, landmarks, variant, reg, indefinite, threads) {
+  if (inherits(inputs, "krein_chunked_inputs")) {
+    return(kqd_nystrom_fit_chunks(inputs, landmarks, variant, reg, indefinite, threads))
+  }
   y <- inputs$y
   n <- length(y)
   classes <- nlevels(y)
@@ -124,6 +127,23 @@ kqd_nystrom_fit <- function(inputs, landmarks, variant, reg, indefinite, threads
     block <- nykqd_distances(core, C, self, threads)
     for (k in seq_along(distances)) distances[[k]][rows, ] <- block[[k]]
   }
+  list(core = core, distances = distances)
+}
+
+# Ny-KQD over chunked data (R/chunks.R): the class factors mapped over the
+# chunks and merged, then the training distances in a second pass
+kqd_nystrom_fit_chunks <- function(inputs, landmarks, variant, reg, indefinite, threads) {
+  y <- inputs$y
+  classes <- nlevels(y)
+  feature <- nykqd_feature_map(landmark_kernel(inputs, landmarks, threads))
+  factors <- chunk_class_factors(inputs, landmarks, threads)
+  counts <- as.vector(table(y))
+  moments <- lapply(seq_len(classes), function(j) nykqd_class_moments(factors[[j]], counts[j]))
+  core <- nykqd_core(moments, feature, variant, reg, indefinite, length(y))
+  distance <- function(C, self) nykqd_distances(core, C, self, threads)
+  blocks <- map_landmark_kernel(inputs, landmarks, bare_function(distance, core = core, threads = threads),
+                                need_self = startsWith(variant, "RC"), threads = threads)
+  distances <- lapply(seq_len(nrow(reg)), function(k) do.call(rbind, lapply(blocks, `[[`, k)))
   list(core = core, distances = distances)
 }
 
