@@ -156,6 +156,9 @@ test_that("bad chunks give errors naming the chunk", {
   expect_snapshot(error = TRUE, krein_chunks(parts, y = 3))
   expect_error(ikfd(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2), landmarks = points[, 1, drop = FALSE]),
                class = "krein_error")
+  # models without a map-reduce fit say so
+  expect_snapshot(error = TRUE, pcvm(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2), landmarks = points))
+  expect_error(kfda(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2)), class = "krein_error")
 })
 
 test_that("a multisession plan gives the sequential fit", {
