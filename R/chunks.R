@@ -259,7 +259,7 @@ map_chunks <- function(chunks, fun, ..., per_chunk = NULL, limit = Inf) {
     }
   }
   if (index == 0L) krein_abort("`x` gave no chunks: its source returned no rows.")
-  if (!is.null(per_chunk) && index != length(per_chunk)) {
+  if (!is.null(per_chunk) && is.infinite(limit) && index != length(per_chunk)) {
     krein_abort(sprintf("`x` gave %d chunks in this pass and %d in the first; a source must give the same rows on every read.",
                         index, length(per_chunk)))
   }

@@ -74,6 +74,15 @@ test_that("CSV files, an RSQLite database and a function give the in-memory fit"
   DBI::dbWriteTable(con, "board", from_files)
   db <- krein_chunks(con, y = "y", query = "SELECT x1, x2, y FROM board ORDER BY rowid", page_rows = 64)
   expect_same_ikfd(ikfd(db, kernel = kernel_rbf(2), landmarks = points), memory)
+  # a sample of the first pages for a landmark method: the same as from the rows in a list
+  set.seed(5)
+  from_db <- ikfd(krein_chunks(con, y = "y", query = "SELECT x1, x2, y FROM board ORDER BY rowid",
+                               page_rows = 64, sample_rows = 100), kernel = kernel_rbf(2),
+                  landmarks = "random", m = 12)
+  set.seed(5)
+  from_list <- ikfd(krein_chunks(split_rows(from_files, c(64, 64, 64, 8)), y = "y", sample_rows = 100),
+                    kernel = kernel_rbf(2), landmarks = "random", m = 12)
+  expect_equal(from_db$coefficients, from_list$coefficients, tolerance = 1e-10)
 
   # a function of the chunk index, NULL after the last chunk
   reader <- function(i) {
