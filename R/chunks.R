@@ -228,6 +228,9 @@ map_chunks <- function(chunks, fun, ..., per_chunk = NULL, limit = Inf) {
     }
     tasks <- lapply(indices, function(i) chunk_task(chunks, i, per_chunk))
     if (requireNamespace("future.apply", quietly = TRUE)) {
+      # the map draws no random numbers, but loading packages on a fresh
+      # worker may touch its RNG state: future.seed = NULL skips the check
+      # (and the seeding) that would warn about that
       return(future.apply::future_lapply(tasks, run_chunk_task, fun = fun, ..., future.seed = NULL))
     }
     return(lapply(tasks, run_chunk_task, fun = fun, ...))

@@ -136,6 +136,24 @@ test_that("landmark methods select on the first chunks", {
   expect_equal(fit$landmarks$points, sample_landmarks$points, ignore_attr = TRUE)
 })
 
+test_that("a krein_landmarks object gives its points in the original units", {
+  d <- chunk_data(200, seed = 12)
+  set.seed(3)
+  selected <- select_landmarks(d[, 1:2], d$y, kernel_rbf(2), method = "random", m = 15)
+  memory <- ikfd(d[, 1:2], d$y, kernel = kernel_rbf(2), landmarks = selected$indices)
+  chunked <- ikfd(krein_chunks(split_rows(d, c(120, 80)), y = "y"), kernel = kernel_rbf(2), landmarks = selected)
+  expect_same_ikfd(chunked, memory)
+  expect_identical(chunked$landmarks$class, selected$class)
+})
+
+test_that("a kernel width from the data is the median heuristic on the sample of the first chunks", {
+  d <- chunk_data(300, seed = 13)
+  chunks <- krein_chunks(split_rows(d, c(100, 100, 100)), y = "y", sample_rows = 100)
+  fit <- ikfd(chunks, kernel = kernel_rbf(), landmarks = as.matrix(d[1:10, 1:2]))
+  sample_x <- scale(d[1:100, 1:2], center = fit$spec$scaling$center, scale = fit$spec$scaling$scale)
+  expect_equal(fit$spec$kernel$params$gamma, median_gamma(sample_x))
+})
+
 test_that("bad chunks give errors naming the chunk", {
   d <- chunk_data(60, seed = 10)
   parts <- split_rows(d, c(20, 20, 20))
