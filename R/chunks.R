@@ -15,7 +15,9 @@
 #' chunks are processed on whatever [future::plan()] is set: sequential,
 #' multisession, a cluster, a scheduler) and a reduce of small per-chunk
 #' summaries in the main process. [predict()][predict.krein_model()] takes
-#' one as `newdata`.
+#' one as `newdata` and returns the predictions of all chunks in chunk order
+#' (without row names), reading one chunk at a time in the main process; the
+#' response column of a training source is ignored there.
 #'
 #' @section Sources:
 #' * a **list** of matrices or data frames: each element is a chunk; with a
