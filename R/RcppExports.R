@@ -81,6 +81,10 @@ cpp_processor_count <- function() {
     .Call(`_krein_cpp_processor_count`)
 }
 
+cpp_nykqd_distances <- function(c, expansion, offsets, sizes, weights, scale, self_scale, self_offsets, self, threads) {
+    .Call(`_krein_cpp_nykqd_distances`, c, expansion, offsets, sizes, weights, scale, self_scale, self_offsets, self, threads)
+}
+
 cpp_nystrom <- function(c, w) {
     .Call(`_krein_cpp_nystrom`, c, w)
 }

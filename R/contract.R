@@ -258,6 +258,7 @@ predict.krein_model <- function(object, newdata = NULL, type = "class", ...) {
     out <- model_predictions(object, NULL, type, extra)
     return(stats::napredict(object$na_action, out))
   }
+  if (inherits(newdata, "krein_chunks")) return(predict_chunks(object, newdata, type, extra))
   model_predictions(object, new_inputs(object$spec, newdata), type, extra)
 }
 

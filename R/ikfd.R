@@ -109,7 +109,10 @@
 #' @param landmarks `NULL` for the full iKFD; `"meb"`, `"kmeans"` or
 #'   `"random"` to select landmarks with [select_landmarks()]; a vector of
 #'   training-row indices; or a `krein_landmarks` object from
-#'   [select_landmarks()] (on the same training data).
+#'   [select_landmarks()] (on the same training data). For data in chunks
+#'   ([krein_chunks()], given as `x`; the fit is mapped over the chunks): a
+#'   matrix of landmark points in the original units, a `krein_landmarks`
+#'   object, or a method applied to the first chunks.
 #' @param eps,m Passed to [select_landmarks()] when `landmarks` names a
 #'   method.
 #' @param weights `"equal"` (DisTools) or `"prior"` (Pekalska and Haasdonk
@@ -179,6 +182,18 @@ ikfd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, ridge_r
   fit_model("ikfd", inputs, method_arguments("ikfd"), match.call())
 }
 
+# Data in chunks (krein_chunks(), R/chunks.R): a Ny-iKFD fit mapped over the chunks
+#' @rdname ikfd
+#' @export
+ikfd.krein_chunks <- function(x, ..., kernel = kernel_rbf(), scale = TRUE, ridge_relative = 1e-4,
+                              landmarks = NULL, eps = 0.01, m = NULL, weights = c("equal", "prior"),
+                              threads = NULL) {
+  check_dots_empty("ikfd", ...)
+  check_chunk_landmarks(landmarks)
+  inputs <- inputs_from_chunks(x, kernel, scale = scale)
+  fit_model("ikfd", inputs, method_arguments("ikfd"), match.call())
+}
+
 #' The fit behind every ikfd() interface
 #' @noRd
 ikfd_fit <- function(inputs, ridge_relative = 1e-4, landmarks = NULL, eps = 0.01, m = NULL,
@@ -222,6 +237,7 @@ landmarks_need_inputs <- function(landmarks) {
 # NULL, a method name, training-row indices or a krein_landmarks object.
 resolve_landmarks <- function(landmarks, inputs, eps, m, threads) {
   if (is.null(landmarks)) return(NULL)
+  if (inherits(inputs, "krein_chunked_inputs")) return(chunk_landmarks(landmarks, inputs, eps, m, threads))
   n <- length(inputs$y)
   if (inherits(landmarks, "krein_landmarks")) {
     if (landmarks$n != n || landmarks$precomputed != is.null(inputs$x)) {
@@ -258,6 +274,7 @@ ikfd_full <- function(inputs, reg, weights, threads) {
 # a second pass gives the training scores unless the blocks were small enough
 # to keep.
 ikfd_nystrom <- function(inputs, landmarks, reg, weights, threads) {
+  if (inherits(inputs, "krein_chunked_inputs")) return(ikfd_nystrom_chunks(inputs, landmarks, reg, weights, threads))
   y <- inputs$y
   n <- length(y)
   classes <- nlevels(y)
@@ -286,6 +303,19 @@ ikfd_nystrom <- function(inputs, landmarks, reg, weights, threads) {
   c(core, list(scores = scores))
 }
 
+# Ny-iKFD over chunked data (R/chunks.R): the same factors, mapped over the
+# chunks and merged, then the training scores in a second pass
+ikfd_nystrom_chunks <- function(inputs, landmarks, reg, weights, threads) {
+  W <- landmark_kernel(inputs, landmarks, threads)
+  factors <- chunk_class_factors(inputs, landmarks, threads)
+  core <- unfactorisable_scatter(cpp_ikfd_nystrom(factors, as.double(table(inputs$y)), W, weights, reg))
+  score <- function(C, self) C %*% coefficients
+  blocks <- map_landmark_kernel(inputs, landmarks, bare_function(score, coefficients = core$coefficients),
+                                threads = threads)
+  scores <- do.call(rbind, blocks) + rep(core$bias, each = length(inputs$y))
+  c(core, list(scores = scores))
+}
+
 # The core's last resort (ikfd.hpp, ridged_cholesky): a scatter that no ridge
 # up to 1e6 times its largest diagonal entry makes factorisable, which only
 # non-finite kernel values cause.
@@ -307,7 +337,7 @@ nystrom_block_rows <- function(m) {
 
 # K(L, L) and K(rows, L) for data or precomputed fits
 landmark_kernel <- function(inputs, landmarks, threads) {
-  if (is.null(inputs$x)) {
+  if (is.null(inputs$x) && is.null(landmarks$points)) {
     W <- inputs$precomputed$K[landmarks$indices, landmarks$indices, drop = FALSE]
   } else {
     W <- evaluate_kernel(inputs$kernel, landmarks$points, NULL, threads)

@@ -7,7 +7,10 @@
 #' largest decision value
 #' \deqn{f_j(x) = -\tfrac12 d_j^2(x) + b_j,}
 #' where \eqn{d_j^2} is a squared kernel Mahalanobis distance to class \eqn{j}
-#' and \eqn{b_j} a bias.
+#' and \eqn{b_j} a bias. With `landmarks`, the same six variants in the
+#' feature space of a Nystroem approximation (Ny-KQD, derived for krein; see
+#' Nystroem KQD): linear in the number of training points, and the full KQD
+#' whenever the landmarks span the kernel.
 #'
 #' @section Variants (Pekalska and Haasdonk 2009, Table II):
 #' * `"IC+"`, `"IC-"` (invertible covariance, eqs. 14-17):
@@ -41,6 +44,100 @@
 #' \eqn{\sigma^2 \mathcal{J} \tilde\psi(x)}. krein implements the formula as
 #' published, which reproduces the paper's results; its values are then
 #' indefinite quadratic forms rather than squared distances.
+#'
+#' @section Nystroem KQD (Ny-KQD):
+#' With `landmarks`, the kernel is replaced by its Nystroem approximation
+#' (see [nystrom()]) and every variant is computed in the feature space of
+#' that approximation, with \eqn{r \times r} matrices instead of
+#' \eqn{n_j \times n_j} or \eqn{n \times n} ones. The papers give only the
+#' kernel forms; the low-rank forms below are derived from them (exact algebra,
+#' checked against the full KQD in the tests).
+#'
+#' *The feature space.* For the \eqn{m} landmarks \eqn{L}, \eqn{W = k(L, L) =
+#' V \Lambda V'}, keeping the \eqn{r} eigenvalues above \eqn{\sqrt{\epsilon}}
+#' times the largest in absolute value (as [nystrom()]). The map
+#' \deqn{\phi(x) = |\Lambda|^{-1/2} V' k(L, x) \in R^r, \qquad J =
+#'   \mathrm{sign}(\Lambda)}
+#' gives \eqn{\phi(x)' J \phi(x') = k(x, L) W^{+} k(L, x')}, the Nystroem
+#' kernel: the approximated data live in a pseudo-Euclidean space of
+#' signature \eqn{(p, q)} (a Euclidean one, \eqn{J = I}, when \eqn{W} is
+#' positive semidefinite).
+#'
+#' *A class.* Let \eqn{\Phi_j} hold the features of the \eqn{n_j} points of
+#' class \eqn{j} in rows, \eqn{\mu_j} their mean, \eqn{\tilde\Phi_j = \Phi_j -
+#' 1 \mu_j'} and \eqn{\tilde\phi(x) = \phi(x) - \mu_j}. Then the centred class
+#' kernel and centred kernel vector of Table II are
+#' \eqn{\tilde K = \tilde\Phi_j J \tilde\Phi_j'} and \eqn{\tilde k_x =
+#' \tilde\Phi_j J \tilde\phi(x)}. The class covariance in the feature space
+#' is \eqn{C_j = G_j / n_j} with the \eqn{r \times r} Gram matrix \eqn{G_j =
+#' \tilde\Phi_j'\tilde\Phi_j = F_j' F_j} (\eqn{F_j = S V_s'} from the thin
+#' SVD \eqn{\tilde\Phi_j = U S V_s'}). So \eqn{\tilde K = U M_j U'} with
+#' \eqn{M_j = F_j J F_j' = Q \Lambda_j Q'}: the nonzero eigenvalues of
+#' \eqn{\tilde K} are the \eqn{r} or fewer eigenvalues \eqn{\Lambda_j} of
+#' \eqn{M_j} (the nonzero eigenvalues of \eqn{J G_j = n_j J C_j}), with
+#' eigenvectors \eqn{U Q}, and \eqn{\tilde k_x = U Q c(x)} with the
+#' coordinates \deqn{c(x) = Q' F_j J \tilde\phi(x),} having no part outside
+#' that eigenbasis. Every Table II formula is a quadratic form
+#' \eqn{\tilde k_x' g(\tilde K) \tilde k_x} with a function \eqn{g} of the
+#' eigenvalues of \eqn{\tilde K}, so it becomes \eqn{\sum_i g(\Lambda_{j,i})
+#' c_i(x)^2}:
+#' * IC+: \eqn{d^2 = n_j \sum_i c_i^2 / (\Lambda_i + \alpha)^2}; IKQD-IC+:
+#'   \eqn{(|\Lambda_i| + \alpha)^2} in the denominator (\eqn{\Lambda + \alpha
+#'   J_j}, \eqn{J_j = \mathrm{sign}(\Lambda_j)}).
+#' * IC- (both kinds): \eqn{n_j \sum c_i^2 / \Lambda_i^2} over \eqn{|\Lambda_i|
+#'   \ge \alpha}.
+#' * RC+: \eqn{d^2 = (\tilde k_{xx} - \sum_i c_i^2 / (\Lambda_i + n_j
+#'   \sigma^2)) / \sigma^2}; IKQD-RC+: \eqn{\sum_i J_{j,i} c_i^2 / (|\Lambda_i|
+#'   + n_j \sigma^2)}.
+#' * RC-: \eqn{(\tilde k_{xx} - \|c\|^2 / (n_j \sigma^2)) / \sigma^2}, with
+#'   \eqn{\|c\|^2 = \|\tilde k_x\|^2}; IKQD-RC-: \eqn{\sum_i J_{j,i} c_i^2} in
+#'   place of \eqn{\|c\|^2}.
+#' * FK: with \eqn{\bar\Phi} all training features minus their grand mean,
+#'   \eqn{\tilde K = \bar\Phi J \bar\Phi'}, \eqn{\tilde K_j H_j \tilde K_j' =
+#'   \bar\Phi J G_j J \bar\Phi'} and \eqn{\tilde{\tilde k}_x = \bar\Phi J
+#'   \tilde\phi(x)}. With \eqn{\bar\Phi'\bar\Phi = \bar F'\bar F} (the
+#'   within-class Grams plus \eqn{n_j (\mu_j - \bar\mu)(\mu_j - \bar\mu)'}),
+#'   the same argument gives the eigenvalues of \eqn{\bar F J G_j J \bar F'}
+#'   (positive semidefinite) and the coordinates \eqn{c = Q' \bar F J
+#'   \tilde\phi(x)}; FK+ and FK- are then \eqn{n_j \sum c_i^2 / (\Lambda_i +
+#'   \alpha)} and \eqn{n_j \sum c_i^2 / \Lambda_i} over \eqn{\Lambda_i \ge
+#'   \alpha}, for both kinds of kernel.
+#'
+#' Eigenvalues of \eqn{\tilde K} outside this basis are zero, and the
+#' formulas give them the weight of a zero eigenvalue (\eqn{J = +1}), so they
+#' count nowhere: \eqn{\tilde k_x} has no part there. The zero tolerance,
+#' the automatic choice of the IKQD formulas, the signature \eqn{(p, q, z)}
+#' (with \eqn{z = n_j - p - q}) and the MAP bias use the spectrum
+#' \eqn{\Lambda_j} exactly as the full fit uses that of \eqn{\tilde K}. RC
+#' needs the centred self-similarity \eqn{\tilde k_{xx} = k(x, x) - 2 \phi(x)'
+#' J \mu_j + \mu_j' J \mu_j}: krein uses the exact \eqn{k(x, x)}, so the part
+#' of \eqn{x} outside the span of the landmarks counts as isotropic residual,
+#' as in the full RC model.
+#'
+#' *When it is the full KQD.* If the landmarks span the kernel -- every
+#' training point is a landmark (with an invertible \eqn{W}), or the kernel
+#' has rank at most \eqn{m} and \eqn{W} has its rank (such as a quadratic
+#' kernel of 2-D inputs, with 6 features, and \eqn{m \ge 6} landmarks in
+#' general position) -- then \eqn{k(x, L) W^{+} k(L, x_i) = k(x, x_i)} for every
+#' point \eqn{x} and training point \eqn{x_i}: the approximated training
+#' kernel and kernel vectors are the exact ones, and since the formulas above
+#' are exact rewritings of Table II, Ny-KQD gives the full KQD's distances,
+#' biases and classes (to rounding).
+#'
+#' *Cost.* The fit needs of each class only its count, mean and centred Gram
+#' matrix. They come from the landmark kernel \eqn{C = k(X, L)}, computed in
+#' blocks of rows as for Ny-iKFD (`getOption("krein.block_rows")`; see
+#' [ikfd()]) and reduced at once to one triangular QR factor of \eqn{[C_j,
+#' 1]} per class (tall-skinny QR), which gives the centred Gram exactly,
+#' without subtracting the large mean of kernel rows: \eqn{O(n m^2)} time and
+#' \eqn{O(m^2)} memory beyond one block, then \eqn{O(c m^3)} for the
+#' spectra, and a second pass (or the kept blocks, when all of them fit in
+#' 128 MB) for the training distances the biases need. The model keeps the
+#' landmarks, the \eqn{r \times m} map and per class \eqn{\mu_j}, the
+#' projection \eqn{Q'F_jJ} and \eqn{\Lambda_j} -- not the training data --
+#' and predicts a point with one product of its kernel against the landmarks,
+#' \eqn{O(m r)} per class. A regularisation path costs one fit, as in the full
+#' KQD.
 #'
 #' @section Regularisation and the path:
 #' `reg` is \eqn{\alpha_j} for IC and FK (a ridge or pseudo-inverse threshold on
@@ -89,7 +186,9 @@
 #' Precomputed fits of the RC variants need the self-similarities of new
 #' points: `precomputed_kernel(K_new, self = )`. New points whose distances
 #' are not finite (kernel values far beyond the training data's scale) are
-#' an error, never NaN probabilities. [plot()][plot.krein_model()]
+#' an error, never NaN probabilities. A Ny-KQD fit on a precomputed kernel
+#' uses only the landmark columns of the new kernel (and, for RC, the
+#' self-similarities). [plot()][plot.krein_model()]
 #' takes `reg` too; for more than two inputs it shows a pairs plot of the
 #' training points' squared distances to the classes -- for two classes the
 #' KQD boundary is a line parallel to the diagonal there (Haasdonk and
@@ -111,6 +210,15 @@
 #' @param bias `"error"`, `"map"` or `"none"`.
 #' @param prior Class prior probabilities in the order of the levels; `NULL`
 #'   for the class proportions.
+#' @param landmarks `NULL` for the full KQD; for Ny-KQD (see Nystroem KQD)
+#'   `"meb"`, `"kmeans"` or `"random"` to select landmarks with
+#'   [select_landmarks()], a vector of training-row indices, or a
+#'   `krein_landmarks` object from [select_landmarks()] on the same training
+#'   data -- as [ikfd()] takes them. For data in chunks ([krein_chunks()],
+#'   given as `x`; the fit is mapped over the chunks): a matrix of landmark points (original units), a `krein_landmarks` object
+#'   or a method applied to the first chunks.
+#' @param eps,m Passed to [select_landmarks()] when `landmarks` names a
+#'   method (`m`: the number of landmarks).
 #' @param threads Threads for the kernel matrices; `NULL` uses
 #'   `getOption("krein.threads")`.
 #' @param ... Not used: every argument after the data must be named in full
@@ -126,7 +234,10 @@
 #'   `indefinite` (per class: were the IKQD formulas used), `signature` (per
 #'   class: \eqn{(p, q, z)} of the centred class kernel, `NA` where a Cholesky
 #'   factorisation replaced the eigendecomposition and for FK), `levels`,
-#'   `prior`, `counts`, the kernel and what prediction needs.
+#'   `prior`, `counts`, the kernel and what prediction needs: the training
+#'   inputs `x` for a full fit; for Ny-KQD, `landmarks` (a `krein_landmarks`)
+#'   and in `core` the feature map, its signs \eqn{J} and per class the
+#'   mean, projection and eigenvalues, with `x` `NULL`.
 #' @references
 #' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
 #' positive definite and indefinite kernels. *IEEE Transactions on Pattern
@@ -153,6 +264,11 @@
 #' path <- kqd(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), variant = "IC-",
 #'             reg = c(1e-4, 1e-3, 1e-2))
 #' path$path_error
+#' # Ny-KQD: 40 random landmarks instead of all 200 points
+#' ny <- kqd(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), variant = "RC+",
+#'           landmarks = "random", m = 40)
+#' ny
+#' mean(predict(ny, test) != test$y)
 #' @export
 kqd <- function(x, ...) UseMethod("kqd")
 
@@ -168,9 +284,22 @@ kqd.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_r
 #' @export
 kqd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, variant = "RC+", reg = NULL,
                         indefinite = c("auto", "yes", "no"), bias = c("error", "map", "none"),
-                        prior = NULL, na.action = NULL, threads = NULL) {
+                        prior = NULL, landmarks = NULL, eps = 0.01, m = NULL, na.action = NULL,
+                        threads = NULL) {
   check_dots_empty("kqd", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
+  fit_model("kqd", inputs, method_arguments("kqd"), match.call())
+}
+
+# Data in chunks (krein_chunks(), R/chunks.R): a Ny-KQD fit mapped over the chunks
+#' @rdname kqd
+#' @export
+kqd.krein_chunks <- function(x, ..., kernel = kernel_rbf(), scale = TRUE, variant = "RC+", reg = NULL,
+                             indefinite = c("auto", "yes", "no"), bias = c("error", "map", "none"),
+                             prior = NULL, landmarks = NULL, eps = 0.01, m = NULL, threads = NULL) {
+  check_dots_empty("kqd", ...)
+  check_chunk_landmarks(landmarks)
+  inputs <- inputs_from_chunks(x, kernel, scale = scale)
   fit_model("kqd", inputs, method_arguments("kqd"), match.call())
 }
 
@@ -179,7 +308,8 @@ kqd_variants <- c("RC+", "RC-", "IC+", "IC-", "FK+", "FK-")
 #' The fit behind every kqd() interface
 #' @noRd
 kqd_fit <- function(inputs, variant = "RC+", reg = NULL, indefinite = c("auto", "yes", "no"),
-                    bias = c("error", "map", "none"), prior = NULL, threads = NULL) {
+                    bias = c("error", "map", "none"), prior = NULL, landmarks = NULL, eps = 0.01,
+                    m = NULL, threads = NULL) {
   variant <- check_choice(variant, "variant", kqd_variants)
   indefinite <- match_choice(indefinite, "indefinite", c("auto", "yes", "no"))
   bias <- match_choice(bias, "bias", c("error", "map", "none"))
@@ -192,15 +322,22 @@ kqd_fit <- function(inputs, variant = "RC+", reg = NULL, indefinite = c("auto", 
   reg <- check_kqd_reg(reg, variant, levels)
   check_class_sizes(counts, variant)
 
-  K <- training_kernel(inputs, threads)
-  core <- cpp_kqd_fit(K, as.integer(y), length(levels), variant, reg, indefinite,
-                      allow_cholesky = bias != "map")
-  distances <- cpp_kqd_distances(core, K, if (startsWith(variant, "RC")) diag(K) else NULL)
+  landmarks <- resolve_landmarks(landmarks, inputs, eps, m, threads)
+  if (is.null(landmarks)) {
+    K <- training_kernel(inputs, threads)
+    core <- cpp_kqd_fit(K, as.integer(y), length(levels), variant, reg, indefinite,
+                        allow_cholesky = bias != "map")
+    distances <- cpp_kqd_distances(core, K, if (startsWith(variant, "RC")) diag(K) else NULL)
+  } else {
+    nystrom_fit <- kqd_nystrom_fit(inputs, landmarks, variant, reg, indefinite, threads)
+    core <- nystrom_fit$core
+    distances <- nystrom_fit$distances
+  }
   usable <- kqd_check_path(distances, reg, variant)
   bias_matrix <- kqd_biases(bias, core, distances, y, prior, reg, variant, usable)
   path_error <- vapply(seq_len(nrow(reg)), function(k) {
     if (!usable[k]) return(NA_real_)
-    f <- -distances[[k]] / 2 + rep(bias_matrix[k, ], each = nrow(K))
+    f <- -distances[[k]] / 2 + rep(bias_matrix[k, ], each = length(y))
     mean(class_from_decisions(f, levels) != y)
   }, numeric(1))
 
@@ -218,7 +355,9 @@ kqd_fit <- function(inputs, variant = "RC+", reg = NULL, indefinite = c("auto", 
   list(variant = variant, reg = reg, bias = bias_matrix, bias_method = bias,
        path_error = path_error, best = which.min(path_error),
        indefinite = indefinite_used, indefinite_mode = indefinite, signature = signature,
-       prior = prior, x = inputs$x, core = core, threads = threads,
+       prior = prior, landmarks = landmarks,
+       # a Nystroem fit keeps its landmarks, not the training data
+       x = if (is.null(landmarks)) inputs$x, core = core, threads = threads,
        training_distances = distances)
 }
 
@@ -315,8 +454,9 @@ kqd_map_bias <- function(core, reg, variant) {
   smallest_ratio <- numeric(length(core$classes))
   b <- vapply(seq_along(core$classes), function(j) {
     cl <- core$classes[[j]]
-    n_j <- length(cl$members)
-    lambda <- abs(cl$values)
+    n_j <- cl$n_j %||% length(cl$members)
+    # the nonzero eigenvalues (a Nystroem core also keeps the zero ones)
+    lambda <- abs(cl$values[abs(cl$values) > (cl$zero %||% 0)])
     mu <- switch(variant,
       "IC+" = (lambda + reg[j]) / n_j,
       "FK+" = (lambda + reg[j]) / n_j,
@@ -392,6 +532,10 @@ krein_scores.kqd <- function(object, new, type, reg = NULL) {
     # the training points: their distances were computed by the fit
     d <- object$training_distances[[k]]
     dimnames(d) <- list(rownames(object$x), object$levels)
+  } else if (!is.null(object$landmarks)) {
+    nystrom <- kqd_nystrom_new_distances(object, new, k)
+    d <- check_kqd_new_distances(nystrom$d, object, k)
+    dimnames(d) <- list(nystrom$names, object$levels)
   } else {
     kernels <- new_kernels(object, new, need_self = startsWith(object$variant, "RC"))
     d <- check_kqd_new_distances(cpp_kqd_distances(object$core, kernels$K, kernels$self)[[k]], object, k)
@@ -403,12 +547,18 @@ krein_scores.kqd <- function(object, new, type, reg = NULL) {
 }
 
 #' @export
-model_title.kqd <- function(x) x$variant
+model_title.kqd <- function(x) {
+  if (is.null(x$landmarks)) x$variant else paste0(x$variant, ", ", nystrom_title(x$landmarks))
+}
 
 #' @export
 model_print_lines.kqd <- function(x) {
   reg_name <- if (startsWith(x$variant, "RC")) "sigma^2" else "alpha"
-  c(paste0("indefinite formulas for: ",
+  c(if (!is.null(x$landmarks)) {
+      paste0("Nystroem feature space of rank ", length(x$core$signs), ", signature (p, q) = (",
+             sum(x$core$signs > 0), ", ", sum(x$core$signs < 0), ")")
+    },
+    paste0("indefinite formulas for: ",
            if (any(x$indefinite)) paste(names(x$indefinite)[x$indefinite], collapse = ", ") else "no class"),
     if (nrow(x$reg) > 1L) {
       paste0(reg_name, " path of ", nrow(x$reg), " values; best ", format_reg_row(x$reg[x$best, ]),
@@ -432,9 +582,17 @@ model_summary.kqd <- function(object) {
   biases <- object$bias
   colnames(biases) <- paste0("b[", object$levels, "]")
   path <- cbind(path, biases)
+  lm <- object$landmarks
+  if (!is.null(lm)) classes$landmarks <- as.vector(table(factor(lm$class, levels = object$levels)))
   out <- list(classes, path)
   names(out) <- c("Classes (signature p, q, z of the centred class kernel)",
                   sprintf("Regularisation path (bias by %s; best: row %d)", object$bias_method, object$best))
+  if (!is.null(lm)) {
+    signs <- object$core$signs
+    out[["Nystroem approximation"]] <- sprintf(
+      "%d landmarks (%s); feature space of rank %d, signature (p, q) = (%d, %d)",
+      length(lm$class), lm$method, length(signs), sum(signs > 0), sum(signs < 0))
+  }
   out
 }
 
@@ -457,5 +615,6 @@ register_krein_model(
                           label = c("variant", "regularisation"), stringsAsFactors = FALSE),
   path = "reg",
   needs_self = function(args) startsWith(args$variant %||% "RC+", "RC"),
+  needs_inputs = function(args) landmarks_need_inputs(args$landmarks),
   types = "distance", predict_args = "reg"
 )

@@ -8,7 +8,37 @@
 #      matrix product of the same size measured in the same run
 #   3. the cost of a regularisation path of 8 values over a single value for
 #      every variant (target <= 3 for IC-, RC-, FK- and the indefinite ones)
+#   4. Ny-KQD (RC+, 100 random landmarks) on checkerboard(size = 4) at
+#      N = 1e4, 1e5, 1e6: fit + prediction of 1e5 points, each size in a fresh
+#      R process, with its peak memory. Targets: time per 10x N at most 12x;
+#      N = 1e6 in at most 30 s and under 2 GB.
+#   5. Ny-KQD beside the full KQD at N = 4000 (same kernel, variant and reg):
+#      test errors on 20,000 points and fit times.
 library(krein)
+
+# ---- Ny-KQD at one size (section 4 runs this in a fresh R process) ----------
+ny_kernel <- kernel_rbf(gamma = 5)
+ny_reg <- 0.001
+ny_landmarks <- 100
+peak_memory_mb <- function() {
+  status <- readLines("/proc/self/status")
+  as.numeric(gsub("[^0-9]", "", grep("^VmHWM", status, value = TRUE))) / 1024
+}
+args <- commandArgs(trailingOnly = TRUE)
+if (length(args) == 2L && args[1] == "--ny-one-size") {
+  options(krein.threads = 2)
+  N <- as.numeric(args[2])
+  set.seed(1)
+  train <- checkerboard(N, size = 4)
+  test <- checkerboard(1e5, size = 4)
+  x <- as.matrix(train[, c("x1", "x2")])
+  x_test <- as.matrix(test[, c("x1", "x2")])
+  fit_time <- system.time(fit <- kqd(x, train$y, kernel = ny_kernel, variant = "RC+", reg = ny_reg,
+                                     landmarks = "random", m = ny_landmarks))[["elapsed"]]
+  predict_time <- system.time(p <- predict(fit, x_test))[["elapsed"]]
+  cat(sprintf("%g %.3f %.3f %.4f %.0f\n", N, fit_time, predict_time, mean(p != test$y), peak_memory_mb()))
+  quit(save = "no")
+}
 
 n <- 4000
 m <- 10000
@@ -144,4 +174,39 @@ cat(sprintf("  path of 8 / single value (n = %d):\n", n_path))
 for (variant in c("IC+", "IC-", "RC+", "RC-", "FK+", "FK-")) {
   cat(sprintf("    %s: pd formulas %.2f, indefinite formulas %.2f\n", variant,
               path_ratio(variant, "no"), path_ratio(variant, "yes")))
+}
+
+# ---- 4. Ny-KQD scaling ----------------------------------------------------------
+cat(sprintf("\nNy-KQD (RC+, reg = %g, %d random landmarks, RBF gamma = 5) on checkerboard(size = 4), fresh process per size;\nfit + prediction of 1e5 points\n",
+            ny_reg, ny_landmarks))
+cat(sprintf("%9s %9s %11s %9s %10s %14s\n", "N", "fit (s)", "predict (s)", "total", "test err", "peak RSS (MB)"))
+script <- normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
+rscript <- file.path(R.home("bin"), "Rscript")
+scaling <- t(vapply(c(1e4, 1e5, 1e6), function(N) {
+  out <- system2(rscript, c(shQuote(script), "--ny-one-size", format(N, scientific = FALSE)), stdout = TRUE)
+  as.numeric(strsplit(trimws(out[length(out)]), " +")[[1]])
+}, numeric(5)))
+total <- scaling[, 2] + scaling[, 3]
+for (i in seq_len(nrow(scaling))) {
+  cat(sprintf("%9g %9.2f %11.2f %9.2f %10.4f %14.0f\n", scaling[i, 1], scaling[i, 2], scaling[i, 3], total[i],
+              scaling[i, 4], scaling[i, 5]))
+}
+cat(sprintf("  time growth per 10x N (fit + predict): %.1f, %.1f (target <= 12); N = 1e6: %.1f s (target <= 30), %.0f MB (target < 2048)\n",
+            total[2] / total[1], total[3] / total[2], total[3], scaling[3, 5]))
+
+# ---- 5. Ny-KQD beside the full KQD at N = 4000 -----------------------------------
+set.seed(3)
+train <- checkerboard(4000, size = 4)
+test <- checkerboard(20000, size = 4)
+x_cb <- as.matrix(train[, c("x1", "x2")])
+x_cb_test <- as.matrix(test[, c("x1", "x2")])
+cat(sprintf("\nNy-KQD beside the full KQD, N = 4000 (RC+, reg = %g, RBF gamma = 5), test error on 20,000 points\n", ny_reg))
+full_time <- system.time(full <- kqd(x_cb, train$y, kernel = ny_kernel, variant = "RC+", reg = ny_reg))[["elapsed"]]
+cat(sprintf("  %-30s fit %6.2f s, test error %.4f\n", "full KQD", full_time, mean(predict(full, x_cb_test) != test$y)))
+for (m_ny in c(50, 100, 200, 400)) {
+  set.seed(4)
+  ny_time <- system.time(ny <- kqd(x_cb, train$y, kernel = ny_kernel, variant = "RC+", reg = ny_reg,
+                                   landmarks = "random", m = m_ny))[["elapsed"]]
+  cat(sprintf("  %-30s fit %6.2f s, test error %.4f\n", sprintf("Ny-KQD, %d random landmarks", m_ny),
+              ny_time, mean(predict(ny, x_cb_test) != test$y)))
 }

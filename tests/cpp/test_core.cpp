@@ -19,6 +19,7 @@
 #include "krein/kqd.hpp"
 #include "krein/meb.hpp"
 #include "krein/numerics.hpp"
+#include "krein/nykqd.hpp"
 #include "krein/parallel.hpp"
 #include "krein/parallel_dense.hpp"
 #include "krein/pcvm.hpp"
@@ -624,6 +625,49 @@ void test_kfda() {
          "merged tall-skinny QR factors give the Gram matrix");
 }
 
+// Ny-KQD's prediction kernel (nykqd.hpp) against its formula evaluated row by
+// row: rows in several parallel chunks (n > 1024), two classes of different
+// sizes, two path values, one class with the self-similarity term.
+void test_nykqd() {
+  const int n = 2500, m = 7;
+  krein::nykqd::Expansion e;
+  e.sizes = {3, 5};
+  const int total = 8, c = 2, paths = 2;
+  e.expansion = random_matrix(m, total + c, 41);
+  e.offsets = random_matrix(total, 1, 42).col(0);
+  e.weights = random_matrix(total, paths, 43);
+  e.scale = random_matrix(paths, c, 44);
+  e.self_scale = Eigen::MatrixXd::Zero(paths, c);
+  e.self_scale.col(1) = random_matrix(paths, 1, 45).col(0);
+  e.self_offsets = random_matrix(c, 1, 46).col(0);
+  const Eigen::MatrixXd C = random_matrix(n, m, 47);
+  const Eigen::VectorXd self = random_matrix(n, 1, 48).col(0);
+  const std::vector<Eigen::MatrixXd> d = krein::nykqd::distances(e, C, self, 2);
+  double worst = 0;
+  for (int i = 0; i < n; ++i) {
+    const Eigen::RowVectorXd p = C.row(i) * e.expansion;
+    int first = 0;
+    for (int j = 0; j < c; ++j) {
+      for (int k = 0; k < paths; ++k) {
+        double q = 0;
+        for (int a = first; a < first + e.sizes[j]; ++a) q += e.weights(a, k) * std::pow(p[a] - e.offsets[a], 2);
+        const double want = e.scale(k, j) * q +
+                            e.self_scale(k, j) * (self[i] - 2 * p[total + j] + e.self_offsets[j]);
+        worst = std::max(worst, std::abs(d[k](i, j) - want) / (1 + std::abs(want)));
+      }
+      first += e.sizes[j];
+    }
+  }
+  expect(worst < 1e-12, "nykqd::distances equals its formula row by row");
+  bool threw = false;
+  try {
+    krein::nykqd::distances(e, C.leftCols(m - 1), self, 1);
+  } catch (const std::invalid_argument&) {
+    threw = true;
+  }
+  expect(threw, "nykqd::distances refuses a kernel with the wrong number of landmarks");
+}
+
 }  // namespace
 
 int main() {
@@ -638,6 +682,7 @@ int main() {
   test_ikfd();
   test_kqd();
   test_kqd_bias_non_finite();
+  test_nykqd();
   test_pcvm_estep();
   test_pcvm_em();
   test_kfda();

@@ -1,0 +1,691 @@
+# Data in chunks: a source of row blocks (krein_chunks()), the passes a
+# Nystroem fit makes over it, and predict() on it. Everything a Nystroem fit
+# needs of the rows is a sum over rows (the per-class QR factors of the
+# landmark kernel, merged by cpp_merge_factors(), as the in-memory fits
+# already do block by block), so a fit is a map over the chunks (future.apply
+# when installed, so any future::plan() runs it) and a reduce in the main
+# process.
+
+#' Data in chunks, for fits over data that do not fit in memory
+#'
+#' A source of training (or new) data read one chunk of rows at a time.
+#' The Nystroem fits [ikfd()] and [kqd()] with `landmarks` take one as `x`:
+#' every pass over the data is a map over the chunks (run with
+#' [future.apply::future_lapply()] when future.apply is installed, so the
+#' chunks are processed on whatever [future::plan()] is set: sequential,
+#' multisession, a cluster, a scheduler) and a reduce of small per-chunk
+#' summaries in the main process. [predict()][predict.krein_model()] takes
+#' one as `newdata` and returns the predictions of all chunks in chunk order
+#' (without row names), reading one chunk at a time in the main process; the
+#' response column of a training source is ignored there.
+#'
+#' @section Sources:
+#' * a **list** of matrices or data frames: each element is a chunk; with a
+#'   parallel plan, each is shipped to the worker that processes it.
+#' * a **character vector of CSV files**: one chunk per file, read where it
+#'   is processed (on the worker) with `data.table::fread()` when data.table
+#'   is installed, else [utils::read.csv()]. The files must be readable by
+#'   the workers (a shared file system for a cluster).
+#' * a **DBI connection** with `query`: the result of the query, fetched in
+#'   pages of `page_rows` rows ([DBI::dbSendQuery()], [DBI::dbFetch()]). A
+#'   connection cannot cross processes, so the pages are read in the main
+#'   process, and processed there one after another, whatever the plan;
+#'   every pass re-sends the query (it must return the same rows in the same
+#'   order, so give it an `ORDER BY`). For parallel work, export the table to
+#'   files (or a list) first.
+#' * a **function** `f(i)` returning chunk `i` (a matrix or data frame) and
+#'   `NULL` after the last one. A fit reads the data several times (see
+#'   Passes), so the function must be able to give chunk `i` again; it is
+#'   called in the main process, in order, chunk after chunk.
+#'
+#' @section Columns and response:
+#' Every chunk must have the same columns (by name), of the same types
+#' (numbers -- integer or double --, logical, character or factor) and, for
+#' factors, the same levels as the first chunk; a chunk that differs is an
+#' error naming it and the column. Missing values are an error naming the
+#' chunk and its rows. The response is a column named by `y`, or the
+#' left-hand side of a formula `y`, whose right-hand side gives the
+#' predictors as in the formula interface ([krein_inputs]): factor and
+#' character predictors are dummy-coded, a character column's levels being
+#' all its values over all chunks (sorted). With a column name, all other
+#' columns are the predictors and must be numeric (or logical). The class
+#' labels are those of all chunks, as for data in memory.
+#'
+#' @section Passes:
+#' A Nystroem fit over chunks reads the data three or four times: a survey
+#' (the rows, the labels, the levels of character columns, and the checks
+#' above), with `scale = TRUE` the column moments (counts, means and centred
+#' sums of squares per chunk, merged exactly with the pairwise formula of
+#' Chan, Golub and LeVeque, 1983), the per-class factors of the landmark
+#' kernel, and the training scores (distances for [kqd()]). The result equals
+#' the fit on all rows in memory (to rounding), whatever the chunking and the
+#' plan. Memory: one chunk (in blocks of the landmark kernel, as in memory)
+#' per worker, plus \eqn{O(n)} for the labels and training scores.
+#'
+#' @section Landmarks and kernel parameters:
+#' Landmarks can be given as a matrix (or data frame) of points in the
+#' original units of the predictors (columns as the predictors; for formula
+#' fits, the columns of the model matrix), or as a `krein_landmarks` object
+#' from [select_landmarks()] on (part of) the data. A method name
+#' (`"meb"`, `"kmeans"`, `"random"`) selects them from a sample: the rows of
+#' the first chunks, up to `sample_rows` rows, scaled as the fit scales all
+#' rows. Kernel parameters taken from data (`kernel_rbf(gamma = NULL)`) are
+#' computed from the same sample, so they (and the fit) differ from a fit in
+#' memory; give them explicitly to reproduce one.
+#'
+#' @param source A list of matrices or data frames, a character vector of
+#'   CSV file names, a DBI connection (with `query`), or a function of the
+#'   chunk index.
+#' @param y The response: a column name, or a formula such as
+#'   `class ~ x1 + x2` or `class ~ .`. `NULL` for data to predict.
+#' @param query For a DBI connection: the SQL query giving the rows.
+#' @param page_rows For a DBI connection: the rows per chunk.
+#' @param sample_rows The rows (of the first chunks) on which landmarks given
+#'   by a method name, and kernel parameters taken from data, are chosen.
+#' @returns An object of class `krein_chunks`.
+#' @references
+#' Chan, T. F., Golub, G. H. and LeVeque, R. J. (1983). Algorithms for
+#' computing the sample variance: analysis and recommendations. *The American
+#' Statistician*, 37(3), 242-247. \doi{10.1080/00031305.1983.10483115}.
+#' @family Nystroem approximation
+#' @examples
+#' set.seed(1)
+#' d <- checkerboard(3000, size = 3)
+#' chunks <- krein_chunks(split(d, rep(1:3, each = 1000)), y = "y")
+#' chunks
+#' landmarks <- as.matrix(d[sample(nrow(d), 100), 1:2])
+#' fit <- ikfd(chunks, kernel = kernel_rbf(5), landmarks = landmarks)
+#' fit
+#' test <- checkerboard(1000, size = 3)
+#' mean(predict(fit, krein_chunks(list(test[1:500, ], test[501:1000, ]))) != test$y)
+#'
+#' # a database, read in pages
+#' if (requireNamespace("RSQLite", quietly = TRUE)) {
+#'   con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")
+#'   DBI::dbWriteTable(con, "board", d)
+#'   db <- krein_chunks(con, y = y ~ x1 + x2, query = "SELECT * FROM board ORDER BY rowid",
+#'                      page_rows = 1000)
+#'   fit_db <- ikfd(db, kernel = kernel_rbf(5), landmarks = landmarks)
+#'   DBI::dbDisconnect(con)
+#' }
+#' @export
+krein_chunks <- function(source, y = NULL, query = NULL, page_rows = 1e5, sample_rows = 1e4) {
+  if (!is.null(y) && !(is.character(y) && length(y) == 1L && !is.na(y) && nzchar(y)) &&
+      !(inherits(y, "formula") && length(y) == 3L)) {
+    krein_abort(sprintf("`y` must be a column name or a two-sided formula such as class ~ x1 + x2, not %s.",
+                        describe_value(y)))
+  }
+  sample_rows <- check_number(sample_rows, "sample_rows", lower = 2, allow_lower = TRUE, integer = TRUE)
+  if (inherits(source, "DBIConnection")) {
+    if (!requireNamespace("DBI", quietly = TRUE)) krein_abort("A DBI connection as `source` needs the DBI package.")
+    if (!is.character(query) || length(query) != 1L || is.na(query)) {
+      krein_abort(sprintf("`query` must be an SQL query (a string) for a DBI connection, not %s.",
+                          describe_value(query)))
+    }
+    page_rows <- check_number(page_rows, "page_rows", lower = 1, allow_lower = TRUE, integer = TRUE)
+    kind <- "dbi"
+    count <- NA_integer_
+  } else if (!is.null(query)) {
+    krein_abort("`query` is only for a DBI connection as `source`.")
+  } else if (is.character(source)) {
+    if (length(source) == 0L || anyNA(source)) krein_abort("`source` must name at least one file, with no missing names.")
+    absent <- !file.exists(source)
+    if (any(absent)) {
+      krein_abort(sprintf("`source` names %s that do%s not exist: %s.", if (sum(absent) > 1) "files" else "a file",
+                          if (sum(absent) > 1) "" else "es", format_indices(paste0("`", source[absent], "`"))))
+    }
+    kind <- "files"
+    source <- normalizePath(source)
+    count <- length(source)
+  } else if (is.function(source)) {
+    kind <- "function"
+    count <- NA_integer_
+  } else if (is.list(source) && !is.data.frame(source)) {
+    if (length(source) == 0L) krein_abort("`source` must hold at least one chunk; it is an empty list.")
+    ok <- vapply(source, function(s) is.data.frame(s) || is.matrix(s), logical(1))
+    if (!all(ok)) {
+      krein_abort(sprintf("`source` must be a list of matrices or data frames; element%s %s %s not.",
+                          if (sum(!ok) > 1) "s" else "", format_indices(which(!ok)), if (sum(!ok) > 1) "are" else "is"))
+    }
+    kind <- "list"
+    count <- length(source)
+  } else {
+    krein_abort(sprintf("`source` must be a list of matrices or data frames, a character vector of CSV files, a DBI connection or a function, not %s.",
+                        describe_value(source)))
+  }
+  structure(list(kind = kind, source = source, response = y, query = query, page_rows = page_rows,
+                 sample_rows = sample_rows, count = count),
+            class = "krein_chunks")
+}
+
+#' @export
+print.krein_chunks <- function(x, ...) {
+  what <- switch(x$kind,
+    list = sprintf("%d chunks in memory", x$count),
+    files = sprintf("%d CSV files", x$count),
+    dbi = sprintf("a DBI query in pages of %d rows", x$page_rows),
+    "function" = "a function giving chunk i")
+  cat("<Chunked data> ", what, "\n", sep = "")
+  response <- x$response
+  cat("  response: ", if (is.null(response)) "none" else if (is.character(response)) paste0("`", response, "`")
+      else deparse1(response), "\n", sep = "")
+  invisible(x)
+}
+
+# ---------------------------------------------------------------------------
+# Reading
+
+# A chunk's name in errors: "chunk 2 (`b.csv`)"
+chunk_label <- function(task, capital = FALSE) {
+  label <- chunk_label_text(task)
+  if (capital) paste0(toupper(substr(label, 1L, 1L)), substring(label, 2L)) else label
+}
+
+chunk_label_text <- function(task) {
+  if (!is.null(task$file)) return(sprintf("chunk %d (`%s`)", task$index, basename(task$file)))
+  if (!is.null(task$name) && nzchar(task$name)) return(sprintf("chunk %d (\"%s\")", task$index, task$name))
+  sprintf("chunk %d", task$index)
+}
+
+read_csv_chunk <- function(file) {
+  if (requireNamespace("data.table", quietly = TRUE)) {
+    return(data.table::fread(file, data.table = FALSE, showProgress = FALSE))
+  }
+  utils::read.csv(file, stringsAsFactors = FALSE)
+}
+
+# The data of a task, read where the task runs
+task_data <- function(task) {
+  data <- if (!is.null(task$file)) read_csv_chunk(task$file) else task$data
+  if (is.matrix(data)) {
+    if (is.null(colnames(data))) colnames(data) <- paste0("V", seq_len(ncol(data)))
+    data <- as.data.frame(data, stringsAsFactors = FALSE)
+  }
+  if (!is.data.frame(data)) {
+    krein_abort(sprintf("%s of `x` is not a matrix or data frame but %s.", chunk_label(task, capital = TRUE), describe_value(data)))
+  }
+  data
+}
+
+#' Map `fun(data, task, ...)` over the chunks, in chunk order. Lists and files
+#' run through future.apply (when installed) so any plan processes them; a
+#' list element travels with its task, a file is read on the worker. DBI and
+#' function sources are read and processed in the main process, in order.
+#' `per_chunk`: a list with one element per chunk, given to its task as
+#' `task$extra` (e.g. its class codes). `limit`: stop reading after this
+#' many rows (the sample of the first chunks).
+#' @noRd
+map_chunks <- function(chunks, fun, ..., per_chunk = NULL, limit = Inf) {
+  if (chunks$kind %in% c("list", "files")) {
+    indices <- seq_len(chunks$count)
+    if (is.finite(limit)) {
+      out <- list()
+      rows <- 0
+      for (i in indices) {
+        out[[i]] <- run_chunk_task(chunk_task(chunks, i, per_chunk), fun, ...)
+        rows <- rows + attr(out[[i]], "rows")
+        if (rows >= limit) break
+      }
+      return(out)
+    }
+    tasks <- lapply(indices, function(i) chunk_task(chunks, i, per_chunk))
+    if (requireNamespace("future.apply", quietly = TRUE)) {
+      # the map draws no random numbers, but loading packages on a fresh
+      # worker may touch its RNG state: future.seed = NULL skips the check
+      # (and the seeding) that would warn about that
+      return(future.apply::future_lapply(tasks, run_chunk_task, fun = fun, ..., future.seed = NULL))
+    }
+    return(lapply(tasks, run_chunk_task, fun = fun, ...))
+  }
+  out <- list()
+  rows <- 0
+  index <- 0L
+  each <- function(data) {
+    index <<- index + 1L
+    task <- list(index = index, data = data, extra = per_chunk[[index]])
+    out[[index]] <<- run_chunk_task(task, fun, ...)
+    rows <<- rows + attr(out[[index]], "rows")
+    rows < limit
+  }
+  if (chunks$kind == "function") {
+    repeat {
+      data <- chunks$source(index + 1L)
+      if (is.null(data)) break
+      if (!each(data)) break
+    }
+  } else {
+    result <- DBI::dbSendQuery(chunks$source, chunks$query)
+    on.exit(DBI::dbClearResult(result), add = TRUE)
+    repeat {
+      data <- DBI::dbFetch(result, n = chunks$page_rows)
+      if (nrow(data) == 0L) break
+      if (!each(data)) break
+      if (DBI::dbHasCompleted(result)) break
+    }
+  }
+  if (index == 0L) krein_abort("`x` gave no chunks: its source returned no rows.")
+  if (!is.null(per_chunk) && is.infinite(limit) && index != length(per_chunk)) {
+    krein_abort(sprintf("`x` gave %d chunks in this pass and %d in the first; a source must give the same rows on every read.",
+                        index, length(per_chunk)))
+  }
+  out
+}
+
+chunk_task <- function(chunks, i, per_chunk) {
+  task <- list(index = i, extra = per_chunk[[i]])
+  if (chunks$kind == "files") task$file <- chunks$source[i] else {
+    task$data <- chunks$source[[i]]
+    task$name <- names(chunks$source)[i]
+  }
+  task
+}
+
+run_chunk_task <- function(task, fun, ...) {
+  data <- task_data(task)
+  out <- fun(data, task, ...)
+  attr(out, "rows") <- nrow(data)
+  out
+}
+
+# ---------------------------------------------------------------------------
+# The survey: columns, types, levels, labels, missing values
+
+# A column's type as the checks compare it
+column_type <- function(v) {
+  if (is.factor(v)) return("factor")
+  if (is.numeric(v)) return("numeric")
+  if (is.logical(v)) return("logical")
+  if (is.character(v)) return("character")
+  class(v)[1]
+}
+
+chunk_schema <- function(data) {
+  list(names = names(data), types = vapply(data, column_type, ""),
+       levels = lapply(data, function(v) if (is.factor(v)) levels(v)))
+}
+
+check_chunk_schema <- function(data, schema, task) {
+  if (is.null(schema)) return(invisible())
+  label <- chunk_label(task, capital = TRUE)
+  missing_cols <- setdiff(schema$names, names(data))
+  extra <- setdiff(names(data), schema$names)
+  if (length(missing_cols) || length(extra)) {
+    krein_abort(sprintf("%s of `x` does not have the columns of the first chunk:%s%s.", label,
+                        if (length(missing_cols)) paste0(" it lacks ", paste0("`", missing_cols, "`", collapse = ", ")) else "",
+                        if (length(extra)) paste0(if (length(missing_cols)) " and" else "", " it has ",
+                                                  paste0("`", extra, "`", collapse = ", "), " in addition") else ""))
+  }
+  for (name in schema$names) {
+    type <- column_type(data[[name]])
+    if (type != schema$types[[name]]) {
+      krein_abort(sprintf("%s of `x` has column `%s` of type %s; in the first chunk it is %s.",
+                          label, name, type, schema$types[[name]]))
+    }
+    if (type == "factor" && !identical(levels(data[[name]]), schema$levels[[name]])) {
+      krein_abort(sprintf("%s of `x` has factor column `%s` with levels %s; in the first chunk they are %s.",
+                          label, name, paste0("\"", levels(data[[name]]), "\"", collapse = ", "),
+                          paste0("\"", schema$levels[[name]], "\"", collapse = ", ")))
+    }
+  }
+  invisible()
+}
+
+# The response's variables and the predictor columns a chunk's survey looks at
+chunk_columns <- function(response, names) {
+  if (is.character(response)) {
+    if (!response %in% names) {
+      krein_abort(sprintf("`y` names the column `%s`, which the first chunk of `x` does not have; its columns are %s.",
+                          response, format_indices(paste0("`", names, "`"))))
+    }
+    return(list(response = response, predictors = setdiff(names, response)))
+  }
+  terms <- stats::terms(response, data = as.data.frame(stats::setNames(rep(list(1), length(names)), names)))
+  variables <- all.vars(response[[2L]])
+  used <- intersect(names, all.vars(stats::delete.response(terms)))
+  list(response = variables, predictors = used, terms = terms)
+}
+
+# `y ~ x1 + x2` -> `y ~ 1`: the response alone
+response_only <- function(formula) {
+  out <- formula
+  out[[3L]] <- 1
+  out
+}
+
+# One chunk's survey: its checks, rows, labels and the values of its
+# character and factor predictors.
+survey_chunk <- function(data, task, schema, response) {
+  check_chunk_schema(data, schema, task)
+  columns <- chunk_columns(response, names(data))
+  used <- intersect(names(data), c(columns$response, columns$predictors))
+  incomplete <- which(!stats::complete.cases(data[used]))
+  if (length(incomplete)) {
+    krein_abort(sprintf("%s of `x` has missing values in row%s %s; remove them from the data first.",
+                        chunk_label(task, capital = TRUE), if (length(incomplete) > 1) "s" else "", format_indices(incomplete)))
+  }
+  y <- if (is.character(response)) data[[response]] else {
+    mf <- tryCatch(stats::model.frame(response_only(response), data, na.action = stats::na.pass),
+                   error = function(e) krein_abort(sprintf("The response `y` could not be evaluated in %s of `x`: %s",
+                                                           chunk_label(task), conditionMessage(e))))
+    stats::model.response(mf)
+  }
+  names(y) <- NULL
+  categorical <- columns$predictors[vapply(data[columns$predictors], function(v) is.character(v) || is.factor(v), NA)]
+  if (is.character(response) && length(categorical)) {
+    krein_abort(sprintf("`x` has the %s column%s %s among the predictors; with `y` a column name all other columns must be numeric. Give `y` as a formula (e.g. %s ~ .) to dummy-code %s.",
+                        column_type(data[[categorical[1]]]), if (length(categorical) > 1) "s" else "",
+                        paste0("`", categorical, "`", collapse = ", "), response,
+                        if (length(categorical) > 1) "them" else "it"))
+  }
+  list(y = y, values = lapply(data[categorical], function(v) unique(as.character(v))))
+}
+
+#' The survey of a chunk source: the response (a factor over all chunks,
+#' chunk by chunk), the rows per chunk and the input spec, as a fit in memory
+#' would build them from all rows.
+#' @noRd
+survey_chunks <- function(chunks) {
+  response <- chunks$response
+  if (is.null(response)) {
+    krein_abort("`x` has no response: give krein_chunks(..., y = ) the column name or formula of the class labels.")
+  }
+  first <- map_chunks(chunks, function(data, task) chunk_schema(data), limit = 1)[[1L]]
+  surveys <- map_chunks(chunks, survey_chunk, schema = first, response = response)
+  rows <- vapply(surveys, function(s) attr(s, "rows"), numeric(1))
+  labels <- do.call(c, lapply(surveys, `[[`, "y"))
+  y <- as_class_factor(labels, 2L)
+  columns <- chunk_columns(response, first$names)
+  if (is.character(response)) {
+    spec <- list(type = "xy", colnames = columns$predictors, n_columns = length(columns$predictors))
+    if (length(columns$predictors) == 0L) krein_abort("`x` has no predictor columns besides the response.")
+  } else {
+    spec <- chunk_formula_spec(response, first, surveys, columns)
+  }
+  list(y = y, rows = rows, spec = spec, schema = first)
+}
+
+# The formula spec of a fit in memory on all rows: the terms, the levels of
+# factor predictors (those present in some chunk, in their order) and of
+# character ones (all values, sorted, as factor() makes them), the contrasts.
+chunk_formula_spec <- function(formula, schema, surveys, columns) {
+  categorical <- names(surveys[[1L]]$values)
+  levels <- lapply(stats::setNames(categorical, categorical), function(name) {
+    present <- unique(unlist(lapply(surveys, function(s) s$values[[name]]), use.names = FALSE))
+    if (schema$types[[name]] == "factor") intersect(schema$levels[[name]], present) else sort(present)
+  })
+  single <- names(levels)[lengths(levels) < 2L]
+  if (length(single)) {
+    krein_abort(sprintf("`x` has the factor predictor%s %s with a single level in all chunks; a constant carries no information. Leave %s out of the formula.",
+                        if (length(single) > 1) "s" else "", paste0("`", single, "`", collapse = ", "),
+                        if (length(single) > 1) "them" else "it"))
+  }
+  # a one-row frame per level combination is enough for the terms and contrasts
+  size <- max(2L, lengths(levels))
+  frame <- lapply(stats::setNames(schema$names, schema$names), function(name) {
+    if (name %in% categorical) factor(rep_len(levels[[name]], size), levels = levels[[name]])
+    else if (schema$types[[name]] == "logical") rep(c(TRUE, FALSE), length.out = size)
+    else seq_len(size) + 0
+  })
+  frame <- as.data.frame(frame, stringsAsFactors = FALSE)
+  mf <- stats::model.frame(formula, frame, na.action = stats::na.pass)
+  terms <- attr(mf, "terms")
+  x <- model_matrix_without_intercept(terms, mf, NULL)
+  if (ncol(x) == 0L) krein_abort("`y` must have at least one predictor on its right-hand side.")
+  list(type = "formula", terms = terms, xlevels = stats::.getXlevels(terms, mf),
+       contrasts = attr(x, "contrasts"), colnames = colnames(x), n_columns = ncol(x))
+}
+
+# The predictor matrix of a chunk in the spec's columns, scaled as the fit
+# scales (spec$scaling; none before the scaling pass)
+chunk_predictors <- function(spec, data) {
+  x <- switch(spec$type,
+    formula = new_formula_data(spec, data),
+    xy = as_numeric_matrix(data[spec$colnames], "x"))
+  check_no_infinite(x, "x")
+  scale_columns(spec$scaling, x)
+}
+
+# ---------------------------------------------------------------------------
+# Scaling over chunks: per chunk the count, means and centred sums of squares,
+# merged with the pairwise update of Chan, Golub and LeVeque (1983):
+# M2 = M2_a + M2_b + delta^2 n_a n_b / n, delta = mean_b - mean_a.
+
+chunk_moments <- function(data, task, spec) {
+  x <- chunk_predictors(spec, data)
+  center <- colMeans(x)
+  list(n = nrow(x), mean = center, m2 = colSums(sweep(x, 2L, center, check.margin = FALSE)^2))
+}
+
+merge_moments <- function(a, b) {
+  n <- a$n + b$n
+  delta <- b$mean - a$mean
+  list(n = n, mean = a$mean + delta * b$n / n, m2 = a$m2 + b$m2 + delta^2 * a$n * b$n / n)
+}
+
+# column_scaling()'s result (and its message on constant columns) from moments
+scaling_from_moments <- function(moments, names) {
+  total <- Reduce(merge_moments, moments)
+  center <- total$mean
+  scale <- if (total$n > 1) sqrt(total$m2 / (total$n - 1)) else rep(0, length(center))
+  constant <- !is.finite(scale) | scale <= 100 * .Machine$double.eps * abs(center)
+  if (any(constant)) {
+    message(sprintf("Constant predictor column%s %s: centred but not scaled.",
+                    if (sum(constant) > 1) "s" else "", paste0("`", names[constant], "`", collapse = ", ")))
+    scale[constant] <- 1
+  }
+  names(center) <- names(scale) <- names(constant) <- names
+  list(center = center, scale = scale, constant = constant)
+}
+
+# ---------------------------------------------------------------------------
+# The inputs of a chunked fit
+
+#' What the model methods get for chunked data: a `krein_inputs` with the
+#' labels, the spec (scaling and resolved kernel included), no `x`, and the
+#' chunk source (class `krein_chunked_inputs`; the Nystroem fits map over
+#' it, see chunk_class_factors()).
+#' @noRd
+inputs_from_chunks <- function(chunks, kernel, scale = TRUE, na.action = NULL) {
+  scale <- check_flag(scale, "scale")
+  if (!is.null(na.action) && na_action_name(na.action) != "fail") {
+    krein_abort("`na.action` must be NULL for chunked data: remove rows with missing values from the chunks first.")
+  }
+  survey <- survey_chunks(chunks)
+  spec <- survey$spec
+  rows <- survey$rows
+  codes <- split(as.integer(survey$y), rep(seq_along(rows), rows))
+  names(codes) <- NULL
+  if (scale) {
+    moments <- map_chunks(chunks, chunk_moments, spec = spec, per_chunk = codes)
+    spec$scaling <- scaling_from_moments(moments, spec$colnames)
+  }
+  if (missing(kernel) || is.null(kernel)) krein_abort("`kernel` is missing; give a kernel, e.g. kernel_rbf().")
+  if (identical(kernel, "precomputed") || inherits(kernel, "krein_precomputed")) {
+    krein_abort("`kernel` cannot be \"precomputed\" for chunked data; give a kernel function such as kernel_rbf(1).")
+  }
+  kernel <- as_krein_kernel(kernel)
+  inputs <- structure(list(x = NULL, y = survey$y, kernel = kernel, precomputed = NULL, na_action = NULL,
+                           spec = NULL, chunks = chunks, codes = codes),
+                      class = c("krein_chunked_inputs", "krein_inputs"))
+  sample <- NULL
+  if (kernel_needs_data(kernel)) {
+    sample <- chunk_sample(inputs, spec)
+    kernel <- resolve_kernel(kernel, sample$x)
+  }
+  check_kernel_dimension(kernel, spec$n_columns)
+  spec$kernel <- kernel
+  spec$n_train <- length(survey$y)
+  spec$levels <- levels(survey$y)
+  inputs$kernel <- kernel
+  inputs$spec <- structure(spec, class = "krein_input_spec")
+  inputs$sample <- sample
+  inputs
+}
+
+kernel_needs_data <- function(kernel) {
+  base <- if (inherits(kernel, "krein_kernel_invariant")) kernel$base else kernel
+  (inherits(base, "krein_kernel_rbf") && is.null(base$params$gamma)) ||
+    (inherits(base, "krein_kernel_rbf_diag") && is.null(base$params$scales))
+}
+
+# The rows of the first chunks, up to sample_rows, scaled: where landmark
+# methods and kernel parameters from data look.
+chunk_sample <- function(inputs, spec) {
+  if (!is.null(inputs$sample)) return(inputs$sample)
+  limit <- inputs$chunks$sample_rows
+  parts <- map_chunks(inputs$chunks, function(data, task, spec) {
+    list(x = chunk_predictors(spec, data), y = task$extra)
+  }, spec = spec, per_chunk = inputs$codes, limit = limit)
+  x <- do.call(rbind, lapply(parts, `[[`, "x"))
+  codes <- unlist(lapply(parts, `[[`, "y"), use.names = FALSE)
+  take <- seq_len(min(nrow(x), limit))
+  list(x = x[take, , drop = FALSE], y = factor(levels(inputs$y)[codes[take]], levels = levels(inputs$y)))
+}
+
+#' Landmarks of a chunked fit: points (original units) or a krein_landmarks
+#' with points, scaled as the fit scales; a method name selects them on the
+#' sample of the first chunks.
+#' @noRd
+chunk_landmarks <- function(landmarks, inputs, eps, m, threads) {
+  spec <- inputs$spec
+  levels <- levels(inputs$y)
+  if (is.character(landmarks)) {
+    method <- check_choice(landmarks, "landmarks", c("meb", "kmeans", "random"))
+    sample <- chunk_sample(inputs, spec)
+    sample_inputs <- list(x = sample$x, y = droplevels(sample$y), kernel = inputs$kernel, precomputed = NULL)
+    selected <- landmarks_from_inputs(sample_inputs, method = method, eps = eps, m = m, threads = threads)
+    selected$class <- factor(as.character(selected$class), levels = levels)
+    selected$levels <- levels
+    # indices refer to the sample, not to the training rows
+    selected$indices <- NULL
+    selected$sample <- TRUE
+    return(selected)
+  }
+  if (inherits(landmarks, "krein_landmarks")) {
+    if (is.null(landmarks$points)) {
+      krein_abort("`landmarks` was selected on a precomputed kernel; a chunked fit needs landmark points.")
+    }
+    points <- landmarks$points
+    class <- factor(as.character(landmarks$class), levels = levels)
+    method <- landmarks$method
+  } else if (is.matrix(landmarks) || is.data.frame(landmarks)) {
+    points <- landmarks
+    class <- factor(rep(NA_character_, nrow(points)), levels = levels)
+    method <- "points"
+  } else {
+    krein_abort(sprintf("`landmarks` must be a matrix of landmark points, a `krein_landmarks` object or a method name (\"meb\", \"kmeans\", \"random\") for chunked data, not %s; row indices cannot point into chunks.",
+                        describe_value(landmarks)))
+  }
+  points <- check_numeric_matrix(points, "landmarks")
+  if (ncol(points) != spec$n_columns) {
+    krein_abort(sprintf("`landmarks` must have %d columns, one per predictor column, not %d.", spec$n_columns, ncol(points)))
+  }
+  if (!is.null(colnames(points)) && all(spec$colnames %in% colnames(points))) points <- points[, spec$colnames, drop = FALSE]
+  if (nrow(points) < 1L) krein_abort("`landmarks` must hold at least one point.")
+  points <- scale_columns(spec$scaling, points)
+  dimnames(points) <- list(NULL, spec$colnames)
+  structure(list(method = method, indices = NULL, points = points, class = class, n = length(inputs$y),
+                 levels = levels, precomputed = FALSE),
+            class = "krein_landmarks")
+}
+
+# The landmark kernel of a chunk's rows in blocks (as the in-memory fits
+# block), reduced to the per-class QR factors of [C, 1]-free form that
+# cpp_class_factors() gives; `fun(C, rows)` may add its own per-block work.
+chunk_factors <- function(data, task, spec, points, classes, threads) {
+  x <- chunk_predictors(spec, data)
+  codes <- task$extra
+  block_rows <- nystrom_block_rows(nrow(points))
+  factors <- NULL
+  for (start in seq(1L, nrow(x), by = block_rows)) {
+    rows <- start:min(nrow(x), start + block_rows - 1L)
+    C <- evaluate_kernel(spec$kernel, x[rows, , drop = FALSE], points, threads)
+    block <- cpp_class_factors(C, codes[rows], classes, threads)
+    factors <- if (is.null(factors)) block else cpp_merge_factors(factors, block)
+  }
+  factors
+}
+
+#' The per-class factors of the landmark kernel over all chunks: the map
+#' (chunk_factors()) and the reduce (cpp_merge_factors(), in chunk order).
+#' @noRd
+chunk_class_factors <- function(inputs, landmarks, threads) {
+  parts <- map_chunks(inputs$chunks, chunk_factors, spec = inputs$spec, points = landmarks$points,
+                      classes = nlevels(inputs$y), threads = threads, per_chunk = inputs$codes)
+  factors <- NULL
+  for (part in parts) {
+    attr(part, "rows") <- NULL
+    factors <- if (is.null(factors)) part else cpp_merge_factors(factors, part)
+  }
+  factors
+}
+
+# A chunk's landmark kernel and self-similarities, block by block, handed to
+# `block_fun(C, self)`
+chunk_apply_landmark_kernel <- function(data, task, spec, points, block_fun, need_self, threads) {
+  x <- chunk_predictors(spec, data)
+  block_rows <- nystrom_block_rows(nrow(points))
+  parts <- lapply(seq(1L, nrow(x), by = block_rows), function(start) {
+    rows <- start:min(nrow(x), start + block_rows - 1L)
+    xb <- x[rows, , drop = FALSE]
+    block_fun(evaluate_kernel(spec$kernel, xb, points, threads), if (need_self) kernel_self(spec$kernel, xb))
+  })
+  parts
+}
+
+#' Map `fun(C, self)` over the blocks of all chunks (C: the landmark kernel
+#' of a block's rows); a list of the results in row order.
+#' @noRd
+map_landmark_kernel <- function(inputs, landmarks, fun, need_self = FALSE, threads = 1L) {
+  parts <- map_chunks(inputs$chunks, chunk_apply_landmark_kernel, spec = inputs$spec, points = landmarks$points,
+                      block_fun = fun, need_self = need_self, threads = threads, per_chunk = inputs$codes)
+  unlist(lapply(parts, function(p) { attr(p, "rows") <- NULL; p }), recursive = FALSE)
+}
+
+# `fun` with only the named values around it (and krein's namespace above):
+# a function sent to future workers carries its environment, which must not
+# be a frame holding the data.
+bare_function <- function(fun, ...) {
+  environment(fun) <- list2env(list(...), parent = topenv())
+  fun
+}
+
+# ---------------------------------------------------------------------------
+# Methods
+
+check_chunk_landmarks <- function(landmarks) {
+  if (is.null(landmarks)) {
+    krein_abort("`landmarks` is missing: a fit over chunked data is a Nystroem fit; give landmark points (a matrix), a `krein_landmarks` object or a method (\"meb\", \"kmeans\", \"random\") applied to the first chunks.")
+  }
+  invisible()
+}
+
+#' Predictions for a chunk source, chunk by chunk (one chunk in memory at a
+#' time), in chunk order
+#' @noRd
+predict_chunks <- function(object, chunks, type, extra) {
+  spec <- object$spec
+  parts <- map_chunks_sequential(chunks, function(data, task) {
+    if (spec$type == "xy" && !is.null(spec$colnames) && all(spec$colnames %in% names(data))) {
+      data <- data[spec$colnames]
+    }
+    new <- new_inputs(spec, data)
+    model_predictions(object, new, type, extra)
+  })
+  if (type == "class" || is.factor(parts[[1L]])) {
+    out <- unlist(lapply(parts, as.character), use.names = FALSE)
+    return(factor(out, levels = object$levels))
+  }
+  out <- do.call(rbind, lapply(parts, function(p) { attr(p, "rows") <- NULL; p }))
+  rownames(out) <- NULL
+  out
+}
+
+# map_chunks() in the main process, in order: prediction keeps one chunk in
+# memory at a time
+map_chunks_sequential <- function(chunks, fun) {
+  if (chunks$kind %in% c("list", "files")) {
+    return(lapply(seq_len(chunks$count), function(i) run_chunk_task(chunk_task(chunks, i, NULL), fun)))
+  }
+  map_chunks(chunks, fun)
+}

@@ -1,0 +1,208 @@
+# Fits over data in chunks (R/chunks.R): each chunked fit must equal the
+# in-memory fit on the same rows (issue 17: to 1e-10, relative), whatever the
+# chunking, the source and the future plan.
+
+relative_difference <- function(a, b) max(abs(a - b)) / max(abs(b))
+
+chunk_data <- function(n = 300, seed = 1) {
+  set.seed(seed)
+  d <- checkerboard(n, size = 3)
+  d$x1 <- d$x1 * 3 + 10   # scaling must matter
+  d
+}
+
+split_rows <- function(d, sizes) unname(split(d, rep(seq_along(sizes), sizes)))
+
+expect_same_ikfd <- function(chunked, memory) {
+  expect_lt(relative_difference(chunked$coefficients, memory$coefficients), 1e-10)
+  expect_lt(relative_difference(chunked$bias, memory$bias), 1e-10)
+  expect_lt(relative_difference(chunked$training_scores, memory$training_scores), 1e-10)
+  expect_equal(chunked$spec$scaling, memory$spec$scaling, tolerance = 1e-12)
+  expect_identical(chunked$fitted_class, memory$fitted_class)
+}
+
+test_that("Ny-iKFD over chunks equals the in-memory fit, whatever the chunking", {
+  d <- chunk_data()
+  landmarks <- c(3, 10, 40, 77, 101, 150, 160, 222, 250, 299, 12, 58)
+  for (scale in c(TRUE, FALSE)) {
+    memory <- ikfd(d[, 1:2], d$y, kernel = kernel_rbf(2), landmarks = landmarks, scale = scale)
+    for (sizes in list(300, c(100, 100, 100), c(1, 7, 150, 142), c(299, 1))) {
+      chunked <- ikfd(krein_chunks(split_rows(d, sizes), y = "y"), kernel = kernel_rbf(2),
+                      landmarks = as.matrix(d[landmarks, 1:2]), scale = scale)
+      expect_same_ikfd(chunked, memory)
+    }
+  }
+})
+
+test_that("the moments of the scaling pass merge exactly (Chan, Golub and LeVeque)", {
+  set.seed(2)
+  x <- matrix(rnorm(60, mean = 100), 20, 3, dimnames = list(NULL, c("a", "b", "c")))
+  parts <- lapply(list(1:3, 4:15, 16:20), function(r) chunk_moments(as.data.frame(x[r, ]), NULL, list(type = "xy", colnames = colnames(x))))
+  expect_equal(scaling_from_moments(parts, colnames(x)), column_scaling(x), tolerance = 1e-12)
+})
+
+test_that("Ny-KQD over chunks equals the in-memory fit for all six variants", {
+  d <- chunk_data(240, seed = 3)
+  landmarks <- seq(1, 240, by = 8)
+  chunks <- krein_chunks(split_rows(d, c(90, 60, 90)), y = y ~ x1 + x2)
+  for (variant in kqd_variants) {
+    memory <- kqd(y ~ x1 + x2, data = d, kernel = kernel_rbf(2), landmarks = landmarks, variant = variant)
+    chunked <- kqd(chunks, kernel = kernel_rbf(2), landmarks = as.matrix(d[landmarks, 1:2]), variant = variant)
+    expect_lt(relative_difference(chunked$training_distances[[1]], memory$training_distances[[1]]), 1e-10)
+    expect_equal(chunked$bias, memory$bias, tolerance = 1e-10)
+    expect_identical(chunked$fitted_class, memory$fitted_class)
+  }
+})
+
+test_that("CSV files, an RSQLite database and a function give the in-memory fit", {
+  skip_if_not_installed("DBI")
+  skip_if_not_installed("RSQLite")
+  d <- chunk_data(200, seed = 4)
+  landmarks <- seq(2, 200, by = 10)
+  files <- vapply(1:3, function(i) tempfile(fileext = ".csv"), "")
+  on.exit(unlink(files), add = TRUE)
+  parts <- split_rows(d, c(50, 80, 70))
+  for (i in 1:3) utils::write.csv(parts[[i]], files[i], row.names = FALSE)
+  # the rows as the files hold them (CSV text has 15 significant digits)
+  from_files <- do.call(rbind, lapply(files, read_csv_chunk))
+  memory <- ikfd(from_files[, 1:2], from_files$y, kernel = kernel_rbf(2), landmarks = landmarks)
+  points <- as.matrix(from_files[landmarks, 1:2])
+  expect_same_ikfd(ikfd(krein_chunks(files, y = "y"), kernel = kernel_rbf(2), landmarks = points), memory)
+
+  con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")
+  on.exit(DBI::dbDisconnect(con), add = TRUE)
+  DBI::dbWriteTable(con, "board", from_files)
+  db <- krein_chunks(con, y = "y", query = "SELECT x1, x2, y FROM board ORDER BY rowid", page_rows = 64)
+  expect_same_ikfd(ikfd(db, kernel = kernel_rbf(2), landmarks = points), memory)
+  # a sample of the first pages for a landmark method: the same as from the rows in a list
+  set.seed(5)
+  from_db <- ikfd(krein_chunks(con, y = "y", query = "SELECT x1, x2, y FROM board ORDER BY rowid",
+                               page_rows = 64, sample_rows = 100), kernel = kernel_rbf(2),
+                  landmarks = "random", m = 12)
+  set.seed(5)
+  from_list <- ikfd(krein_chunks(split_rows(from_files, c(64, 64, 64, 8)), y = "y", sample_rows = 100),
+                    kernel = kernel_rbf(2), landmarks = "random", m = 12)
+  expect_equal(from_db$coefficients, from_list$coefficients, tolerance = 1e-10)
+
+  # a function of the chunk index, NULL after the last chunk
+  reader <- function(i) {
+    rows <- which(ceiling(seq_len(200) / 70) == i)
+    if (length(rows)) from_files[rows, ]
+  }
+  expect_same_ikfd(ikfd(krein_chunks(reader, y = "y"), kernel = kernel_rbf(2), landmarks = points), memory)
+})
+
+test_that("a formula dummy-codes factor and character predictors as in memory", {
+  d <- chunk_data(240, seed = 5)
+  d$group <- sample(c("a", "b", "c"), nrow(d), replace = TRUE)
+  landmarks <- seq(1, 240, by = 6)
+  memory <- ikfd(y ~ x1 + x2 + group, data = d, kernel = kernel_rbf(1), landmarks = landmarks)
+  chunks <- krein_chunks(split_rows(d, c(100, 140)), y = y ~ x1 + x2 + group)
+  points <- stats::model.matrix(~ x1 + x2 + group, d)[landmarks, -1]
+  chunked <- ikfd(chunks, kernel = kernel_rbf(1), landmarks = points)
+  expect_same_ikfd(chunked, memory)
+  expect_identical(chunked$spec$xlevels, memory$spec$xlevels)
+  test <- chunk_data(50, seed = 6)
+  test$group <- sample(c("a", "b", "c"), nrow(test), replace = TRUE)
+  expect_equal(predict(chunked, krein_chunks(split_rows(test, c(20, 30))), type = "prob"),
+               unname(predict(memory, test, type = "prob")), tolerance = 1e-10, ignore_attr = TRUE)
+})
+
+test_that("predict() on a chunk source gives the predictions in chunk order", {
+  d <- chunk_data(200, seed = 7)
+  landmarks <- seq(1, 200, by = 7)
+  memory <- kqd(d[, 1:2], d$y, kernel = kernel_rbf(2), landmarks = landmarks, variant = "RC+")
+  test <- chunk_data(90, seed = 8)
+  chunks <- krein_chunks(split_rows(test, c(30, 45, 15)))
+  expect_identical(predict(memory, chunks), unname(predict(memory, test[, 1:2])))
+  expect_equal(predict(memory, chunks, type = "decision"), unname(predict(memory, test[, 1:2], type = "decision")),
+               ignore_attr = TRUE)
+  # the response column of a training source is left aside
+  expect_identical(predict(memory, krein_chunks(split_rows(test, c(50, 40)), y = "y")),
+                   unname(predict(memory, test[, 1:2])))
+})
+
+test_that("landmark methods select on the first chunks", {
+  d <- chunk_data(300, seed = 9)
+  chunks <- krein_chunks(split_rows(d, c(100, 100, 100)), y = "y", sample_rows = 150)
+  set.seed(1)
+  fit <- ikfd(chunks, kernel = kernel_rbf(2), landmarks = "random", m = 20)
+  expect_length(fit$landmarks$class, 20)
+  expect_null(fit$landmarks$indices)
+  # the same selection on the same sample, in memory
+  set.seed(1)
+  sample_x <- scale(d[1:150, 1:2], center = fit$spec$scaling$center, scale = fit$spec$scaling$scale)
+  sample_landmarks <- select_landmarks(sample_x, d$y[1:150], kernel_rbf(2), method = "random", m = 20)
+  expect_equal(fit$landmarks$points, sample_landmarks$points, ignore_attr = TRUE)
+})
+
+test_that("a krein_landmarks object gives its points in the original units", {
+  d <- chunk_data(200, seed = 12)
+  set.seed(3)
+  selected <- select_landmarks(d[, 1:2], d$y, kernel_rbf(2), method = "random", m = 15)
+  memory <- ikfd(d[, 1:2], d$y, kernel = kernel_rbf(2), landmarks = selected$indices)
+  chunked <- ikfd(krein_chunks(split_rows(d, c(120, 80)), y = "y"), kernel = kernel_rbf(2), landmarks = selected)
+  expect_same_ikfd(chunked, memory)
+  expect_identical(chunked$landmarks$class, selected$class)
+})
+
+test_that("a kernel width from the data is the median heuristic on the sample of the first chunks", {
+  d <- chunk_data(300, seed = 13)
+  chunks <- krein_chunks(split_rows(d, c(100, 100, 100)), y = "y", sample_rows = 100)
+  fit <- ikfd(chunks, kernel = kernel_rbf(), landmarks = as.matrix(d[1:10, 1:2]))
+  sample_x <- scale(d[1:100, 1:2], center = fit$spec$scaling$center, scale = fit$spec$scaling$scale)
+  expect_equal(fit$spec$kernel$params$gamma, median_gamma(sample_x))
+})
+
+test_that("bad chunks give errors naming the chunk", {
+  d <- chunk_data(60, seed = 10)
+  parts <- split_rows(d, c(20, 20, 20))
+  points <- as.matrix(d[1:6, 1:2])
+  fit_on <- function(parts, y = "y", ...) ikfd(krein_chunks(parts, y = y), kernel = kernel_rbf(2), landmarks = points, ...)
+
+  renamed <- parts
+  names(renamed[[2]])[2] <- "z"
+  expect_snapshot(error = TRUE, fit_on(renamed))
+  typed <- parts
+  typed[[3]]$x2 <- as.character(typed[[3]]$x2)
+  expect_snapshot(error = TRUE, fit_on(typed))
+  leveled <- parts
+  leveled[[2]]$y <- factor(leveled[[2]]$y, levels = c("2", "1"))
+  expect_snapshot(error = TRUE, fit_on(leveled))
+  missing_values <- parts
+  missing_values[[2]]$x1[c(3, 7)] <- NA
+  expect_snapshot(error = TRUE, fit_on(missing_values))
+  expect_snapshot(error = TRUE, fit_on(parts, y = "class"))
+  with_text <- lapply(parts, function(p) transform(p, g = "a"))
+  expect_snapshot(error = TRUE, fit_on(with_text))
+  expect_snapshot(error = TRUE, ikfd(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2), landmarks = 1:5))
+  expect_snapshot(error = TRUE, ikfd(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2)))
+  expect_snapshot(error = TRUE, ikfd(krein_chunks(parts), kernel = kernel_rbf(2), landmarks = points))
+  expect_snapshot(error = TRUE, krein_chunks(list(d, 1:3), y = "y"))
+  expect_snapshot(error = TRUE, krein_chunks(c("no-such-file.csv"), y = "y"))
+  expect_snapshot(error = TRUE, krein_chunks(parts, y = 3))
+  expect_error(ikfd(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2), landmarks = points[, 1, drop = FALSE]),
+               class = "krein_error")
+  # models without a map-reduce fit say so
+  expect_snapshot(error = TRUE, pcvm(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2), landmarks = points))
+  expect_error(kfda(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2)), class = "krein_error")
+})
+
+test_that("a multisession plan gives the sequential fit", {
+  skip_on_cran()
+  skip_if_not_installed("future.apply")
+  skip_if_not_installed("future")
+  # workers load krein from the library: an installed krein is needed
+  skip_if_not(nzchar(base::system.file(package = "krein", lib.loc = .libPaths())), "krein is not installed")
+  d <- chunk_data(400, seed = 11)
+  landmarks <- seq(1, 400, by = 10)
+  memory <- ikfd(d[, 1:2], d$y, kernel = kernel_rbf(2), landmarks = landmarks)
+  memory_kqd <- kqd(d[, 1:2], d$y, kernel = kernel_rbf(2), landmarks = landmarks, variant = "RC+")
+  old <- future::plan(future::multisession, workers = 2)
+  on.exit(future::plan(old), add = TRUE)
+  chunks <- krein_chunks(split_rows(d, c(100, 150, 50, 100)), y = "y")
+  points <- as.matrix(d[landmarks, 1:2])
+  expect_same_ikfd(ikfd(chunks, kernel = kernel_rbf(2), landmarks = points), memory)
+  chunked_kqd <- kqd(chunks, kernel = kernel_rbf(2), landmarks = points, variant = "RC+")
+  expect_lt(relative_difference(chunked_kqd$training_distances[[1]], memory_kqd$training_distances[[1]]), 1e-10)
+})
