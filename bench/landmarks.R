@@ -7,10 +7,12 @@
 # means over the seeds (a fresh train/test draw or split per seed):
 #   * "kmeans" and "random": m = 25, 50, 100, 200, 400, 800, as far as m is at
 #     most 3/4 of the training set;
+#   * "full": the full model (no landmarks), for reference (m = n_train);
 #   * "meb": the number of landmarks follows from eps (Schleif, Gisbrecht and
-#     Tino 2018, Algorithm 1); eps = 0.1, 0.03, 0.01, 0.003, and the table
+#     Tino 2018, doi:10.1016/j.neucom.2018.08.057, Algorithm 1); eps = 0.1, 0.03, 0.01, 0.003, and the table
 #     reports the m each gives (mean over the seeds).
-# Data (sized so that the whole run takes about 10 minutes on 2 shared cores):
+# Data (sized so that the whole run takes about 10 minutes on 2 shared cores;
+# 5 seeds):
 #   checkerboard(size = 4), 2000 training and 5000 test points, with the
 #     Gaussian kernel kernel_rbf(5) and with the reflection-invariant
 #     indefinite kernel kernel_invariant(kernel_dist(s = 0.25, power = 4)) of
@@ -38,7 +40,7 @@ options(krein.threads = 2)
 
 args <- commandArgs(trailingOnly = TRUE)
 out_file <- if (length(args) >= 1L) args[1] else "landmarks-results.csv"
-seeds <- 1:3
+seeds <- 1:5
 m_grid <- c(25, 50, 100, 200, 400, 800)
 eps_grid <- c(0.1, 0.03, 0.01, 0.003)
 
@@ -118,8 +120,10 @@ datasets <- list(
 )
 
 fit_one <- function(model, d, method, setting) {
-  arguments <- list(d$x, d$y, landmarks = method)
-  if (method == "meb") arguments$eps <- setting else arguments$m <- setting
+  arguments <- list(d$x, d$y)
+  if (method == "meb") arguments$eps <- setting
+  if (method %in% c("kmeans", "random")) arguments$m <- setting
+  if (method != "full") arguments$landmarks <- method
   if (!identical(d$kernel, "precomputed")) {
     arguments$kernel <- d$kernel
     arguments$scale <- d$scale
@@ -137,7 +141,8 @@ fit_one <- function(model, d, method, setting) {
     }))[["elapsed"]]
   if (is.null(fit)) return(c(m = NA, error = NA, time = NA, warnings = warnings))
   error <- mean(as.character(predict(fit, d$test_x)) != as.character(d$test_y))
-  c(m = length(fit$landmarks$class), error = error, time = time, warnings = warnings)
+  m <- if (method == "full") length(d$y) else length(fit$landmarks$class)
+  c(m = m, error = error, time = time, warnings = warnings)
 }
 
 rows <- list()
@@ -147,7 +152,8 @@ for (data_name in names(datasets)) {
   n_train <- length(draws[[1]]$y)
   m_values <- m_grid[m_grid <= 0.75 * n_train]
   for (model in c("ikfd", "kqd")) {
-    grid <- rbind(data.frame(method = "meb", setting = eps_grid),
+    grid <- rbind(data.frame(method = "full", setting = NA),
+                  data.frame(method = "meb", setting = eps_grid),
                   data.frame(method = "kmeans", setting = m_values),
                   data.frame(method = "random", setting = m_values))
     for (g in seq_len(nrow(grid))) {
