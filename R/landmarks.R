@@ -81,6 +81,7 @@
 #' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
 #' indefinite kernel approximation using minimum enclosing balls.
 #' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
+#' @seealso `vignette("landmarks")` for evidence on when each method pays.
 #' @family Nystroem approximation
 #' @examples
 #' set.seed(1)
