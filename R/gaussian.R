@@ -113,6 +113,18 @@ factor_rcond <- function(R) {
 #' @returns An m x K matrix, columns named by the levels.
 #' @noRd
 gaussian_discriminants <- function(model, x, logdet = TRUE, relative = FALSE) {
+  # rows are independent: in blocks, the temporaries of gaussian_parts() (a
+  # few dozen per row) stay bounded however many rows (1e7 training scores of
+  # a fit over chunks) there are
+  block <- gaussian_block_rows()
+  if (nrow(x) > block) {
+    g <- matrix(0, nrow(x), length(model$levels), dimnames = list(rownames(x), model$levels))
+    for (start in seq(1L, nrow(x), by = block)) {
+      rows <- start:min(nrow(x), start + block - 1L)
+      g[rows, ] <- gaussian_discriminants(model, x[rows, , drop = FALSE], logdet, relative)
+    }
+    return(g)
+  }
   parts <- gaussian_parts(model, x, logdet)
   g <- if (relative) {
     times_pow2(parts$scaled - parts$reference, parts$exponent) + parts$constant
@@ -122,6 +134,13 @@ gaussian_discriminants <- function(model, x, logdet = TRUE, relative = FALSE) {
   if (is.null(dim(g))) g <- matrix(g, nrow = nrow(x))
   dimnames(g) <- list(rownames(x), model$levels)
   g
+}
+
+# Rows per block of gaussian_discriminants(): 2^16, or the option
+# krein.gaussian_block_rows (set small by the tests, to check the blocks)
+gaussian_block_rows <- function() {
+  rows <- getOption("krein.gaussian_block_rows")
+  if (is.null(rows)) 65536L else as.integer(rows)
 }
 
 #' Posteriors of Gaussian classes (Bayes' rule; paper 004, eq. 33): the

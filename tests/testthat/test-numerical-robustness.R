@@ -177,3 +177,20 @@ test_that("an exception of the C++ core reaches users as a krein_numerical_error
   # errors of R code pass unchanged
   expect_error(with_core_errors("x", stop("plain R error")), "plain R error", class = "simpleError")
 })
+
+test_that("Gaussian posteriors in row blocks equal those of one block", {
+  # gaussian_discriminants() works in blocks of rows so that 1e7 training
+  # scores (a fit over chunks) need bounded temporaries; rows are independent,
+  # so any blocking gives the same values, names and order
+  set.seed(11)
+  d <- checkerboard(120, size = 2)
+  d$y <- factor(rep(c("a", "b", "c"), 40))
+  fit_i <- ikfd(y ~ ., data = d, kernel = kernel_rbf(1))
+  fit_k <- kfda(y ~ ., data = d, kernel = kernel_rbf(1), discriminant = "quadratic", ncomp = 4)
+  whole <- list(predict(fit_i, d, type = "prob"), predict(fit_k, d, type = "prob"), predict(fit_i, type = "prob"))
+  old <- options(krein.gaussian_block_rows = 7L)
+  on.exit(options(old))
+  blocked <- list(predict(fit_i, d, type = "prob"), predict(fit_k, d, type = "prob"), predict(fit_i, type = "prob"))
+  expect_identical(dimnames(blocked[[1]]), dimnames(whole[[1]]))
+  for (i in seq_along(whole)) expect_equal(blocked[[i]], whole[[i]], tolerance = 1e-14)
+})
