@@ -189,7 +189,8 @@ new_krein_model <- function(fields, inputs, name, call = NULL) {
   class(fit) <- c(name, "krein_model")
   fitted_class <- model_predictions(fit, NULL, "class", list())
   fit$fitted_class <- unname(fitted_class)
-  fit$training_error <- mean(fitted_class != y)
+  # codes, not labels: the same levels, and no string per row
+  fit$training_error <- mean(as.integer(fitted_class) != as.integer(y))
   fit
 }
 
@@ -299,8 +300,7 @@ scores_of_type <- function(object, new, type, extra) {
   rule <- extra$rule
   if (type == "class" && (is.null(rule) || identical(rule, "posterior"))) {
     p <- do.call(krein_scores, c(list(object, new, "prob"), extra))
-    return(stats::setNames(factor(object$levels[max.col(p, ties.method = "first")], levels = object$levels),
-                           rownames(p)))
+    return(stats::setNames(class_from_decisions(p, object$levels), rownames(p)))
   }
   do.call(krein_scores, c(list(object, new, type), extra))
 }

@@ -15,7 +15,9 @@ softmax_rows <- function(f) {
 #' (paper 000, eq. (10): "chooses minimal j")
 #' @noRd
 class_from_decisions <- function(f, levels) {
-  factor(levels[max.col(f, ties.method = "first")], levels = levels)
+  # the factor from its codes: factor() on the labels would build and match
+  # a string per row (seconds for the 1e7 training rows of a fit over chunks)
+  structure(max.col(f, ties.method = "first"), levels = levels, class = "factor")
 }
 
 `%||%` <- function(a, b) if (is.null(a)) b else a

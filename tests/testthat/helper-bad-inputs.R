@@ -187,7 +187,10 @@ bad_case <- function(id, call, check = check_no_nan) {
 }
 
 # Runs one case and returns its status ("valid", "krein_error", "base_error",
-# "base_warning", "invalid", "timeout"), `ok` and a detail.
+# "base_warning", "invalid", "timeout"), `ok` and a detail. A hang is caught
+# by a limit on the process's CPU time (a loop that never ends burns it),
+# not on elapsed time, which a loaded machine stretches; the elapsed limit is
+# only a backstop for a case that waits.
 run_bad_case <- function(case, time_limit = 20) {
   base_warnings <- character()
   seed <- if (exists(".Random.seed", globalenv())) get(".Random.seed", globalenv())
@@ -199,7 +202,7 @@ run_bad_case <- function(case, time_limit = 20) {
   # The outer tryCatch() catches a time limit reached between the end of the
   # case and the reset (R clears the limit when it signals it).
   outcome <- tryCatch({
-    setTimeLimit(elapsed = time_limit, transient = TRUE)
+    setTimeLimit(cpu = time_limit, elapsed = 30 * time_limit, transient = TRUE)
     result <- tryCatch(
       withCallingHandlers({
         value <- case$call()
@@ -217,10 +220,10 @@ run_bad_case <- function(case, time_limit = 20) {
         list(status = if (timeout) "timeout" else "base_error", detail = conditionMessage(e))
       }
     )
-    setTimeLimit(elapsed = Inf)
+    setTimeLimit(cpu = Inf, elapsed = Inf)
     result
   }, error = function(e) list(status = "timeout", detail = conditionMessage(e)))
-  setTimeLimit(elapsed = Inf)
+  setTimeLimit(cpu = Inf, elapsed = Inf)
   if (length(base_warnings) && outcome$status != "timeout") {
     outcome <- list(status = "base_warning",
                     detail = paste0(base_warnings[1], " (then ", outcome$status, ")"))
