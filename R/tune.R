@@ -40,7 +40,12 @@
 #' the grid apply to the scaled data. A precomputed kernel is not scaled.
 #'
 #' A precomputed kernel, or a [kernel_from_dissimilarity()] object, is cut
-#' into folds as it is. A conversion that centres the kernel (`method =
+#' into folds as it is. A precomputed kernel that can be rebuilt with other
+#' parameters (a class with methods of krein's internal generics
+#' `kernel_parameter_names()`, `with_kernel_parameters()` and
+#' `default_kernel_grid()`) takes them as grid columns: it is rebuilt once
+#' per combination and then cut into folds, and the refit's call writes the
+#' best values into the expression that made it. A conversion that centres the kernel (`method =
 #' "classical"`) was centred on all objects, so the held-out objects'
 #' dissimilarities (never their labels) take part in that centring. With
 #' `method = "negsq"` they enter only through the one scale \eqn{\bar d}.
@@ -258,7 +263,7 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   best <- grid[best_row, , drop = FALSE]
   rownames(best) <- NULL
   warn_grid_edges(grid, best, results, info, tunable, inputs, fixed)
-  fitted <- if (refit) refit_best(job, best, call) else NULL
+  fitted <- if (refit) refit_best(job, best, call, parent.frame()) else NULL
   structure(
     list(best = best, best_value = results$mean[best_row], results = results, folds = fold_results,
          fold_ids = fold_ids, metric = metric, model = fitted, model_name = name,
@@ -833,14 +838,28 @@ summarise_tuning <- function(grid, fold_results) {
 
 #' The best model on all data, with a call that says how to fit it again
 #' @noRd
-refit_best <- function(job, best, call) {
+refit_best <- function(job, best, call, env = parent.frame()) {
   params <- as.list(best)
   tunable <- if (job$precomputed) job$x else job$kernel
   kernel_names <- if (is.null(tunable)) character() else intersect(names(params), kernel_parameter_names(tunable))
   model_params <- params[setdiff(names(params), c(kernel_names, predict_only_arguments(job$info)))]
   job <- job_with_kernel_parameters(job, params[kernel_names])
+  if (job$precomputed && length(kernel_names)) call$x <- input_call(call$x, params[kernel_names], env)
   fit_registered(job$info, job$x, job$y, job$kernel, c(job$fixed, model_params, list(scale = job$scale)),
                  refit_call(call, job$info, job$kernel, length(kernel_names) > 0L && !job$precomputed, model_params))
+}
+
+#' A precomputed kernel's expression with its tuned parameters written in,
+#' where it is a call of a function that takes them (e.g. a conversion of
+#' dissimilarities with its width); else the expression as it was
+#' @noRd
+input_call <- function(expr, values, env) {
+  if (!is.call(expr)) return(expr)
+  fun <- tryCatch(eval(expr[[1L]], env), error = function(e) NULL)
+  if (!is.function(fun) || !all(names(values) %in% names(formals(fun)))) return(expr)
+  expr <- match.call(fun, expr)
+  for (nm in names(values)) expr[[nm]] <- values[[nm]]
+  expr
 }
 
 #' `model(x = , y = , <fixed arguments as the user wrote them>, <best

@@ -600,3 +600,52 @@ test_that("kmdc's reg is a path in tune_krein(): one distance model per fold, va
     expect_equal(got$value[order(got$fold)], errors)
   }
 })
+
+test_that("a precomputed kernel with tunable parameters is rebuilt for each grid value", {
+  # the mechanism a conversion of dissimilarities with a width uses: methods
+  # of three internal generics for its class
+  set.seed(29)
+  d <- checkerboard(60, size = 2)
+  D <- as.matrix(stats::dist(d[, 1:2]))
+  gaussian_of <- function(D, gamma = 1) {
+    structure(list(K = exp(-gamma * D^2), self = rep(1, nrow(D)), D = D),
+              class = c("test_gaussian_dissimilarity", "krein_precomputed"))
+  }
+  ns <- asNamespace("krein")
+  registerS3method("kernel_parameter_names", "test_gaussian_dissimilarity", function(kernel) "gamma", envir = ns)
+  registerS3method("with_kernel_parameters", "test_gaussian_dissimilarity", function(kernel, values) {
+    if (!is.numeric(values$gamma) || !(values$gamma > 0)) krein_abort("`gamma` must be positive.")
+    gaussian_of(kernel$D, values$gamma)
+  }, envir = ns)
+  registerS3method("default_kernel_grid", "test_gaussian_dissimilarity", function(kernel, x, size) {
+    list(gamma = 2^seq(-1, 1, length.out = size))
+  }, envir = ns)
+  on.exit(rm(list = paste0(c("kernel_parameter_names", "with_kernel_parameters", "default_kernel_grid"),
+                           ".test_gaussian_dissimilarity"), envir = ns[[".__S3MethodsTable__."]]))
+  G <- gaussian_of(D)
+  set.seed(1)
+  tuned <- suppressWarnings(tune_krein(kqd, G, d$y, grid = list(gamma = c(0.5, 2, 8)), variant = "FK+", folds = 3))
+  for (i in 1:3) {
+    g <- c(0.5, 2, 8)[i]
+    set.seed(1)
+    separate <- tune_krein(kqd, precomputed_kernel(exp(-g * D^2), self = rep(1, 60)), d$y, grid = list(reg = 1e-3),
+                           variant = "FK+", folds = 3, refit = FALSE)
+    expect_equal(tuned$folds$value[tuned$folds$grid_row == i], separate$folds$value)
+  }
+  # the refit's call writes the best width into the expression that made the kernel
+  # (where the kernel was given as such a call)
+  expect_identical(tuned$model$call$x, quote(G))
+  set.seed(1)
+  again <- suppressWarnings(tune_krein(kqd, gaussian_of(D), d$y, grid = list(gamma = c(0.5, 2, 8)), variant = "FK+",
+                                       folds = 3))
+  expect_identical(again$model$call$x, call("gaussian_of", D = quote(D), gamma = again$best$gamma))
+  expect_equal(predict(eval(again$model$call), type = "prob"), predict(again$model, type = "prob"))
+  expect_error(tune_krein(kqd, G, d$y, grid = list(gamma = c(-1, 1)), folds = 3), class = "krein_error",
+               regexp = "`grid` column `gamma` has an invalid value -1")
+  set.seed(1)
+  default <- suppressWarnings(tune_krein(kqd, G, d$y, variant = "FK+", folds = 3, grid_size = 3, refit = FALSE))
+  expect_equal(sort(unique(default$results$gamma)), c(0.5, 1, 2))
+  # a plain precomputed kernel has no kernel parameters
+  expect_error(tune_krein(kqd, precomputed_kernel(G$K, self = G$self), d$y, grid = list(gamma = 1)),
+               class = "krein_error", regexp = "precomputed kernel")
+})
