@@ -18,10 +18,12 @@
 #' Within a fold, the kernel matrices of the training and held-out points are
 #' computed once per combination of kernel parameters and shared by all
 #' model parameters (the model is fitted on the precomputed kernel). For a
-#' model with a path argument (the `path` column of [krein_models()]: [kqd()]'s
-#' `reg`), the grid's values of that argument are one path: a single fit per
-#' fold and setting of the other parameters serves them all (for kqd, one
-#' decomposition per class), and each value is predicted with the predict
+#' model with a path argument (the `path` column of [krein_models()]: the
+#' `reg` of [kqd()] and of [kmdc()]), the grid's values of that argument are
+#' one path: a single fit per fold and setting of the other parameters
+#' serves them all (one decomposition per class; for kmdc with `distance =
+#' "IC"` also one per fold of its out-of-fold distances, and one
+#' discriminant per value), and each value is predicted with the predict
 #' argument of the same name. Likewise one fit serves every value of a
 #' predict argument in the grid (such as a class `rule`). Models on the input
 #' features ([onda()]) have no kernel to share; models whose options need the
@@ -45,9 +47,10 @@
 #' `kernel_parameter_names()`, `with_kernel_parameters()` and
 #' `default_kernel_grid()`) takes them as grid columns: it is rebuilt once
 #' per combination and then cut into folds, and the refit's call writes the
-#' best values into the expression that made it. A conversion that centres the kernel (`method =
-#' "classical"`) was centred on all objects, so the held-out objects'
-#' dissimilarities (never their labels) take part in that centring. With
+#' best values into the expression that made it. A conversion that centres
+#' the kernel (`method = "classical"`) was centred on all objects, so the
+#' held-out objects' dissimilarities (never their labels) take part in that
+#' centring. With
 #' `method = "negsq"` they enter only through the one scale \eqn{\bar d}.
 #'
 #' @section Randomness:
