@@ -179,8 +179,9 @@
 #' plot(tuned)
 #' predict(tuned, checkerboard(5, size = 3)[, 1:2])
 #' # the default grid: widths around the median heuristic, kqd's reg range
-#' tuned <- tune_krein(kqd, d[, 1:2], d$y, folds = 5, grid_size = 4)
-#' plot(tuned)
+#' # (a warning says where the best value is the grid's smallest or largest)
+#' tuned <- tune_krein(kqd, d[, 1:2], d$y, folds = 3, grid_size = 3)
+#' plot(tuned)   # a heat map of the two parameters
 #' \dontrun{
 #' # in parallel on two local cores, with a progress bar
 #' future::plan(future::multisession, workers = 2)
