@@ -47,16 +47,29 @@ krein_registry <- new.env(parent = emptyenv())
 #' @param uses_kernel FALSE for a model on the features themselves (onda).
 #' @param renamed Former argument names and their new ones, e.g.
 #'   `c(reg = "ridge_relative")`, so that an old name gets a pointer.
+#' @param default_grid `function(size, args, data)`: the model's own part of
+#'   tune_krein()'s default grid, a named list of values (about `size` per
+#'   numeric parameter) given the fixed arguments `args` and `data`, a list
+#'   with `x` (the training inputs as the model sees them, scaled; NULL for a
+#'   precomputed kernel), `n` and `n_classes`. The kernel's width is added by
+#'   tune_krein() (default_kernel_grid()).
+#' @param path_values `function(values)`: how the grid's values of the path
+#'   argument are given to the fitting function in one fit (a vector for kqd;
+#'   kmdc, whose vector `reg` is one value per class, takes a one-column
+#'   matrix).
 #' @noRd
 register_krein_model <- function(name, label, fit, parameters, path = NULL,
                                  needs_self = function(args) FALSE,
                                  needs_inputs = function(args) FALSE,
                                  types = character(), predict_args = character(),
-                                 uses_kernel = TRUE, renamed = character()) {
+                                 uses_kernel = TRUE, renamed = character(),
+                                 default_grid = function(size, args, data) list(),
+                                 path_values = identity) {
   parameters <- as.data.frame(parameters, stringsAsFactors = FALSE)
   assign(name, list(name = name, label = label, fit = fit, parameters = parameters, path = path,
                     needs_self = needs_self, needs_inputs = needs_inputs, types = types,
-                    predict_args = predict_args, uses_kernel = uses_kernel, renamed = renamed),
+                    predict_args = predict_args, uses_kernel = uses_kernel, renamed = renamed,
+                    default_grid = default_grid, path_values = path_values),
          envir = krein_registry)
   invisible(name)
 }

@@ -502,5 +502,6 @@ register_krein_model(
   parameters = data.frame(parameter = "ridge_relative", class = "numeric", label = "relative ridge",
                           stringsAsFactors = FALSE),
   needs_inputs = function(args) landmarks_need_inputs(args$landmarks),
-  predict_args = "rule", renamed = c(reg = "ridge_relative")
+  predict_args = "rule", renamed = c(reg = "ridge_relative"),
+  default_grid = function(size, args, data) list(ridge_relative = log_values(-6, -2, size))
 )

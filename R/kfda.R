@@ -543,5 +543,5 @@ register_krein_model(
                           label = c("linear or quadratic rule", "reduction", "principal components",
                                     "random bases", "ridge"),
                           stringsAsFactors = FALSE),
-  types = "projection"
+  types = "projection", default_grid = function(size, args, data) kfda_default_grid(size, args, data)
 )

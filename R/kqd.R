@@ -616,5 +616,6 @@ register_krein_model(
   path = "reg",
   needs_self = function(args) startsWith(args$variant %||% "RC+", "RC"),
   needs_inputs = function(args) landmarks_need_inputs(args$landmarks),
-  types = "distance", predict_args = "reg"
+  types = "distance", predict_args = "reg",
+  default_grid = function(size, args, data) list(reg = default_reg_values(args$variant %||% "RC+", size))
 )

@@ -70,10 +70,32 @@ kernel_mahalanobis <- function(x, y, kernel = kernel_rbf(), distance = c("RC", "
 #' the distance model of kernel_mahalanobis() and kmdc()
 #' @noRd
 mahalanobis_model <- function(inputs, distance, reg, indefinite, threads) {
-  fields <- kqd_fit(inputs, variant = if (distance == "RC") "RC+" else "IC-",
-                    reg = per_class_reg(reg, nlevels(inputs$y)),
+  distance_path_model(inputs, distance, per_class_reg(reg, nlevels(inputs$y)), indefinite, threads)
+}
+
+#' The same for a resolved `reg`: NULL (the default) or a matrix with one row
+#' per path value and one column per class (kqd's path: one decomposition
+#' per class serves every row)
+#' @noRd
+distance_path_model <- function(inputs, distance, reg, indefinite, threads) {
+  fields <- kqd_fit(inputs, variant = if (distance == "RC") "RC+" else "IC-", reg = reg,
                     indefinite = indefinite, bias = "none", threads = threads)
   new_krein_model(fields, inputs, "kqd")
+}
+
+# kmdc's `reg`: one number, one per class, or a path -- a matrix with one row
+# per value and one column (shared by the classes) or one per class. Returns
+# NULL or the matrix kqd_fit() takes (which validates the values).
+kmdc_reg_path <- function(reg, n_classes) {
+  if (is.null(reg)) return(NULL)
+  if (is.numeric(reg) && is.matrix(reg) && nrow(reg) > 0L && ncol(reg) %in% c(1L, n_classes)) {
+    return(matrix(reg, nrow = nrow(reg), ncol = n_classes))
+  }
+  if (is.numeric(reg) && !is.matrix(reg) && length(reg) %in% c(1L, n_classes)) {
+    return(matrix(reg, nrow = 1L, ncol = n_classes, byrow = TRUE))
+  }
+  krein_abort(sprintf("`reg` must be one number or one per class (%d), or a path: a matrix with one row per value and one column (shared by the classes) or one per class; not %s.",
+                      n_classes, describe_value(reg)))
 }
 
 # One regularisation value, or one per class (a one-row kqd path); kqd_fit()
@@ -132,7 +154,8 @@ per_class_reg <- function(reg, n_classes) {
 #' \eqn{m_j} and \eqn{\Sigma_j} the class means and covariances of the
 #' training points' squared distances and \eqn{\pi_j} the prior) and
 #' `"distance"` (the squared kernel Mahalanobis distances to the classes, the
-#' discriminant's inputs). Precomputed fits with `distance = "RC"` need the
+#' discriminant's inputs); its argument `reg` picks a value of a fitted
+#' regularisation path. Precomputed fits with `distance = "RC"` need the
 #' self-similarities of new points: `precomputed_kernel(K_new, self = )`.
 #' [plot()][plot.krein_model()] draws the decision regions for two input
 #' columns, and otherwise the points in the space of their squared distances
@@ -143,6 +166,15 @@ per_class_reg <- function(reg, n_classes) {
 #' @param formula,data,subset,na.action As in [MASS::lda()]: see [krein_inputs].
 #' @param distance `"RC"` or `"IC"`: the distances of [kernel_mahalanobis()].
 #' @param classifier `"lda"` or `"qda"`.
+#' @param reg \eqn{\sigma^2} (RC) or \eqn{\alpha} (IC): `NULL` for 0.1 (RC)
+#'   or 0.001 (IC); one positive number, or one per class; or a
+#'   regularisation path, a matrix with one row per value and one column
+#'   (shared by the classes) or one per class. A path costs one
+#'   decomposition per class (and, for IC, per fold of the out-of-fold
+#'   distances), as [kqd()]'s does; each value gets its own discriminant,
+#'   and `predict(fit, newdata, reg = )` picks one (by default the value
+#'   with the lowest training error of the discriminant, on out-of-fold
+#'   distances for IC). [tune_krein()] tunes `reg` this way.
 #' @param prior Class prior probabilities of the discriminant, in the order of
 #'   the levels; `NULL` for the class proportions.
 #' @param ... Not used: every argument after the data must be named in full
@@ -151,9 +183,11 @@ per_class_reg <- function(reg, n_classes) {
 #'   [predict.krein_model()], [summary.krein_model()] and
 #'   [plot.krein_model()]) with `distance`, `classifier`, `prior`, the
 #'   distance model (`distances`, a [kqd()] fit with variant RC+ or IC- and no
-#'   biases), the discriminant (`discriminant`, the [MASS::lda()] or
+#'   biases; its `reg` holds the path), the discriminant (`discriminant`, the [MASS::lda()] or
 #'   [MASS::qda()] fit on the training points' squared distances,
-#'   out-of-fold for IC) and `folds` (the fold of each training point for IC,
+#'   out-of-fold for IC; for a path the best value's, all of them in
+#'   `discriminants`), `path_error` (the discriminant's training error per
+#'   path value), `best` and `folds` (the fold of each training point for IC,
 #'   `NULL` for RC).
 #' @references
 #' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
@@ -204,21 +238,39 @@ kmdc_fit <- function(inputs, distance = c("RC", "IC"), classifier = c("lda", "qd
     krein_abort(sprintf("`y` has a class with fewer than three points (%s); kmdc(distance = \"IC\") needs at least three per class, since its discriminant is fitted on out-of-fold distances.",
                         paste0("\"", names(counts)[counts < 3], "\"", collapse = ", ")))
   }
-  distances <- mahalanobis_model(inputs, distance, reg, indefinite, threads)
+  # a path of `reg` values: one distance model (one decomposition per class,
+  # and per fold for IC) serves them all; a discriminant per value
+  distances <- distance_path_model(inputs, distance, kmdc_reg_path(reg, nlevels(y)), indefinite, threads)
+  path <- distances$reg
+  usable <- !is.na(distances$path_error)
   folds <- NULL
   if (distance == "IC") {
     folds <- draw_folds(y, min(kmdc_folds, min(counts)), stratified = TRUE)
-    d <- kmdc_out_of_fold_distances(inputs, folds, distances$reg[1, ], indefinite, threads)
+    d_path <- kmdc_out_of_fold_distances(inputs, folds, path, indefinite, threads)
   } else {
-    d <- krein_scores(distances, NULL, "distance")
+    d_path <- distances$training_distances
   }
-  dimnames(d) <- list(NULL, paste0("d2_", levels(y)))
-  discriminant <- tryCatch(
-    if (classifier == "lda") MASS::lda(d, y, prior = prior) else MASS::qda(d, y, prior = prior),
-    error = function(e) krein_abort(sprintf("The %s in the distance space failed: %s. The squared distances do not separate the classes; try another kernel width or `reg`.",
-                                            classifier, sub("[.]$", "", conditionMessage(e)))))
+  discriminants <- lapply(seq_len(nrow(path)), function(k) {
+    if (!usable[k]) return(NULL)
+    d <- d_path[[k]]
+    dimnames(d) <- list(NULL, paste0("d2_", levels(y)))
+    tryCatch(
+      if (classifier == "lda") MASS::lda(d, y, prior = prior) else MASS::qda(d, y, prior = prior),
+      error = function(e) krein_abort(sprintf("The %s in the distance space failed%s: %s. The squared distances do not separate the classes; try another kernel width or `reg`.",
+                                              classifier, if (nrow(path) > 1L) paste0(" at reg = ", format_reg_row(path[k, ])) else "",
+                                              sub("[.]$", "", conditionMessage(e)))))
+  })
+  # the discriminant's error on the points it was trained on (out-of-fold
+  # distances for IC) picks the default value of a path
+  path_error <- vapply(seq_len(nrow(path)), function(k) {
+    if (!usable[k]) return(NA_real_)
+    f <- kmdc_decisions(discriminants[[k]], unname(d_path[[k]]), classifier)
+    mean(class_from_decisions(f, levels(y)) != y)
+  }, numeric(1))
+  best <- which.min(path_error)
   list(distance = distance, classifier = classifier, prior = prior, distances = distances,
-       discriminant = discriminant, folds = folds, x = inputs$x, threads = threads)
+       discriminant = discriminants[[best]], discriminants = discriminants, path_error = path_error,
+       best = best, folds = folds, x = inputs$x, threads = threads)
 }
 
 # Folds of the out-of-fold IC distances the discriminant is fitted on (fewer
@@ -236,13 +288,15 @@ kmdc_folds <- 10L
 kmdc_out_of_fold_distances <- function(inputs, folds, reg, indefinite, threads) {
   K <- training_kernel(inputs, threads)
   y <- inputs$y
-  d <- matrix(NA_real_, length(y), nlevels(y))
+  d <- rep(list(matrix(NA_real_, length(y), nlevels(y))), nrow(reg))
   for (k in sort(unique(folds))) {
     held_out <- folds == k
     fold_inputs <- inputs_from_xy(precomputed_kernel(K[!held_out, !held_out, drop = FALSE]), y[!held_out],
                                   NULL, NULL)
-    model <- mahalanobis_model(fold_inputs, "IC", reg, indefinite, threads)
-    d[held_out, ] <- krein_scores(model, list(K = K[held_out, !held_out, drop = FALSE]), "distance")
+    model <- distance_path_model(fold_inputs, "IC", reg, indefinite, threads)
+    # every path value's distances from the fold's one decomposition
+    fold_d <- cpp_kqd_distances(model$core, K[held_out, !held_out, drop = FALSE], NULL)
+    for (r in seq_len(nrow(reg))) d[[r]][held_out, ] <- fold_d[[r]]
   }
   d
 }
@@ -269,10 +323,13 @@ kmdc_decisions <- function(discriminant, z, classifier) {
 }
 
 #' @export
-krein_scores.kmdc <- function(object, new, type) {
-  d <- krein_scores(object$distances, new, "distance")
+krein_scores.kmdc <- function(object, new, type, reg = NULL) {
+  k <- if (is.null(reg)) object$best %||% 1L else kqd_path_index(object$distances, reg)
+  distances <- object$distances
+  d <- krein_scores(distances, new, "distance", reg = distances$reg[k, ])
   if (type == "distance") return(d)
-  f <- matrix(kmdc_decisions(object$discriminant, unname(d), object$classifier), nrow(d),
+  discriminant <- if (is.null(object$discriminants)) object$discriminant else object$discriminants[[k]]
+  f <- matrix(kmdc_decisions(discriminant, unname(d), object$classifier), nrow(d),
               length(object$levels), dimnames = list(rownames(d), object$levels))
   if (type == "decision") f else softmax_rows(f)
 }
@@ -285,9 +342,13 @@ model_title.kmdc <- function(x) kmdc_name(x)
 #' @export
 model_print_lines.kmdc <- function(x) {
   distances <- x$distances
+  best <- x$best %||% 1L
   c(sprintf("%s discriminant (MASS::%s) on the squared %s kernel Mahalanobis distances to the classes",
             if (x$classifier == "lda") "Fisher" else "quadratic", x$classifier, x$distance),
-    paste0(if (x$distance == "RC") "sigma^2" else "alpha", " = ", format_reg_row(distances$reg[1, ]),
+    paste0(if (x$distance == "RC") "sigma^2" else "alpha",
+           if (nrow(distances$reg) > 1L) paste0(" path of ", nrow(distances$reg), " values; best (lowest training error) ")
+           else " = ",
+           format_reg_row(distances$reg[best, ]),
            "; indefinite formulas for: ",
            if (any(distances$indefinite)) paste(names(distances$indefinite)[distances$indefinite], collapse = ", ") else "no class"),
     if (!is.null(x$folds)) sprintf("discriminant trained on out-of-fold distances (%d folds)", length(unique(x$folds))))
@@ -297,7 +358,7 @@ model_print_lines.kmdc <- function(x) {
 model_summary.kmdc <- function(object) {
   distances <- object$distances
   classes <- data.frame(n = as.vector(object$counts), prior = as.vector(object$prior),
-                        reg = as.vector(distances$reg[1, ]), distances$signature,
+                        reg = as.vector(distances$reg[object$best %||% 1L, ]), distances$signature,
                         indefinite = as.vector(distances$indefinite),
                         row.names = object$levels, check.names = FALSE)
   means <- object$discriminant$means
@@ -311,7 +372,8 @@ model_summary.kmdc <- function(object) {
 # Pekalska 2010, Sec. 3.3) -- the view of the underlying kqd fit.
 #' @export
 plot_model_diagnostic.kmdc <- function(x, data, main, predict_args, ...) {
-  plot_model_diagnostic(x$distances, data, main, list(), ...)
+  k <- if (is.null(predict_args$reg)) x$best %||% 1L else kqd_path_index(x$distances, predict_args$reg)
+  plot_model_diagnostic(x$distances, data, main, list(reg = x$distances$reg[k, ]), ...)
   invisible(x)
 }
 
@@ -321,6 +383,8 @@ register_krein_model(
                           class = c("character", "character", "numeric"),
                           label = c("distance", "discriminant", "regularisation"),
                           stringsAsFactors = FALSE),
+  path = "reg", path_values = function(values) matrix(values, ncol = 1L),
   needs_self = function(args) identical((args$distance %||% "RC")[1], "RC"),
-  types = "distance"
+  types = "distance", predict_args = "reg",
+  default_grid = function(size, args, data) list(reg = default_reg_values(args$distance %||% "RC", size))
 )

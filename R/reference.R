@@ -739,7 +739,8 @@ register_krein_model(
   "iknn", label = "IKNN: kernel nearest neighbours", fit = "iknn_fit",
   parameters = data.frame(parameter = "k", class = "numeric", label = "neighbours",
                           stringsAsFactors = FALSE),
-  needs_self = function(args) TRUE
+  needs_self = function(args) TRUE,
+  default_grid = function(size, args, data) list(k = unique(pmin(seq(1, by = 2, length.out = size), data$n)))
 )
 
 register_krein_model(
@@ -748,12 +749,13 @@ register_krein_model(
   parameters = data.frame(parameter = c("pvar", "shrinkage"), class = c("numeric", "numeric"),
                           label = c("share of eigenvalue mass", "covariance shrinkage"),
                           stringsAsFactors = FALSE),
-  types = "projection", renamed = c(reg = "shrinkage")
+  types = "projection", renamed = c(reg = "shrinkage"),
+  default_grid = function(size, args, data) list(shrinkage = log_values(-3, 0, size))
 )
 
 register_krein_model(
   "isvm", label = "ISVM: kernlab's support vector machine on the kernel matrix", fit = "isvm_fit",
   parameters = data.frame(parameter = "C", class = "numeric", label = "cost",
                           stringsAsFactors = FALSE),
-  predict_args = "rule"
+  predict_args = "rule", default_grid = function(size, args, data) list(C = log_values(-1, 3, size))
 )

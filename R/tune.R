@@ -18,10 +18,12 @@
 #' Within a fold, the kernel matrices of the training and held-out points are
 #' computed once per combination of kernel parameters and shared by all
 #' model parameters (the model is fitted on the precomputed kernel). For a
-#' model with a path argument (the `path` column of [krein_models()]: [kqd()]'s
-#' `reg`), the grid's values of that argument are one path: a single fit per
-#' fold and setting of the other parameters serves them all (for kqd, one
-#' decomposition per class), and each value is predicted with the predict
+#' model with a path argument (the `path` column of [krein_models()]: the
+#' `reg` of [kqd()] and of [kmdc()]), the grid's values of that argument are
+#' one path: a single fit per fold and setting of the other parameters
+#' serves them all (one decomposition per class; for kmdc with `distance =
+#' "IC"` also one per fold of its out-of-fold distances, and one
+#' discriminant per value), and each value is predicted with the predict
 #' argument of the same name. Likewise one fit serves every value of a
 #' predict argument in the grid (such as a class `rule`). Models on the input
 #' features ([onda()]) have no kernel to share; models whose options need the
@@ -40,9 +42,15 @@
 #' the grid apply to the scaled data. A precomputed kernel is not scaled.
 #'
 #' A precomputed kernel, or a [kernel_from_dissimilarity()] object, is cut
-#' into folds as it is. A conversion that centres the kernel (`method =
-#' "classical"`) was centred on all objects, so the held-out objects'
-#' dissimilarities (never their labels) take part in that centring. With
+#' into folds as it is. A precomputed kernel that can be rebuilt with other
+#' parameters (a class with methods of krein's internal generics
+#' `kernel_parameter_names()`, `with_kernel_parameters()` and
+#' `default_kernel_grid()`) takes them as grid columns: it is rebuilt once
+#' per combination and then cut into folds, and the refit's call writes the
+#' best values into the expression that made it. A conversion that centres
+#' the kernel (`method = "classical"`) was centred on all objects, so the
+#' held-out objects' dissimilarities (never their labels) take part in that
+#' centring. With
 #' `method = "negsq"` they enter only through the one scale \eqn{\bar d}.
 #'
 #' @section Randomness:
@@ -60,10 +68,48 @@
 #' krein's threads as usual.
 #'
 #' @section Progress:
-#' With \pkg{progressr} installed, each finished task signals progress; wrap
-#' the call in `progressr::with_progress()` (or set
+#' With \pkg{progressr} installed, every grid point evaluated on a fold
+#' advances the progress by one step (grid points times folds times
+#' repeats steps in all): a fit of a path over \eqn{k} values, or one fit
+#' that serves \eqn{k} values of a predict argument, advances it by \eqn{k}
+#' when it is done. Wrap the call in `progressr::with_progress()` (or set
 #' `progressr::handlers(global = TRUE)`) to see a bar. Nothing is printed
 #' otherwise.
+#'
+#' @section The default grid:
+#' Without `grid`, `tune_krein()` tunes the kernel's width and the model's
+#' regularisation (or its main parameter), about `grid_size` values each.
+#' The width of a Gaussian kernel whose `gamma` is left to the data
+#' (`kernel_rbf()`, the default; also as the base of [kernel_invariant()])
+#' takes `grid_size` values log-spaced from 1/32 to 32 times the median
+#' heuristic [median_gamma()] of all the rows of `x` as the model sees them
+#' (centred and scaled with `scale = TRUE`); a width the user gave is kept.
+#' Numeric model parameters are log-spaced (\eqn{10^a} to \eqn{10^b} in
+#' `grid_size` steps):
+#'
+#' | model | default grid besides the width |
+#' |---|---|
+#' | [kqd()] | `reg` \eqn{10^{-3}}..\eqn{10}, or \eqn{10^{-5}}..\eqn{10^{-1}} for the IC and FK variants |
+#' | [kmdc()] | `reg` as for kqd: \eqn{10^{-3}}..\eqn{10} (RC), \eqn{10^{-5}}..\eqn{10^{-1}} (IC) |
+#' | [ikfd()] | `ridge_relative` \eqn{10^{-6}}..\eqn{10^{-2}} |
+#' | [kfda()] | `ncomp` (reduce `"pca"`) or `bases` (`"subset"`): about `grid_size` whole numbers log-spaced from 2 to the smaller of 64 and half a training fold; `ridge` \eqn{10^{-6}}..\eqn{10^{-1}} (`"ridge"`) |
+#' | [pcvm()] | none (the width only) |
+#' | [iknn()] | `k` = 1, 3, 5, ... (`grid_size` odd numbers, at most a training fold) |
+#' | [ikpca_qd()] | `shrinkage` \eqn{10^{-3}}..\eqn{1} |
+#' | [isvm()] | `C` \eqn{10^{-1}}..\eqn{10^{3}} |
+#' | [onda()] | `posterior` = `"gaussian"`, `"linear"`; with `posterior = "svm"` fixed: `cost` \eqn{10^{-1}}..\eqn{10^{3}} and, for the radial SVM, `svm_gamma` as the width above |
+#'
+#' Fixed arguments are not tuned (`variant = "IC-"` chooses kqd's IC range
+#' and is not varied). A model that registers with the contract gives its
+#' own default grid (`default_grid` of its registry entry).
+#'
+#' @section Where the optimum lies:
+#' When the best value of a numeric parameter with three or more values in
+#' the grid is the grid's smallest or largest, and strictly better than the
+#' next value, a warning of class `krein_grid_edge_warning` names the
+#' parameter, the value and the side to extend the grid on: the optimum may
+#' lie beyond. Where the next step beyond the grid leaves the parameter's
+#' domain (`k = 0` neighbours, a `shrinkage` above 1) there is no warning.
 #'
 #' @param learner A krein fitting function: [kqd()], [ikfd()], [pcvm()],
 #'   [kfda()], [onda()], [kmdc()], [iknn()], [ikpca_qd()], [isvm()], or any
@@ -75,7 +121,8 @@
 #'   values whose combinations are all tried ([expand.grid()]). Names are the
 #'   model's arguments (`reg`, `variant`, `ncomp`, `k`, ...), its predict
 #'   arguments (such as [ikfd()]'s `rule`) or parameters of the kernel (e.g.
-#'   `gamma` for [kernel_rbf()], `s` for [kernel_dist()]).
+#'   `gamma` for [kernel_rbf()], `s` for [kernel_dist()]). Missing: the
+#'   default grid (see The default grid).
 #' @param folds Number of folds, between 2 and the number of points.
 #' @param repeats Number of repetitions with new folds.
 #' @param metric `"error"` (misclassification rate), `"logloss"` (mean
@@ -88,6 +135,8 @@
 #'   `y`, as in the models: `NULL` (the default) makes them an error;
 #'   [na.omit()] or [na.exclude()] leave them out of the tuning (and of the
 #'   refit).
+#' @param grid_size About how many values the default grid gives each
+#'   numeric parameter (1 to 50); used only when `grid` is missing.
 #' @param ... Fixed arguments of the model (e.g. `kernel = kernel_rbf()`,
 #'   `variant = "FK+"`, `m = 20`) and of its predictions (e.g. `rule =`),
 #'   used in every fold. They, and the options after `...`, must be named in
@@ -102,7 +151,9 @@
 #'   `model` (the best model refitted on all data, with a call that names its
 #'   parameters, or `NULL`; predict arguments among the best parameters or
 #'   the fixed arguments are to be given to [predict()][predict.krein_model()]
-#'   again) and `call`; with `print()`, `summary()` and `plot()` methods. A
+#'   again, or use [predict()][predict.krein_tune()] on the result, which
+#'   does), `predict_args` (those predict arguments) and `call`; with
+#'   `print()`, `summary()`, `plot()` and `predict()` methods. A
 #'   fit that fails (for example a singular covariance at one grid point)
 #'   counts as missing for that fold, with one warning at the end, and the
 #'   rest of the grid goes on (a path fit that fails is retried value by
@@ -126,6 +177,11 @@
 #' tuned
 #' tuned$model$call
 #' plot(tuned)
+#' predict(tuned, checkerboard(5, size = 3)[, 1:2])
+#' # the default grid: widths around the median heuristic, kqd's reg range
+#' # (a warning says where the best value is the grid's smallest or largest)
+#' tuned <- tune_krein(kqd, d[, 1:2], d$y, folds = 3, grid_size = 3)
+#' plot(tuned)   # a heat map of the two parameters
 #' \dontrun{
 #' # in parallel on two local cores, with a progress bar
 #' future::plan(future::multisession, workers = 2)
@@ -136,7 +192,7 @@
 #' @export
 tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
                        metric = c("error", "logloss", "brier"), stratified = TRUE, refit = TRUE,
-                       na.action = NULL) {
+                       na.action = NULL, grid_size = 5) {
   call <- match.call()
   info <- tuned_model(learner)
   name <- info$name
@@ -163,8 +219,16 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   folds <- check_number(folds, "folds", lower = 2, upper = n, allow_lower = TRUE, integer = TRUE)
   kernel <- if (info$uses_kernel) as_krein_kernel(fixed$kernel %||% kernel_rbf()) else NULL
   fixed$kernel <- NULL
-  grid <- tuning_grid(grid, info, kernel, precomputed, names(fixed))
-  check_grid_values(grid, info, kernel, inputs, fixed)
+  # the object whose parameters the grid may set: the kernel, or a
+  # precomputed kernel that can be rebuilt with other parameters
+  tunable <- if (precomputed) x else kernel
+  if (missing(grid) || is.null(grid)) {
+    grid_size <- check_number(grid_size, "grid_size", lower = 1, upper = 50, allow_lower = TRUE, integer = TRUE)
+    grid <- default_tuning_grid(info, tunable, x, scale && !precomputed, fixed, grid_size,
+                                n_train = n - ceiling(n / folds), n_classes = nlevels(y))
+  }
+  grid <- tuning_grid(grid, info, tunable, precomputed, names(fixed))
+  check_grid_values(grid, info, tunable, inputs, fixed)
   if (precomputed && is.null(x$self) && grid_needs_self(info, grid, fixed)) {
     krein_abort("`x` must carry the self-similarities of the points: precomputed_kernel(K, self = ...).")
   }
@@ -177,15 +241,17 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   job <- list(info = info, x = x, y = y, grid = grid, kernel = kernel, fixed = fixed[!predict_only],
               fixed_predict = fixed[predict_only], precomputed = precomputed,
               scale = scale && !precomputed)
-  run <- function(t) {
+  run <- function(t, progress) {
     set.seed(seeds[t], kind = "Mersenne-Twister", normal.kind = "Inversion", sample.kind = "Rejection")
     test <- fold_ids[, tasks$rep[t]] == tasks$fold[t]
-    out <- tune_fold(job, which(!test), which(test), metric)
+    out <- tune_fold(job, which(!test), which(test), metric, progress)
     out$rep <- tasks$rep[t]
     out$fold <- tasks$fold[t]
     out
   }
-  per_task <- run_tasks(run, nrow(tasks))
+  # one progress step per grid point and task: a path fit over k values, or
+  # one fit serving k values of a predict argument, advances by k
+  per_task <- run_tasks(run, nrow(tasks), steps = nrow(tasks) * nrow(grid))
   fold_results <- do.call(rbind, per_task)
   results <- summarise_tuning(grid, fold_results)
   failures <- fold_results$message[!is.na(fold_results$message)]
@@ -200,11 +266,14 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   best_row <- which(complete)[which.min(results$mean[complete])]
   best <- grid[best_row, , drop = FALSE]
   rownames(best) <- NULL
-  fitted <- if (refit) refit_best(job, best, call) else NULL
+  warn_grid_edges(grid, best, results, info, tunable, inputs, fixed)
+  fitted <- if (refit) refit_best(job, best, call, parent.frame()) else NULL
   structure(
     list(best = best, best_value = results$mean[best_row], results = results, folds = fold_results,
          fold_ids = fold_ids, metric = metric, model = fitted, model_name = name,
-         n_folds = folds, repeats = repeats, call = call),
+         n_folds = folds, repeats = repeats, stratified = stratified,
+         predict_args = c(job$fixed_predict, as.list(best[intersect(names(best), predict_only_arguments(info))])),
+         call = call),
     class = "krein_tune"
   )
 }
@@ -256,8 +325,7 @@ empty_grid_message <- paste(
   "`grid` is empty; give at least one value of each parameter.",
   "To cross-validate a single setting, give one of its parameters as a single value, e.g. `list(reg = 1e-3)`.")
 
-tuning_grid <- function(grid, info, kernel, precomputed, fixed_names) {
-  if (missing(grid) || is.null(grid)) krein_abort("`grid` is missing; give a data frame or a named list of parameter values.")
+tuning_grid <- function(grid, info, tunable, precomputed, fixed_names) {
   if (!is.data.frame(grid)) {
     if (is.list(grid) && length(grid) == 0L) krein_abort(empty_grid_message)
     if (!is.list(grid) || is.null(names(grid)) || any(!nzchar(names(grid)))) {
@@ -268,9 +336,12 @@ tuning_grid <- function(grid, info, kernel, precomputed, fixed_names) {
   }
   if (nrow(grid) == 0L || ncol(grid) == 0L) krein_abort(empty_grid_message)
   for (j in seq_along(grid)) if (is.factor(grid[[j]])) grid[[j]] <- as.character(grid[[j]])
-  kernel_names <- if (is.null(kernel)) character() else kernel_parameter_names(kernel)
+  kernel_names <- if (is.null(tunable)) character() else kernel_parameter_names(tunable)
   allowed <- c(setdiff(tuning_argument_names(info), "threads"), kernel_names)
   unknown <- setdiff(names(grid), allowed)
+  if (precomputed && info$uses_kernel && any(unknown %in% builtin_kernel_parameter_names())) {
+    krein_abort("`grid` has kernel parameters, but `x` is a precomputed kernel; tune the model's own parameters only.")
+  }
   if (length(unknown)) {
     krein_abort(sprintf("`grid` has unknown parameter%s %s for %s(); its parameters are %s.",
                         if (length(unknown) > 1) "s" else "", paste0("`", unknown, "`", collapse = ", "),
@@ -282,10 +353,15 @@ tuning_grid <- function(grid, info, kernel, precomputed, fixed_names) {
                         paste0("`", twice, "`", collapse = ", "), if (length(twice) > 1) "are" else "is",
                         if (length(twice) > 1) "each" else "it"))
   }
-  if (precomputed && any(names(grid) %in% kernel_names)) {
-    krein_abort("`grid` has kernel parameters, but `x` is a precomputed kernel; tune the model's own parameters only.")
-  }
   grid
+}
+
+# The parameters of krein's kernel constructors (a precomputed kernel has
+# none of them, unless it can be rebuilt with them)
+builtin_kernel_parameter_names <- function() {
+  unique(unlist(lapply(c("linear", "poly", "tanh", "elm", "rbf", "rbf_diag", "dist", "epanechnikov"), function(k) {
+    names(formals(get(paste0("kernel_", k), mode = "function")))
+  })))
 }
 
 #' Every grid value must lie in its parameter's domain: an error naming the
@@ -295,8 +371,27 @@ tuning_grid <- function(grid, info, kernel, precomputed, fixed_names) {
 #' kernel or the data (probe_model_argument()).
 #' @noRd
 check_grid_values <- function(grid, info, kernel, inputs, fixed) {
+  problems <- grid_value_problems(grid, info, kernel, inputs, fixed)
+  for (column in names(problems)) {
+    values <- problems[[column]]$values
+    bad <- problems[[column]]$bad
+    if (any(bad)) {
+      krein_abort(sprintf("`grid` column `%s` has %s %s: %s",
+                          column, if (sum(bad) > 1) "invalid values" else "an invalid value",
+                          paste(vapply(values[bad], format_grid_value, ""), collapse = ", "),
+                          problems[[column]]$messages[bad][[1]]))
+    }
+  }
+  invisible(grid)
+}
+
+#' For each column of a grid that holds parameters of the model or the
+#' kernel: its distinct values, which of them are invalid and why
+#' @noRd
+grid_value_problems <- function(grid, info, kernel, inputs, fixed) {
   kernel_names <- if (is.null(kernel)) character() else kernel_parameter_names(kernel)
   model_names <- intersect(names(grid), setdiff(fit_argument_names(info), "threads"))
+  out <- list()
   for (column in names(grid)) {
     values <- unique(grid[[column]])
     check <- if (column %in% kernel_names) {
@@ -306,16 +401,11 @@ check_grid_values <- function(grid, info, kernel, inputs, fixed) {
     } else {
       next  # a predict argument: checked by predict() in each fold
     }
-    problems <- lapply(values, check)
-    bad <- !vapply(problems, is.null, logical(1))
-    if (any(bad)) {
-      krein_abort(sprintf("`grid` column `%s` has %s %s: %s",
-                          column, if (sum(bad) > 1) "invalid values" else "an invalid value",
-                          paste(vapply(values[bad], format_grid_value, ""), collapse = ", "),
-                          problems[bad][[1]]))
-    }
+    messages <- lapply(values, check)
+    out[[column]] <- list(values = values, messages = messages,
+                          bad = !vapply(messages, is.null, logical(1)))
   }
-  invisible(grid)
+  out
 }
 
 format_grid_value <- function(v) if (is.character(v)) paste0("\"", v, "\"") else format(v, digits = 7)
@@ -324,6 +414,13 @@ format_grid_value <- function(v) if (is.character(v)) paste0("\"", v, "\"") else
 #' message (kernels without a constructor of krein's are not checked)
 #' @noRd
 probe_kernel_parameter <- function(kernel, parameter, value) {
+  if (!inherits(kernel, "krein_kernel")) {
+    # a precomputed kernel rebuilt with the value checks it itself
+    return(tryCatch({
+      with_kernel_parameters(kernel, stats::setNames(list(value), parameter))
+      NULL
+    }, krein_error = function(e) conditionMessage(e)))
+  }
   base <- if (inherits(kernel, "krein_kernel_invariant")) kernel$base else kernel
   if (!is_builtin_kernel(base)) return(NULL)
   params <- base$params
@@ -370,19 +467,108 @@ probe_stop <- structure(list(), class = "krein_probe_stop_object")
 #' @export
 `[[.krein_probe_stop_object` <- `$.krein_probe_stop_object`
 
-kernel_parameter_names <- function(kernel) {
-  if (inherits(kernel, "krein_kernel_invariant")) return(names(kernel$base$params))
-  names(kernel$params)
-}
+# ---------------------------------------------------------------------------
+# Kernel parameters: what a grid may set, and the default width
+#
+# Three internal generics make a kernel's parameters tunable. Methods exist
+# for krein's kernels (their `params`, those of the base of an invariant
+# kernel); a precomputed kernel that can be rebuilt with other parameters
+# (such as a conversion of dissimilarities with a width) joins by methods for
+# its class: kernel_parameter_names() lists the parameters,
+# with_kernel_parameters() returns the object rebuilt with new values (and
+# validates them with krein errors), default_kernel_grid() gives its part of
+# the default grid. tune_krein() rebuilds a precomputed kernel once per
+# combination of its parameters and cuts the result into folds.
 
+#' The parameters of a kernel (or of a precomputed kernel) a grid may set
+#' @noRd
+kernel_parameter_names <- function(kernel) UseMethod("kernel_parameter_names")
+#' @export
+kernel_parameter_names.default <- function(kernel) character()
+#' @export
+kernel_parameter_names.krein_kernel <- function(kernel) names(kernel$params)
+#' @export
+kernel_parameter_names.krein_kernel_invariant <- function(kernel) names(kernel$base$params)
+
+#' The kernel with some of its parameters set to `values` (a named list)
+#' @noRd
 with_kernel_parameters <- function(kernel, values) {
   if (length(values) == 0L) return(kernel)
-  if (inherits(kernel, "krein_kernel_invariant")) {
-    for (nm in names(values)) kernel$base$params[[nm]] <- values[[nm]]
-  } else {
-    for (nm in names(values)) kernel$params[[nm]] <- values[[nm]]
-  }
+  UseMethod("with_kernel_parameters")
+}
+#' @export
+with_kernel_parameters.default <- function(kernel, values) {
+  krein_abort(sprintf("%s has no parameters that tuning can set.", describe_value(kernel)))
+}
+#' @export
+with_kernel_parameters.krein_kernel <- function(kernel, values) {
+  for (nm in names(values)) kernel$params[[nm]] <- values[[nm]]
   kernel
+}
+#' @export
+with_kernel_parameters.krein_kernel_invariant <- function(kernel, values) {
+  for (nm in names(values)) kernel$base$params[[nm]] <- values[[nm]]
+  kernel
+}
+
+#' A kernel's part of tune_krein()'s default grid: a named list of values.
+#' `x` are the inputs as the model sees them (scaled where it scales them).
+#' @noRd
+default_kernel_grid <- function(kernel, x, size) UseMethod("default_kernel_grid")
+#' @export
+default_kernel_grid.default <- function(kernel, x, size) list()
+#' @export
+default_kernel_grid.krein_kernel_rbf <- function(kernel, x, size) {
+  # only a width left to the data is tuned; a width the user gave stays
+  if (!is.null(kernel$params$gamma)) return(list())
+  list(gamma = median_gamma(x) * width_factors(size))
+}
+#' @export
+default_kernel_grid.krein_kernel_invariant <- function(kernel, x, size) default_kernel_grid(kernel$base, x, size)
+
+# The models' default grids (the `default_grid` of their registry entries,
+# documented in ?tune_krein). kqd and kmdc: sigma^2 for RC, alpha for IC
+# and FK, around their defaults 0.1 and 1e-3 (for kernels with k(x, x) = 1).
+default_reg_values <- function(variant, size) {
+  if (startsWith(variant[1], "RC")) log_values(-3, 1, size) else log_values(-5, -1, size)
+}
+
+# kfda: the size of the reduction (components, random bases) or the ridge
+kfda_default_grid <- function(size, args, data) {
+  reduce <- args$reduce[1] %||% "pca"
+  if (identical(reduce, "ridge")) return(list(ridge = log_values(-6, -1, size)))
+  upper <- max(2, min(64, floor(data$n / 2)))
+  counts <- unique(round(2^seq(1, log2(upper), length.out = size)))
+  if (identical(reduce, "subset")) list(bases = counts) else list(ncomp = counts)
+}
+
+# Factors around the median-heuristic width: log-spaced over 1/32 .. 32, the
+# middle value (odd sizes) the heuristic itself.
+width_factors <- function(size) if (size == 1L) 1 else 2^seq(-5, 5, length.out = size)
+
+# `size` log-spaced values from 10^from to 10^to
+log_values <- function(from, to, size) if (size == 1L) 10^((from + to) / 2) else 10^seq(from, to, length.out = size)
+
+#' The grid tune_krein() uses when none is given: the kernel's width from the
+#' median heuristic on the (scaled) inputs, and the model's own values from
+#' its registry entry
+#' @noRd
+default_tuning_grid <- function(info, tunable, x, scale, fixed, size, n_train, n_classes) {
+  inputs <- NULL
+  if (!inherits(x, "krein_precomputed")) {
+    inputs <- x
+    if (scale) inputs <- scale_columns(suppressMessages(column_scaling(x)), x)
+  }
+  values <- info$default_grid(size, fixed, list(x = inputs, n = n_train, n_classes = n_classes))
+  if (!is.null(tunable)) {
+    values <- c(values, default_kernel_grid(tunable, if (is.null(inputs)) x else inputs, size))
+  }
+  values <- values[setdiff(names(values), names(fixed))]
+  if (length(values) == 0L) {
+    krein_abort(sprintf("`grid` is missing, and %s() has no default grid%s; give `grid`, e.g. a list of kernel parameter values.",
+                        info$name, if (!is.null(tunable)) " with this kernel" else ""))
+  }
+  expand.grid(values, stringsAsFactors = FALSE, KEEP.OUT.ATTRS = FALSE)
 }
 
 # Fold labels 1..folds; stratified: each class's points in random order dealt
@@ -397,9 +583,9 @@ draw_folds <- function(y, folds, stratified) {
   ids
 }
 
-run_tasks <- function(run, count) {
+run_tasks <- function(run, count, steps = count) {
+  progress <- if (requireNamespace("progressr", quietly = TRUE)) progressr::progressor(steps = steps) else function(...) NULL
   if (requireNamespace("future.apply", quietly = TRUE)) {
-    progress <- if (requireNamespace("progressr", quietly = TRUE)) progressr::progressor(steps = count) else function(...) NULL
     # several workers: one thread per fit, so workers do not compete for cores
     one_thread <- future::nbrOfWorkers() > 1
     saved <- get_random_state()
@@ -413,9 +599,7 @@ run_tasks <- function(run, count) {
           cpp_set_omp_threads(old_omp)
         })
       }
-      out <- run(t)
-      progress()
-      out
+      run(t, progress)
     }, future.seed = TRUE, future.packages = "krein"))
   }
   if (!isTRUE(krein_state$told_parallel)) {
@@ -424,7 +608,7 @@ run_tasks <- function(run, count) {
   }
   saved <- get_random_state()
   on.exit(set_random_state(saved), add = TRUE)
-  lapply(seq_len(count), run)
+  lapply(seq_len(count), run, progress = progress)
 }
 
 krein_state <- new.env(parent = emptyenv())
@@ -448,10 +632,11 @@ set_random_state <- function(state) {
 #' argument and in predict arguments share one fit; the kernel matrices are
 #' computed once per combination of kernel parameters.
 #' @noRd
-tune_fold <- function(job, train, test, metric) {
+tune_fold <- function(job, train, test, metric, progress = function(...) NULL) {
   grid <- job$grid
   info <- job$info
-  kernel_names <- if (is.null(job$kernel)) character() else intersect(names(grid), kernel_parameter_names(job$kernel))
+  tunable <- if (job$precomputed) job$x else job$kernel
+  kernel_names <- if (is.null(tunable)) character() else intersect(names(grid), kernel_parameter_names(tunable))
   path <- intersect(names(grid), path_argument(info))
   shared <- intersect(names(grid), c(path, predict_only_arguments(info)))
   fit_names <- setdiff(names(grid), c(kernel_names, shared))
@@ -463,13 +648,14 @@ tune_fold <- function(job, train, test, metric) {
   y_test <- job$y[test]
   for (key in unique(kernel_key)) {
     rows <- which(kernel_key == key)
-    kernel <- if (is.null(job$kernel)) NULL else with_kernel_parameters(job$kernel, as.list(grid[rows[1], kernel_names, drop = FALSE]))
-    data <- fold_data(job, kernel, train, test)
+    kernel_job <- job_with_kernel_parameters(job, as.list(grid[rows[1], kernel_names, drop = FALSE]))
+    kernel <- kernel_job$kernel
+    data <- fold_data(kernel_job, kernel, train, test)
     for (g in unique(fit_key[rows])) {
       members <- rows[fit_key[rows] == g]
       args <- c(job$fixed, as.list(grid[members[1], fit_names, drop = FALSE]))
       path_values <- if (length(path)) unique(grid[[path]][members])
-      if (length(path)) args[[path]] <- path_values
+      if (length(path)) args[[path]] <- info$path_values(path_values)
       fold <- NULL
       fit_fold <- function(args) {
         tryCatch({
@@ -497,10 +683,73 @@ tune_fold <- function(job, train, test, metric) {
                             error = function(e) conditionMessage(e))
         if (is.character(outcome)) messages[i] <- outcome else values[i] <- outcome
       }
+      progress(amount = length(members))
     }
   }
   data.frame(grid_row = seq_len(nrow(grid)), value = values, n_test = length(test), message = messages,
              stringsAsFactors = FALSE)
+}
+
+#' Warn where the best value of a numeric parameter with three or more
+#' values in the grid is the grid's smallest or largest: the optimum may lie
+#' beyond. No warning where the grid already ends at the edge of the
+#' parameter's domain (k = 1 neighbour, a share of 1): the next value beyond
+#' it, one more step of the grid's spacing (a factor for log-spaced grids),
+#' is probed as the grid's values were checked.
+#' @noRd
+warn_grid_edges <- function(grid, best, results, info, kernel, inputs, fixed) {
+  ok <- results$failed == 0
+  for (p in names(grid)) {
+    values <- sort(unique(grid[[p]]))
+    if (!is.numeric(values) || length(values) < 3L) next
+    b <- best[[p]]
+    at_low <- b == values[1]
+    at_high <- b == values[length(values)]
+    if (!at_low && !at_high) next
+    # a tie with the neighbouring value (a flat profile) points nowhere
+    neighbour <- if (at_low) values[2] else values[length(values) - 1L]
+    next_best <- suppressWarnings(min(results$mean[ok & grid[[p]] == neighbour]))
+    best_here <- min(results$mean[ok & grid[[p]] == b])
+    if (!(best_here < next_best)) next
+    beyond <- if (at_low) grid_step_beyond(values, "below") else grid_step_beyond(values, "above")
+    probe <- data.frame(beyond)
+    names(probe) <- p
+    problems <- tryCatch(grid_value_problems(probe, info, kernel, inputs, fixed)[[p]],
+                         error = function(e) NULL)
+    if (!is.null(problems) && any(problems$bad)) next
+    krein_warn(sprintf("The best `%s` (%s) is the %s in the grid; extend the grid %s it.", p, format(b, digits = 4),
+                       if (at_low) "smallest" else "largest", if (at_low) "below" else "above"),
+               class = "krein_grid_edge_warning")
+  }
+  invisible()
+}
+
+# Is the grid log-spaced: positive values with one ratio between neighbours?
+log_spaced <- function(values) {
+  values <- sort(unique(values))
+  if (length(values) < 3L || any(values <= 0)) return(FALSE)
+  ratios <- values[-1] / values[-length(values)]
+  all(abs(ratios / ratios[1] - 1) < 1e-6)
+}
+
+# The value one step beyond the end of a sorted grid: by its ratio where the
+# grid is log-spaced, else by its last difference
+grid_step_beyond <- function(values, side) {
+  n <- length(values)
+  if (log_spaced(values) || (all(values > 0) && max(values) / min(values) >= 100)) {
+    return(if (side == "below") values[1]^2 / values[2] else values[n]^2 / values[n - 1L])
+  }
+  step <- if (side == "below") values[2] - values[1] else values[n] - values[n - 1L]
+  if (side == "below") values[1] - step else values[n] + step
+}
+
+#' The tuning job with kernel parameters set: in the kernel, or in a
+#' precomputed kernel rebuilt with them
+#' @noRd
+job_with_kernel_parameters <- function(job, values) {
+  if (length(values) == 0L) return(job)
+  if (job$precomputed) job$x <- with_kernel_parameters(job$x, values) else job$kernel <- with_kernel_parameters(job$kernel, values)
+  job
 }
 
 grid_keys <- function(grid, columns) {
@@ -593,13 +842,28 @@ summarise_tuning <- function(grid, fold_results) {
 
 #' The best model on all data, with a call that says how to fit it again
 #' @noRd
-refit_best <- function(job, best, call) {
+refit_best <- function(job, best, call, env = parent.frame()) {
   params <- as.list(best)
-  kernel_names <- if (is.null(job$kernel)) character() else intersect(names(params), kernel_parameter_names(job$kernel))
+  tunable <- if (job$precomputed) job$x else job$kernel
+  kernel_names <- if (is.null(tunable)) character() else intersect(names(params), kernel_parameter_names(tunable))
   model_params <- params[setdiff(names(params), c(kernel_names, predict_only_arguments(job$info)))]
-  kernel <- if (is.null(job$kernel)) NULL else with_kernel_parameters(job$kernel, params[kernel_names])
-  fit_registered(job$info, job$x, job$y, kernel, c(job$fixed, model_params, list(scale = job$scale)),
-                 refit_call(call, job$info, kernel, length(kernel_names) > 0L, model_params))
+  job <- job_with_kernel_parameters(job, params[kernel_names])
+  if (job$precomputed && length(kernel_names)) call$x <- input_call(call$x, params[kernel_names], env)
+  fit_registered(job$info, job$x, job$y, job$kernel, c(job$fixed, model_params, list(scale = job$scale)),
+                 refit_call(call, job$info, job$kernel, length(kernel_names) > 0L && !job$precomputed, model_params))
+}
+
+#' A precomputed kernel's expression with its tuned parameters written in,
+#' where it is a call of a function that takes them (e.g. a conversion of
+#' dissimilarities with its width); else the expression as it was
+#' @noRd
+input_call <- function(expr, values, env) {
+  if (!is.call(expr)) return(expr)
+  fun <- tryCatch(eval(expr[[1L]], env), error = function(e) NULL)
+  if (!is.function(fun) || !all(names(values) %in% names(formals(fun)))) return(expr)
+  expr <- match.call(fun, expr)
+  for (nm in names(values)) expr[[nm]] <- values[[nm]]
+  expr
 }
 
 #' `model(x = , y = , <fixed arguments as the user wrote them>, <best
@@ -657,45 +921,181 @@ print.summary.krein_tune <- function(x, ...) {
   invisible(x)
 }
 
+#' Predict with the best model of a tuning
+#'
+#' [tune_krein()] refits the best parameters on all data (`refit = TRUE`,
+#' the default) and keeps the fit as `model`; `predict()` predicts with it,
+#' with the predict arguments the tuning used: those among the best
+#' parameters (such as a class `rule` in the grid) and those given to
+#' `tune_krein()` among the fixed arguments.
+#'
+#' @param object A `krein_tune` result.
+#' @param newdata,type As for [predict()][predict.krein_model()]: new data in
+#'   the form of the tuning's `x` (`NULL`: the training data), and `"class"`,
+#'   `"prob"`, `"decision"` or one of the model's own types.
+#' @param ... Predict arguments of the model; they replace those of the
+#'   tuning.
+#' @returns As [predict()][predict.krein_model()].
+#' @family model selection
+#' @examples
+#' set.seed(1)
+#' d <- checkerboard(200, size = 3)
+#' tuned <- tune_krein(kqd, d[, 1:2], d$y, grid = list(gamma = c(2, 8), reg = c(0.01, 0.1)), folds = 3)
+#' test <- checkerboard(5, size = 3)
+#' predict(tuned, test[, 1:2])
+#' predict(tuned, test[, 1:2], type = "prob")
+#' @export
+predict.krein_tune <- function(object, newdata = NULL, type = "class", ...) {
+  if (is.null(object$model)) {
+    krein_abort("This tuning was run with `refit = FALSE`, so it holds no model to predict with; run tune_krein() with `refit = TRUE` (the default), or fit the parameters in `$best` yourself.")
+  }
+  args <- utils::modifyList(object$predict_args %||% list(), list(...))
+  do.call(stats::predict, c(list(object$model, newdata, type = type), args))
+}
+
 #' Plot a cross-validated tuning
 #'
-#' One panel per tuned parameter: the mean metric at each of its values (the
-#' best over the other parameters), with bars of one standard deviation over
-#' the folds. Numeric parameters whose grid spans two orders of magnitude or
-#' more get a logarithmic axis.
+#' With one tuned parameter, or with character ones: one panel per tuned
+#' parameter, the mean metric at each of its values (the best over the other
+#' parameters) with bars of one standard deviation over the folds and
+#' repeats, the best value marked. With two or more numeric parameters: a
+#' heat map of the mean metric over the two numeric parameters whose values
+#' change it most (the largest range of their profiles; at each cell the
+#' best over the other parameters), with contour lines, the best point
+#' marked and a colour scale, then one profile panel for each other tuned
+#' parameter. A parameter whose grid is log-spaced (positive values with a
+#' constant ratio between neighbours), or spans two orders of magnitude,
+#' gets a logarithmic axis; heat-map cells are placed at the grid's values,
+#' equally spaced on that scale. The title names the model, the
+#' cross-validation scheme and the metric.
 #'
 #' @param x A `krein_tune` result.
-#' @param ... Passed to [graphics::plot()].
+#' @param ... Passed to [graphics::plot()] (profile panels) and
+#'   [graphics::image()] (heat map).
 #' @returns `x`, invisibly.
 #' @family model selection
 #' @export
 plot.krein_tune <- function(x, ...) {
-  params <- setdiff(names(x$best), character())
-  params <- params[vapply(params, function(p) length(unique(x$results[[p]])) > 1L, logical(1))]
-  if (length(params) == 0L) params <- names(x$best)[1]
-  old <- graphics::par(mfrow = c(1L, length(params)))
-  on.exit(graphics::par(old))
-  for (p in params) {
-    values <- x$results[[p]]
-    levels <- unique(values)
-    best <- vapply(levels, function(v) {
-      rows <- which(values == v & x$results$failed == 0)
-      if (!length(rows)) return(c(NA_real_, NA_real_))
-      r <- rows[which.min(x$results$mean[rows])]
-      c(x$results$mean[r], x$results$sd[r])
-    }, numeric(2))
-    numeric_axis <- is.numeric(levels)
-    at <- if (numeric_axis) levels else seq_along(levels)
-    log_axis <- numeric_axis && all(levels > 0) && max(levels) / min(levels) >= 100
-    lower <- best[1, ] - ifelse(is.na(best[2, ]), 0, best[2, ])
-    upper <- best[1, ] + ifelse(is.na(best[2, ]), 0, best[2, ])
-    ord <- order(at)
-    graphics::plot(at[ord], best[1, ord], type = "b", pch = 19, log = if (log_axis) "x" else "",
-                   ylim = range(c(lower, upper), na.rm = TRUE), xlab = p, ylab = paste("mean", x$metric),
-                   xaxt = if (numeric_axis) "s" else "n", ...)
-    if (!numeric_axis) graphics::axis(1, at = at, labels = as.character(levels))
-    graphics::arrows(at, lower, at, upper, angle = 90, code = 3, length = 0.03, col = "grey40")
-    graphics::abline(v = at[match(x$best[[p]], levels)], lty = 2, col = "red")
+  results <- x$results
+  params <- names(x$best)
+  varying <- params[vapply(params, function(p) length(unique(results[[p]])) > 1L, logical(1))]
+  if (length(varying) == 0L) varying <- params[1]
+  numeric_params <- varying[vapply(varying, function(p) is.numeric(results[[p]]), logical(1))]
+  heat <- NULL
+  if (length(numeric_params) >= 2L) {
+    spread <- vapply(numeric_params, function(p) {
+      profile <- tuning_profile(results, p)
+      diff(range(profile$mean, na.rm = TRUE))
+    }, numeric(1))
+    heat <- numeric_params[order(-spread)][1:2]
   }
+  panels <- setdiff(varying, heat)
+  title <- tuning_title(x)
+  n_panels <- length(panels) + if (is.null(heat)) 0L else 1L
+  old <- graphics::par(no.readonly = TRUE)
+  on.exit(graphics::par(old))
+  if (is.null(heat)) {
+    graphics::par(mfrow = c(1L, n_panels), oma = c(0, 0, 2, 0))
+  } else {
+    # the heat map, its colour scale, then the profiles
+    widths <- c(4, 1, rep(4, length(panels)))
+    graphics::layout(matrix(seq_along(widths), nrow = 1L), widths = widths)
+    graphics::par(oma = c(0, 0, 2, 0))
+    plot_tuning_heat_map(x, heat[1], heat[2], ...)
+  }
+  for (p in panels) plot_tuning_profile(x, p, ...)
+  graphics::mtext(title, outer = TRUE, line = 0.5, font = 2)
   invisible(x)
+}
+
+tuning_title <- function(x) {
+  sprintf("%s(): %d-fold%s CV%s, mean %s", x$model_name, x$n_folds,
+          if (isFALSE(x$stratified)) "" else " stratified",
+          if (x$repeats > 1) sprintf(" x %d repeats", x$repeats) else "", x$metric)
+}
+
+# The best mean (and its sd) at each value of a parameter over the others
+tuning_profile <- function(results, p) {
+  values <- results[[p]]
+  levels <- unique(values)
+  stats <- vapply(levels, function(v) {
+    rows <- which(values == v & results$failed == 0)
+    if (!length(rows)) return(c(NA_real_, NA_real_))
+    r <- rows[which.min(results$mean[rows])]
+    c(results$mean[r], results$sd[r])
+  }, numeric(2))
+  list(levels = levels, mean = stats[1, ], sd = stats[2, ])
+}
+
+# A logarithmic axis for log-spaced grids or grids over two orders of magnitude
+log_axis_for <- function(levels) {
+  is.numeric(levels) && all(levels > 0) && (log_spaced(levels) || max(levels) / min(levels) >= 100)
+}
+
+plot_tuning_profile <- function(x, p, ...) {
+  profile <- tuning_profile(x$results, p)
+  levels <- profile$levels
+  numeric_axis <- is.numeric(levels)
+  at <- if (numeric_axis) levels else seq_along(levels)
+  log_axis <- log_axis_for(levels)
+  sd <- ifelse(is.na(profile$sd), 0, profile$sd)
+  lower <- profile$mean - sd
+  upper <- profile$mean + sd
+  ord <- order(at)
+  graphics::plot(at[ord], profile$mean[ord], type = "b", pch = 19, log = if (log_axis) "x" else "",
+                 ylim = range(c(lower, upper), na.rm = TRUE),
+                 xlab = if (log_axis) paste(p, "(log scale)") else p, ylab = paste("mean", x$metric),
+                 xaxt = if (numeric_axis) "s" else "n", ...)
+  if (!numeric_axis) graphics::axis(1, at = at, labels = as.character(levels))
+  keep <- upper > lower
+  if (any(keep, na.rm = TRUE)) {
+    keep <- which(keep)
+    graphics::arrows(at[keep], lower[keep], at[keep], upper[keep], angle = 90, code = 3, length = 0.03,
+                     col = "grey40")
+  }
+  graphics::abline(v = at[match(x$best[[p]], levels)], lty = 2, col = "red")
+}
+
+# Heat map of the mean metric over two numeric parameters (the best over the
+# others at each cell), contours, the best point, and a colour scale panel
+plot_tuning_heat_map <- function(x, px, py, ...) {
+  results <- x$results
+  xs <- sort(unique(results[[px]]))
+  ys <- sort(unique(results[[py]]))
+  z <- matrix(NA_real_, length(xs), length(ys))
+  ok <- results$failed == 0
+  for (i in seq_along(xs)) for (j in seq_along(ys)) {
+    rows <- ok & results[[px]] == xs[i] & results[[py]] == ys[j]
+    if (any(rows)) z[i, j] <- min(results$mean[rows])
+  }
+  # cells at the values, equally spaced on a log scale where the grid is
+  log_x <- log_axis_for(xs)
+  log_y <- log_axis_for(ys)
+  cx <- if (log_x) log10(xs) else xs
+  cy <- if (log_y) log10(ys) else ys
+  range_z <- range(z, na.rm = TRUE)
+  if (!all(is.finite(range_z))) range_z <- c(0, 1)
+  if (range_z[1] == range_z[2]) range_z <- range_z + c(-0.5, 0.5) * max(1e-8, abs(range_z[1]) * 1e-3)
+  colours <- grDevices::hcl.colors(64, "YlOrRd", rev = TRUE)
+  label <- function(p, v) if (log_axis_for(v)) paste(p, "(log scale)") else p
+  graphics::image(cx, cy, z, col = colours, zlim = range_z, xlab = label(px, xs), ylab = label(py, ys),
+                  axes = FALSE, ...)
+  tick_labels <- function(v) vapply(v, format, "", digits = 3)
+  graphics::axis(1, at = cx, labels = tick_labels(xs))
+  graphics::axis(2, at = cy, labels = tick_labels(ys), las = 1)
+  graphics::box()
+  if (length(cx) > 1 && length(cy) > 1 && sum(is.finite(z)) > 3 && diff(range(z, na.rm = TRUE)) > 0) {
+    graphics::contour(cx, cy, z, add = TRUE, col = "grey25", labcex = 0.7, nlevels = 6)
+  }
+  best_x <- if (log_x) log10(x$best[[px]]) else x$best[[px]]
+  best_y <- if (log_y) log10(x$best[[py]]) else x$best[[py]]
+  graphics::points(best_x, best_y, pch = 4, cex = 2, lwd = 3, col = "blue")
+  # the colour scale
+  old_mar <- graphics::par(mar = c(5.1, 1, 4.1, 4))
+  on.exit(graphics::par(old_mar))
+  levels <- seq(range_z[1], range_z[2], length.out = length(colours))
+  graphics::image(1, levels, matrix(levels, nrow = 1), col = colours, axes = FALSE, xlab = "", ylab = "")
+  graphics::axis(4, las = 1)
+  graphics::mtext(paste("mean", x$metric), side = 4, line = 2.8, cex = 0.8)
+  graphics::box()
 }

@@ -322,3 +322,39 @@ test_that("kmdc prints its kernel and variant, summarises the distance space, pl
   expect_invisible(plot(kmdc(iris[, 1:4], iris$Species, kernel = kernel_rbf(0.5)), main = "my title"))
   expect_snapshot(show_error(kmdc(y ~ ., data = train, distance = "XC")))
 })
+
+test_that("a reg path: one fit gives every value's predictions, equal to separate fits (issue 18)", {
+  set.seed(31)
+  d <- checkerboard(80, size = 2)
+  X <- as.matrix(d[, 1:2])
+  new <- as.matrix(checkerboard(15, size = 2)[, 1:2])
+  for (distance in c("RC", "IC")) {
+    regs <- if (distance == "RC") c(0.01, 0.1, 1) else c(1e-4, 1e-3, 1e-2)
+    for (classifier in c("lda", "qda")) {
+      set.seed(5)   # IC draws its folds: the same ones for the path and the single fits
+      path <- kmdc(X, d$y, kernel = kernel_rbf(2), distance = distance, classifier = classifier,
+                   reg = matrix(regs, ncol = 1))
+      expect_identical(nrow(path$distances$reg), 3L)
+      for (r in regs) {
+        set.seed(5)
+        single <- kmdc(X, d$y, kernel = kernel_rbf(2), distance = distance, classifier = classifier, reg = r)
+        for (type in c("prob", "decision", "distance")) {
+          expect_equal(predict(path, new, type = type, reg = r), predict(single, new, type = type),
+                       tolerance = 1e-10)
+        }
+        expect_equal(predict(path, type = "prob", reg = r), predict(single, type = "prob"), tolerance = 1e-10)
+      }
+      # without `reg`, the value with the lowest training error of its discriminant
+      expect_identical(path$best, which.min(path$path_error))
+      expect_equal(predict(path, new, type = "prob"), predict(path, new, type = "prob", reg = regs[path$best]))
+    }
+  }
+  # per-class values along the path: a matrix with one column per class
+  per_class <- kmdc(X, d$y, kernel = kernel_rbf(2), reg = rbind(c(0.1, 0.5), c(1, 2)))
+  single <- kmdc(X, d$y, kernel = kernel_rbf(2), reg = c(1, 2))
+  expect_equal(predict(per_class, new, type = "prob", reg = c(1, 2)), predict(single, new, type = "prob"),
+               tolerance = 1e-10)
+  expect_output(print(per_class), "path of 2 values")
+  expect_error(predict(per_class, new, reg = 0.3), class = "krein_error", regexp = "fitted regularisation values")
+  expect_snapshot(show_error(kmdc(X, d$y, kernel = kernel_rbf(2), reg = matrix(0.1, 2, 3))))
+})

@@ -334,3 +334,46 @@ test_that("pooled Gaussian posteriors (ikfd's calibration, KFLDA) are finite at 
   expect_equal(unname(plain), unname(new %*% model$weights + rep(model$constant, each = 7)),
                tolerance = 1e-12)
 })
+
+# Paper 004, eqs. (1)-(3), transcribed without onda(): FLDA's map A solves
+# Sigma_B A = Sigma_T A Lambda with A' Sigma_T A = I (Sigma_T, Sigma_B the
+# total and between-class covariances, denominator n, class proportions as
+# priors); Table 2 classifies a point by the Euclidean nearest class mean of
+# A'x ("nearest mean classification in each discriminant space", Sec. 5.2).
+ref_flda_nearest_mean <- function(x, y, new) {
+  n <- nrow(x)
+  K <- nlevels(y)
+  total_mean <- colMeans(x)
+  Sigma_T <- crossprod(sweep(x, 2, total_mean)) / n
+  means <- t(vapply(levels(y), function(l) colMeans(x[y == l, , drop = FALSE]), numeric(ncol(x))))
+  p <- as.vector(table(y)) / n
+  Sigma_B <- crossprod(sqrt(p) * sweep(means, 2, total_mean))
+  # the symmetric form with Sigma_T = R'R: (R^-T Sigma_B R^-1) V = V Lambda, A = R^-1 V
+  R_inv <- backsolve(chol(Sigma_T), diag(ncol(x)))
+  A <- R_inv %*% eigen(t(R_inv) %*% Sigma_B %*% R_inv, symmetric = TRUE)$vectors[, seq_len(K - 1), drop = FALSE]
+  z <- new %*% A
+  centres <- means %*% A
+  d <- vapply(seq_len(K), function(k) rowSums((z - rep(centres[k, ], each = nrow(z)))^2), numeric(nrow(z)))
+  factor(levels(y)[max.col(-d, ties.method = "first")], levels = levels(y))
+}
+
+test_that("rule = \"nearest_mean\" is paper 004's Table 2 rule and reproduces its FLDA row on Iris (issue 18)", {
+  x <- as.matrix(iris[, 1:4])
+  y <- iris$Species
+  # the splits of inst/reproduce/paper004_table2.R: 20 random 2/3 : 1/3 divisions
+  set.seed(2017)
+  splits <- lapply(1:20, function(r) sample.int(150, 100))
+  rates <- t(vapply(splits, function(train) {
+    fit <- onda(x[train, ], y[train], posterior = "linear", scale = FALSE)
+    paper_rule <- predict(fit, x[-train, ], rule = "nearest_mean")
+    expect_identical(unname(paper_rule), ref_flda_nearest_mean(x[train, ], y[train], x[-train, ]))
+    c(nearest_mean = mean(paper_rule == y[-train]),
+      mahalanobis = mean(predict(fit, x[-train, ], rule = "mahalanobis") == y[-train]))
+  }, numeric(2)))
+  percent <- round(100 * colMeans(rates), 1)
+  # Table 2: FLDA on Iris 83.2 % (sd 4.61); only the paper's rule comes near it
+  expect_equal(percent[["nearest_mean"]], 85.1)
+  expect_lt(abs(percent[["nearest_mean"]] - 83.2), 4.61)
+  expect_equal(percent[["mahalanobis"]], 97.7)
+  expect_gt(percent[["mahalanobis"]] - 83.2, 2 * 4.61)
+})

@@ -97,7 +97,8 @@ test_that("failing fits count as missing, with a warning", {
 test_that("print, summary and plot", {
   set.seed(8)
   d <- checkerboard(60, size = 2)
-  tuned <- tune_krein(kqd, d[, 1:2], d$y, grid = list(gamma = c(0.5, 2, 8), reg = 10^(-2:0)), folds = 3)
+  tuned <- suppressWarnings(tune_krein(kqd, d[, 1:2], d$y, grid = list(gamma = c(0.5, 2, 8), reg = 10^(-2:0)),
+                                       folds = 3))
   expect_output(expect_invisible(print(tuned)), "best: gamma")
   expect_output(print(summary(tuned)), "grid points by mean")
   pdf(NULL)
@@ -378,4 +379,273 @@ test_that("missing values in x or y are handled as the models handle them", {
 test_that("the toy model left the registry", {
   expect_false("toy" %in% krein:::registered_models())
   expect_false(exists("toy_fit", envir = globalenv()))
+})
+
+# ---------------------------------------------------------------------------
+# Issue 18: default grid, edge warning, predict(), plot(), progress per fit,
+# onda's SVM width, kmdc's regularisation path
+
+test_that("without a grid, the width comes from the median heuristic on the scaled inputs and reg from the registry", {
+  # issue 18: `grid` was required
+  set.seed(21)
+  d <- checkerboard(90, size = 2)
+  X <- as.matrix(d[, 1:2]) * c(1, 100)
+  tuned <- suppressWarnings(tune_krein(kqd, X, d$y, folds = 3, grid_size = 3, refit = FALSE))
+  scaled <- scale(X)   # scale = TRUE: the width of the data as the model sees them
+  expect_setequal(names(tuned$results)[1:2], c("reg", "gamma"))
+  expect_equal(sort(unique(tuned$results$gamma)), median_gamma(scaled) * 2^c(-5, 0, 5))
+  expect_equal(sort(unique(tuned$results$reg)), 10^c(-3, -1, 1))   # RC: around sigma^2 = 0.1
+  expect_identical(nrow(tuned$results), 9L)
+  # scale = FALSE: the width of the data as given; the IC and FK variants' range
+  grid <- krein:::default_tuning_grid(krein:::model_info("kqd"), kernel_rbf(), X, FALSE,
+                                      list(variant = "IC-"), 4, n_train = 60, n_classes = 2)
+  expect_equal(sort(unique(grid$gamma)), median_gamma(X) * 2^seq(-5, 5, length.out = 4))
+  expect_equal(sort(unique(grid$reg)), 10^seq(-5, -1, length.out = 4))
+  # a width the user gave is kept: only reg is tuned
+  grid <- krein:::default_tuning_grid(krein:::model_info("kqd"), kernel_rbf(2), X, TRUE, list(), 5, 60, 2)
+  expect_identical(names(grid), "reg")
+  # the base of an invariant kernel
+  grid <- krein:::default_tuning_grid(krein:::model_info("kqd"), kernel_invariant(kernel_rbf()), X, TRUE,
+                                      list(), 3, 60, 2)
+  expect_setequal(names(grid), c("reg", "gamma"))
+})
+
+test_that("every registered model has a default grid, from its registry entry", {
+  set.seed(22)
+  d <- checkerboard(60, size = 2)
+  X <- as.matrix(d[, 1:2])
+  expected <- list(kqd = "reg", kmdc = "reg", ikfd = "ridge_relative", kfda = "ncomp", pcvm = character(),
+                   iknn = "k", ikpca_qd = "shrinkage", isvm = "C")
+  for (name in names(expected)) {
+    info <- krein:::model_info(name)
+    grid <- krein:::default_tuning_grid(info, kernel_rbf(), X, TRUE, list(), 4, n_train = 40, n_classes = 2)
+    expect_setequal(names(grid), c(expected[[name]], "gamma"))
+    expect_identical(length(unique(grid$gamma)), 4L, label = name)
+  }
+  # onda: the estimators; with the SVM posterior its cost and width
+  info <- krein:::model_info("onda")
+  expect_identical(krein:::default_tuning_grid(info, NULL, X, TRUE, list(), 4, 40, 2)$posterior,
+                   c("gaussian", "linear"))
+  svm <- krein:::default_tuning_grid(info, NULL, X, TRUE, list(posterior = "svm"), 3, 40, 2)
+  expect_setequal(names(svm), c("cost", "svm_gamma"))
+  expect_equal(sort(unique(svm$svm_gamma)), median_gamma(scale(X)) * 2^c(-5, 0, 5))
+  # kfda's reduction decides what is tuned
+  info <- krein:::model_info("kfda")
+  expect_identical(names(krein:::kfda_default_grid(4, list(reduce = "ridge"), list(n = 40))), "ridge")
+  expect_identical(krein:::kfda_default_grid(4, list(reduce = "subset"), list(n = 40))$bases, c(2, 4, 9, 20))
+  # a fixed argument is not tuned
+  grid <- krein:::default_tuning_grid(krein:::model_info("iknn"), kernel_rbf(), X, TRUE, list(k = 3), 4, 40, 2)
+  expect_identical(names(grid), "gamma")
+  # nothing to tune
+  expect_snapshot(show_error(tune_krein(pcvm, X, d$y, kernel = kernel_rbf(1))))
+  expect_snapshot(show_error(tune_krein(kqd, X, d$y, grid_size = 0)))
+})
+
+test_that("a best value on the grid's edge warns, naming the parameter and the side", {
+  # issue 18: the optimum sat on the edge on four UCI data sets, silently
+  set.seed(23)
+  d <- checkerboard(90, size = 3)
+  X <- as.matrix(d[, 1:2])
+  # a board of three by three squares needs a width far above these
+  set.seed(1)
+  expect_warning(tuned <- tune_krein(kqd, X, d$y, grid = list(gamma = c(0.02, 0.1, 0.5)), reg = 0.1,
+                                     folds = 3, refit = FALSE),
+                 class = "krein_grid_edge_warning")
+  expect_identical(tuned$best$gamma, 0.5)
+  set.seed(1)
+  expect_snapshot(invisible(tune_krein(kqd, X, d$y, grid = list(gamma = c(0.02, 0.1, 0.5)), reg = 0.1,
+                                       folds = 3, refit = FALSE)))
+  # an interior optimum, or two values only: no warning
+  expect_no_warning(tune_krein(kqd, X, d$y, grid = list(gamma = c(1e-4, 5, 1e5)), reg = 0.1, folds = 3,
+                               refit = FALSE))
+  expect_no_warning(tune_krein(kqd, X, d$y, grid = list(gamma = c(1e-3, 1e-2)), reg = 0.1, folds = 3,
+                               refit = FALSE))
+  # the rule itself, on made-up results: the smallest value, strictly best
+  info <- krein:::model_info("iknn")
+  inputs <- krein:::inputs_from_xy(X, d$y, kernel_rbf(), NULL)
+  results <- data.frame(k = c(3, 5, 7), mean = c(0.1, 0.2, 0.3), failed = 0)
+  grid <- results["k"]
+  expect_warning(krein:::warn_grid_edges(grid, grid[1, , drop = FALSE], results, info, kernel_rbf(), inputs, list()),
+                 "The best `k` \\(3\\) is the smallest in the grid; extend the grid below it",
+                 class = "krein_grid_edge_warning")
+  results$mean <- c(0.3, 0.2, 0.1)
+  expect_warning(krein:::warn_grid_edges(grid, grid[3, , drop = FALSE], results, info, kernel_rbf(), inputs, list()),
+                 "largest in the grid; extend the grid above it", class = "krein_grid_edge_warning")
+  # a tie with the neighbour, or the edge of the domain (k = 1: no k below): no warning
+  results$mean <- c(0.1, 0.1, 0.3)
+  expect_no_warning(krein:::warn_grid_edges(grid, grid[1, , drop = FALSE], results, info, kernel_rbf(), inputs, list()))
+  results <- data.frame(k = c(1, 2, 3), mean = c(0.1, 0.2, 0.3), failed = 0)
+  expect_no_warning(krein:::warn_grid_edges(results["k"], data.frame(k = 1), results, info, kernel_rbf(), inputs,
+                                            list()))
+  # the step beyond a log-spaced grid is by its ratio, else by its difference
+  expect_equal(krein:::grid_step_beyond(c(0.1, 1, 10), "below"), 0.01)
+  expect_equal(krein:::grid_step_beyond(c(1, 2, 3), "below"), 0)
+  expect_equal(krein:::grid_step_beyond(c(1, 2, 3), "above"), 4)
+})
+
+test_that("predict() on a tuning predicts with the refitted model and the tuning's predict arguments", {
+  # issue 18: there was no predict() method
+  set.seed(24)
+  d <- checkerboard(90, size = 2)
+  X <- as.matrix(d[, 1:2])
+  tuned <- suppressWarnings(tune_krein(kqd, X, d$y, grid = list(gamma = c(1, 4), reg = c(0.01, 0.1)), folds = 3))
+  new <- X[1:7, ]
+  expect_identical(predict(tuned, new), predict(tuned$model, new))
+  expect_equal(predict(tuned, new, type = "prob"), predict(tuned$model, new, type = "prob"))
+  expect_identical(predict(tuned), predict(tuned$model))
+  # a predict argument in the grid or among the fixed arguments is used again
+  by_rule <- tune_krein(onda, X, d$y, grid = list(rule = c("nearest_mean", "mahalanobis")), posterior = "linear",
+                        folds = 3)
+  expect_identical(predict(by_rule, new), predict(by_rule$model, new, rule = by_rule$best$rule))
+  fixed_rule <- tune_krein(onda, X, d$y, grid = list(posterior = c("linear", "gaussian")), rule = "mahalanobis",
+                           folds = 3)
+  expect_identical(predict(fixed_rule, new), predict(fixed_rule$model, new, rule = "mahalanobis"))
+  # arguments given to predict() replace them
+  expect_identical(predict(fixed_rule, new, rule = "posterior"), predict(fixed_rule$model, new))
+  no_model <- tune_krein(kqd, X, d$y, grid = list(reg = c(0.01, 0.1)), folds = 3, refit = FALSE)
+  expect_error(predict(no_model, new), class = "krein_error")
+  expect_snapshot(show_error(predict(no_model, new)))
+})
+
+test_that("plot(): log axes for log-spaced grids, a title, a heat map of two numeric parameters", {
+  expect_true(krein:::log_spaced(2^(-3:3)))
+  expect_true(krein:::log_spaced(c(10, 1, 0.1)))
+  expect_false(krein:::log_spaced(c(1, 2, 3)))
+  expect_false(krein:::log_spaced(c(0, 1, 10)))
+  expect_true(krein:::log_axis_for(2^(0:3)))   # issue 18: 64-fold ranges were drawn on a linear axis
+  expect_false(krein:::log_axis_for(c(1, 2, 3)))
+  set.seed(25)
+  d <- checkerboard(60, size = 2)
+  X <- as.matrix(d[, 1:2])
+  tuned <- suppressWarnings(tune_krein(kqd, X, d$y, grid = list(gamma = 2^(0:2), reg = 10^(-2:0),
+                                                                variant = c("RC+", "FK+")), folds = 3,
+                                       repeats = 2, refit = FALSE))
+  expect_identical(krein:::tuning_title(tuned), "kqd(): 3-fold stratified CV x 2 repeats, mean error")
+  # the heat map's cells hold the best mean over the other parameters
+  profile <- krein:::tuning_profile(tuned$results, "gamma")
+  expect_equal(profile$mean[1], min(tuned$results$mean[tuned$results$gamma == 1]))
+  pdf(NULL)
+  on.exit(dev.off())
+  expect_invisible(plot(tuned))
+  one <- suppressWarnings(tune_krein(kqd, X, d$y, grid = list(gamma = 2^(0:3)), folds = 3, refit = FALSE))
+  expect_invisible(plot(one))
+  three <- suppressWarnings(tune_krein(kqd, X, d$y, grid = list(gamma = c(1, 4), reg = c(0.01, 0.1)),
+                                       variant = "FK+", folds = 3, refit = FALSE))
+  expect_invisible(plot(three))
+})
+
+test_that("progress advances once per grid point and fold: a path fit over k values by k", {
+  # issue 18: progress ticked once per fold
+  skip_if_not_installed("progressr")
+  old <- options(progressr.enable = TRUE)
+  on.exit(options(old))
+  set.seed(26)
+  d <- checkerboard(60, size = 2)
+  signals <- list()
+  withCallingHandlers(
+    suppressWarnings(tune_krein(kqd, d[, 1:2], d$y, grid = list(reg = 10^(-3:0), gamma = c(1, 4)), folds = 3,
+                                refit = FALSE)),
+    progression = function(p) signals[[length(signals) + 1]] <<- p)
+  types <- vapply(signals, function(p) p$type, "")
+  expect_identical(signals[[which(types == "initiate")]]$steps, 4L * 2L * 3L)
+  updates <- signals[types == "update"]
+  # one signal per path fit (two widths, three folds), each worth its four values
+  expect_identical(vapply(updates, function(p) p$amount, 1), rep(4, 6))
+})
+
+test_that("onda's SVM width and cost are tunable grid columns", {
+  # issue 18: the width lived in svm_args, out of the grid's reach
+  skip_if_not_installed("e1071")
+  set.seed(27)
+  d <- checkerboard(60, size = 2)
+  X <- as.matrix(d[, 1:2])
+  set.seed(1)
+  a <- onda(X, d$y, posterior = "svm", svm_gamma = 0.3)
+  set.seed(1)
+  b <- onda(X, d$y, posterior = "svm", svm_args = list(gamma = 0.3))
+  expect_equal(predict(a, X[1:5, ], type = "prob"), predict(b, X[1:5, ], type = "prob"))
+  tuned <- tune_krein(onda, X, d$y, grid = list(svm_gamma = c(0.01, 2), cost = c(1, 10)), posterior = "svm",
+                      folds = 3)
+  expect_identical(tuned$results$failed, rep(0, 4))
+  expect_identical(tuned$model$call$svm_gamma, tuned$best$svm_gamma)
+  # a board of two by two squares needs more than a nearly linear SVM
+  expect_lt(min(tuned$results$mean[tuned$results$svm_gamma == 2]),
+            min(tuned$results$mean[tuned$results$svm_gamma == 0.01]))
+  expect_error(tune_krein(onda, X, d$y, grid = list(svm_gamma = c(-1, 1)), posterior = "svm"),
+               class = "krein_error", regexp = "`grid` column `svm_gamma`")
+  expect_snapshot(show_error(onda(X, d$y, posterior = "svm", svm_gamma = 1, svm_args = list(gamma = 2))))
+  expect_snapshot(show_error(onda(X, d$y, posterior = "svm", svm_gamma = 0)))
+})
+
+test_that("kmdc's reg is a path in tune_krein(): one distance model per fold, values equal to separate fits", {
+  # issue 18: kmdc refitted its distance model for every reg value
+  set.seed(28)
+  d <- checkerboard(90, size = 2)
+  X <- as.matrix(d[, 1:2])
+  regs <- c(1e-3, 1e-2, 0.1, 1)
+  count <- new.env()
+  count$fits <- 0L
+  suppressMessages(trace("cpp_kqd_fit", tracer = bquote(assign("fits", get("fits", .(count)) + 1L, envir = .(count))),
+                         where = asNamespace("krein"), print = FALSE))
+  tuned <- tune_krein(kmdc, X, d$y, grid = list(reg = regs), kernel = kernel_rbf(2), folds = 3, refit = FALSE)
+  suppressMessages(untrace("cpp_kqd_fit", where = asNamespace("krein")))
+  expect_identical(count$fits, 3L)   # one decomposition per fold serves the four values
+  ids <- tuned$fold_ids[, 1]
+  for (i in seq_along(regs)) {
+    errors <- vapply(1:3, function(f) {
+      fit <- kmdc(X[ids != f, ], d$y[ids != f], kernel = kernel_rbf(2), reg = regs[i])
+      mean(predict(fit, X[ids == f, ]) != d$y[ids == f])
+    }, numeric(1))
+    got <- tuned$folds[tuned$folds$grid_row == i, ]
+    expect_equal(got$value[order(got$fold)], errors)
+  }
+})
+
+test_that("a precomputed kernel with tunable parameters is rebuilt for each grid value", {
+  # the mechanism a conversion of dissimilarities with a width uses: methods
+  # of three internal generics for its class
+  set.seed(29)
+  d <- checkerboard(60, size = 2)
+  D <- as.matrix(stats::dist(d[, 1:2]))
+  gaussian_of <- function(D, gamma = 1) {
+    structure(list(K = exp(-gamma * D^2), self = rep(1, nrow(D)), D = D),
+              class = c("test_gaussian_dissimilarity", "krein_precomputed"))
+  }
+  ns <- asNamespace("krein")
+  registerS3method("kernel_parameter_names", "test_gaussian_dissimilarity", function(kernel) "gamma", envir = ns)
+  registerS3method("with_kernel_parameters", "test_gaussian_dissimilarity", function(kernel, values) {
+    if (!is.numeric(values$gamma) || !(values$gamma > 0)) krein_abort("`gamma` must be positive.")
+    gaussian_of(kernel$D, values$gamma)
+  }, envir = ns)
+  registerS3method("default_kernel_grid", "test_gaussian_dissimilarity", function(kernel, x, size) {
+    list(gamma = 2^seq(-1, 1, length.out = size))
+  }, envir = ns)
+  on.exit(rm(list = paste0(c("kernel_parameter_names", "with_kernel_parameters", "default_kernel_grid"),
+                           ".test_gaussian_dissimilarity"), envir = ns[[".__S3MethodsTable__."]]))
+  G <- gaussian_of(D)
+  set.seed(1)
+  tuned <- suppressWarnings(tune_krein(kqd, G, d$y, grid = list(gamma = c(0.5, 2, 8)), variant = "FK+", folds = 3))
+  for (i in 1:3) {
+    g <- c(0.5, 2, 8)[i]
+    set.seed(1)
+    separate <- tune_krein(kqd, precomputed_kernel(exp(-g * D^2), self = rep(1, 60)), d$y, grid = list(reg = 1e-3),
+                           variant = "FK+", folds = 3, refit = FALSE)
+    expect_equal(tuned$folds$value[tuned$folds$grid_row == i], separate$folds$value)
+  }
+  # the refit's call writes the best width into the expression that made the kernel
+  # (where the kernel was given as such a call)
+  expect_identical(tuned$model$call$x, quote(G))
+  set.seed(1)
+  again <- suppressWarnings(tune_krein(kqd, gaussian_of(D), d$y, grid = list(gamma = c(0.5, 2, 8)), variant = "FK+",
+                                       folds = 3))
+  expect_identical(again$model$call$x, call("gaussian_of", D = quote(D), gamma = again$best$gamma))
+  expect_equal(predict(eval(again$model$call), type = "prob"), predict(again$model, type = "prob"))
+  expect_error(tune_krein(kqd, G, d$y, grid = list(gamma = c(-1, 1)), folds = 3), class = "krein_error",
+               regexp = "`grid` column `gamma` has an invalid value -1")
+  set.seed(1)
+  default <- suppressWarnings(tune_krein(kqd, G, d$y, variant = "FK+", folds = 3, grid_size = 3, refit = FALSE))
+  expect_equal(sort(unique(default$results$gamma)), c(0.5, 1, 2))
+  # a plain precomputed kernel has no kernel parameters
+  expect_error(tune_krein(kqd, precomputed_kernel(G$K, self = G$self), d$y, grid = list(gamma = 1)),
+               class = "krein_error", regexp = "precomputed kernel")
 })
