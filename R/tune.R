@@ -156,8 +156,8 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   # x and y are checked, and rows with missing values handled, as the models
   # do it (the same messages and na.action); the kernel is resolved per fold
   if (missing(y)) krein_abort("`y` is missing; give the class labels, one per row of `x`.")
-  inputs <- inputs_from_xy(x, y, if (precomputed) NULL else NA, na.action)
-  if (!precomputed) x <- inputs$x
+  inputs <- tuning_inputs(x, y, precomputed, na.action, info)  # R/inputs.R; objects: issue 18
+  if (!precomputed) x <- inputs$objects %||% inputs$x
   y <- inputs$y
   n <- length(y)
   folds <- check_number(folds, "folds", lower = 2, upper = n, allow_lower = TRUE, integer = TRUE)
@@ -176,7 +176,9 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   predict_only <- names(fixed) %in% predict_only_arguments(info)
   job <- list(info = info, x = x, y = y, grid = grid, kernel = kernel, fixed = fixed[!predict_only],
               fixed_predict = fixed[predict_only], precomputed = precomputed,
-              scale = scale && !precomputed)
+              scale = scale && !precomputed,
+              # strings and other objects: their kernel (or dissimilarities) once, sliced per fold
+              objects = if (!is.null(inputs$objects)) object_tuning_cache(kernel, x))
   run <- function(t) {
     set.seed(seeds[t], kind = "Mersenne-Twister", normal.kind = "Inversion", sample.kind = "Rejection")
     test <- fold_ids[, tasks$rep[t]] == tasks$fold[t]
@@ -325,7 +327,7 @@ format_grid_value <- function(v) if (is.character(v)) paste0("\"", v, "\"") else
 #' @noRd
 probe_kernel_parameter <- function(kernel, parameter, value) {
   base <- if (inherits(kernel, "krein_kernel_invariant")) kernel$base else kernel
-  if (!is_builtin_kernel(base)) return(NULL)
+  if (!is_builtin_kernel(base)) return(probe_object_kernel_parameter(base, parameter, value))  # R/kernels.R
   params <- base$params
   params[parameter] <- list(value)
   tryCatch({
@@ -520,6 +522,7 @@ fit_on_inputs <- function(job, args) {
 #' kernel matrices; each computed when first asked for.
 #' @noRd
 fold_data <- function(job, kernel, train, test) {
+  if (!is.null(job$objects)) return(object_fold_data(job$objects, kernel, train, test))  # R/kernels.R
   x <- job$x
   if (job$precomputed) {
     fold <- list(train = precomputed_kernel(x$K[train, train, drop = FALSE], self = x$self[train]),
@@ -622,6 +625,7 @@ refit_call <- function(call, info, kernel, kernel_tuned, params) {
 #' @noRd
 kernel_call <- function(kernel, expr) {
   constructor <- function(k) as.call(c(as.name(paste0("kernel_", k$name)), k$params))
+  if (inherits(kernel, "krein_kernel_dissimilarity")) return(dissimilarity_kernel_call(kernel, expr))  # R/kernels.R
   if (is_builtin_kernel(kernel)) return(constructor(kernel))
   if (inherits(kernel, "krein_kernel_invariant") && is_builtin_kernel(kernel$base) && is.call(expr) &&
       deparse(expr[[1L]]) %in% c("kernel_invariant", "krein::kernel_invariant")) {
