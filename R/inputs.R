@@ -41,6 +41,16 @@
 #' * **dissimilarities**: `model(kernel_from_dissimilarity(D), y)`; `predict()`
 #'   then takes the dissimilarities of new objects to the training objects and
 #'   converts them as the training ones were (see [kernel_from_dissimilarity()]).
+#' * **strings and other objects**: `model(x, y, kernel = )` with `x` a
+#'   character vector or a plain list of objects (sequences, point sets, ...)
+#'   and a kernel that compares them: a kernlab string kernel
+#'   (`kernlab::stringdot()`), an R function `function(a, b)` of two objects
+#'   returning one number, or [kernel_dissimilarity()] with a dissimilarity
+#'   function such as [utils::adist()]. The fit keeps the training objects
+#'   prediction needs (all of them; for Nystroem fits the landmarks) and
+#'   `predict()` takes new objects, computing their kernel against those.
+#'   `NA` objects are missing values; `scale` does not apply. See
+#'   [kernel_dissimilarity()].
 #'
 #' The response is made a factor; unused levels are dropped with a message;
 #' numbers that are not whole are refused (krein classifies). A numeric
@@ -60,8 +70,8 @@
 #' The centres and scales are stored in the fit (`fit$spec$scaling`) and
 #' applied to `newdata` by [predict()][predict.krein_model()], so new data are
 #' always given in the original units. `scale = FALSE` fits on the data as
-#' given. Precomputed kernels and dissimilarities have no columns: `scale` is
-#' ignored for them.
+#' given. Precomputed kernels, dissimilarities and objects (strings, lists)
+#' have no columns: `scale` is ignored for them, whatever its value.
 #'
 #' The kernel sees the scaled data. Kernel parameters taken from data
 #' (`kernel_rbf(gamma = NULL)`, `kernel_rbf_diag(scales = NULL)`) are computed
@@ -78,8 +88,8 @@
 #' @param scale `TRUE` (the default) to centre and scale every predictor
 #'   column by its training mean and standard deviation before the kernel (or
 #'   the model) sees it, `FALSE` to use the data as given; see the Scaling
-#'   section of [krein_inputs]. Ignored for precomputed kernels and
-#'   dissimilarities.
+#'   section of [krein_inputs]. Ignored for precomputed kernels,
+#'   dissimilarities and objects (strings, lists).
 #' @name krein_inputs
 #' @family kernels
 NULL

@@ -20,7 +20,9 @@ new_krein_kernel <- function(name, params, label, formula, positive_definite, ..
 #' `function(x, y)` of two numeric vectors returning one number, and a
 #' `kernlab` kernel object (for example `kernlab::rbfdot(sigma = 1)`); those are
 #' evaluated in R, pair by pair or through `kernlab::kernelMatrix()`, and are
-#' much slower than the built-in kernels.
+#' much slower than the built-in kernels. For `x` given as objects (strings,
+#' a list), the R function takes two objects and kernlab string kernels
+#' apply; see [kernel_dissimilarity()].
 #'
 #' | constructor | \eqn{k(x, x')} | positive definite |
 #' |---|---|---|
@@ -432,13 +434,17 @@ check_kernel_dimension <- function(kernel, d, call = NULL) {
 #' and kernlab kernels are evaluated in R (the slow path).
 #'
 #' Parameters a kernel takes from the data (`kernel_rbf(gamma = NULL)`,
-#' `kernel_rbf_diag(scales = NULL)`) are computed from `x`, which plays the
-#' role of the training data.
+#' `kernel_rbf_diag(scales = NULL)`, the width and conversion of
+#' [kernel_dissimilarity()]) are computed from `x`, which plays the role of
+#' the training data.
 #'
 #' @param kernel A kernel: a `krein_kernel` (see [kernels]), a function
 #'   `function(x, y)` of two vectors, or a kernlab kernel object.
-#' @param x A numeric matrix or data frame of numeric columns, one row per point.
-#' @param y `NULL`, or a second set of points with the same columns as `x`.
+#' @param x A numeric matrix or data frame of numeric columns, one row per
+#'   point; or objects (a character vector or a list) for a kernel that
+#'   compares objects (see [kernel_dissimilarity()]).
+#' @param y `NULL`, or a second set of points with the same columns as `x`
+#'   (objects like `x` for a kernel of objects).
 #' @param threads The number of threads, a whole number >= 0; `NULL` uses
 #'   `getOption("krein.threads")`, and 0 (that option's default) uses every
 #'   core (or `OMP_NUM_THREADS` where set). A number above the processors
@@ -801,7 +807,7 @@ object_dissimilarities <- function(kernel, a, b) {
   if (!is.matrix(D) || !(is.numeric(D) || is.logical(D)) || !identical(dim(D), as.integer(shape))) {
     krein_abort(sprintf("The dissimilarity function must return a %d x %d numeric matrix for %d and %d objects, not %s.%s",
                         shape[1], shape[2], shape[1], shape[2], describe_value(D),
-                        if (!kernel$pairwise) " For a function of two single objects, use kernel_dissimilarity(..., pairwise = TRUE)." else ""))
+                        if (!kernel$pairwise && length(D) == 1L) " For a function of two single objects, use kernel_dissimilarity(..., pairwise = TRUE)." else ""))
   }
   storage.mode(D) <- "double"
   bad <- which(!is.finite(D) | D < 0, arr.ind = TRUE)

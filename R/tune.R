@@ -68,8 +68,10 @@
 #' @param learner A krein fitting function: [kqd()], [ikfd()], [pcvm()],
 #'   [kfda()], [onda()], [kmdc()], [iknn()], [ikpca_qd()], [isvm()], or any
 #'   other model in [krein_models()].
-#' @param x Inputs: a numeric matrix or data frame, or a precomputed kernel
-#'   ([precomputed_kernel()], with its self-similarities).
+#' @param x Inputs: a numeric matrix or data frame, a precomputed kernel
+#'   ([precomputed_kernel()], with its self-similarities), or objects (strings,
+#'   a list) with a `kernel` for them; the `gamma` of
+#'   [kernel_dissimilarity()] is tuned like [kernel_rbf()]'s.
 #' @param y Class labels.
 #' @param grid A data frame of parameter combinations, or a named list of
 #'   values whose combinations are all tried ([expand.grid()]). Names are the
