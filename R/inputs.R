@@ -614,8 +614,8 @@ describe_objects <- function(objects) {
 #' Check objects given as `x` or `newdata`: not empty, no NULL elements
 #' (missing objects are NA, which `na.action` or predict() deal with)
 #' @noRd
-check_objects <- function(objects, arg) {
-  if (length(objects) == 0L) {
+check_objects <- function(objects, arg, allow_empty = FALSE) {
+  if (length(objects) == 0L && !allow_empty) {
     krein_abort(sprintf("`%s` must hold at least one object, not %s.", arg, describe_value(objects)))
   }
   if (is.list(objects)) {
@@ -681,7 +681,7 @@ new_object_data <- function(spec, newdata) {
                         if (identical(spec$object_type, "character")) "a character vector" else "a list",
                         describe_value(newdata)))
   }
-  objects <- check_objects(newdata, "newdata")
+  objects <- check_objects(newdata, "newdata", allow_empty = TRUE)  # no objects: an empty prediction
   missing <- is_missing_object(objects)
   K <- matrix(NA_real_, length(objects), length(spec$objects), dimnames = list(names(objects), NULL))
   self <- rep(NA_real_, length(objects))

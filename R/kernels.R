@@ -895,8 +895,13 @@ dissimilarity_kernel_from_matrix <- function(kernel, D) {
   converted <- tryCatch(
     kernel_from_dissimilarity(D, kernel$method, gamma = kernel$params$gamma),
     krein_error = function(e) {
-      krein_abort(sprintf("The dissimilarities of the training objects cannot be converted: %s",
-                          sub("`D`", "the dissimilarity matrix", conditionMessage(e), fixed = TRUE)))
+      message <- conditionMessage(e)
+      krein_abort(if (grepl("`D`", message, fixed = TRUE)) {
+        sprintf("The dissimilarities of the training objects cannot be converted: %s",
+                sub("`D`", "their matrix", message, fixed = TRUE))
+      } else {
+        sub("^The dissimilarities", "The dissimilarities of the training objects", message)
+      })
     })
   kernel$converter <- dissimilarity_converter(converted)
   if (kernel$method == "gaussian") kernel$params$gamma <- converted$gamma
