@@ -134,7 +134,8 @@ as.matrix.krein_precomputed <- function(x, ...) x$K
 #'   the other methods.
 #' @returns An object of class `c("krein_dissimilarity", "krein_precomputed")`:
 #'   a list with the training kernel `K`, its diagonal `self`, the `method` and
-#'   what the conversion of new dissimilarities needs. Pass it as `x` to any
+#'   what the conversion of new dissimilarities needs (for `"gaussian"`, the
+#'   width `gamma` used). Pass it as `x` to any
 #'   krein model.
 #' @references
 #' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for

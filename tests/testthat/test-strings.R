@@ -248,6 +248,11 @@ test_that("tune_krein() tunes the width of a dissimilarity kernel on strings", {
   # the refitted model is the model fitted with the best values
   direct <- kqd(s$train, s$y, kernel = kernel_dissimilarity(adist, gamma = tuned$best$gamma), reg = tuned$best$reg)
   expect_equal(predict(tuned$model, s$new, type = "prob"), predict(direct, s$new, type = "prob"))
+  # missing strings left out of the tuning on request, as missing rows are
+  set.seed(1)
+  with_na <- tune_krein(kqd, replace(s$train, 2, NA), s$y, kernel = kernel_dissimilarity(adist),
+                        grid = list(reg = 0.1), folds = 3, na.action = na.omit)
+  expect_equal(nobs(with_na$model), 26L)
   # bad widths are refused before any fit
   expect_error(tune_krein(kqd, s$train, s$y, kernel = kernel_dissimilarity(adist), grid = list(gamma = c(-1, 1)),
                           folds = 3), class = "krein_error", regexp = "`gamma`")
