@@ -192,7 +192,7 @@ new_krein_model <- function(fields, inputs, name, call = NULL) {
   fields$kernel <- NULL  # stored once, in the input spec
   fit <- c(fields, list(
     call = call,
-    spec = inputs$spec,
+    spec = stored_input_spec(inputs$spec, fields),  # objects: only those prediction needs
     levels = levels(y),
     counts = stats::setNames(as.vector(table(y)), levels(y)),
     y = y,

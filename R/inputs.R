@@ -41,6 +41,16 @@
 #' * **dissimilarities**: `model(kernel_from_dissimilarity(D), y)`; `predict()`
 #'   then takes the dissimilarities of new objects to the training objects and
 #'   converts them as the training ones were (see [kernel_from_dissimilarity()]).
+#' * **strings and other objects**: `model(x, y, kernel = )` with `x` a
+#'   character vector or a plain list of objects (sequences, point sets, ...)
+#'   and a kernel that compares them: a kernlab string kernel
+#'   (`kernlab::stringdot()`), an R function `function(a, b)` of two objects
+#'   returning one number, or [kernel_dissimilarity()] with a dissimilarity
+#'   function such as [utils::adist()]. The fit keeps the training objects
+#'   prediction needs (all of them; for Nystroem fits the landmarks) and
+#'   `predict()` takes new objects, computing their kernel against those.
+#'   `NA` objects are missing values; `scale` does not apply. See
+#'   [kernel_dissimilarity()].
 #'
 #' The response is made a factor; unused levels are dropped with a message;
 #' numbers that are not whole are refused (krein classifies). A numeric
@@ -60,8 +70,8 @@
 #' The centres and scales are stored in the fit (`fit$spec$scaling`) and
 #' applied to `newdata` by [predict()][predict.krein_model()], so new data are
 #' always given in the original units. `scale = FALSE` fits on the data as
-#' given. Precomputed kernels and dissimilarities have no columns: `scale` is
-#' ignored for them.
+#' given. Precomputed kernels, dissimilarities and objects (strings, lists)
+#' have no columns: `scale` is ignored for them, whatever its value.
 #'
 #' The kernel sees the scaled data. Kernel parameters taken from data
 #' (`kernel_rbf(gamma = NULL)`, `kernel_rbf_diag(scales = NULL)`) are computed
@@ -78,8 +88,8 @@
 #' @param scale `TRUE` (the default) to centre and scale every predictor
 #'   column by its training mean and standard deviation before the kernel (or
 #'   the model) sees it, `FALSE` to use the data as given; see the Scaling
-#'   section of [krein_inputs]. Ignored for precomputed kernels and
-#'   dissimilarities.
+#'   section of [krein_inputs]. Ignored for precomputed kernels,
+#'   dissimilarities and objects (strings, lists).
 #' @name krein_inputs
 #' @family kernels
 NULL
@@ -203,7 +213,22 @@ inputs_from_xy <- function(x, y, kernel, na.action = NULL, min_classes = 2L, sca
     return(finish_inputs(NULL, y, NULL, spec, seq_len(nrow(K)), min_classes,
                          precomputed = precomputed, scale = scale))
   }
+  # strings and other objects without coordinates: their own input type
+  if (is_object_data(x)) return(inputs_from_objects(x, y, kernel, na.action, min_classes, scale = scale))
   x <- check_numeric_matrix_allow_na(x, "x")
+  y <- check_label_vector(y)
+  if (length(y) != nrow(x)) {
+    krein_abort(sprintf("`y` must have one label per row of `x` (%d), not %d.", nrow(x), length(y)))
+  }
+  keep <- na_rows_action(na.action, x, y, "x", "`y`")
+  spec <- list(type = "xy", colnames = colnames(x), n_columns = ncol(x))
+  finish_inputs(x, y, kernel, spec, keep, min_classes, scale = scale, x_arg = "x")
+}
+
+#' `y` as a plain vector or factor of labels (a one-column data frame or
+#' matrix is taken as its column)
+#' @noRd
+check_label_vector <- function(y) {
   if (is.data.frame(y)) {
     if (ncol(y) != 1L) krein_abort(sprintf("`y` must be a vector or factor of labels, not %s.", describe_value(y)))
     y <- y[[1L]]
@@ -212,12 +237,7 @@ inputs_from_xy <- function(x, y, kernel, na.action = NULL, min_classes = 2L, sca
   if (!is.atomic(y) || !is.null(dim(y))) {
     krein_abort(sprintf("`y` must be a vector or factor of labels, not %s.", describe_value(y)))
   }
-  if (length(y) != nrow(x)) {
-    krein_abort(sprintf("`y` must have one label per row of `x` (%d), not %d.", nrow(x), length(y)))
-  }
-  keep <- na_rows_action(na.action, x, y, "x", "`y`")
-  spec <- list(type = "xy", colnames = colnames(x), n_columns = ncol(x))
-  finish_inputs(x, y, kernel, spec, keep, min_classes, scale = scale, x_arg = "x")
+  y
 }
 
 #' The common end of both paths: subset the complete rows, make the response a
@@ -292,7 +312,7 @@ as_class_factor <- function(y, min_classes = 2L) {
 #' (`y_arg`, already quoted) hold the missing values; na.omit / na.exclude
 #' drop them and record which.
 #' @noRd
-na_rows_action <- function(na_action, x, y, arg, y_arg = "`y`") {
+na_rows_action <- function(na_action, x, y, arg, y_arg = "`y`", unit = "row") {
   action <- na_action_name(na_action)
   missing_x <- which(rowSums(is.na(x)) > 0)
   missing_y <- which(is.na(y))
@@ -300,14 +320,16 @@ na_rows_action <- function(na_action, x, y, arg, y_arg = "`y`") {
   keep <- seq_len(nrow(x))
   if (length(incomplete) == 0L) return(keep)
   if (action == "fail") {
-    rows_text <- function(rows) sprintf("row%s %s", if (length(rows) > 1) "s" else "", format_indices(rows))
+    rows_text <- function(rows) sprintf("%s%s %s", unit, if (length(rows) > 1) "s" else "", format_indices(rows))
     where <- c(if (length(missing_x)) sprintf("`%s` has missing values in %s", arg, rows_text(missing_x)),
                if (length(missing_y)) sprintf("%s has missing values in %s", y_arg, rows_text(missing_y)))
     krein_abort(sprintf("%s; remove %s or use `na.action = na.omit`.", paste(where, collapse = " and "),
                         if (length(incomplete) > 1) "them" else "it"))
   }
   keep <- keep[-incomplete]
-  if (length(keep) == 0L) krein_abort(sprintf("`%s` has no complete rows.", arg))
+  if (length(keep) == 0L) {
+    krein_abort(sprintf("`%s` has no complete %ss.", arg, if (unit == "row") "row" else "element"))
+  }
   omitted <- stats::setNames(incomplete, rownames(x)[incomplete])
   attr(keep, "na.action") <- structure(omitted, class = action)
   keep
@@ -439,7 +461,8 @@ new_inputs <- function(spec, newdata, scaled = TRUE) {
   x <- switch(spec$type,
     formula = new_formula_data(spec, newdata),
     xy = new_xy_data(spec, newdata),
-    precomputed = return(new_precomputed_data(spec, newdata))
+    precomputed = return(new_precomputed_data(spec, newdata)),
+    objects = return(new_object_data(spec, newdata))
   )
   list(x = if (scaled) scale_columns(spec$scaling, x) else x)
 }
@@ -537,12 +560,14 @@ new_kernel_matrix <- function(spec, new, points = NULL, columns = NULL, threads 
     if (is.null(columns)) return(new$K)
     return(new$K[, columns, drop = FALSE])
   }
+  if (spec$type == "objects") return(stored_object_columns(spec, new$K, columns))
   evaluate_kernel(spec$kernel, new$x, points, check_threads(threads))
 }
 
 #' Self-similarities k(x, x) of new points (for kernel-induced distances)
 #' @noRd
 new_self_similarity <- function(spec, new) {
+  if (spec$type == "objects") return(new$self)
   if (spec$type == "precomputed") {
     if (is.null(new$self)) {
       krein_abort("`newdata` must carry the self-similarities k(x, x) of the new points for this model: pass precomputed_kernel(K_new, self = ...).")
@@ -550,4 +575,162 @@ new_self_similarity <- function(spec, new) {
     return(new$self)
   }
   kernel_self(spec$kernel, new$x)
+}
+
+# ---------------------------------------------------------------------------
+# Strings and other objects (issue 18)
+#
+# `x` as a character vector or a plain list of objects (sequences, point
+# sets, ...) has no coordinates: the kernel compares objects. The training
+# kernel is computed here once and handed to the models as a precomputed
+# kernel (inputs$precomputed, inputs$x = NULL), so every model that works on
+# a kernel matrix works on objects with no change of its own. The spec keeps
+# the kernel (with what it took from the training objects: a median-heuristic
+# width, the conversion of dissimilarities) and the training objects that
+# prediction needs; new_inputs() then computes the kernel of new objects
+# against them, as the precomputed path would receive it.
+
+#' Objects without coordinates: a character vector or a plain list (a data
+#' frame or any other classed object is not)
+#' @noRd
+is_object_data <- function(x) {
+  (is.character(x) && is.null(dim(x))) || (is.list(x) && !is.object(x))
+}
+
+#' A missing object: NA in a character vector, a single NA in a list
+#' @noRd
+is_missing_object <- function(objects) {
+  if (is.character(objects)) return(is.na(objects))
+  vapply(objects, function(o) is.atomic(o) && length(o) == 1L && is.na(o), logical(1))
+}
+
+#' Words for error messages: "character vector of 40 strings", "list of 40 objects"
+#' @noRd
+describe_objects <- function(objects) {
+  if (is.character(objects)) sprintf("a character vector of %d string%s", length(objects), if (length(objects) == 1L) "" else "s")
+  else sprintf("a list of %d object%s", length(objects), if (length(objects) == 1L) "" else "s")
+}
+
+#' Check objects given as `x` or `newdata`: not empty, no NULL elements
+#' (missing objects are NA, which `na.action` or predict() deal with)
+#' @noRd
+check_objects <- function(objects, arg, allow_empty = FALSE) {
+  if (length(objects) == 0L && !allow_empty) {
+    krein_abort(sprintf("`%s` must hold at least one object, not %s.", arg, describe_value(objects)))
+  }
+  if (is.list(objects)) {
+    null <- which(vapply(objects, is.null, logical(1)))
+    if (length(null)) {
+      krein_abort(sprintf("`%s` has NULL element%s at position%s %s; every element must be an object (NA marks a missing one).",
+                          arg, if (length(null) > 1) "s" else "", if (length(null) > 1) "s" else "",
+                          format_indices(null)))
+    }
+  }
+  objects
+}
+
+#' Training inputs from objects and labels. `evaluate = FALSE` checks and
+#' subsets them only (tune_krein() computes the kernels per fold).
+#' @noRd
+inputs_from_objects <- function(x, y, kernel, na.action = NULL, min_classes = 2L, scale = FALSE,
+                                evaluate = TRUE) {
+  objects <- check_objects(x, "x")
+  y <- check_label_vector(y)
+  if (length(y) != length(objects)) {
+    krein_abort(sprintf("`y` must have one label per object in `x` (%d), not %d.", length(objects), length(y)))
+  }
+  if (evaluate) {
+    if (identical(kernel, NA)) {
+      krein_abort(sprintf("`x` is %s, which have no numeric coordinates; this model works on input features. Use a kernel model (kqd(), ikfd(), kfda(), ...) with a kernel for such objects.",
+                          describe_objects(objects)))
+    }
+    if (is.null(kernel)) krein_abort("`kernel` is missing; give a kernel for the objects, e.g. kernlab::stringdot() or kernel_dissimilarity(adist).")
+    kernel <- as_krein_kernel(kernel)
+    check_object_kernel(kernel, objects, "x")
+  }
+  # missing objects go through na.action as missing rows would
+  missing <- is_missing_object(objects)
+  proxy <- matrix(ifelse(missing, NA_real_, 0), ncol = 1L, dimnames = list(names(objects), NULL))
+  keep <- na_rows_action(na.action, proxy, y, "x", "`y`", unit = "element")
+  # `scale` is checked but ignored: objects have no columns to scale
+  spec <- list(type = "objects", object_type = if (is.character(objects)) "character" else "list")
+  inputs <- finish_inputs(NULL, y, NULL, spec, keep, min_classes, scale = scale)
+  objects <- objects[keep]
+  if (!evaluate) {
+    inputs$objects <- objects
+    # stands for the kernel that tune_krein() computes per fold
+    inputs$precomputed <- new_precomputed(NULL, NULL)
+    return(inputs)
+  }
+  trained <- train_object_kernel(kernel, objects)
+  K <- trained$K
+  dimnames(K) <- list(names(objects), names(objects))
+  inputs$precomputed <- new_precomputed(K, unname(diag(K)))
+  inputs$spec$kernel <- trained$kernel
+  inputs$spec$objects <- objects
+  inputs$spec$stored <- seq_along(objects)
+  inputs
+}
+
+#' The kernel of new objects against the stored training objects, with their
+#' self-similarities; missing objects give NA rows
+#' @noRd
+new_object_data <- function(spec, newdata) {
+  if (!is_object_data(newdata)) {
+    krein_abort(sprintf("`newdata` must be objects like the training ones (%s), not %s.",
+                        if (identical(spec$object_type, "character")) "a character vector" else "a list",
+                        describe_value(newdata)))
+  }
+  objects <- check_objects(newdata, "newdata", allow_empty = TRUE)  # no objects: an empty prediction
+  missing <- is_missing_object(objects)
+  K <- matrix(NA_real_, length(objects), length(spec$objects), dimnames = list(names(objects), NULL))
+  self <- rep(NA_real_, length(objects))
+  if (any(!missing)) {
+    values <- object_test_kernel(spec$kernel, objects[!missing], spec$objects, "newdata")
+    K[!missing, ] <- values$K
+    self[!missing] <- values$self
+  }
+  list(K = K, self = self)
+}
+
+#' Columns `columns` (training indices; NULL: all) of a new kernel computed
+#' against the stored objects
+#' @noRd
+stored_object_columns <- function(spec, K, columns) {
+  if (is.null(columns)) columns <- seq_len(spec$n_train)
+  position <- match(columns, spec$stored)
+  if (anyNA(position)) {
+    krein_abort("This fit did not keep the training objects its prediction needs; refit the model.")
+  }
+  K[, position, drop = FALSE]
+}
+
+#' The spec a fit stores: for objects, only the training objects its
+#' predictions use -- the landmarks of a Nystroem fit (unless converting new
+#' dissimilarities needs them all, as classical scaling does), else all.
+#' @param fields The model's fields (its landmarks among them).
+#' @noRd
+stored_input_spec <- function(spec, fields) {
+  if (!identical(spec$type, "objects")) return(spec)
+  indices <- fields$landmarks$indices
+  if (is.null(indices) || object_kernel_needs_all(spec$kernel)) return(spec)
+  keep <- sort(unique(indices))
+  spec$objects <- spec$objects[match(keep, spec$stored)]
+  spec$stored <- keep
+  spec
+}
+
+#' What tune_krein() checks `x` and `y` with: objects are checked and their
+#' missing values handled, their kernel computed per fold later; other data
+#' go the models' way (no kernel yet).
+#' @noRd
+tuning_inputs <- function(x, y, precomputed, na.action, info) {
+  if (is_object_data(x)) {
+    if (!info$uses_kernel) {
+      krein_abort(sprintf("`x` is %s, which have no numeric coordinates, but %s() works on the input features; give them as a matrix or data frame.",
+                          describe_objects(x), info$name))
+    }
+    return(inputs_from_objects(x, y, NULL, na.action, evaluate = FALSE))
+  }
+  inputs_from_xy(x, y, if (precomputed) NULL else NA, na.action)
 }

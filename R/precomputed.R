@@ -106,15 +106,36 @@ as.matrix.krein_precomputed <- function(x, ...) x$K
 #'   \eqn{D^{(2)}} and \eqn{\bar g} its grand mean (Gower's formula, exact for
 #'   Euclidean embeddings); self-similarity \eqn{\bar a - \bar g/2}.
 #'
+#' * `method = "gaussian"`: \eqn{k(x, x') = \exp(-\gamma\, d(x, x')^2)}, the
+#'   Gaussian kernel with the dissimilarity in place of the Euclidean
+#'   distance; with \eqn{d} the Euclidean distance it is [kernel_rbf()]. It is
+#'   positive definite when \eqn{d} is a Euclidean distance (Schoenberg), and
+#'   in general indefinite otherwise (edit distances, for instance). The
+#'   default width is the median heuristic of [median_gamma()] applied to
+#'   the dissimilarities: \eqn{\gamma = 1 / \mathrm{median}_{i < j,\, d_{ij} >
+#'   0}\, d_{ij}^2}, the median over pairs of distinct training objects (pairs
+#'   of identical objects are left out, as for `kernel_rbf()`), so that a
+#'   typical pair has kernel value \eqn{e^{-1}}. New objects: \eqn{\exp(-\gamma
+#'   d^2)} with the same \eqn{\gamma}; their self-similarity is \eqn{1}.
+#'
 #' The diagonal must be zero. An asymmetric matrix is replaced by
 #' \eqn{(D + D^\top)/2} with a message.
 #'
+#' For objects (strings, sequences, point sets) and a function that computes
+#' their dissimilarities, [kernel_dissimilarity()] makes the same conversions
+#' a kernel that any krein model takes with the objects themselves as `x`,
+#' and whose `gamma` [tune_krein()] can tune.
+#'
 #' @param D A square matrix of non-negative, finite dissimilarities with zero
 #'   diagonal, or a `dist` object (such as [stats::dist()] returns).
-#' @param method `"negsq"` or `"classical"`, see Details.
+#' @param method `"negsq"`, `"classical"` or `"gaussian"`, see Details.
+#' @param gamma For `method = "gaussian"`: the width \eqn{\gamma > 0}, or
+#'   `NULL` (the default) for the median heuristic (see Details). Not used by
+#'   the other methods.
 #' @returns An object of class `c("krein_dissimilarity", "krein_precomputed")`:
 #'   a list with the training kernel `K`, its diagonal `self`, the `method` and
-#'   what the conversion of new dissimilarities needs. Pass it as `x` to any
+#'   what the conversion of new dissimilarities needs (for `"gaussian"`, the
+#'   width `gamma` used). Pass it as `x` to any
 #'   krein model.
 #' @references
 #' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
@@ -138,10 +159,20 @@ as.matrix.krein_precomputed <- function(x, ...) x$K
 #' indefiniteness(kd)
 #' # dissimilarities of new objects to the training objects -> test kernel
 #' predict(kd, balls$D[1:3, ])
+#' # the Gaussian of the dissimilarities, exp(-gamma d^2)
+#' kg <- kernel_from_dissimilarity(balls$D, method = "gaussian")
+#' kg
+#' all.equal(kg$K, exp(-kg$gamma * balls$D^2), check.attributes = FALSE)
 #' @export
-kernel_from_dissimilarity <- function(D, method = c("negsq", "classical")) {
+kernel_from_dissimilarity <- function(D, method = c("negsq", "classical", "gaussian"), gamma = NULL) {
   if (missing(D)) krein_abort("`D` is missing; give a square matrix of dissimilarities.")
-  method <- match_choice(method, "method", c("negsq", "classical"))
+  method <- match_choice(method, "method", c("negsq", "classical", "gaussian"))
+  if (!is.null(gamma)) {
+    gamma <- check_number(gamma, "gamma", lower = 0)
+    if (method != "gaussian") {
+      krein_abort(sprintf("`gamma` is the width of `method = \"gaussian\"`; method \"%s\" takes none.", method))
+    }
+  }
   if (inherits(D, "dist")) D <- as.matrix(D)  # stats::dist() and friends
   D <- check_square_matrix(D, "D")
   if (any(D < 0)) krein_abort("`D` must be non-negative; it has negative dissimilarities.")
@@ -156,7 +187,12 @@ kernel_from_dissimilarity <- function(D, method = c("negsq", "classical")) {
   }
   n <- nrow(D)
   if (n < 2L) krein_abort("`D` must describe at least two objects.")
-  if (method == "negsq") {
+  if (method == "gaussian") {
+    if (is.null(gamma)) gamma <- dissimilarity_median_gamma(D)
+    K <- exp(-gamma * D^2)
+    out <- new_precomputed(K, unname(diag(K)), method = method, n = n, gamma = gamma,
+                           symmetrised = symmetrised, class = "krein_dissimilarity")
+  } else if (method == "negsq") {
     mean_d <- sum(D) / (n * (n - 1))  # mean over i != j; the diagonal is zero
     if (mean_d <= 0) krein_abort("`D` is all zeros, so it cannot be scaled by its mean.")
     K <- -(D / mean_d)^2
@@ -174,6 +210,26 @@ kernel_from_dissimilarity <- function(D, method = c("negsq", "classical")) {
   }
   dimnames(out$K) <- dimnames(D)
   out
+}
+
+#' The median heuristic on dissimilarities: 1 / median of d^2 over pairs
+#' i < j of distinct objects (d > 0), as median_gamma() takes it over squared
+#' Euclidean distances. Computed on d / max(d) and rescaled, so that tiny and
+#' huge dissimilarities neither underflow nor overflow when squared.
+#' @noRd
+dissimilarity_median_gamma <- function(D) {
+  d <- D[upper.tri(D)]
+  d <- d[d > 0]
+  if (length(d) == 0L) {
+    krein_abort("The dissimilarities are all zero, so no Gaussian width can be chosen from them; give `gamma`.")
+  }
+  scale <- max(d)
+  gamma <- (1 / scale)^2 / stats::median((d / scale)^2)
+  if (!is.finite(gamma) || gamma <= 0) {
+    krein_abort(sprintf("The median-heuristic width of the dissimilarities (largest %s) is outside the range of double precision; rescale them or give `gamma`.",
+                        format(scale, digits = 3)))
+  }
+  gamma
 }
 
 #' Convert dissimilarities of new objects into kernel values
@@ -209,7 +265,21 @@ predict.krein_dissimilarity <- function(object, newdata, ...) {
                         object$n, ncol(D_new)))
   }
   if (any(D_new < 0)) krein_abort("`newdata` must be non-negative; it has negative dissimilarities.")
-  if (object$method == "negsq") {
+  converted <- convert_dissimilarities(object, D_new)
+  dimnames(converted$K) <- list(rownames(D_new), colnames(object$K))
+  new_precomputed(converted$K, converted$self)
+}
+
+#' Kernel values and self-similarities of new objects from their (checked)
+#' dissimilarities to the training objects: every column for "classical",
+#' which centres on all training objects; any columns for the elementwise
+#' methods.
+#' @noRd
+convert_dissimilarities <- function(object, D_new) {
+  if (object$method == "gaussian") {
+    K <- exp(-object$gamma * D_new^2)
+    self <- rep(1, nrow(D_new))
+  } else if (object$method == "negsq") {
     K <- -(D_new / object$mean_dissimilarity)^2
     self <- rep(0, nrow(D_new))
   } else {
@@ -219,15 +289,16 @@ predict.krein_dissimilarity <- function(object, newdata, ...) {
                    object$grand_mean)
     self <- unname(a_mean - object$grand_mean / 2)
   }
-  dimnames(K) <- list(rownames(D_new), colnames(object$K))
-  new_precomputed(K, self)
+  list(K = K, self = self)
 }
 
 #' @export
 print.krein_dissimilarity <- function(x, ...) {
   cat("<kernel from dissimilarities> ", x$n, " objects, method \"", x$method, "\"",
       if (x$symmetrised) " (symmetrised)" else "", "\n", sep = "")
-  if (x$method == "negsq") {
+  if (x$method == "gaussian") {
+    cat("  k(x, x') = exp(-gamma d(x, x')^2), gamma = ", format(x$gamma, digits = 4), "\n", sep = "")
+  } else if (x$method == "negsq") {
     cat("  k(x, x') = -(d(x, x') / ", format(x$mean_dissimilarity, digits = 4), ")^2\n", sep = "")
   } else {
     cat("  K = -1/2 J D^2 J (classical scaling)\n")

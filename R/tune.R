@@ -114,8 +114,10 @@
 #' @param learner A krein fitting function: [kqd()], [ikfd()], [pcvm()],
 #'   [kfda()], [onda()], [kmdc()], [iknn()], [ikpca_qd()], [isvm()], or any
 #'   other model in [krein_models()].
-#' @param x Inputs: a numeric matrix or data frame, or a precomputed kernel
-#'   ([precomputed_kernel()], with its self-similarities).
+#' @param x Inputs: a numeric matrix or data frame, a precomputed kernel
+#'   ([precomputed_kernel()], with its self-similarities), or objects (strings,
+#'   a list) with a `kernel` for them; the `gamma` of
+#'   [kernel_dissimilarity()] is tuned like [kernel_rbf()]'s.
 #' @param y Class labels.
 #' @param grid A data frame of parameter combinations, or a named list of
 #'   values whose combinations are all tried ([expand.grid()]). Names are the
@@ -212,8 +214,8 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   # x and y are checked, and rows with missing values handled, as the models
   # do it (the same messages and na.action); the kernel is resolved per fold
   if (missing(y)) krein_abort("`y` is missing; give the class labels, one per row of `x`.")
-  inputs <- inputs_from_xy(x, y, if (precomputed) NULL else NA, na.action)
-  if (!precomputed) x <- inputs$x
+  inputs <- tuning_inputs(x, y, precomputed, na.action, info)  # R/inputs.R; objects: issue 18
+  if (!precomputed) x <- inputs$objects %||% inputs$x
   y <- inputs$y
   n <- length(y)
   folds <- check_number(folds, "folds", lower = 2, upper = n, allow_lower = TRUE, integer = TRUE)
@@ -240,7 +242,9 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   predict_only <- names(fixed) %in% predict_only_arguments(info)
   job <- list(info = info, x = x, y = y, grid = grid, kernel = kernel, fixed = fixed[!predict_only],
               fixed_predict = fixed[predict_only], precomputed = precomputed,
-              scale = scale && !precomputed)
+              scale = scale && !precomputed,
+              # strings and other objects: their kernel (or dissimilarities) once, sliced per fold
+              objects = if (!is.null(inputs$objects)) object_tuning_cache(kernel, x))
   run <- function(t, progress) {
     set.seed(seeds[t], kind = "Mersenne-Twister", normal.kind = "Inversion", sample.kind = "Rejection")
     test <- fold_ids[, tasks$rep[t]] == tasks$fold[t]
@@ -422,7 +426,7 @@ probe_kernel_parameter <- function(kernel, parameter, value) {
     }, krein_error = function(e) conditionMessage(e)))
   }
   base <- if (inherits(kernel, "krein_kernel_invariant")) kernel$base else kernel
-  if (!is_builtin_kernel(base)) return(NULL)
+  if (!is_builtin_kernel(base)) return(probe_object_kernel_parameter(base, parameter, value))  # R/kernels.R
   params <- base$params
   params[parameter] <- list(value)
   tryCatch({
@@ -525,6 +529,13 @@ default_kernel_grid.krein_kernel_rbf <- function(kernel, x, size) {
 }
 #' @export
 default_kernel_grid.krein_kernel_invariant <- function(kernel, x, size) default_kernel_grid(kernel$base, x, size)
+#' @export
+default_kernel_grid.krein_kernel_dissimilarity <- function(kernel, x, size) {
+  # the Gaussian conversion's width left to the data: factors around the
+  # median heuristic of the objects' dissimilarities, as for the RBF width
+  if (!identical(kernel$method, "gaussian") || !is.null(kernel$params$gamma)) return(list())
+  list(gamma = dissimilarity_median_gamma(object_dissimilarities(kernel, x, x)) * width_factors(size))
+}
 
 # The models' default grids (the `default_grid` of their registry entries,
 # documented in ?tune_krein). kqd and kmdc: sigma^2 for RC, alpha for IC
@@ -557,7 +568,8 @@ default_tuning_grid <- function(info, tunable, x, scale, fixed, size, n_train, n
   inputs <- NULL
   if (!inherits(x, "krein_precomputed")) {
     inputs <- x
-    if (scale) inputs <- scale_columns(suppressMessages(column_scaling(x)), x)
+    # strings and other objects are not scaled (their kernel needs no coordinates)
+    if (scale && is.matrix(x) && is.numeric(x)) inputs <- scale_columns(suppressMessages(column_scaling(x)), x)
   }
   values <- info$default_grid(size, fixed, list(x = inputs, n = n_train, n_classes = n_classes))
   if (!is.null(tunable)) {
@@ -769,6 +781,7 @@ fit_on_inputs <- function(job, args) {
 #' kernel matrices; each computed when first asked for.
 #' @noRd
 fold_data <- function(job, kernel, train, test) {
+  if (!is.null(job$objects)) return(object_fold_data(job$objects, kernel, train, test))  # R/kernels.R
   x <- job$x
   if (job$precomputed) {
     fold <- list(train = precomputed_kernel(x$K[train, train, drop = FALSE], self = x$self[train]),
@@ -886,6 +899,7 @@ refit_call <- function(call, info, kernel, kernel_tuned, params) {
 #' @noRd
 kernel_call <- function(kernel, expr) {
   constructor <- function(k) as.call(c(as.name(paste0("kernel_", k$name)), k$params))
+  if (inherits(kernel, "krein_kernel_dissimilarity")) return(dissimilarity_kernel_call(kernel, expr))  # R/kernels.R
   if (is_builtin_kernel(kernel)) return(constructor(kernel))
   if (inherits(kernel, "krein_kernel_invariant") && is_builtin_kernel(kernel$base) && is.call(expr) &&
       deparse(expr[[1L]]) %in% c("kernel_invariant", "krein::kernel_invariant")) {

@@ -33,6 +33,17 @@ bad_input_base <- local({
   list(x = x, y = y, df = df, K = K, D = D, n = 40L)
 })
 
+# Strings in two classes (issue 18: objects as `x`), 20 of them, with a
+# kernel that compares them
+bad_input_strings <- local({
+  seed <- if (exists(".Random.seed", globalenv())) get(".Random.seed", globalenv())
+  set.seed(1)
+  word <- function(letters) paste(sample(letters, 6, TRUE), collapse = "")
+  x <- c(replicate(10, word(c("a", "b", "x"))), replicate(10, word(c("c", "d", "x"))))
+  if (!is.null(seed)) assign(".Random.seed", seed, globalenv())
+  list(x = x, y = factor(rep(c("ab", "cd"), each = 10)), kernel = kernel_dissimilarity(utils::adist))
+})
+
 # Bad training data sets: each a list of `x` (matrix or data frame) and `y`.
 # The formula cases use the same `x` as a data frame with `y` added.
 bad_training_data <- function() {
@@ -174,6 +185,12 @@ check_model <- function(fit) {
 check_kernel_object <- function(k) {
   if (!inherits(k, "krein_kernel")) return(sprintf("not a krein_kernel but %s", class(k)[1]))
   check_finite_numeric(kernel_matrix(k, bad_input_base$x[1:10, ]))
+}
+
+# A kernel of objects (kernel_dissimilarity()), evaluated on strings
+check_object_kernel <- function(k) {
+  if (!inherits(k, "krein_kernel")) return(sprintf("not a krein_kernel but %s", class(k)[1]))
+  check_finite_numeric(kernel_matrix(k, bad_input_strings$x[1:10]))
 }
 
 # ---- running a case ---------------------------------------------------------
@@ -601,6 +618,9 @@ bad_square_matrices <- function(K) {
 
 # Each function with valid arguments, which of them take data, and how its
 # value is checked.
+# Specs named otherwise than the function they call
+nonmodel_specs_fun <- list(kernel_from_dissimilarity_gaussian = "kernel_from_dissimilarity")
+
 nonmodel_specs <- function() {
   b <- bad_input_base
   x <- b$x
@@ -635,8 +655,13 @@ nonmodel_specs <- function() {
                             kernel = "kernel", check = check_class_and_nan("krein_normality")),
     indefiniteness = list(args = list(K = b$K, center = FALSE, tol = NULL), matrix = "K",
                           check = check_class_and_nan("krein_indefiniteness")),
-    kernel_from_dissimilarity = list(args = list(D = b$D, method = "negsq"), matrix = "D",
+    kernel_from_dissimilarity = list(args = list(D = b$D, method = "negsq", gamma = NULL), matrix = "D",
                                      check = check_class_and_nan("krein_dissimilarity")),
+    kernel_from_dissimilarity_gaussian = list(args = list(D = b$D, method = "gaussian", gamma = NULL),
+                                              matrix = "D", check = check_class_and_nan("krein_dissimilarity")),
+    kernel_dissimilarity = list(args = list(dissimilarity = utils::adist, method = "gaussian", gamma = NULL,
+                                            pairwise = FALSE),
+                                check = check_object_kernel),
     precomputed_kernel = list(args = list(K = b$K, self = NULL), matrix = "K",
                               check = check_class_and_nan("krein_precomputed")),
     kernel_discriminant = list(args = list(fit = onda_fit, kind = "dk", prior = NULL), check = check_kernel_object),
@@ -661,9 +686,10 @@ nonmodel_specs <- function() {
   )
 }
 
+# `name` is the spec's name, or its `fun` where one function has several specs
 nonmodel_call <- function(name, args) {
   force(args)
-  fun <- getExportedValue("krein", name)
+  fun <- getExportedValue("krein", nonmodel_specs_fun[[name]] %||% name)
   function() do.call(fun, resolve_delayed(args))
 }
 
@@ -838,4 +864,111 @@ bad_input_cases_issue <- function() {
   )
   for (name in names(cases)) cases[[name]]$id <- paste0("issue16/", name)
   unname(cases)
+}
+
+# ---- strings and other objects as `x` (issue 18) ------------------------------
+
+# Every kernel model on bad objects, with kernels that cannot compare them or
+# misbehave on them, and bad new objects at prediction.
+bad_input_cases_objects <- function() {
+  b <- bad_input_strings
+  x <- b$x
+  y <- b$y
+  one_point_class <- factor(as.character(y), levels = c(levels(y), "lonely"))
+  one_point_class[1] <- "lonely"
+  data_sets <- list(
+    valid = list(x, y),
+    list_of_strings = list(as.list(x), y),
+    NA_string = list(replace(x, 3, NA), y),
+    NA_string_omitted = list(replace(x, 3, NA), y, na.action = stats::na.omit),
+    all_NA = list(rep(NA_character_, 20), y, na.action = stats::na.omit),
+    list_with_NULL = list(replace(as.list(x), 3, list(NULL)), y),
+    y_NA = list(x, replace(y, 4, NA)),
+    y_too_short = list(x, y[-1]),
+    no_objects = list(character(), factor(character())),
+    one_class = list(x, factor(rep("a", 20))),
+    one_point_class = list(x, one_point_class),
+    identical_strings = list(rep("abab", 20), y),
+    empty_strings = list(rep("", 20), y),
+    duplicated_strings = list(c(x, x), factor(c(as.character(y), as.character(y)))),
+    two_objects = list(x[c(1, 20)], y[c(1, 20)]),
+    mixed_list = list(c(as.list(x[1:10]), as.list(1:10)), y),
+    character_matrix = list(matrix(x, 10), y)
+  )
+  kernels <- list(
+    NULL_kernel = NULL,
+    rbf = kernel_rbf(1),
+    gaussian_tiny_gamma = delayed(function() kernel_dissimilarity(utils::adist, gamma = 1e-300)),
+    gaussian_huge_gamma = delayed(function() kernel_dissimilarity(utils::adist, gamma = 1e300)),
+    negsq = delayed(function() kernel_dissimilarity(utils::adist, method = "negsq")),
+    classical = delayed(function() kernel_dissimilarity(utils::adist, method = "classical")),
+    dissimilarity_NA = delayed(function() kernel_dissimilarity(function(a, b) adist(a, b) + NA)),
+    dissimilarity_negative = delayed(function() kernel_dissimilarity(function(a, b) -adist(a, b))),
+    dissimilarity_vector = delayed(function() kernel_dissimilarity(function(a, b) as.vector(adist(a, b)))),
+    dissimilarity_transposed = delayed(function() kernel_dissimilarity(function(a, b) t(adist(a, b)))),
+    dissimilarity_error = delayed(function() kernel_dissimilarity(function(a, b) stop("no distance"))),
+    dissimilarity_asymmetric = delayed(function() kernel_dissimilarity(function(a, b) adist(a, b) * outer(seq_along(a), seq_along(b), "<") )),
+    dissimilarity_pairwise_vector = delayed(function() kernel_dissimilarity(function(a, b) c(1, 2), pairwise = TRUE)),
+    r_function = function(a, b) sum(utf8ToInt(a) %in% utf8ToInt(b)),
+    r_function_nan = function(a, b) NaN,
+    r_function_error = function(a, b) stop("my kernel failed"),
+    r_function_asymmetric = function(a, b) nchar(a) - 2 * nchar(b)
+  )
+  if (requireNamespace("kernlab", quietly = TRUE)) {
+    kernels$stringdot <- delayed(function() kernlab::stringdot(type = "spectrum", length = 2))
+    kernels$kernlab_rbf <- delayed(function() kernlab::rbfdot(1))
+  }
+  models <- Filter(function(name) model_info(name)$uses_kernel, registered_models())
+  cases <- list()
+  add <- function(id, call, check) cases[[length(cases) + 1L]] <<- bad_case(id, call, check)
+  for (model in models) {
+    fun <- getExportedValue("krein", model)
+    extra <- fast_arguments(model)
+    fit_with <- function(args) {
+      force(args)
+      function() do.call(fun, c(resolve_delayed(args), extra))
+    }
+    for (name in names(data_sets)) {
+      args <- data_sets[[name]]
+      args$kernel <- b$kernel
+      add(sprintf("%s.objects/%s", model, name), fit_with(args), check_model)
+    }
+    for (name in names(kernels)) {
+      args <- list(x, y)
+      args["kernel"] <- list(kernels[[name]])
+      add(sprintf("%s.objects/kernel_%s", model, name), fit_with(args), check_model)
+    }
+    # predictions on bad new objects from a good fit
+    fit_once <- local({
+      fit <- NULL
+      function() {
+        if (is.null(fit)) fit <<- suppressWarnings(do.call(fun, c(list(x, y, kernel = b$kernel), extra)))
+        fit
+      }
+    })
+    newdata <- list(
+      valid = list(x[1:4]),
+      one_string = list("abab", n = 1),
+      zero_objects = list(character(), n = 0),
+      NA_string = list(c("abab", NA, "cdcd"), na_rows = 2L),
+      list_of_strings = list(as.list(x[1:4])),
+      list_with_NULL = list(list("abab", NULL)),
+      numbers = list(1:4),
+      a_matrix = list(matrix(1, 2, 2)),
+      a_data_frame = list(data.frame(x = x[1:4])),
+      unseen_letters = list(c("zzzzzz", "qqqq"))
+    )
+    for (name in names(newdata)) {
+      local({
+        spec <- newdata[[name]]
+        for (type in c("class", "prob")) {
+          add(sprintf("%s.objects/predict_%s_%s", model, name, type),
+              function() predict(fit_once(), spec[[1]], type = type),
+              function(value) check_prediction(value, fit_once(), type, spec[["n", exact = TRUE]],
+                                               spec[["na_rows", exact = TRUE]] %||% integer()))
+        }
+      })
+    }
+  }
+  cases
 }

@@ -17,3 +17,7 @@ test_that("kernels on bad data, and predictions of Nystroem and dissimilarity ob
 test_that("the reproducers of issue 16 end in a krein_error or a valid result", {
   expect_bad_cases(bad_input_cases_issue())
 })
+
+test_that("objects as x (issue 18): bad strings, kernels that cannot compare them, bad new objects", {
+  expect_bad_cases(bad_input_cases_objects())
+})

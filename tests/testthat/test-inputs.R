@@ -294,3 +294,31 @@ test_that("columns of huge numbers are scaled, not mistaken for constant columns
   expect_true(all(is.finite(scaled)))
   expect_equal(scaled[, 1], scale(near_max[, 1] / 1e308)[, 1], tolerance = 1e-12)
 })
+
+test_that("strings and lists are an input type of their own: the kernel of the objects, stored for predict()", {
+  words <- c("abab", "abba", "baab", "bbba", "cdcd", "dccd", "cddc", "dcdd", "abcd", "cdab", "aabb", "ccdd")
+  inputs <- toy_model(words, df$y, kernel = kernel_dissimilarity(adist, gamma = 0.5))
+  expect_identical(inputs$spec$type, "objects")
+  expect_null(inputs$x)
+  expect_equal(krein:::training_kernel(inputs), exp(-0.5 * adist(words)^2), ignore_attr = TRUE)
+  expect_identical(inputs$spec$objects, words)
+  new <- krein:::new_inputs(inputs$spec, c("abab", NA, "dddd"))
+  expect_equal(new$K[c(1, 3), ], exp(-0.5 * adist(c("abab", "dddd"), words)^2), ignore_attr = TRUE)
+  expect_true(all(is.na(new$K[2, ])))
+  expect_equal(new$self, c(1, NA, 1))
+  # a list of objects; missing objects dropped on request, as missing rows are
+  listed <- toy_model(replace(as.list(words), 2, NA), df$y, kernel = function(a, b) sum(utf8ToInt(a) == utf8ToInt(b)),
+                      na.action = na.omit)
+  expect_identical(inputs$spec$type, "objects")
+  expect_identical(as.vector(listed$na_action), 2L)
+  expect_identical(length(listed$y), 11L)
+  # objects have no columns: `scale` is checked, then ignored
+  scaled <- krein:::inputs_from_xy(words, df$y, kernel_dissimilarity(adist), scale = TRUE)
+  expect_null(scaled$spec$scaling)
+  expect_error(krein:::inputs_from_xy(words, df$y, kernel_dissimilarity(adist), scale = NA),
+               class = "krein_error", regexp = "`scale`")
+  # a data frame is never taken as a list of objects
+  expect_identical(toy_model(df[, c("a", "b")], df$y)$spec$type, "xy")
+  expect_error(toy_model(words, df$y), class = "krein_error", regexp = "numeric coordinates")
+  expect_error(toy_model(words, df$y, kernel = NA), class = "krein_error", regexp = "input features")
+})

@@ -215,3 +215,21 @@ test_that("an error inside a user's kernel function is a krein error saying wher
   expect_error(kqd(as.matrix(d[, 1:2]), d$y, kernel = function(a, b) stop("boom")),
                class = "krein_user_function_error", regexp = "boom")
 })
+
+test_that("kernel_dissimilarity() checks its arguments, prints, and refuses numeric data", {
+  expect_snapshot({
+    kernel_dissimilarity(adist)
+    kernel_dissimilarity(adist, method = "negsq")
+  })
+  expect_error(kernel_dissimilarity(), class = "krein_error", regexp = "`dissimilarity` is missing")
+  expect_error(kernel_dissimilarity(adist, method = "cosine"), class = "krein_error", regexp = "`method`")
+  expect_error(kernel_dissimilarity(adist, gamma = 0), class = "krein_error", regexp = "`gamma`")
+  expect_error(kernel_dissimilarity(adist, pairwise = NA), class = "krein_error", regexp = "`pairwise`")
+  expect_error(kernel_matrix(kernel_dissimilarity(adist), matrix(1:4, 2)), class = "krein_error",
+               regexp = "compares objects")
+  expect_error(kernel_matrix(kernel_rbf(1), c("ab", "cd")), class = "krein_error", regexp = "numeric coordinates")
+  expect_error(kernel_matrix(kernel_dissimilarity(adist), c("ab", NA)), class = "krein_error", regexp = "missing")
+  # an R function of two objects on a list
+  K <- kernel_matrix(function(a, b) length(intersect(a, b)), list(1:3, 2:5, 7))
+  expect_equal(K, matrix(c(3, 2, 0, 2, 4, 0, 0, 0, 1), 3))
+})

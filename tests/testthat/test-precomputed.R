@@ -108,3 +108,24 @@ test_that("a model fitted on dissimilarities predicts from new dissimilarities o
   from_kernel <- predict(fit, predict(kd, balls$D[1:4, ]), type = "decision")
   expect_equal(unname(from_kernel), unname(from_dissimilarities))
 })
+
+test_that("the Gaussian conversion checks its width and converts new dissimilarities with it", {
+  D <- matrix(c(0, 1, 2, 1, 0, 3, 2, 3, 0), 3)
+  # median of d^2 over i < j: median(1, 4, 9) = 4
+  kd <- kernel_from_dissimilarity(D, method = "gaussian")
+  expect_equal(kd$gamma, 1 / 4)
+  expect_equal(kd$K, exp(-D^2 / 4))
+  expect_equal(predict(kd, c(1, 2, 0))$K, matrix(exp(-c(1, 4, 0) / 4), 1), ignore_attr = TRUE)
+  expect_equal(predict(kd, c(1, 2, 0))$self, 1)
+  expect_error(kernel_from_dissimilarity(D, method = "gaussian", gamma = -1), class = "krein_error", regexp = "`gamma`")
+  expect_error(kernel_from_dissimilarity(D, method = "negsq", gamma = 1), class = "krein_error", regexp = "`gamma`")
+  expect_error(kernel_from_dissimilarity(matrix(0, 3, 3), method = "gaussian"), class = "krein_error",
+               regexp = "give `gamma`")
+  expect_equal(kernel_from_dissimilarity(matrix(0, 3, 3), method = "gaussian", gamma = 2)$K, matrix(1, 3, 3))
+  # tiny and huge dissimilarities get the width of their scale
+  expect_equal(kernel_from_dissimilarity(D * 1e-100, method = "gaussian")$K, kd$K)
+  expect_equal(kernel_from_dissimilarity(D * 1e100, method = "gaussian")$K, kd$K)
+  # beyond double precision: the width itself cannot be represented
+  expect_error(kernel_from_dissimilarity(D * 1e-200, method = "gaussian"), class = "krein_error",
+               regexp = "give `gamma`")
+})
