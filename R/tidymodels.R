@@ -82,10 +82,10 @@ NULL
 #' @seealso [krein_tidymodels] for the engines.
 #' @examples
 #' if (requireNamespace("dials", quietly = TRUE)) {
-#'   rbf_gamma()
+#'   print(rbf_gamma())
 #'   x <- iris[, 1:4]
-#'   dials::finalize(rbf_gamma(), x)  # around median_gamma(scale(x))
-#'   kqd_penalty()
+#'   print(dials::finalize(rbf_gamma(), x))  # around median_gamma(scale(x))
+#'   print(kqd_penalty())
 #' }
 #' @export
 rbf_gamma <- function(range = NULL, trans = NULL) {
