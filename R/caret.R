@@ -1,35 +1,53 @@
 #' krein models as caret custom models
 #'
 #' `caret_model(name)` returns the list caret's `train()` takes as a custom
-#' `method`, so that `caret::train(x, y, method = caret_model("kqd"),
-#' tuneGrid = ...)` tunes a krein model with caret's resampling. caret is a
-#' suggested package: install it to use this.
+#' `method`, so that `caret::train(x, y, method = caret_model("kqd"))` tunes a
+#' krein model with caret's resampling. caret is a suggested package: install
+#' it to use this.
 #'
-#' The tuning parameters are the model's tunable arguments, as the `tunable`
-#' column of [krein_models()] lists them, and for the models with a kernel
-#' the Gaussian kernel's `gamma` (other kernels: pass `kernel = ` to
-#' `train()`, which forwards it, and set `gamma` to `NA`). A `tuneGrid` needs
-#' a column for each; a parameter set to `NA` takes the model's default (for
-#' `gamma`, the median heuristic). Other model arguments can be passed to
-#' `train()`, which forwards them to the model, `scale` among them (the
-#' default `TRUE` centres and scales the columns by the training rows of each
-#' resample, see [krein_inputs]; caret's own `preProcess` is then not needed).
+#' The tuning parameters are the model arguments named in `tune` and, for the
+#' models with a kernel, the Gaussian kernel's `gamma` (other kernels: pass
+#' `kernel = ` to `train()`, which forwards it; `gamma` is then ignored). A
+#' `tuneGrid` needs a column for each; a value of `NA` takes the model's
+#' default (for `gamma`, the median heuristic), but caret counts any `NA` in a
+#' grid as a missing result and warns, so prefer values. Other model arguments
+#' can be passed to `train()`, which forwards them to the model, `scale` among
+#' them (the default `TRUE` centres and scales the columns by the training
+#' rows of each resample, see [krein_inputs]; caret's own `preProcess` is then
+#' not needed).
 #'
-#' The default grid, used when `train()` gets no `tuneGrid` (parameters not
-#' named here are `NA`):
+#' @section Default grid:
+#' Without a `tuneGrid`, `train()` asks the method for a grid of
+#' `tuneLength` values per tuned parameter (caret's default `tuneLength` is 3;
+#' `trainControl(search = "random")` draws `tuneLength` random points from the
+#' same ranges instead). The width is log-spaced over a 100-fold range centred
+#' on the median heuristic, \eqn{\gamma_0} times \eqn{10^{-1}} to \eqn{10}, where
+#' \eqn{\gamma_0} is [median_gamma()] of the training `x` centred and scaled
+#' as the model's default `scale = TRUE` scales it (with `scale = FALSE`, give a
+#' `tuneGrid`); one value is \eqn{\gamma_0} itself. The model's own
+#' parameters, with one value each at `tuneLength = 1` (the model's default
+#' where it has a fixed one):
 #'
-#' | name | default grid |
-#' |---|---|
-#' | `"kqd"` | `variant = "RC+"`, `reg` in 0.01, 0.1, 1 |
-#' | `"ikfd"` | `ridge_relative` in 1e-5, 1e-4, 1e-3 |
-#' | `"kfda"` | `discriminant = "linear"`, `ncomp` in 5, 10, 20 |
-#' | `"onda"` | `posterior` in `"gaussian"`, `"linear"` |
-#' | `"iknn"` | `k` in 1, 5, 9 |
-#' | `"ikpca_qd"` | `pvar = 0.8`, `shrinkage` in 0.01, 0.1 |
-#' | `"isvm"` | `C` in 0.1, 1, 10 |
-#' | any other | one point, every parameter at its default |
+#' | name | parameters | default grid |
+#' |---|---|---|
+#' | `"kqd"` | `variant`, `reg` | `variant = "RC+"`, `reg` log-spaced in 0.01 to 1 |
+#' | `"kmdc"` | `distance`, `classifier`, `reg` | `"RC"`, `"lda"`, `reg` log-spaced in 0.01 to 1 |
+#' | `"ikfd"` | `ridge_relative` | log-spaced in 1e-5 to 1e-3 |
+#' | `"kfda"` | `discriminant`, `ncomp` | `"linear"`, `ncomp` as a share of variance, 0.8, 0.9, 0.95, ... |
+#' | `"onda"` | `posterior`, `ridge` | `"linear"` (ridge 0) and `"gaussian"` with `ridge` log-spaced in 1e-4 to 1e-2 (no kernel, no `gamma`) |
+#' | `"iknn"` | `k` | 1, 5, 9, ... |
+#' | `"ikpca_qd"` | `pvar`, `shrinkage` | `pvar = 0.8`, `shrinkage` log-spaced in 0.001 to 0.1 |
+#' | `"isvm"` | `C` | log-spaced in 0.1 to 10 |
+#' | `"pcvm"` | none | the width alone |
+#'
+#' A model's other tunable arguments ([krein_models()]) can be added with
+#' `tune`; they get the model's default in the default grid (give a
+#' `tuneGrid` to vary them).
 #'
 #' @param name The krein model, one of the names [krein_models()] lists.
+#' @param tune The model arguments caret tunes, a subset of the model's
+#'   tunable arguments (the `tunable` column of [krein_models()]); `NULL`
+#'   for the ones the table above lists (all of them for a model not listed).
 #' @returns A list with the elements caret expects (`library`, `type`,
 #'   `parameters`, `grid`, `fit`, `predict`, `prob`, `sort`, `levels`).
 #' @family model selection
@@ -37,23 +55,46 @@
 #' if (requireNamespace("caret", quietly = TRUE)) {
 #'   set.seed(1)
 #'   d <- checkerboard(150, size = 3)
+#'   tuned <- caret::train(d[, 1:2], d$y, method = caret_model("kqd"), tuneLength = 2,
+#'                         trControl = caret::trainControl(method = "cv", number = 3))
+#'   tuned$bestTune
+#'   # or a grid of your own
 #'   tuned <- caret::train(d[, 1:2], d$y, method = caret_model("kqd"),
 #'                         tuneGrid = expand.grid(variant = "RC+", reg = c(0.01, 0.1), gamma = c(2, 8)),
 #'                         trControl = caret::trainControl(method = "cv", number = 3))
 #'   tuned$bestTune
 #' }
 #' @export
-caret_model <- function(name) {
+caret_model <- function(name, tune = NULL) {
   name <- check_choice(name, "name", registered_models())
   info <- model_info(name)
-  parameters <- caret_parameters(info)
-  default <- caret_default_grid(name, parameters)
+  specs <- caret_tuning_specs[[name]]
+  if (is.null(tune)) {
+    tune <- if (is.null(specs)) info$parameters$parameter else names(specs)
+  } else {
+    if (!is.character(tune) || anyNA(tune)) {
+      krein_abort(sprintf("`tune` must be NULL or a character vector of %s()'s tunable arguments, not %s.",
+                          name, describe_value(tune)))
+    }
+    # the width is tuned for every kernel model anyway
+    if (info$uses_kernel) tune <- setdiff(tune, "gamma")
+    unknown <- setdiff(tune, info$parameters$parameter)
+    if (length(unknown)) {
+      krein_abort(sprintf("`tune` names %s, not %s of %s()'s tunable arguments (%s).",
+                          paste0("`", unknown, "`", collapse = ", "), if (length(unknown) > 1) "among" else "one",
+                          name, if (nrow(info$parameters)) paste0("`", info$parameters$parameter, "`", collapse = ", ")
+                          else "it has none"))
+    }
+  }
+  parameters <- caret_parameters(info, tune)
   list(
     label = paste("krein", name),
     library = "krein",
     type = "Classification",
     parameters = parameters,
-    grid = function(x, y, len = NULL, search = "grid") default,
+    grid = function(x, y, len = NULL, search = "grid") {
+      caret_default_grid(info, parameters, if (missing(x)) NULL else x, len %||% 1L, search)
+    },
     fit = function(x, y, wts, param, lev, last, weights, classProbs, ...) {
       args <- list(...)
       # expand.grid() makes factors of character values; NA takes the default
@@ -80,11 +121,11 @@ caret_model <- function(name) {
   )
 }
 
-#' caret's parameter table: the registry's tunable arguments and, for kernel
+#' caret's parameter table: the tuned model arguments and, for kernel
 #' models, the Gaussian width
 #' @noRd
-caret_parameters <- function(info) {
-  parameters <- info$parameters[c("parameter", "class", "label")]
+caret_parameters <- function(info, tune) {
+  parameters <- info$parameters[match(tune, info$parameters$parameter), c("parameter", "class", "label")]
   if (info$uses_kernel) {
     parameters <- rbind(parameters, data.frame(parameter = "gamma", class = "numeric", label = "RBF width gamma",
                                                stringsAsFactors = FALSE))
@@ -96,23 +137,80 @@ caret_parameters <- function(info) {
   parameters
 }
 
-# caret's default grids (issue 18 will make them tune the width and follow
-# tuneLength); parameters not named take the model's default (NA)
-caret_default_values <- list(
-  kqd = list(variant = "RC+", reg = c(0.01, 0.1, 1)),
-  ikfd = list(ridge_relative = 10^c(-5, -4, -3)),
-  kfda = list(discriminant = "linear", ncomp = c(5, 10, 20)),
-  onda = list(posterior = c("gaussian", "linear")),
-  iknn = list(k = c(1, 5, 9)),
-  ikpca_qd = list(pvar = 0.8, shrinkage = c(0.01, 0.1)),
-  isvm = list(C = c(0.1, 1, 10))
+# A tuning range: `values(len)` gives `len` grid values (the range's centre,
+# or the model's default, for len = 1), `draw(len)` `len` random ones.
+log_range <- function(lower, upper) {
+  list(values = function(len) if (len == 1L) sqrt(lower * upper) else exp(seq(log(lower), log(upper), length.out = len)),
+       draw = function(len) exp(stats::runif(len, log(lower), log(upper))))
+}
+# A fixed set of choices: all of them on a grid, `len` draws at random.
+choice_values <- function(values) {
+  list(values = function(len) values, draw = function(len) values[sample.int(length(values), len, replace = TRUE)])
+}
+
+# The default tuning ranges per model (see ?caret_model). The centres at
+# len = 1 are the models' defaults: kqd's and kmdc's reg 0.1 (RC), ikfd's
+# ridge_relative 1e-4, ikpca_qd's shrinkage 0.01, isvm's C 1, iknn's k 1.
+caret_tuning_specs <- list(
+  kqd = list(variant = choice_values("RC+"), reg = log_range(0.01, 1)),
+  kmdc = list(distance = choice_values("RC"), classifier = choice_values("lda"), reg = log_range(0.01, 1)),
+  ikfd = list(ridge_relative = log_range(1e-5, 1e-3)),
+  # ncomp as a share of variance (< 1) adapts to each resample's rank, where
+  # a count could exceed it in a small resample
+  kfda = list(discriminant = choice_values("linear"),
+              ncomp = list(values = function(len) 1 - 0.2 / 2^(seq_len(len) - 1L),
+                           draw = function(len) stats::runif(len, 0.8, 0.99))),
+  # handled by caret_onda_grid(): ridge matters for the Gaussian posteriors only
+  onda = list(posterior = choice_values(c("linear", "gaussian")), ridge = log_range(1e-4, 1e-2)),
+  iknn = list(k = list(values = function(len) 1 + 4 * (seq_len(len) - 1),
+                       draw = function(len) sample(seq(1, 21, by = 2), len, replace = TRUE))),
+  ikpca_qd = list(pvar = choice_values(0.8), shrinkage = log_range(1e-3, 0.1)),
+  isvm = list(C = log_range(0.1, 10)),
+  pcvm = list()
 )
 
-caret_default_grid <- function(name, parameters) {
-  values <- caret_default_values[[name]] %||% list()
+#' The width range of the default grids: 1/10 to 10 times the median heuristic
+#' of the training x scaled as `scale = TRUE` scales it
+#' @noRd
+caret_gamma_range <- function(x) {
+  x <- as.matrix(x)
+  if (!is.numeric(x) || nrow(x) < 2L) krein_abort("`x` must be a numeric matrix with at least two rows to choose the widths of the default grid.")
+  x <- suppressMessages(scale_columns(column_scaling(x), x))
+  center <- median_gamma(x)
+  log_range(center / 10, center * 10)
+}
+
+caret_default_grid <- function(info, parameters, x, len, search = "grid") {
+  len <- check_number(len, "len", lower = 1, allow_lower = TRUE, integer = TRUE)
+  random <- identical(search, "random")
+  specs <- caret_tuning_specs[[info$name]] %||% list()
+  if (info$uses_kernel) {
+    # without x (a direct call, not caret's) the width is the median heuristic of each fit
+    specs$gamma <- if (is.null(x)) choice_values(NA_real_) else caret_gamma_range(x)
+  }
+  defaults <- formals(get(info$fit, mode = "function"))
   columns <- lapply(seq_len(nrow(parameters)), function(j) {
-    values[[parameters$parameter[j]]] %||% if (parameters$class[j] == "character") NA_character_ else NA_real_
+    p <- parameters$parameter[j]
+    if (!is.null(specs[[p]])) return(specs[[p]])
+    # a parameter tuned by request: its default where that is one value, else NA
+    value <- if (p %in% names(defaults)) tryCatch(eval(defaults[[p]]), error = function(e) NULL) else NULL
+    if (is.atomic(value) && length(value) >= 1L) choice_values(value[1]) else
+      choice_values(if (parameters$class[j] == "character") NA_character_ else NA_real_)
   })
   names(columns) <- parameters$parameter
-  expand.grid(columns, stringsAsFactors = FALSE, KEEP.OUT.ATTRS = FALSE)
+  if (random) {
+    grid <- as.data.frame(lapply(columns, function(spec) spec$draw(len)), stringsAsFactors = FALSE)
+    grid <- unique(grid)
+  } else {
+    grid <- expand.grid(lapply(columns, function(spec) spec$values(len)), stringsAsFactors = FALSE,
+                        KEEP.OUT.ATTRS = FALSE)
+  }
+  if (identical(info$name, "onda") && all(c("posterior", "ridge") %in% names(grid))) {
+    # the linear posteriors take no ridge: one row for them
+    linear <- grid$posterior == "linear"
+    grid$ridge[linear] <- 0
+    grid <- unique(grid)
+  }
+  rownames(grid) <- NULL
+  grid
 }

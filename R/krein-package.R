@@ -110,3 +110,8 @@
 #' @importFrom graphics plot
 #' @importFrom grDevices hcl.colors
 "_PACKAGE"
+
+.onLoad <- function(libname, pkgname) {
+  # the tidymodels engines (R/tidymodels.R), now or when parsnip is loaded
+  register_parsnip_hook()
+}

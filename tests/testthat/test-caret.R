@@ -17,29 +17,90 @@ test_that("caret trains krein models through caret_model()", {
   expect_snapshot(show_error(caret_model("svm")))
 })
 
-test_that("every registered model's parameters and default grid come from the registry", {
+test_that("every registered model's parameters come from the registry; `tune` picks them", {
   for (name in krein:::registered_models()) {
     info <- krein:::model_info(name)
     method <- caret_model(name)
-    expected <- c(info$parameters$parameter, if (info$uses_kernel) "gamma")
+    tuned <- names(krein:::caret_tuning_specs[[name]])
+    expect_true(all(tuned %in% info$parameters$parameter), label = name)
+    expected <- c(tuned, if (info$uses_kernel) "gamma")
     if (length(expected) == 0L) expected <- "parameter"
     expect_identical(method$parameters$parameter, expected, label = name)
-    grid <- method$grid()
-    expect_identical(names(grid), expected, label = name)
-    expect_gte(nrow(grid), 1L)
-    # the default grids name only registered parameters
-    defaults <- krein:::caret_default_values[[name]]
-    expect_true(all(names(defaults) %in% info$parameters$parameter), label = name)
+    # every tunable argument can be asked for
+    all_of_them <- caret_model(name, tune = info$parameters$parameter)
+    expect_identical(all_of_them$parameters$parameter[seq_len(nrow(info$parameters))], info$parameters$parameter)
   }
-  expect_true(all(names(krein:::caret_default_values) %in% krein:::registered_models()))
+  expect_setequal(names(krein:::caret_tuning_specs), krein:::registered_models())
+  expect_snapshot(show_error(caret_model("kqd", tune = c("reg", "lambda"))))
+  expect_identical(caret_model("kqd", tune = c("reg", "gamma"))$parameters$parameter, c("reg", "gamma"))
+  expect_error(caret_model("kqd", tune = 1), class = "krein_error")
 })
 
-test_that("the default grids keep their values under the new argument names", {
-  expect_identical(caret_model("kqd")$grid(),
-                   data.frame(variant = "RC+", reg = c(0.01, 0.1, 1), gamma = NA_real_))
-  expect_identical(caret_model("ikfd")$grid(), data.frame(ridge_relative = 10^c(-5, -4, -3), gamma = NA_real_))
-  expect_identical(caret_model("ikpca_qd")$grid(),
-                   data.frame(pvar = 0.8, shrinkage = c(0.01, 0.1), gamma = NA_real_))
+test_that("the default grids tune the width around the median heuristic and follow tuneLength", {
+  # issue 18: the width was NA (caret then warns "missing values in resampled
+  # performance measures") and pcvm's grid had one row whatever tuneLength was
+  x <- as.matrix(iris[, 1:4])
+  gamma0 <- median_gamma(scale(x))  # scaled as the models' default scale = TRUE scales
+  for (name in krein:::registered_models()) {
+    info <- krein:::model_info(name)
+    method <- caret_model(name)
+    tuned <- vapply(krein:::caret_tuning_specs[[name]], function(spec) length(spec$values(2L)) > 1L, logical(1))
+    for (len in 1:4) {
+      grid <- method$grid(iris[, 1:4], iris$Species, len = len)
+      expect_identical(names(grid), method$parameters$parameter, label = name)
+      expect_false(anyNA(grid), label = paste(name, len))
+      expect_identical(anyDuplicated(grid), 0L, label = paste(name, len))
+      rows <- if (name == "onda") 1 + len else len^(sum(tuned) + info$uses_kernel)
+      expect_identical(nrow(grid), as.integer(rows), label = paste(name, len))
+      if (info$uses_kernel) {
+        widths <- sort(unique(grid$gamma))
+        expect_equal(widths, if (len == 1) gamma0 else gamma0 * 10^seq(-1, 1, length.out = len), label = name)
+      }
+    }
+  }
+  expect_equal(caret_model("kqd")$grid(x, iris$Species, len = 3)$reg, rep(c(0.01, 0.1, 1), 3))
+  expect_equal(caret_model("pcvm")$grid(x, iris$Species, len = 3)$gamma, gamma0 * c(0.1, 1, 10))
+  # at tuneLength 1, the models' defaults
+  expect_identical(caret_model("ikfd")$grid(x, iris$Species, len = 1)$ridge_relative, 1e-4)
+  expect_identical(caret_model("isvm")$grid(x, iris$Species, len = 1)$C, 1)
+  expect_identical(caret_model("iknn")$grid(x, iris$Species, len = 1)$k, 1)
+  # random search: tuneLength points drawn from the same ranges
+  set.seed(3)
+  random <- caret_model("kqd")$grid(x, iris$Species, len = 5, search = "random")
+  expect_identical(nrow(random), 5L)
+  expect_true(all(random$gamma >= gamma0 / 10 & random$gamma <= gamma0 * 10))
+  expect_true(all(random$reg >= 0.01 & random$reg <= 1))
+  # (onda's linear posteriors take no ridge: their draws collapse to one row)
+  onda_random <- caret_model("onda")$grid(x, iris$Species, len = 4, search = "random")
+  expect_lte(nrow(onda_random), 4L)
+  expect_false(anyNA(onda_random))
+  expect_true(all(onda_random$ridge[onda_random$posterior == "linear"] == 0))
+})
+
+test_that("caret::train() with the default grid gives no warning for any model", {
+  skip_if_not_installed("caret")
+  skip_if_not_installed("kernlab")
+  # without a time zone, caret's dependencies ask timedatectl, which warns in containers
+  if (!nzchar(Sys.getenv("TZ"))) {
+    Sys.setenv(TZ = "UTC")
+    on.exit(Sys.unsetenv("TZ"), add = TRUE)
+  }
+  for (name in krein:::registered_models()) {
+    # pcvm on the two-class Sonar data, where it converges; the others on iris
+    d <- if (name == "pcvm") {
+      skip_if_not_installed("mlbench")
+      utils::data("Sonar", package = "mlbench", envir = environment())
+      rows <- seq(1, nrow(Sonar), by = 2)
+      list(x = Sonar[rows, 1:60], y = Sonar$Class[rows])
+    } else {
+      list(x = iris[, 1:4], y = iris$Species)
+    }
+    set.seed(4)
+    expect_no_warning(tuned <- caret::train(d$x, d$y, method = caret_model(name), tuneLength = 2,
+                                            trControl = caret::trainControl(method = "cv", number = 3)))
+    expect_false(anyNA(tuned$results$Accuracy), label = name)
+    expect_gt(max(tuned$results$Accuracy), 0.6)
+  }
 })
 
 test_that("a grid value of NA takes the model's default", {
