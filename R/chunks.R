@@ -589,21 +589,12 @@ chunk_landmarks <- function(landmarks, inputs, eps, m, threads) {
             class = "krein_landmarks")
 }
 
-# The landmark kernel of a chunk's rows in blocks (as the in-memory fits
-# block), reduced to the per-class QR factors of [C, 1]-free form that
-# cpp_class_factors() gives; `fun(C, rows)` may add its own per-block work.
+# The per-class factors of the landmark kernel of a chunk's rows, in blocks
+# as the in-memory fits make them (blockwise_class_factors(), R/ikfd.R)
 chunk_factors <- function(data, task, spec, points, classes, threads) {
   x <- chunk_predictors(spec, data)
-  codes <- task$extra
-  block_rows <- nystrom_block_rows(nrow(points))
-  factors <- NULL
-  for (start in seq(1L, nrow(x), by = block_rows)) {
-    rows <- start:min(nrow(x), start + block_rows - 1L)
-    C <- evaluate_kernel(spec$kernel, x[rows, , drop = FALSE], points, threads)
-    block <- cpp_class_factors(C, codes[rows], classes, threads)
-    factors <- if (is.null(factors)) block else cpp_merge_factors(factors, block)
-  }
-  factors
+  columns <- function(rows) evaluate_kernel(spec$kernel, x[rows, , drop = FALSE], points, threads)
+  blockwise_class_factors(task$extra, classes, nrow(points), columns, threads, keep = FALSE)$factors
 }
 
 #' The per-class factors of the landmark kernel over all chunks: the map
