@@ -546,11 +546,11 @@ chunk_sample <- function(inputs, spec) {
 #' with points, scaled as the fit scales; a method name selects them on the
 #' sample of the first chunks.
 #' @noRd
-chunk_landmarks <- function(landmarks, inputs, eps, m, threads) {
+chunk_landmarks <- function(landmarks, inputs, eps, m, threads, arg = "landmarks") {
   spec <- inputs$spec
   levels <- levels(inputs$y)
   if (is.character(landmarks)) {
-    method <- check_choice(landmarks, "landmarks", c("meb", "kmeans", "random"))
+    method <- check_choice(landmarks, arg, c("meb", "kmeans", "random"))
     sample <- chunk_sample(inputs, spec)
     sample_inputs <- list(x = sample$x, y = droplevels(sample$y), kernel = inputs$kernel, precomputed = NULL)
     selected <- landmarks_from_inputs(sample_inputs, method = method, eps = eps, m = m, threads = threads)
@@ -563,7 +563,7 @@ chunk_landmarks <- function(landmarks, inputs, eps, m, threads) {
   }
   if (inherits(landmarks, "krein_landmarks")) {
     if (is.null(landmarks$points)) {
-      krein_abort("`landmarks` was selected on a precomputed kernel; a chunked fit needs landmark points.")
+      krein_abort(sprintf("`%s` was selected on a precomputed kernel; a chunked fit needs points.", arg))
     }
     points <- landmarks$points
     class <- factor(as.character(landmarks$class), levels = levels)
@@ -573,15 +573,15 @@ chunk_landmarks <- function(landmarks, inputs, eps, m, threads) {
     class <- factor(rep(NA_character_, nrow(points)), levels = levels)
     method <- "points"
   } else {
-    krein_abort(sprintf("`landmarks` must be a matrix of landmark points, a `krein_landmarks` object or a method name (\"meb\", \"kmeans\", \"random\") for chunked data, not %s; row indices cannot point into chunks.",
-                        describe_value(landmarks)))
+    krein_abort(sprintf("`%s` must be a matrix of landmark points, a `krein_landmarks` object or a method name (\"meb\", \"kmeans\", \"random\") for chunked data, not %s; row indices cannot point into chunks.",
+                        arg, describe_value(landmarks)))
   }
-  points <- check_numeric_matrix(points, "landmarks")
+  points <- check_numeric_matrix(points, arg)
   if (ncol(points) != spec$n_columns) {
-    krein_abort(sprintf("`landmarks` must have %d columns, one per predictor column, not %d.", spec$n_columns, ncol(points)))
+    krein_abort(sprintf("`%s` must have %d columns, one per predictor column, not %d.", arg, spec$n_columns, ncol(points)))
   }
   if (!is.null(colnames(points)) && all(spec$colnames %in% colnames(points))) points <- points[, spec$colnames, drop = FALSE]
-  if (nrow(points) < 1L) krein_abort("`landmarks` must hold at least one point.")
+  if (nrow(points) < 1L) krein_abort(sprintf("`%s` must hold at least one point.", arg))
   points <- scale_columns(spec$scaling, points)
   dimnames(points) <- list(NULL, spec$colnames)
   structure(list(method = method, indices = NULL, points = points, class = class, n = length(inputs$y),
@@ -612,25 +612,40 @@ chunk_class_factors <- function(inputs, landmarks, threads) {
 }
 
 # A chunk's landmark kernel and self-similarities, block by block, handed to
-# `block_fun(C, self)`
-chunk_apply_landmark_kernel <- function(data, task, spec, points, block_fun, need_self, threads) {
+# `block_fun(C, self, codes)` (codes: the class codes of the block's rows,
+# or the rows of a matrix of per-row values whose first column they are);
+# the list of its results or, with `combine`, their fold (so that a chunk's
+# sufficient statistics take the memory of one block's)
+chunk_apply_landmark_kernel <- function(data, task, spec, points, block_fun, need_self, threads, combine = NULL) {
   x <- chunk_predictors(spec, data)
   block_rows <- nystrom_block_rows(nrow(points))
-  parts <- lapply(seq(1L, nrow(x), by = block_rows), function(start) {
+  parts <- list()
+  folded <- NULL
+  for (start in seq(1L, nrow(x), by = block_rows)) {
     rows <- start:min(nrow(x), start + block_rows - 1L)
     xb <- x[rows, , drop = FALSE]
-    block_fun(evaluate_kernel(spec$kernel, xb, points, threads), if (need_self) kernel_self(spec$kernel, xb))
-  })
-  parts
+    value <- block_fun(evaluate_kernel(spec$kernel, xb, points, threads),
+                       if (need_self) kernel_self(spec$kernel, xb),
+                       if (is.matrix(task$extra)) task$extra[rows, , drop = FALSE] else task$extra[rows])
+    if (is.null(combine)) parts[[length(parts) + 1L]] <- value
+    else folded <- if (is.null(folded)) value else combine(folded, value)
+  }
+  if (is.null(combine)) parts else folded
 }
 
-#' Map `fun(C, self)` over the blocks of all chunks (C: the landmark kernel
-#' of a block's rows); a list of the results in row order.
+#' Map `fun(C, self, codes)` over the blocks of all chunks (C: the landmark
+#' kernel of a block's rows); a list of the results in row order, or with
+#' `combine(a, b)` their fold in row order (within chunks on the workers,
+#' then over the chunks).
 #' @noRd
-map_landmark_kernel <- function(inputs, landmarks, fun, need_self = FALSE, threads = 1L) {
+map_landmark_kernel <- function(inputs, landmarks, fun, need_self = FALSE, threads = 1L, combine = NULL,
+                                per_chunk = inputs$codes) {
   parts <- map_chunks(inputs$chunks, chunk_apply_landmark_kernel, spec = inputs$spec, points = landmarks$points,
-                      block_fun = fun, need_self = need_self, threads = threads, per_chunk = inputs$codes)
-  unlist(lapply(parts, function(p) { attr(p, "rows") <- NULL; p }), recursive = FALSE)
+                      block_fun = fun, need_self = need_self, threads = threads, combine = combine,
+                      per_chunk = per_chunk)
+  parts <- lapply(parts, function(p) { attr(p, "rows") <- NULL; p })
+  if (!is.null(combine)) return(Reduce(combine, parts))
+  unlist(parts, recursive = FALSE)
 }
 
 # `fun` with only the named values around it (and krein's namespace above):
@@ -679,4 +694,249 @@ map_chunks_sequential <- function(chunks, fun) {
     return(lapply(seq_len(chunks$count), function(i) run_chunk_task(chunk_task(chunks, i, NULL), fun)))
   }
   map_chunks(chunks, fun)
+}
+
+# ---------------------------------------------------------------------------
+# kfda(reduce = "subset") over chunks: Lee and Mangasarian's reduced set as
+# Huang, Hwang and Lin (2005, Sec. 4.2) use it. Everything the in-memory fit
+# needs of the n x m kernel data K(x, B) is, per class, the count, the mean
+# and the triangular factor of the centred rows (cpp_kfda_class_factors(),
+# as gaussian_classes() computes them); these merge exactly over blocks and
+# chunks, and give the column means and standard deviations of K as well.
+
+check_chunk_reduce <- function(reduce) {
+  if (!identical(reduce, "subset")) {
+    krein_abort(sprintf("`reduce` must be \"subset\" for chunked data, not %s: the \"pca\" and \"ridge\" reductions need all n kernel columns. Read the data into memory for them.",
+                        describe_value(reduce)))
+  }
+  invisible()
+}
+
+# The class moments of rows A and B from those of A and of B: counts add,
+# means by the pairwise update of Chan, Golub and LeVeque (1983), and the
+# centred factor of the union is the factor of [R_A; R_B; sqrt(n_A n_B / n)
+# (m_B - m_A)'] (the centred scatter of the union is S_A + S_B + n_A n_B / n
+# dd'), so the scatter itself is never formed.
+merge_class_moments <- function(a, b) {
+  n <- a$counts + b$counts
+  means <- a$means
+  factors <- a$factors
+  for (j in seq_along(n)) {
+    if (b$counts[j] == 0) next
+    if (a$counts[j] == 0) {
+      means[, j] <- b$means[, j]
+      factors[[j]] <- b$factors[[j]]
+      next
+    }
+    delta <- b$means[, j] - a$means[, j]
+    means[, j] <- a$means[, j] + delta * b$counts[j] / n[j]
+    factors[[j]] <- cpp_triangular_factor(rbind(a$factors[[j]], b$factors[[j]],
+                                                sqrt(a$counts[j] * b$counts[j] / n[j]) * delta))
+  }
+  list(means = means, factors = factors, counts = n)
+}
+
+# The bases of a chunked "subset" fit: points (a matrix or a krein_landmarks
+# with points, in original units), or a number / share of the training rows
+# drawn with R's RNG from the sample of the first chunks (chunk_sample()).
+chunk_bases <- function(bases, inputs, discriminant, counts) {
+  if (is.matrix(bases) || is.data.frame(bases) || inherits(bases, "krein_landmarks")) {
+    return(chunk_landmarks(bases, inputs, NULL, NULL, 1L, arg = "bases"))
+  }
+  if (!is.null(bases) && (!is.numeric(bases) || length(bases) != 1L || is.na(bases) || bases <= 0)) {
+    krein_abort(sprintf("`bases` must be a number of bases, a share of the training points in (0, 1) or a matrix of points for chunked data, not %s; row indices cannot point into chunks.",
+                        describe_value(bases)))
+  }
+  n <- length(inputs$y)
+  m <- if (is.null(bases)) {
+    default <- min(ceiling(n / 10), 500)
+    if (discriminant == "quadratic") default <- min(default, floor(min(counts) / 4))
+    max(1L, default)
+  } else if (bases < 1) {
+    max(1L, round(bases * n))
+  } else {
+    check_number(bases, "bases", lower = 1, allow_lower = TRUE, integer = TRUE)
+  }
+  sample <- chunk_sample(inputs, inputs$spec)
+  if (m > nrow(sample$x)) {
+    krein_abort(sprintf("`bases` asks for %d bases, more than the %d rows of the sample of the first chunks they are drawn from; raise krein_chunks(sample_rows = ) or ask for fewer.",
+                        m, nrow(sample$x)))
+  }
+  drawn <- sort(sample.int(nrow(sample$x), m))
+  structure(list(method = "random", indices = NULL, points = sample$x[drawn, , drop = FALSE],
+                 class = sample$y[drawn], n = n, levels = levels(inputs$y), precomputed = FALSE, sample = TRUE),
+            class = "krein_landmarks")
+}
+
+#' kfda_subset() over chunks: one pass for the class moments of K(x, B), then
+#' the reduction kfda_fit() takes (the moments of the centred and scaled
+#' kernel data in place of Z) and, in `training(fit)`, a second pass for the
+#' training decisions and Fisher coordinates.
+#' @noRd
+kfda_subset_chunks <- function(inputs, bases, discriminant, counts, threads) {
+  landmarks <- chunk_bases(bases, inputs, discriminant, counts)
+  classes <- nlevels(inputs$y)
+  moments_of <- function(C, self, codes) cpp_kfda_class_factors(C, codes, classes, threads)
+  moments <- map_landmark_kernel(inputs, landmarks, bare_function(moments_of, classes = classes, threads = threads),
+                                 threads = threads, combine = merge_class_moments)
+  n <- length(inputs$y)
+  # the column means and standard deviations of K (column_reduction()) from
+  # the class moments: total scatter = within-class + between-class
+  center <- as.vector(moments$means %*% moments$counts) / n
+  between <- (moments$means - center)^2 %*% moments$counts
+  within <- Reduce(`+`, lapply(moments$factors, function(R) colSums(R^2)))
+  scale <- if (n > 1) sqrt((within + as.vector(between)) / (n - 1)) else rep(0, length(center))
+  scale[!(scale > 0)] <- 1
+  p <- length(center)
+  scaled <- list(means = (moments$means - center) / scale,
+                 factors = lapply(moments$factors, function(R) R / rep(scale, each = p)), counts = moments$counts)
+  training <- function(fit) {
+    score <- function(C, self, codes) {
+      Z <- cpp_kfda_project(C, center, matrix(0, ncol(C), 0), scale)
+      list(decisions = kfda_decisions(fit, Z), projection = fisher_coordinates(fit, Z))
+    }
+    model <- fit[c("gaussian", "logdet", "fisher_center", "scaling")]
+    blocks <- map_landmark_kernel(inputs, landmarks, bare_function(score, fit = model, center = center, scale = scale),
+                                  threads = threads)
+    list(decisions = do.call(rbind, lapply(blocks, `[[`, "decisions")),
+         projection = do.call(rbind, lapply(blocks, `[[`, "projection")))
+  }
+  list(Z = NULL, moments = scaled, center = center, rotation = NULL, scale = scale, variance_explained = NULL,
+       eigenvalues = NULL, points = landmarks$points, class = landmarks$class, bases = NULL, training = training)
+}
+
+# ---------------------------------------------------------------------------
+# Ny-PCVM over chunks. EM for PCVM (Chen, Tino and Yao 2009; the order and
+# constants of inst/include/krein/pcvm.hpp, step_factored()) needs at every
+# iteration the expected latent values of all training points, which depend
+# on the current weights: no finite sufficient statistic, so each iteration
+# is one pass over the chunks. With Phi_A = C_A D (C the landmark kernel of
+# the pair's rows, D the landmark signs), a pass returns Phi'(Z - b 1) (as
+# C'(Z - b 1) over the pair's landmarks), sum(Z) and, for the "latent"
+# convergence rule, |f_t - f_{t-1}|^2 and |f_{t-1}|^2; Phi_A'Phi_A = D R_A'R_A
+# D and 1'C come from one first pass (the per-class factors R of [C, 1] of
+# chunk_class_factors(), merged over the pair's two classes).
+
+# phi(t) / Psi(t), as pcvm.hpp's inverse_mills(): directly for t >= -5, and
+# below (where both underflow) by Laplace's continued fraction of the Mills
+# ratio, Psi(-x) / phi(x) = 1 / (x + 1 / (x + 2 / (x + 3 / (x + ...)))).
+inverse_mills <- function(t) {
+  out <- numeric(length(t))
+  direct <- t >= -5
+  out[direct] <- stats::dnorm(t[direct]) / stats::pnorm(t[direct])
+  x <- -t[!direct]
+  tail <- x
+  for (k in 200:1) tail <- x + k / tail
+  out[!direct] <- tail
+  out
+}
+
+# The statistics of one EM pass over a block: `extra` holds the rows' class
+# codes and, for the first iteration, the start latent values of the pair's rows.
+pcvm_block_statistics <- function(C, self, extra, pair, columns, current, previous, first) {
+  codes <- extra[, 1L]
+  in_pair <- codes == pair[1L] | codes == pair[2L]
+  zero <- list(g = numeric(length(columns)), z = 0, change = 0, size = 0)
+  if (!any(in_pair)) return(zero)
+  Cp <- C[in_pair, columns, drop = FALSE]
+  y <- ifelse(codes[in_pair] == pair[1L], 1, -1)
+  f <- if (first) extra[in_pair, 2L] else drop(Cp %*% current$a) + current$b
+  Z <- f + y * inverse_mills(y * f)
+  f_previous <- if (!is.null(previous)) drop(Cp %*% previous$a) + previous$b
+  list(g = drop(crossprod(Cp, Z - current$b)), z = sum(Z),
+       change = if (!is.null(previous)) sum((f - f_previous)^2) else 0,
+       size = if (!is.null(previous)) sum(f_previous^2) else 0)
+}
+
+add_statistics <- function(a, b) Map(`+`, a, b)
+
+#' The basis pcvm_pair() uses over chunks: the landmark classes and points,
+#' `em(pair, columns, column_signs, start, control)` (the result of
+#' cpp_pcvm_fit(), one pass per iteration) and `latent(models)` (the training
+#' latent values, one more pass).
+#' @noRd
+chunk_pcvm_basis <- function(inputs, landmarks, threads) {
+  if (anyNA(landmarks$class)) {
+    krein_abort("`landmarks` must carry their classes for Ny-PCVM over chunks (its basis functions are signed by them): give a select_landmarks() result or a method name (\"meb\", \"kmeans\", \"random\"), not bare points.")
+  }
+  factors <- chunk_class_factors(inputs, landmarks, threads)
+  m <- length(landmarks$class)
+  codes <- inputs$codes
+  em <- function(pair, columns, column_signs, start, control) {
+    # R with R'R = [C, 1]'[C, 1] over the pair's rows
+    R <- cpp_triangular_factor(rbind(factors[[pair[1L]]], factors[[pair[2L]]]))
+    sums <- drop(crossprod(R[, seq_len(m), drop = FALSE], R[, m + 1L]))[columns]  # 1'C
+    R <- R[, columns, drop = FALSE]
+    n <- sum(inputs$y %in% levels(inputs$y)[pair])
+    # the start latent values of the pair's rows, in row order, split by chunk
+    latent <- rep(NA_real_, length(inputs$y))
+    latent[as.integer(inputs$y) %in% pair] <- start$latent
+    chunk_of <- rep(seq_along(codes), lengths(codes))
+    first_extra <- lapply(seq_along(codes), function(i) cbind(codes[[i]], latent[chunk_of == i]))
+    later_extra <- lapply(codes, function(v) cbind(v))
+    rm(latent, chunk_of)
+    coefficients_of <- function(w, b) {
+      a <- numeric(length(columns))
+      a[w > 0] <- column_signs[w > 0] * w[w > 0]
+      list(a = a, b = b)
+    }
+    pass <- function(current, previous, first) {
+      fun <- bare_function(function(C, self, extra) {
+        pcvm_block_statistics(C, self, extra, pair, columns, current, previous, first)
+      }, pair = pair, columns = columns, current = current, previous = previous, first = first)
+      map_landmark_kernel(inputs, landmarks, fun, threads = threads, combine = add_statistics,
+                          per_chunk = if (first) first_extra else later_extra)
+    }
+    latent_rule <- control$convergence == "latent"
+    settled <- function(statistics) sqrt(statistics$change) <= control$tol * sqrt(statistics$size)
+    w <- start$weights
+    b <- start$bias
+    previous <- NULL
+    out <- list(iterations = 0L, converged = FALSE, all_pruned = FALSE)
+    for (iteration in seq_len(control$max_iter)) {
+      current <- coefficients_of(w, b)
+      statistics <- pass(current, previous, first = iteration == 1L)
+      # the "latent" test of the previous iteration (pcvm.hpp's fit(): after
+      # iteration t > 1, f_t against f_{t-1}), known only now
+      if (latent_rule && iteration > 2L && settled(statistics)) {
+        out$converged <- TRUE
+        break
+      }
+      out$iterations <- iteration
+      # the M-step of step_factored()
+      active <- which(w > 0)
+      scaled <- sqrt(2) * w[active]
+      RAM <- R[, active, drop = FALSE] * rep(column_signs[active] * scaled, each = nrow(R))
+      L <- chol(diag(length(active)) + crossprod(RAM))
+      rhs <- scaled * column_signs[active] * statistics$g[active]
+      step <- scaled * backsolve(L, backsolve(L, rhs, transpose = TRUE))
+      fitted_sum <- sum(sums[active] * column_signs[active] * step)
+      b_new <- (statistics$z - fitted_sum) / (n + 1 / (2 * b^2))
+      w_new <- numeric(length(w))
+      w_new[active] <- ifelse(step < control$prune, 0, step)
+      change <- max(abs(w_new - w))
+      previous <- current
+      w <- w_new
+      b <- b_new
+      if (!any(w > 0)) {
+        out$all_pruned <- TRUE
+        break
+      }
+      if (!latent_rule && iteration > 1L && change < control$tol) {
+        out$converged <- TRUE
+        break
+      }
+      if (latent_rule && iteration == control$max_iter && iteration > 1L) {
+        # the test after the last iteration needs one more pass
+        out$converged <- settled(pass(coefficients_of(w, b), previous, first = FALSE))
+      }
+    }
+    c(list(weights = w, bias = b), out)
+  }
+  latent <- function(models) {
+    score <- function(C, self, codes) pcvm_pair_latent(models, function(model) C, nrow(C))
+    blocks <- map_landmark_kernel(inputs, landmarks, bare_function(score, models = models), threads = threads)
+    do.call(rbind, blocks)
+  }
+  list(classes = landmarks$class, points = landmarks$points, em = em, latent = latent)
 }

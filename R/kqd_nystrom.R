@@ -126,7 +126,7 @@ kqd_nystrom_fit_chunks <- function(inputs, landmarks, variant, reg, indefinite, 
   counts <- as.vector(table(y))
   moments <- lapply(seq_len(classes), function(j) nykqd_class_moments(factors[[j]], counts[j]))
   core <- nykqd_core(moments, feature, variant, reg, indefinite, length(y))
-  distance <- function(C, self) nykqd_distances(core, C, self, threads)
+  distance <- function(C, self, codes) nykqd_distances(core, C, self, threads)
   blocks <- map_landmark_kernel(inputs, landmarks, bare_function(distance, core = core, threads = threads),
                                 need_self = startsWith(variant, "RC"), threads = threads)
   distances <- lapply(seq_len(nrow(reg)), function(k) do.call(rbind, lapply(blocks, `[[`, k)))

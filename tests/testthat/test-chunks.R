@@ -184,8 +184,117 @@ test_that("bad chunks give errors naming the chunk", {
   expect_error(ikfd(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2), landmarks = points[, 1, drop = FALSE]),
                class = "krein_error")
   # models without a map-reduce fit say so
-  expect_snapshot(error = TRUE, pcvm(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2), landmarks = points))
-  expect_error(kfda(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2)), class = "krein_error")
+  expect_snapshot(error = TRUE, onda(krein_chunks(parts, y = "y")))
+})
+
+test_that("kfda(reduce = \"subset\") over chunks equals the in-memory fit", {
+  d <- chunk_data()
+  bases <- sort(c(3, 10, 40, 77, 101, 150, 160, 222, 250, 299, 12, 58))
+  test <- chunk_data(60, seed = 21)
+  for (discriminant in c("linear", "quadratic")) {
+    for (ridge in list(NULL, 0.1)) {
+      memory <- kfda(d[, 1:2], d$y, kernel = kernel_rbf(2), reduce = "subset", bases = bases,
+                     discriminant = discriminant, ridge = ridge)
+      for (sizes in list(300, c(100, 100, 100), c(1, 7, 150, 142))) {
+        chunked <- kfda(krein_chunks(split_rows(d, sizes), y = "y"), kernel = kernel_rbf(2),
+                        bases = as.matrix(d[bases, 1:2]), discriminant = discriminant, ridge = ridge)
+        expect_lt(relative_difference(chunked$training_decisions, memory$training_decisions), 1e-10)
+        expect_lt(relative_difference(as.matrix(chunked$means), as.matrix(memory$means)), 1e-10)
+        # Fisher directions are defined up to their signs
+        expect_lt(relative_difference(abs(chunked$training_projection), abs(memory$training_projection)), 1e-10)
+        expect_lt(relative_difference(predict(chunked, test[, 1:2], type = "prob"),
+                                      predict(memory, test[, 1:2], type = "prob")), 1e-10)
+        expect_identical(chunked$fitted_class, memory$fitted_class)
+        if (discriminant == "linear") {
+          expect_lt(relative_difference(coef(chunked), coef(memory)), 1e-10)
+        }
+      }
+    }
+  }
+})
+
+test_that("kfda over chunks draws a number or share of bases from the first chunks with R's RNG", {
+  d <- chunk_data(300, seed = 22)
+  chunks <- krein_chunks(split_rows(d, c(80, 80, 140)), y = "y", sample_rows = 120)
+  for (bases in list(15, 0.05)) {
+    set.seed(4)
+    chunked <- kfda(chunks, kernel = kernel_rbf(2), bases = bases)
+    set.seed(4)
+    drawn <- sort(sample.int(120, 15))
+    memory <- kfda(d[, 1:2], d$y, kernel = kernel_rbf(2), reduce = "subset", bases = drawn)
+    expect_lt(relative_difference(chunked$training_decisions, memory$training_decisions), 1e-10)
+    expect_identical(chunked$landmarks$class, d$y[drawn])
+  }
+})
+
+test_that("bad kfda arguments over chunks give clear errors", {
+  d <- chunk_data(60, seed = 23)
+  chunks <- krein_chunks(split_rows(d, c(30, 30)), y = "y", sample_rows = 30)
+  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), reduce = "pca"))
+  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), bases = c(1, 5, 9)))
+  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), bases = 40))
+  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), bases = -2))
+  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), bases = matrix(1, 3, 3)))
+  expect_error(kfda(chunks, kernel = kernel_rbf(2), bases = 5, ncomp = 3), class = "krein_error")
+})
+
+test_that("Ny-PCVM over chunks has the iterates of the in-memory fit", {
+  d <- chunk_data()
+  set.seed(2)
+  landmarks <- select_landmarks(d[, 1:2], d$y, kernel_rbf(2), method = "random", m = 30)
+  controls <- list(pcvm_control(tol = 1e-2), pcvm_control(convergence = "weights", tol = 1e-2),
+                   pcvm_control(max_iter = 6))
+  for (control in controls) {
+    set.seed(3)
+    memory <- suppressWarnings(pcvm(d[, 1:2], d$y, kernel = kernel_rbf(2), landmarks = landmarks, control = control))
+    for (sizes in list(300, c(1, 7, 150, 142))) {
+      set.seed(3)
+      chunked <- suppressWarnings(pcvm(krein_chunks(split_rows(d, sizes), y = "y"), kernel = kernel_rbf(2),
+                                       landmarks = landmarks, control = control))
+      a <- memory$models[[1]]
+      b <- chunked$models[[1]]
+      expect_lt(relative_difference(b$coefficients, a$coefficients), 1e-10)
+      expect_equal(b$bias, a$bias, tolerance = 1e-10)
+      expect_identical(b$relevant, a$relevant)
+      expect_identical(b[c("iterations", "converged")], a[c("iterations", "converged")])
+      expect_lt(relative_difference(chunked$training_latent, memory$training_latent), 1e-10)
+    }
+  }
+  expect_true(memory$models[[1]]$iterations == 6 && !memory$models[[1]]$converged)
+  test <- chunk_data(40, seed = 24)
+  expect_lt(relative_difference(predict(chunked, test[, 1:2], type = "prob"),
+                                predict(memory, test[, 1:2], type = "prob")), 1e-10)
+})
+
+test_that("Ny-PCVM over chunks: three classes, one pairwise EM each", {
+  set.seed(5)
+  landmarks <- select_landmarks(iris[, 1:4], iris$Species, kernel_rbf(0.5), method = "random", m = 24)
+  control <- pcvm_control(max_iter = 15)
+  set.seed(6)
+  memory <- suppressWarnings(pcvm(iris[, 1:4], iris$Species, kernel = kernel_rbf(0.5), landmarks = landmarks,
+                                  control = control))
+  set.seed(6)
+  chunked <- suppressWarnings(pcvm(krein_chunks(split_rows(iris, c(40, 70, 40)), y = "Species"),
+                                   kernel = kernel_rbf(0.5), landmarks = landmarks, control = control))
+  for (k in 1:3) {
+    expect_lt(relative_difference(chunked$models[[k]]$coefficients, memory$models[[k]]$coefficients), 1e-10)
+  }
+  expect_lt(relative_difference(chunked$training_latent, memory$training_latent), 1e-10)
+  expect_identical(chunked$fitted_class, memory$fitted_class)
+})
+
+test_that("the inverse Mills ratio matches its definition and its tail", {
+  t <- c(-40, -10, -5.0001, -5, 0, 3)
+  direct <- exp(stats::dnorm(t, log = TRUE) - stats::pnorm(t, log.p = TRUE))
+  expect_equal(inverse_mills(t), direct, tolerance = 1e-10)
+})
+
+test_that("Ny-PCVM over chunks needs the landmarks' classes", {
+  d <- chunk_data(60, seed = 25)
+  chunks <- krein_chunks(split_rows(d, c(30, 30)), y = "y")
+  expect_snapshot(error = TRUE, pcvm(chunks, kernel = kernel_rbf(2), landmarks = as.matrix(d[1:6, 1:2])))
+  expect_snapshot(error = TRUE, pcvm(chunks, kernel = kernel_rbf(2), landmarks = as.matrix(d[1:6, 1:2]),
+                                     control = pcvm_control(optimize_width = TRUE)))
 })
 
 test_that("a multisession plan gives the sequential fit", {
