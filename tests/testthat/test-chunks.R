@@ -315,3 +315,39 @@ test_that("a multisession plan gives the sequential fit", {
   chunked_kqd <- kqd(chunks, kernel = kernel_rbf(2), landmarks = points, variant = "RC+")
   expect_lt(relative_difference(chunked_kqd$training_distances[[1]], memory_kqd$training_distances[[1]]), 1e-10)
 })
+
+test_that("predict(output = ) writes the predictions chunk by chunk", {
+  d <- chunk_data(200, seed = 26)
+  fit <- ikfd(d[, 1:2], d$y, kernel = kernel_rbf(2), landmarks = seq(1, 200, by = 8))
+  test <- chunk_data(90, seed = 27)
+  chunks <- krein_chunks(split_rows(test, c(30, 45, 15)))
+  folder <- tempfile("predictions")
+  dir.create(folder)
+  on.exit(unlink(folder, recursive = TRUE), add = TRUE)
+  files <- predict(fit, chunks, type = "prob", output = file.path(folder, "part-%02d.csv"))
+  expect_identical(files, file.path(folder, sprintf("part-%02d.csv", 1:3)))
+  # the columns are the class labels "1" and "2": read with a header
+  written <- do.call(rbind, lapply(files, utils::read.csv, check.names = FALSE))
+  expect_equal(as.matrix(written), predict(fit, test[, 1:2], type = "prob"), tolerance = 1e-12, ignore_attr = TRUE)
+  classes <- predict(fit, chunks, output = file.path(folder, "class-%d.csv"))
+  expect_identical(unlist(lapply(classes, function(f) as.character(utils::read.csv(f)$class))),
+                   as.character(predict(fit, test[, 1:2])))
+  # a function of the predictions and the chunk number, for a function source too
+  seen <- list()
+  reader <- function(i) if (i <= 3) test[(30 * (i - 1) + 1):(30 * i), ]
+  result <- predict(fit, krein_chunks(reader), type = "decision",
+                    output = function(predictions, chunk) seen[[chunk]] <<- predictions)
+  expect_null(result)
+  expect_equal(do.call(rbind, seen), predict(fit, test[, 1:2], type = "decision"), ignore_attr = TRUE)
+})
+
+test_that("bad `output` arguments give clear errors", {
+  d <- chunk_data(60, seed = 28)
+  fit <- ikfd(d[, 1:2], d$y, kernel = kernel_rbf(2), landmarks = 1:10)
+  chunks <- krein_chunks(split_rows(d[, 1:2], c(30, 30)))
+  expect_snapshot(error = TRUE, predict(fit, chunks, output = "predictions.csv"))
+  expect_snapshot(error = TRUE, predict(fit, chunks, output = "p-%d-%d.csv"))
+  expect_snapshot(error = TRUE, predict(fit, chunks, output = file.path("no-such-folder", "p-%d.csv")))
+  expect_snapshot(error = TRUE, predict(fit, chunks, output = function(p) NULL))
+  expect_snapshot(error = TRUE, predict(fit, d[, 1:2], output = "p-%d.csv"))
+})
