@@ -9,15 +9,17 @@
 #' Data in chunks, for fits over data that do not fit in memory
 #'
 #' A source of training (or new) data read one chunk of rows at a time.
-#' The Nystroem fits [ikfd()] and [kqd()] with `landmarks` take one as `x`:
+#' The Nystroem fits [ikfd()], [kqd()] and [pcvm()] with `landmarks`, and
+#' [kfda()] with `reduce = "subset"`, take one as `x`:
 #' every pass over the data is a map over the chunks (run with
 #' [future.apply::future_lapply()] when future.apply is installed, so the
 #' chunks are processed on whatever [future::plan()] is set: sequential,
 #' multisession, a cluster, a scheduler) and a reduce of small per-chunk
 #' summaries in the main process. [predict()][predict.krein_model()] takes
 #' one as `newdata` and returns the predictions of all chunks in chunk order
-#' (without row names), reading one chunk at a time in the main process; the
-#' response column of a training source is ignored there.
+#' (without row names), or writes them chunk by chunk (its `output`),
+#' reading one chunk at a time in the main process; the response column of a
+#' training source is ignored there.
 #'
 #' @section Sources:
 #' * a **list** of matrices or data frames: each element is a chunk; with a
@@ -26,13 +28,30 @@
 #'   is processed (on the worker) with `data.table::fread()` when data.table
 #'   is installed, else [utils::read.csv()]. The files must be readable by
 #'   the workers (a shared file system for a cluster).
+#' * **`connect` and `query`** (a database read on the workers): `connect` is
+#'   a function of no arguments returning a DBI connection, e.g.
+#'   `function() DBI::dbConnect(RSQLite::SQLite(), "board.sqlite")`. Each
+#'   chunk is one query, run on the worker that processes it through its own
+#'   connection (opened and closed there): give `query` as one query per
+#'   chunk (e.g. `WHERE part = 1`, `WHERE part = 2`, ...), or as one query
+#'   with an `ORDER BY`, which is read in pages of `page_rows` rows by
+#'   appending `LIMIT` / `OFFSET` (its rows are counted once, when the source
+#'   is made). A connection object cannot be sent to another process: it
+#'   holds a handle (a socket, an open file, a pointer into a driver's
+#'   memory) that is valid only in the process that opened it, so a worker
+#'   must open its own; hence a function. It is sent to the workers with its
+#'   environment, so it must find everything it uses there: write the
+#'   database's name or credentials' source into it, or make it where they
+#'   are defined (e.g. inside a function or `local()`), not from variables
+#'   of the global environment, which do not travel. An in-memory database
+#'   (`":memory:"`) belongs to one connection and cannot be shared: use a
+#'   database file or server.
 #' * a **DBI connection** with `query`: the result of the query, fetched in
-#'   pages of `page_rows` rows ([DBI::dbSendQuery()], [DBI::dbFetch()]). A
+#'   pages of `page_rows` rows ([DBI::dbSendQuery()], [DBI::dbFetch()]). The
 #'   connection cannot cross processes, so the pages are read in the main
 #'   process, and processed there one after another, whatever the plan;
 #'   every pass re-sends the query (it must return the same rows in the same
-#'   order, so give it an `ORDER BY`). For parallel work, export the table to
-#'   files (or a list) first.
+#'   order, so give it an `ORDER BY`). For parallel work, use `connect`.
 #' * a **function** `f(i)` returning chunk `i` (a matrix or data frame) and
 #'   `NULL` after the last one. A fit reads the data several times (see
 #'   Passes), so the function must be able to give chunk `i` again; it is
@@ -57,10 +76,15 @@
 #' above), with `scale = TRUE` the column moments (counts, means and centred
 #' sums of squares per chunk, merged exactly with the pairwise formula of
 #' Chan, Golub and LeVeque, 1983), the per-class factors of the landmark
-#' kernel, and the training scores (distances for [kqd()]). The result equals
-#' the fit on all rows in memory (to rounding), whatever the chunking and the
-#' plan. Memory: one chunk (in blocks of the landmark kernel, as in memory)
-#' per worker, plus \eqn{O(n)} for the labels and training scores.
+#' kernel, and the training scores (distances for [kqd()]).
+#' `kfda(reduce = "subset")` reads it as often: its per-chunk statistics are
+#' the class counts, means and triangular factors of the centred kernel data
+#' against the bases. Ny-PCVM ([pcvm()]) has no finite sufficient
+#' statistic and reads the data once more per EM iteration (see its page):
+#' often hundreds of reads. The result equals the fit on all rows in memory
+#' (to rounding), whatever the chunking and the plan. Memory: one chunk (in
+#' blocks of the landmark kernel, as in memory) per worker, plus \eqn{O(n)}
+#' for the labels and training scores.
 #'
 #' @section Landmarks and kernel parameters:
 #' Landmarks can be given as a matrix (or data frame) of points in the
@@ -75,13 +99,17 @@
 #'
 #' @param source A list of matrices or data frames, a character vector of
 #'   CSV file names, a DBI connection (with `query`), or a function of the
-#'   chunk index.
+#'   chunk index; `NULL` with `connect`.
 #' @param y The response: a column name, or a formula such as
 #'   `class ~ x1 + x2` or `class ~ .`. `NULL` for data to predict.
-#' @param query For a DBI connection: the SQL query giving the rows.
-#' @param page_rows For a DBI connection: the rows per chunk.
+#' @param query For a DBI connection: the SQL query giving the rows. With
+#'   `connect`: one query per chunk, or one query read in pages.
+#' @param page_rows For a DBI connection, or one query with `connect`: the
+#'   rows per chunk.
 #' @param sample_rows The rows (of the first chunks) on which landmarks given
 #'   by a method name, and kernel parameters taken from data, are chosen.
+#' @param connect A function of no arguments returning a DBI connection, for a
+#'   database read on the workers (see Sources); `NULL` otherwise.
 #' @returns An object of class `krein_chunks`.
 #' @references
 #' Chan, T. F., Golub, G. H. and LeVeque, R. J. (1983). Algorithms for
@@ -107,15 +135,35 @@
 #'                      page_rows = 1000)
 #'   fit_db <- ikfd(db, kernel = kernel_rbf(5), landmarks = landmarks)
 #'   DBI::dbDisconnect(con)
+#'
+#'   # a database file, read in pages on the workers of the future plan
+#'   path <- tempfile(fileext = ".sqlite")
+#'   con <- DBI::dbConnect(RSQLite::SQLite(), path)
+#'   DBI::dbWriteTable(con, "board", d)
+#'   DBI::dbDisconnect(con)
+#'   connect <- local({
+#'     database <- path
+#'     function() DBI::dbConnect(RSQLite::SQLite(), database)
+#'   })
+#'   pages <- krein_chunks(connect = connect, y = "y", page_rows = 1000,
+#'                         query = "SELECT x1, x2, y FROM board ORDER BY rowid")
+#'   fit_pages <- kfda(pages, kernel = kernel_rbf(5), bases = landmarks)
+#'   unlink(path)
 #' }
 #' @export
-krein_chunks <- function(source, y = NULL, query = NULL, page_rows = 1e5, sample_rows = 1e4) {
+krein_chunks <- function(source = NULL, y = NULL, query = NULL, page_rows = 1e5, sample_rows = 1e4,
+                         connect = NULL) {
   if (!is.null(y) && !(is.character(y) && length(y) == 1L && !is.na(y) && nzchar(y)) &&
       !(inherits(y, "formula") && length(y) == 3L)) {
     krein_abort(sprintf("`y` must be a column name or a two-sided formula such as class ~ x1 + x2, not %s.",
                         describe_value(y)))
   }
   sample_rows <- check_number(sample_rows, "sample_rows", lower = 2, allow_lower = TRUE, integer = TRUE)
+  if (!is.null(connect)) {
+    if (!is.null(source)) krein_abort("Give either `source` or `connect`, not both.")
+    return(chunks_from_connect(connect, y, query, page_rows, sample_rows))
+  }
+  if (is.null(source)) krein_abort("`source` is missing: give a list of chunks, CSV files, a DBI connection or a function.")
   if (inherits(source, "DBIConnection")) {
     if (!requireNamespace("DBI", quietly = TRUE)) krein_abort("A DBI connection as `source` needs the DBI package.")
     if (!is.character(query) || length(query) != 1L || is.na(query)) {
@@ -158,10 +206,59 @@ krein_chunks <- function(source, y = NULL, query = NULL, page_rows = 1e5, sample
             class = "krein_chunks")
 }
 
+# krein_chunks(connect = ): one query per chunk, run on the worker that
+# processes the chunk through its own connection. A single query is paged by
+# LIMIT / OFFSET, its rows counted once here (which also tries `connect`).
+chunks_from_connect <- function(connect, y, query, page_rows, sample_rows) {
+  if (!requireNamespace("DBI", quietly = TRUE)) krein_abort("`connect` needs the DBI package.")
+  if (!is.function(connect)) {
+    krein_abort(sprintf("`connect` must be a function of no arguments that returns a DBI connection, not %s.",
+                        describe_value(connect)))
+  }
+  if (!is.character(query) || length(query) == 0L || anyNA(query) || !all(nzchar(query))) {
+    krein_abort(sprintf("`query` must be SQL queries (a character vector, one query per chunk, or one query to read in pages) with `connect`, not %s.",
+                        describe_value(query)))
+  }
+  if (length(query) == 1L) {
+    page_rows <- check_number(page_rows, "page_rows", lower = 1, allow_lower = TRUE, integer = TRUE)
+    con <- open_connection(connect, "krein_chunks()")
+    on.exit(DBI::dbDisconnect(con), add = TRUE)
+    count <- tryCatch(DBI::dbGetQuery(con, sprintf("SELECT COUNT(*) FROM (%s) AS krein_rows", query))[[1L]],
+                      error = function(e) krein_abort(sprintf("`query` failed: %s", conditionMessage(e))))
+    if (count == 0) krein_abort("`query` returned no rows.")
+    offsets <- seq(0, count - 1, by = page_rows)
+    query <- sprintf("%s LIMIT %s OFFSET %s", query, format(page_rows, scientific = FALSE),
+                     format(offsets, scientific = FALSE, trim = TRUE))
+  }
+  structure(list(kind = "connect", source = query, connect = connect, response = y, query = query,
+                 page_rows = page_rows, sample_rows = sample_rows, count = length(query)),
+            class = "krein_chunks")
+}
+
+open_connection <- function(connect, where) {
+  con <- tryCatch(connect(), error = function(e) {
+    krein_abort(sprintf("`connect` failed in %s: %s", where, conditionMessage(e)))
+  })
+  if (!inherits(con, "DBIConnection")) {
+    krein_abort(sprintf("`connect` must return a DBI connection; in %s it returned %s.", where, describe_value(con)))
+  }
+  con
+}
+
+# A chunk of krein_chunks(connect = ), read where its task runs
+read_query_chunk <- function(task) {
+  con <- open_connection(task$connect, chunk_label(task))
+  on.exit(DBI::dbDisconnect(con), add = TRUE)
+  tryCatch(DBI::dbGetQuery(con, task$query), error = function(e) {
+    krein_abort(sprintf("The query of %s failed: %s", chunk_label(task), conditionMessage(e)))
+  })
+}
+
 #' @export
 print.krein_chunks <- function(x, ...) {
   what <- switch(x$kind,
     list = sprintf("%d chunks in memory", x$count),
+    connect = sprintf("%d SQL queries, each read through its own connection", x$count),
     files = sprintf("%d CSV files", x$count),
     dbi = sprintf("a DBI query in pages of %d rows", x$page_rows),
     "function" = "a function giving chunk i")
@@ -196,7 +293,7 @@ read_csv_chunk <- function(file) {
 
 # The data of a task, read where the task runs
 task_data <- function(task) {
-  data <- if (!is.null(task$file)) read_csv_chunk(task$file) else task$data
+  data <- if (!is.null(task$file)) read_csv_chunk(task$file) else if (!is.null(task$query)) read_query_chunk(task) else task$data
   if (is.matrix(data)) {
     if (is.null(colnames(data))) colnames(data) <- paste0("V", seq_len(ncol(data)))
     data <- as.data.frame(data, stringsAsFactors = FALSE)
@@ -207,16 +304,17 @@ task_data <- function(task) {
   data
 }
 
-#' Map `fun(data, task, ...)` over the chunks, in chunk order. Lists and files
-#' run through future.apply (when installed) so any plan processes them; a
-#' list element travels with its task, a file is read on the worker. DBI and
-#' function sources are read and processed in the main process, in order.
+#' Map `fun(data, task, ...)` over the chunks, in chunk order. Lists, files
+#' and queries with `connect` run through future.apply (when installed) so any
+#' plan processes them; a list element travels with its task, a file or a
+#' query is read on the worker. A DBI connection and function sources are read
+#' and processed in the main process, in order.
 #' `per_chunk`: a list with one element per chunk, given to its task as
 #' `task$extra` (e.g. its class codes). `limit`: stop reading after this
 #' many rows (the sample of the first chunks).
 #' @noRd
 map_chunks <- function(chunks, fun, ..., per_chunk = NULL, limit = Inf) {
-  if (chunks$kind %in% c("list", "files")) {
+  if (chunks$kind %in% c("list", "files", "connect")) {
     indices <- seq_len(chunks$count)
     if (is.finite(limit)) {
       out <- list()
@@ -273,7 +371,10 @@ map_chunks <- function(chunks, fun, ..., per_chunk = NULL, limit = Inf) {
 
 chunk_task <- function(chunks, i, per_chunk) {
   task <- list(index = i, extra = per_chunk[[i]])
-  if (chunks$kind == "files") task$file <- chunks$source[i] else {
+  if (chunks$kind == "connect") {
+    task$query <- chunks$source[i]
+    task$connect <- chunks$connect
+  } else if (chunks$kind == "files") task$file <- chunks$source[i] else {
     task$data <- chunks$source[[i]]
     task$name <- names(chunks$source)[i]
   }
@@ -732,7 +833,7 @@ chunk_output <- function(output) {
 # map_chunks() in the main process, in order: prediction keeps one chunk in
 # memory at a time
 map_chunks_sequential <- function(chunks, fun) {
-  if (chunks$kind %in% c("list", "files")) {
+  if (chunks$kind %in% c("list", "files", "connect")) {
     return(lapply(seq_len(chunks$count), function(i) run_chunk_task(chunk_task(chunks, i, NULL), fun)))
   }
   map_chunks(chunks, fun)

@@ -297,6 +297,59 @@ test_that("Ny-PCVM over chunks needs the landmarks' classes", {
                                      control = pcvm_control(optimize_width = TRUE)))
 })
 
+# A database file written from `d` and a connect() that carries its name (a
+# function travels to the workers with its environment)
+board_database <- function(d) {
+  path <- tempfile(fileext = ".sqlite")
+  con <- DBI::dbConnect(RSQLite::SQLite(), path)
+  d$part <- rep(1:3, length.out = nrow(d), each = ceiling(nrow(d) / 3))
+  DBI::dbWriteTable(con, "board", d)
+  DBI::dbDisconnect(con)
+  list(path = path, connect = function() DBI::dbConnect(RSQLite::SQLite(), path))
+}
+
+test_that("a database read on the workers (`connect`) gives the in-memory fit", {
+  skip_if_not_installed("DBI")
+  skip_if_not_installed("RSQLite")
+  d <- chunk_data(200, seed = 29)
+  database <- board_database(d)
+  on.exit(unlink(database$path), add = TRUE)
+  landmarks <- seq(2, 200, by = 10)
+  memory <- ikfd(d[, 1:2], d$y, kernel = kernel_rbf(2), landmarks = landmarks)
+  points <- as.matrix(d[landmarks, 1:2])
+  pages <- krein_chunks(connect = database$connect, y = "y", page_rows = 64,
+                        query = "SELECT x1, x2, y FROM board ORDER BY rowid")
+  expect_identical(pages$count, 4L)
+  chunked <- ikfd(pages, kernel = kernel_rbf(2), landmarks = points)
+  expect_lt(relative_difference(chunked$coefficients, memory$coefficients), 1e-10)
+  expect_lt(relative_difference(chunked$training_scores, memory$training_scores), 1e-10)
+  parts <- krein_chunks(connect = database$connect, y = "y",
+                        query = sprintf("SELECT x1, x2, y FROM board WHERE part = %d ORDER BY rowid", 1:3))
+  expect_identical(parts$count, 3L)
+  chunked <- ikfd(parts, kernel = kernel_rbf(2), landmarks = points)
+  expect_lt(relative_difference(chunked$training_scores, memory$training_scores), 1e-10)
+  expect_identical(predict(memory, parts), unname(predict(memory, d[, 1:2])))
+})
+
+test_that("bad `connect` sources give clear errors", {
+  skip_if_not_installed("DBI")
+  skip_if_not_installed("RSQLite")
+  d <- chunk_data(60, seed = 30)
+  database <- board_database(d)
+  on.exit(unlink(database$path), add = TRUE)
+  expect_snapshot(error = TRUE, krein_chunks(connect = "board.sqlite", y = "y", query = "SELECT * FROM board"))
+  expect_snapshot(error = TRUE, krein_chunks(connect = database$connect, y = "y"))
+  expect_snapshot(error = TRUE, krein_chunks(connect = database$connect, y = "y", query = c("SELECT 1", NA)))
+  expect_snapshot(error = TRUE, krein_chunks(connect = function() 42, y = "y", query = "SELECT * FROM board"))
+  expect_snapshot(error = TRUE, krein_chunks(connect = function() stop("no server"), y = "y", query = "SELECT * FROM board"))
+  expect_snapshot(error = TRUE, krein_chunks(list(d), connect = database$connect, y = "y", query = "SELECT * FROM board"))
+  expect_snapshot(error = TRUE, krein_chunks(connect = database$connect, y = "y", query = "SELECT * FROM board WHERE part = 9"))
+  expect_error(krein_chunks(connect = database$connect, y = "y", query = "SELECT * FROM nowhere"), class = "krein_error")
+  broken <- krein_chunks(connect = database$connect, y = "y", query = c("SELECT x1, x2, y FROM board", "SELECT * FROM nowhere"))
+  expect_snapshot(error = TRUE, ikfd(broken, kernel = kernel_rbf(2), landmarks = as.matrix(d[1:5, 1:2])),
+                  transform = function(lines) gsub("nowhere.*", "nowhere", lines))
+})
+
 test_that("a multisession plan gives the sequential fit", {
   skip_on_cran()
   skip_if_not_installed("future.apply")
@@ -314,6 +367,24 @@ test_that("a multisession plan gives the sequential fit", {
   expect_same_ikfd(ikfd(chunks, kernel = kernel_rbf(2), landmarks = points), memory)
   chunked_kqd <- kqd(chunks, kernel = kernel_rbf(2), landmarks = points, variant = "RC+")
   expect_lt(relative_difference(chunked_kqd$training_distances[[1]], memory_kqd$training_distances[[1]]), 1e-10)
+  # kfda's subset reduction and Ny-PCVM's EM passes
+  memory_kfda <- kfda(d[, 1:2], d$y, kernel = kernel_rbf(2), reduce = "subset", bases = landmarks)
+  chunked_kfda <- kfda(chunks, kernel = kernel_rbf(2), bases = points)
+  expect_lt(relative_difference(chunked_kfda$training_decisions, memory_kfda$training_decisions), 1e-10)
+  selected <- select_landmarks(d[, 1:2], d$y, kernel_rbf(2), method = "random", m = 20)
+  set.seed(1)
+  memory_pcvm <- pcvm(d[, 1:2], d$y, kernel = kernel_rbf(2), landmarks = selected, control = pcvm_control(tol = 1e-2))
+  set.seed(1)
+  chunked_pcvm <- pcvm(chunks, kernel = kernel_rbf(2), landmarks = selected, control = pcvm_control(tol = 1e-2))
+  expect_lt(relative_difference(chunked_pcvm$training_latent, memory_pcvm$training_latent), 1e-10)
+  # a database read on the workers, each through its own connection
+  skip_if_not_installed("DBI")
+  skip_if_not_installed("RSQLite")
+  database <- board_database(d)
+  on.exit(unlink(database$path), add = TRUE)
+  pages <- krein_chunks(connect = database$connect, y = "y", page_rows = 150,
+                        query = "SELECT x1, x2, y FROM board ORDER BY rowid")
+  expect_same_ikfd(ikfd(pages, kernel = kernel_rbf(2), landmarks = points), memory)
 })
 
 test_that("predict(output = ) writes the predictions chunk by chunk", {
