@@ -298,8 +298,10 @@ test_that("Ny-PCVM over chunks needs the landmarks' classes", {
 })
 
 # A database file written from `d` and a connect() that carries its name (a
-# function travels to the workers with its environment)
+# function travels to the workers with its environment); skips without RSQLite
 board_database <- function(d) {
+  skip_if_not_installed("DBI")
+  skip_if_not_installed("RSQLite")
   path <- tempfile(fileext = ".sqlite")
   con <- DBI::dbConnect(RSQLite::SQLite(), path)
   d$part <- rep(1:3, length.out = nrow(d), each = ceiling(nrow(d) / 3))
@@ -309,8 +311,6 @@ board_database <- function(d) {
 }
 
 test_that("a database read on the workers (`connect`) gives the in-memory fit", {
-  skip_if_not_installed("DBI")
-  skip_if_not_installed("RSQLite")
   d <- chunk_data(200, seed = 29)
   database <- board_database(d)
   on.exit(unlink(database$path), add = TRUE)
@@ -332,8 +332,6 @@ test_that("a database read on the workers (`connect`) gives the in-memory fit", 
 })
 
 test_that("bad `connect` sources give clear errors", {
-  skip_if_not_installed("DBI")
-  skip_if_not_installed("RSQLite")
   d <- chunk_data(60, seed = 30)
   database <- board_database(d)
   on.exit(unlink(database$path), add = TRUE)
@@ -378,8 +376,6 @@ test_that("a multisession plan gives the sequential fit", {
   chunked_pcvm <- pcvm(chunks, kernel = kernel_rbf(2), landmarks = selected, control = pcvm_control(tol = 1e-2))
   expect_lt(relative_difference(chunked_pcvm$training_latent, memory_pcvm$training_latent), 1e-10)
   # a database read on the workers, each through its own connection
-  skip_if_not_installed("DBI")
-  skip_if_not_installed("RSQLite")
   database <- board_database(d)
   on.exit(unlink(database$path), add = TRUE)
   pages <- krein_chunks(connect = database$connect, y = "y", page_rows = 150,
