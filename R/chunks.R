@@ -9,15 +9,17 @@
 #' Data in chunks, for fits over data that do not fit in memory
 #'
 #' A source of training (or new) data read one chunk of rows at a time.
-#' The Nystroem fits [ikfd()] and [kqd()] with `landmarks` take one as `x`:
+#' The Nystroem fits [ikfd()], [kqd()] and [pcvm()] with `landmarks`, and
+#' [kfda()] with `reduce = "subset"`, take one as `x`:
 #' every pass over the data is a map over the chunks (run with
 #' [future.apply::future_lapply()] when future.apply is installed, so the
 #' chunks are processed on whatever [future::plan()] is set: sequential,
 #' multisession, a cluster, a scheduler) and a reduce of small per-chunk
 #' summaries in the main process. [predict()][predict.krein_model()] takes
 #' one as `newdata` and returns the predictions of all chunks in chunk order
-#' (without row names), reading one chunk at a time in the main process; the
-#' response column of a training source is ignored there.
+#' (without row names), or writes them chunk by chunk (its `output`),
+#' reading one chunk at a time in the main process; the response column of a
+#' training source is ignored there.
 #'
 #' @section Sources:
 #' * a **list** of matrices or data frames: each element is a chunk; with a
@@ -26,13 +28,30 @@
 #'   is processed (on the worker) with `data.table::fread()` when data.table
 #'   is installed, else [utils::read.csv()]. The files must be readable by
 #'   the workers (a shared file system for a cluster).
+#' * **`connect` and `query`** (a database read on the workers): `connect` is
+#'   a function of no arguments returning a DBI connection, e.g.
+#'   `function() DBI::dbConnect(RSQLite::SQLite(), "board.sqlite")`. Each
+#'   chunk is one query, run on the worker that processes it through its own
+#'   connection (opened and closed there): give `query` as one query per
+#'   chunk (e.g. `WHERE part = 1`, `WHERE part = 2`, ...), or as one query
+#'   with an `ORDER BY`, which is read in pages of `page_rows` rows by
+#'   appending `LIMIT` / `OFFSET` (its rows are counted once, when the source
+#'   is made). A connection object cannot be sent to another process: it
+#'   holds a handle (a socket, an open file, a pointer into a driver's
+#'   memory) that is valid only in the process that opened it, so a worker
+#'   must open its own; hence a function. It is sent to the workers with its
+#'   environment, so it must find everything it uses there: write the
+#'   database's name or credentials' source into it, or make it where they
+#'   are defined (e.g. inside a function or `local()`), not from variables
+#'   of the global environment, which do not travel. An in-memory database
+#'   (`":memory:"`) belongs to one connection and cannot be shared: use a
+#'   database file or server.
 #' * a **DBI connection** with `query`: the result of the query, fetched in
-#'   pages of `page_rows` rows ([DBI::dbSendQuery()], [DBI::dbFetch()]). A
+#'   pages of `page_rows` rows ([DBI::dbSendQuery()], [DBI::dbFetch()]). The
 #'   connection cannot cross processes, so the pages are read in the main
 #'   process, and processed there one after another, whatever the plan;
 #'   every pass re-sends the query (it must return the same rows in the same
-#'   order, so give it an `ORDER BY`). For parallel work, export the table to
-#'   files (or a list) first.
+#'   order, so give it an `ORDER BY`). For parallel work, use `connect`.
 #' * a **function** `f(i)` returning chunk `i` (a matrix or data frame) and
 #'   `NULL` after the last one. A fit reads the data several times (see
 #'   Passes), so the function must be able to give chunk `i` again; it is
@@ -57,10 +76,15 @@
 #' above), with `scale = TRUE` the column moments (counts, means and centred
 #' sums of squares per chunk, merged exactly with the pairwise formula of
 #' Chan, Golub and LeVeque, 1983), the per-class factors of the landmark
-#' kernel, and the training scores (distances for [kqd()]). The result equals
-#' the fit on all rows in memory (to rounding), whatever the chunking and the
-#' plan. Memory: one chunk (in blocks of the landmark kernel, as in memory)
-#' per worker, plus \eqn{O(n)} for the labels and training scores.
+#' kernel, and the training scores (distances for [kqd()]).
+#' `kfda(reduce = "subset")` reads it as often: its per-chunk statistics are
+#' the class counts, means and triangular factors of the centred kernel data
+#' against the bases. Ny-PCVM ([pcvm()]) has no finite sufficient
+#' statistic and reads the data once more per EM iteration (see its page):
+#' often hundreds of reads. The result equals the fit on all rows in memory
+#' (to rounding), whatever the chunking and the plan. Memory: one chunk (in
+#' blocks of the landmark kernel, as in memory) per worker, plus \eqn{O(n)}
+#' for the labels and training scores.
 #'
 #' @section Landmarks and kernel parameters:
 #' Landmarks can be given as a matrix (or data frame) of points in the
@@ -75,13 +99,17 @@
 #'
 #' @param source A list of matrices or data frames, a character vector of
 #'   CSV file names, a DBI connection (with `query`), or a function of the
-#'   chunk index.
+#'   chunk index; `NULL` with `connect`.
 #' @param y The response: a column name, or a formula such as
 #'   `class ~ x1 + x2` or `class ~ .`. `NULL` for data to predict.
-#' @param query For a DBI connection: the SQL query giving the rows.
-#' @param page_rows For a DBI connection: the rows per chunk.
+#' @param query For a DBI connection: the SQL query giving the rows. With
+#'   `connect`: one query per chunk, or one query read in pages.
+#' @param page_rows For a DBI connection, or one query with `connect`: the
+#'   rows per chunk.
 #' @param sample_rows The rows (of the first chunks) on which landmarks given
 #'   by a method name, and kernel parameters taken from data, are chosen.
+#' @param connect A function of no arguments returning a DBI connection, for a
+#'   database read on the workers (see Sources); `NULL` otherwise.
 #' @returns An object of class `krein_chunks`.
 #' @references
 #' Chan, T. F., Golub, G. H. and LeVeque, R. J. (1983). Algorithms for
@@ -107,15 +135,35 @@
 #'                      page_rows = 1000)
 #'   fit_db <- ikfd(db, kernel = kernel_rbf(5), landmarks = landmarks)
 #'   DBI::dbDisconnect(con)
+#'
+#'   # a database file, read in pages on the workers of the future plan
+#'   path <- tempfile(fileext = ".sqlite")
+#'   con <- DBI::dbConnect(RSQLite::SQLite(), path)
+#'   DBI::dbWriteTable(con, "board", d)
+#'   DBI::dbDisconnect(con)
+#'   connect <- local({
+#'     database <- path
+#'     function() DBI::dbConnect(RSQLite::SQLite(), database)
+#'   })
+#'   pages <- krein_chunks(connect = connect, y = "y", page_rows = 1000,
+#'                         query = "SELECT x1, x2, y FROM board ORDER BY rowid")
+#'   fit_pages <- kfda(pages, kernel = kernel_rbf(5), bases = landmarks)
+#'   unlink(path)
 #' }
 #' @export
-krein_chunks <- function(source, y = NULL, query = NULL, page_rows = 1e5, sample_rows = 1e4) {
+krein_chunks <- function(source = NULL, y = NULL, query = NULL, page_rows = 1e5, sample_rows = 1e4,
+                         connect = NULL) {
   if (!is.null(y) && !(is.character(y) && length(y) == 1L && !is.na(y) && nzchar(y)) &&
       !(inherits(y, "formula") && length(y) == 3L)) {
     krein_abort(sprintf("`y` must be a column name or a two-sided formula such as class ~ x1 + x2, not %s.",
                         describe_value(y)))
   }
   sample_rows <- check_number(sample_rows, "sample_rows", lower = 2, allow_lower = TRUE, integer = TRUE)
+  if (!is.null(connect)) {
+    if (!is.null(source)) krein_abort("Give either `source` or `connect`, not both.")
+    return(chunks_from_connect(connect, y, query, page_rows, sample_rows))
+  }
+  if (is.null(source)) krein_abort("`source` is missing: give a list of chunks, CSV files, a DBI connection or a function.")
   if (inherits(source, "DBIConnection")) {
     if (!requireNamespace("DBI", quietly = TRUE)) krein_abort("A DBI connection as `source` needs the DBI package.")
     if (!is.character(query) || length(query) != 1L || is.na(query)) {
@@ -158,10 +206,59 @@ krein_chunks <- function(source, y = NULL, query = NULL, page_rows = 1e5, sample
             class = "krein_chunks")
 }
 
+# krein_chunks(connect = ): one query per chunk, run on the worker that
+# processes the chunk through its own connection. A single query is paged by
+# LIMIT / OFFSET, its rows counted once here (which also tries `connect`).
+chunks_from_connect <- function(connect, y, query, page_rows, sample_rows) {
+  if (!requireNamespace("DBI", quietly = TRUE)) krein_abort("`connect` needs the DBI package.")
+  if (!is.function(connect)) {
+    krein_abort(sprintf("`connect` must be a function of no arguments that returns a DBI connection, not %s.",
+                        describe_value(connect)))
+  }
+  if (!is.character(query) || length(query) == 0L || anyNA(query) || !all(nzchar(query))) {
+    krein_abort(sprintf("`query` must be SQL queries (a character vector, one query per chunk, or one query to read in pages) with `connect`, not %s.",
+                        describe_value(query)))
+  }
+  if (length(query) == 1L) {
+    page_rows <- check_number(page_rows, "page_rows", lower = 1, allow_lower = TRUE, integer = TRUE)
+    con <- open_connection(connect, "krein_chunks()")
+    on.exit(DBI::dbDisconnect(con), add = TRUE)
+    count <- tryCatch(DBI::dbGetQuery(con, sprintf("SELECT COUNT(*) FROM (%s) AS krein_rows", query))[[1L]],
+                      error = function(e) krein_abort(sprintf("`query` failed: %s", conditionMessage(e))))
+    if (count == 0) krein_abort("`query` returned no rows.")
+    offsets <- seq(0, count - 1, by = page_rows)
+    query <- sprintf("%s LIMIT %s OFFSET %s", query, format(page_rows, scientific = FALSE),
+                     format(offsets, scientific = FALSE, trim = TRUE))
+  }
+  structure(list(kind = "connect", source = query, connect = connect, response = y, query = query,
+                 page_rows = page_rows, sample_rows = sample_rows, count = length(query)),
+            class = "krein_chunks")
+}
+
+open_connection <- function(connect, where) {
+  con <- tryCatch(connect(), error = function(e) {
+    krein_abort(sprintf("`connect` failed in %s: %s", where, conditionMessage(e)))
+  })
+  if (!inherits(con, "DBIConnection")) {
+    krein_abort(sprintf("`connect` must return a DBI connection; in %s it returned %s.", where, describe_value(con)))
+  }
+  con
+}
+
+# A chunk of krein_chunks(connect = ), read where its task runs
+read_query_chunk <- function(task) {
+  con <- open_connection(task$connect, chunk_label(task))
+  on.exit(DBI::dbDisconnect(con), add = TRUE)
+  tryCatch(DBI::dbGetQuery(con, task$query), error = function(e) {
+    krein_abort(sprintf("The query of %s failed: %s", chunk_label(task), conditionMessage(e)))
+  })
+}
+
 #' @export
 print.krein_chunks <- function(x, ...) {
   what <- switch(x$kind,
     list = sprintf("%d chunks in memory", x$count),
+    connect = sprintf("%d SQL queries, each read through its own connection", x$count),
     files = sprintf("%d CSV files", x$count),
     dbi = sprintf("a DBI query in pages of %d rows", x$page_rows),
     "function" = "a function giving chunk i")
@@ -196,7 +293,7 @@ read_csv_chunk <- function(file) {
 
 # The data of a task, read where the task runs
 task_data <- function(task) {
-  data <- if (!is.null(task$file)) read_csv_chunk(task$file) else task$data
+  data <- if (!is.null(task$file)) read_csv_chunk(task$file) else if (!is.null(task$query)) read_query_chunk(task) else task$data
   if (is.matrix(data)) {
     if (is.null(colnames(data))) colnames(data) <- paste0("V", seq_len(ncol(data)))
     data <- as.data.frame(data, stringsAsFactors = FALSE)
@@ -207,16 +304,17 @@ task_data <- function(task) {
   data
 }
 
-#' Map `fun(data, task, ...)` over the chunks, in chunk order. Lists and files
-#' run through future.apply (when installed) so any plan processes them; a
-#' list element travels with its task, a file is read on the worker. DBI and
-#' function sources are read and processed in the main process, in order.
+#' Map `fun(data, task, ...)` over the chunks, in chunk order. Lists, files
+#' and queries with `connect` run through future.apply (when installed) so any
+#' plan processes them; a list element travels with its task, a file or a
+#' query is read on the worker. A DBI connection and function sources are read
+#' and processed in the main process, in order.
 #' `per_chunk`: a list with one element per chunk, given to its task as
 #' `task$extra` (e.g. its class codes). `limit`: stop reading after this
 #' many rows (the sample of the first chunks).
 #' @noRd
 map_chunks <- function(chunks, fun, ..., per_chunk = NULL, limit = Inf) {
-  if (chunks$kind %in% c("list", "files")) {
+  if (chunks$kind %in% c("list", "files", "connect")) {
     indices <- seq_len(chunks$count)
     if (is.finite(limit)) {
       out <- list()
@@ -273,7 +371,10 @@ map_chunks <- function(chunks, fun, ..., per_chunk = NULL, limit = Inf) {
 
 chunk_task <- function(chunks, i, per_chunk) {
   task <- list(index = i, extra = per_chunk[[i]])
-  if (chunks$kind == "files") task$file <- chunks$source[i] else {
+  if (chunks$kind == "connect") {
+    task$query <- chunks$source[i]
+    task$connect <- chunks$connect
+  } else if (chunks$kind == "files") task$file <- chunks$source[i] else {
     task$data <- chunks$source[[i]]
     task$name <- names(chunks$source)[i]
   }
@@ -546,11 +647,11 @@ chunk_sample <- function(inputs, spec) {
 #' with points, scaled as the fit scales; a method name selects them on the
 #' sample of the first chunks.
 #' @noRd
-chunk_landmarks <- function(landmarks, inputs, eps, m, threads) {
+chunk_landmarks <- function(landmarks, inputs, eps, m, threads, arg = "landmarks") {
   spec <- inputs$spec
   levels <- levels(inputs$y)
   if (is.character(landmarks)) {
-    method <- check_choice(landmarks, "landmarks", c("meb", "kmeans", "random"))
+    method <- check_choice(landmarks, arg, c("meb", "kmeans", "random"))
     sample <- chunk_sample(inputs, spec)
     sample_inputs <- list(x = sample$x, y = droplevels(sample$y), kernel = inputs$kernel, precomputed = NULL)
     selected <- landmarks_from_inputs(sample_inputs, method = method, eps = eps, m = m, threads = threads)
@@ -563,7 +664,7 @@ chunk_landmarks <- function(landmarks, inputs, eps, m, threads) {
   }
   if (inherits(landmarks, "krein_landmarks")) {
     if (is.null(landmarks$points)) {
-      krein_abort("`landmarks` was selected on a precomputed kernel; a chunked fit needs landmark points.")
+      krein_abort(sprintf("`%s` was selected on a precomputed kernel; a chunked fit needs points.", arg))
     }
     points <- landmarks$points
     class <- factor(as.character(landmarks$class), levels = levels)
@@ -573,15 +674,15 @@ chunk_landmarks <- function(landmarks, inputs, eps, m, threads) {
     class <- factor(rep(NA_character_, nrow(points)), levels = levels)
     method <- "points"
   } else {
-    krein_abort(sprintf("`landmarks` must be a matrix of landmark points, a `krein_landmarks` object or a method name (\"meb\", \"kmeans\", \"random\") for chunked data, not %s; row indices cannot point into chunks.",
-                        describe_value(landmarks)))
+    krein_abort(sprintf("`%s` must be a matrix of landmark points, a `krein_landmarks` object or a method name (\"meb\", \"kmeans\", \"random\") for chunked data, not %s; row indices cannot point into chunks.",
+                        arg, describe_value(landmarks)))
   }
-  points <- check_numeric_matrix(points, "landmarks")
+  points <- check_numeric_matrix(points, arg)
   if (ncol(points) != spec$n_columns) {
-    krein_abort(sprintf("`landmarks` must have %d columns, one per predictor column, not %d.", spec$n_columns, ncol(points)))
+    krein_abort(sprintf("`%s` must have %d columns, one per predictor column, not %d.", arg, spec$n_columns, ncol(points)))
   }
   if (!is.null(colnames(points)) && all(spec$colnames %in% colnames(points))) points <- points[, spec$colnames, drop = FALSE]
-  if (nrow(points) < 1L) krein_abort("`landmarks` must hold at least one point.")
+  if (nrow(points) < 1L) krein_abort(sprintf("`%s` must hold at least one point.", arg))
   points <- scale_columns(spec$scaling, points)
   dimnames(points) <- list(NULL, spec$colnames)
   structure(list(method = method, indices = NULL, points = points, class = class, n = length(inputs$y),
@@ -589,21 +690,12 @@ chunk_landmarks <- function(landmarks, inputs, eps, m, threads) {
             class = "krein_landmarks")
 }
 
-# The landmark kernel of a chunk's rows in blocks (as the in-memory fits
-# block), reduced to the per-class QR factors of [C, 1]-free form that
-# cpp_class_factors() gives; `fun(C, rows)` may add its own per-block work.
+# The per-class factors of the landmark kernel of a chunk's rows, in blocks
+# as the in-memory fits make them (blockwise_class_factors(), R/ikfd.R)
 chunk_factors <- function(data, task, spec, points, classes, threads) {
   x <- chunk_predictors(spec, data)
-  codes <- task$extra
-  block_rows <- nystrom_block_rows(nrow(points))
-  factors <- NULL
-  for (start in seq(1L, nrow(x), by = block_rows)) {
-    rows <- start:min(nrow(x), start + block_rows - 1L)
-    C <- evaluate_kernel(spec$kernel, x[rows, , drop = FALSE], points, threads)
-    block <- cpp_class_factors(C, codes[rows], classes, threads)
-    factors <- if (is.null(factors)) block else cpp_merge_factors(factors, block)
-  }
-  factors
+  columns <- function(rows) evaluate_kernel(spec$kernel, x[rows, , drop = FALSE], points, threads)
+  blockwise_class_factors(task$extra, classes, nrow(points), columns, threads, keep = FALSE)$factors
 }
 
 #' The per-class factors of the landmark kernel over all chunks: the map
@@ -621,25 +713,40 @@ chunk_class_factors <- function(inputs, landmarks, threads) {
 }
 
 # A chunk's landmark kernel and self-similarities, block by block, handed to
-# `block_fun(C, self)`
-chunk_apply_landmark_kernel <- function(data, task, spec, points, block_fun, need_self, threads) {
+# `block_fun(C, self, codes)` (codes: the class codes of the block's rows,
+# or the rows of a matrix of per-row values whose first column they are);
+# the list of its results or, with `combine`, their fold (so that a chunk's
+# sufficient statistics take the memory of one block's)
+chunk_apply_landmark_kernel <- function(data, task, spec, points, block_fun, need_self, threads, combine = NULL) {
   x <- chunk_predictors(spec, data)
   block_rows <- nystrom_block_rows(nrow(points))
-  parts <- lapply(seq(1L, nrow(x), by = block_rows), function(start) {
+  parts <- list()
+  folded <- NULL
+  for (start in seq(1L, nrow(x), by = block_rows)) {
     rows <- start:min(nrow(x), start + block_rows - 1L)
     xb <- x[rows, , drop = FALSE]
-    block_fun(evaluate_kernel(spec$kernel, xb, points, threads), if (need_self) kernel_self(spec$kernel, xb))
-  })
-  parts
+    value <- block_fun(evaluate_kernel(spec$kernel, xb, points, threads),
+                       if (need_self) kernel_self(spec$kernel, xb),
+                       if (is.matrix(task$extra)) task$extra[rows, , drop = FALSE] else task$extra[rows])
+    if (is.null(combine)) parts[[length(parts) + 1L]] <- value
+    else folded <- if (is.null(folded)) value else combine(folded, value)
+  }
+  if (is.null(combine)) parts else folded
 }
 
-#' Map `fun(C, self)` over the blocks of all chunks (C: the landmark kernel
-#' of a block's rows); a list of the results in row order.
+#' Map `fun(C, self, codes)` over the blocks of all chunks (C: the landmark
+#' kernel of a block's rows); a list of the results in row order, or with
+#' `combine(a, b)` their fold in row order (within chunks on the workers,
+#' then over the chunks).
 #' @noRd
-map_landmark_kernel <- function(inputs, landmarks, fun, need_self = FALSE, threads = 1L) {
+map_landmark_kernel <- function(inputs, landmarks, fun, need_self = FALSE, threads = 1L, combine = NULL,
+                                per_chunk = inputs$codes) {
   parts <- map_chunks(inputs$chunks, chunk_apply_landmark_kernel, spec = inputs$spec, points = landmarks$points,
-                      block_fun = fun, need_self = need_self, threads = threads, per_chunk = inputs$codes)
-  unlist(lapply(parts, function(p) { attr(p, "rows") <- NULL; p }), recursive = FALSE)
+                      block_fun = fun, need_self = need_self, threads = threads, combine = combine,
+                      per_chunk = per_chunk)
+  parts <- lapply(parts, function(p) { attr(p, "rows") <- NULL; p })
+  if (!is.null(combine)) return(Reduce(combine, parts))
+  unlist(parts, recursive = FALSE)
 }
 
 # `fun` with only the named values around it (and krein's namespace above):
@@ -661,17 +768,24 @@ check_chunk_landmarks <- function(landmarks) {
 }
 
 #' Predictions for a chunk source, chunk by chunk (one chunk in memory at a
-#' time), in chunk order
+#' time), in chunk order; or, with `output`, written chunk by chunk
+#' (chunk_output())
 #' @noRd
-predict_chunks <- function(object, chunks, type, extra) {
+predict_chunks <- function(object, chunks, type, extra, output = NULL) {
+  write <- chunk_output(output)
   spec <- object$spec
   parts <- map_chunks_sequential(chunks, function(data, task) {
     if (spec$type == "xy" && !is.null(spec$colnames) && all(spec$colnames %in% names(data))) {
       data <- data[spec$colnames]
     }
     new <- new_inputs(spec, data)
-    model_predictions(object, new, type, extra)
+    predictions <- model_predictions(object, new, type, extra)
+    if (is.null(write)) predictions else write(predictions, task$index)
   })
+  if (!is.null(write)) {
+    if (is.function(output)) return(invisible(NULL))
+    return(vapply(parts, function(file) as.vector(file), ""))
+  }
   if (type == "class" || is.factor(parts[[1L]])) {
     out <- unlist(lapply(parts, as.character), use.names = FALSE)
     return(factor(out, levels = object$levels))
@@ -681,11 +795,291 @@ predict_chunks <- function(object, chunks, type, extra) {
   out
 }
 
+# predict(output = ): NULL, a file name pattern with one integer field (one
+# CSV per chunk; the writer returns the file name) or a function(predictions,
+# chunk) (the writer returns NA: map_chunks() marks each result with its rows).
+chunk_output <- function(output) {
+  if (is.null(output)) return(NULL)
+  if (is.function(output)) {
+    if (length(formals(output)) < 2L && !"..." %in% names(formals(output))) {
+      krein_abort("`output` as a function must take two arguments, the predictions of a chunk and its number.")
+    }
+    return(function(predictions, index) {
+      output(predictions, index)
+      NA_character_
+    })
+  }
+  fields <- if (is.character(output) && length(output) == 1L && !is.na(output)) {
+    regmatches(output, gregexpr("%[-+ 0#]*[0-9]*[a-zA-Z%]", output))[[1L]]
+  }
+  if (is.null(fields) || sum(fields != "%%") != 1L || !any(grepl("^%[-+ 0#]*[0-9]*d$", fields))) {
+    krein_abort(sprintf("`output` must be NULL, a function(predictions, chunk) or a file name pattern with one integer field such as \"pred-%%03d.csv\", not %s.",
+                        describe_value(output)))
+  }
+  folder <- dirname(sprintf(output, 1L))
+  if (!dir.exists(folder)) {
+    krein_abort(sprintf("`output` writes into the folder `%s`, which does not exist; create it first.", folder))
+  }
+  function(predictions, index) {
+    file <- sprintf(output, index)
+    table <- if (is.factor(predictions)) data.frame(class = as.character(predictions)) else
+      as.data.frame(predictions, optional = TRUE)
+    if (requireNamespace("data.table", quietly = TRUE)) data.table::fwrite(table, file) else
+      utils::write.csv(table, file, row.names = FALSE)
+    file
+  }
+}
+
 # map_chunks() in the main process, in order: prediction keeps one chunk in
 # memory at a time
 map_chunks_sequential <- function(chunks, fun) {
-  if (chunks$kind %in% c("list", "files")) {
+  if (chunks$kind %in% c("list", "files", "connect")) {
     return(lapply(seq_len(chunks$count), function(i) run_chunk_task(chunk_task(chunks, i, NULL), fun)))
   }
   map_chunks(chunks, fun)
+}
+
+# ---------------------------------------------------------------------------
+# kfda(reduce = "subset") over chunks: Lee and Mangasarian's reduced set as
+# Huang, Hwang and Lin (2005, Sec. 4.2) use it. Everything the in-memory fit
+# needs of the n x m kernel data K(x, B) is, per class, the count, the mean
+# and the triangular factor of the centred rows (cpp_kfda_class_factors(),
+# as gaussian_classes() computes them); these merge exactly over blocks and
+# chunks, and give the column means and standard deviations of K as well.
+
+check_chunk_reduce <- function(reduce) {
+  if (!identical(reduce, "subset")) {
+    krein_abort(sprintf("`reduce` must be \"subset\" for chunked data, not %s: the \"pca\" and \"ridge\" reductions need all n kernel columns. Read the data into memory for them.",
+                        describe_value(reduce)))
+  }
+  invisible()
+}
+
+# The class moments of rows A and B from those of A and of B: counts add,
+# means by the pairwise update of Chan, Golub and LeVeque (1983), and the
+# centred factor of the union is the factor of [R_A; R_B; sqrt(n_A n_B / n)
+# (m_B - m_A)'] (the centred scatter of the union is S_A + S_B + n_A n_B / n
+# dd'), so the scatter itself is never formed.
+merge_class_moments <- function(a, b) {
+  n <- a$counts + b$counts
+  means <- a$means
+  factors <- a$factors
+  for (j in seq_along(n)) {
+    if (b$counts[j] == 0) next
+    if (a$counts[j] == 0) {
+      means[, j] <- b$means[, j]
+      factors[[j]] <- b$factors[[j]]
+      next
+    }
+    delta <- b$means[, j] - a$means[, j]
+    means[, j] <- a$means[, j] + delta * b$counts[j] / n[j]
+    factors[[j]] <- cpp_triangular_factor(rbind(a$factors[[j]], b$factors[[j]],
+                                                sqrt(a$counts[j] * b$counts[j] / n[j]) * delta))
+  }
+  list(means = means, factors = factors, counts = n)
+}
+
+# The bases of a chunked "subset" fit: points (a matrix or a krein_landmarks
+# with points, in original units), or a number / share of the training rows
+# drawn with R's RNG from the sample of the first chunks (chunk_sample()).
+chunk_bases <- function(bases, inputs, discriminant, counts) {
+  if (is.matrix(bases) || is.data.frame(bases) || inherits(bases, "krein_landmarks")) {
+    return(chunk_landmarks(bases, inputs, NULL, NULL, 1L, arg = "bases"))
+  }
+  if (!is.null(bases) && (!is.numeric(bases) || length(bases) != 1L || is.na(bases) || bases <= 0)) {
+    krein_abort(sprintf("`bases` must be a number of bases, a share of the training points in (0, 1) or a matrix of points for chunked data, not %s; row indices cannot point into chunks.",
+                        describe_value(bases)))
+  }
+  n <- length(inputs$y)
+  m <- if (is.null(bases)) {
+    default <- min(ceiling(n / 10), 500)
+    if (discriminant == "quadratic") default <- min(default, floor(min(counts) / 4))
+    max(1L, default)
+  } else if (bases < 1) {
+    max(1L, round(bases * n))
+  } else {
+    check_number(bases, "bases", lower = 1, allow_lower = TRUE, integer = TRUE)
+  }
+  sample <- chunk_sample(inputs, inputs$spec)
+  if (m > nrow(sample$x)) {
+    krein_abort(sprintf("`bases` asks for %d bases, more than the %d rows of the sample of the first chunks they are drawn from; raise krein_chunks(sample_rows = ) or ask for fewer.",
+                        m, nrow(sample$x)))
+  }
+  drawn <- sort(sample.int(nrow(sample$x), m))
+  structure(list(method = "random", indices = NULL, points = sample$x[drawn, , drop = FALSE],
+                 class = sample$y[drawn], n = n, levels = levels(inputs$y), precomputed = FALSE, sample = TRUE),
+            class = "krein_landmarks")
+}
+
+#' kfda_subset() over chunks: one pass for the class moments of K(x, B), then
+#' the reduction kfda_fit() takes (the moments of the centred and scaled
+#' kernel data in place of Z) and, in `training(fit)`, a second pass for the
+#' training decisions and Fisher coordinates.
+#' @noRd
+kfda_subset_chunks <- function(inputs, bases, discriminant, counts, threads) {
+  landmarks <- chunk_bases(bases, inputs, discriminant, counts)
+  classes <- nlevels(inputs$y)
+  moments_of <- function(C, self, codes) cpp_kfda_class_factors(C, codes, classes, threads)
+  moments <- map_landmark_kernel(inputs, landmarks, bare_function(moments_of, classes = classes, threads = threads),
+                                 threads = threads, combine = merge_class_moments)
+  n <- length(inputs$y)
+  # the column means and standard deviations of K (column_reduction()) from
+  # the class moments: total scatter = within-class + between-class
+  center <- as.vector(moments$means %*% moments$counts) / n
+  between <- (moments$means - center)^2 %*% moments$counts
+  within <- Reduce(`+`, lapply(moments$factors, function(R) colSums(R^2)))
+  scale <- if (n > 1) sqrt((within + as.vector(between)) / (n - 1)) else rep(0, length(center))
+  scale[!(scale > 0)] <- 1
+  p <- length(center)
+  scaled <- list(means = (moments$means - center) / scale,
+                 factors = lapply(moments$factors, function(R) R / rep(scale, each = p)), counts = moments$counts)
+  training <- function(fit) {
+    score <- function(C, self, codes) {
+      Z <- cpp_kfda_project(C, center, matrix(0, ncol(C), 0), scale)
+      list(decisions = kfda_decisions(fit, Z), projection = fisher_coordinates(fit, Z))
+    }
+    model <- fit[c("gaussian", "logdet", "fisher_center", "scaling")]
+    blocks <- map_landmark_kernel(inputs, landmarks, bare_function(score, fit = model, center = center, scale = scale),
+                                  threads = threads)
+    list(decisions = do.call(rbind, lapply(blocks, `[[`, "decisions")),
+         projection = do.call(rbind, lapply(blocks, `[[`, "projection")))
+  }
+  list(Z = NULL, moments = scaled, center = center, rotation = NULL, scale = scale, variance_explained = NULL,
+       eigenvalues = NULL, points = landmarks$points, class = landmarks$class, bases = NULL, training = training)
+}
+
+# ---------------------------------------------------------------------------
+# Ny-PCVM over chunks. EM for PCVM (Chen, Tino and Yao 2009; the order and
+# constants of inst/include/krein/pcvm.hpp, step_factored()) needs at every
+# iteration the expected latent values of all training points, which depend
+# on the current weights: no finite sufficient statistic, so each iteration
+# is one pass over the chunks. With Phi_A = C_A D (C the landmark kernel of
+# the pair's rows, D the landmark signs), a pass returns Phi'(Z - b 1) (as
+# C'(Z - b 1) over the pair's landmarks), sum(Z) and, for the "latent"
+# convergence rule, |f_t - f_{t-1}|^2 and |f_{t-1}|^2; Phi_A'Phi_A = D R_A'R_A
+# D and 1'C come from one first pass (the per-class factors R of [C, 1] of
+# chunk_class_factors(), merged over the pair's two classes).
+
+# phi(t) / Psi(t), as pcvm.hpp's inverse_mills(): directly for t >= -5, and
+# below (where both underflow) by Laplace's continued fraction of the Mills
+# ratio, Psi(-x) / phi(x) = 1 / (x + 1 / (x + 2 / (x + 3 / (x + ...)))).
+inverse_mills <- function(t) {
+  out <- numeric(length(t))
+  direct <- t >= -5
+  out[direct] <- stats::dnorm(t[direct]) / stats::pnorm(t[direct])
+  x <- -t[!direct]
+  tail <- x
+  for (k in 200:1) tail <- x + k / tail
+  out[!direct] <- tail
+  out
+}
+
+# The statistics of one EM pass over a block: `extra` holds the rows' class
+# codes and, for the first iteration, the start latent values of the pair's rows.
+pcvm_block_statistics <- function(C, self, extra, pair, columns, current, previous, first) {
+  codes <- extra[, 1L]
+  in_pair <- codes == pair[1L] | codes == pair[2L]
+  zero <- list(g = numeric(length(columns)), z = 0, change = 0, size = 0)
+  if (!any(in_pair)) return(zero)
+  Cp <- C[in_pair, columns, drop = FALSE]
+  y <- ifelse(codes[in_pair] == pair[1L], 1, -1)
+  f <- if (first) extra[in_pair, 2L] else drop(Cp %*% current$a) + current$b
+  Z <- f + y * inverse_mills(y * f)
+  f_previous <- if (!is.null(previous)) drop(Cp %*% previous$a) + previous$b
+  list(g = drop(crossprod(Cp, Z - current$b)), z = sum(Z),
+       change = if (!is.null(previous)) sum((f - f_previous)^2) else 0,
+       size = if (!is.null(previous)) sum(f_previous^2) else 0)
+}
+
+add_statistics <- function(a, b) Map(`+`, a, b)
+
+#' The basis pcvm_pair() uses over chunks: the landmark classes and points,
+#' `em(pair, columns, column_signs, start, control)` (the result of
+#' cpp_pcvm_fit(), one pass per iteration) and `latent(models)` (the training
+#' latent values, one more pass).
+#' @noRd
+chunk_pcvm_basis <- function(inputs, landmarks, threads) {
+  if (anyNA(landmarks$class)) {
+    krein_abort("`landmarks` must carry their classes for Ny-PCVM over chunks (its basis functions are signed by them): give a select_landmarks() result or a method name (\"meb\", \"kmeans\", \"random\"), not bare points.")
+  }
+  factors <- chunk_class_factors(inputs, landmarks, threads)
+  m <- length(landmarks$class)
+  codes <- inputs$codes
+  em <- function(pair, columns, column_signs, start, control) {
+    # R with R'R = [C, 1]'[C, 1] over the pair's rows
+    R <- cpp_triangular_factor(rbind(factors[[pair[1L]]], factors[[pair[2L]]]))
+    sums <- drop(crossprod(R[, seq_len(m), drop = FALSE], R[, m + 1L]))[columns]  # 1'C
+    R <- R[, columns, drop = FALSE]
+    n <- sum(inputs$y %in% levels(inputs$y)[pair])
+    # the start latent values of the pair's rows, in row order, split by chunk
+    latent <- rep(NA_real_, length(inputs$y))
+    latent[as.integer(inputs$y) %in% pair] <- start$latent
+    chunk_of <- rep(seq_along(codes), lengths(codes))
+    first_extra <- lapply(seq_along(codes), function(i) cbind(codes[[i]], latent[chunk_of == i]))
+    later_extra <- lapply(codes, function(v) cbind(v))
+    rm(latent, chunk_of)
+    coefficients_of <- function(w, b) {
+      a <- numeric(length(columns))
+      a[w > 0] <- column_signs[w > 0] * w[w > 0]
+      list(a = a, b = b)
+    }
+    pass <- function(current, previous, first) {
+      fun <- bare_function(function(C, self, extra) {
+        pcvm_block_statistics(C, self, extra, pair, columns, current, previous, first)
+      }, pair = pair, columns = columns, current = current, previous = previous, first = first)
+      map_landmark_kernel(inputs, landmarks, fun, threads = threads, combine = add_statistics,
+                          per_chunk = if (first) first_extra else later_extra)
+    }
+    latent_rule <- control$convergence == "latent"
+    settled <- function(statistics) sqrt(statistics$change) <= control$tol * sqrt(statistics$size)
+    w <- start$weights
+    b <- start$bias
+    previous <- NULL
+    out <- list(iterations = 0L, converged = FALSE, all_pruned = FALSE)
+    for (iteration in seq_len(control$max_iter)) {
+      current <- coefficients_of(w, b)
+      statistics <- pass(current, previous, first = iteration == 1L)
+      # the "latent" test of the previous iteration (pcvm.hpp's fit(): after
+      # iteration t > 1, f_t against f_{t-1}), known only now
+      if (latent_rule && iteration > 2L && settled(statistics)) {
+        out$converged <- TRUE
+        break
+      }
+      out$iterations <- iteration
+      # the M-step of step_factored()
+      active <- which(w > 0)
+      scaled <- sqrt(2) * w[active]
+      RAM <- R[, active, drop = FALSE] * rep(column_signs[active] * scaled, each = nrow(R))
+      L <- chol(diag(length(active)) + crossprod(RAM))
+      rhs <- scaled * column_signs[active] * statistics$g[active]
+      step <- scaled * backsolve(L, backsolve(L, rhs, transpose = TRUE))
+      fitted_sum <- sum(sums[active] * column_signs[active] * step)
+      b_new <- (statistics$z - fitted_sum) / (n + 1 / (2 * b^2))
+      w_new <- numeric(length(w))
+      w_new[active] <- ifelse(step < control$prune, 0, step)
+      change <- max(abs(w_new - w))
+      previous <- current
+      w <- w_new
+      b <- b_new
+      if (!any(w > 0)) {
+        out$all_pruned <- TRUE
+        break
+      }
+      if (!latent_rule && iteration > 1L && change < control$tol) {
+        out$converged <- TRUE
+        break
+      }
+      if (latent_rule && iteration == control$max_iter && iteration > 1L) {
+        # the test after the last iteration needs one more pass
+        out$converged <- settled(pass(coefficients_of(w, b), previous, first = FALSE))
+      }
+    }
+    c(list(weights = w, bias = b), out)
+  }
+  latent <- function(models) {
+    score <- function(C, self, codes) pcvm_pair_latent(models, function(model) C, nrow(C))
+    blocks <- map_landmark_kernel(inputs, landmarks, bare_function(score, models = models), threads = threads)
+    do.call(rbind, blocks)
+  }
+  list(classes = landmarks$class, points = landmarks$points, em = em, latent = latent)
 }

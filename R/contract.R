@@ -250,6 +250,12 @@ krein_scores <- function(object, new, type, ...) UseMethod("krein_scores")
 #' @param ... The model's own predict arguments: kqd's `reg` (a value of the
 #'   fitted regularisation path), ikfd's and onda's `rule`, ...; see each
 #'   model's page. Any other argument is an error.
+#' @param output Only for `newdata` from [krein_chunks()]: `NULL` returns the
+#'   predictions of all chunks; a file name pattern with one integer field
+#'   (e.g. `"pred-%03d.csv"`, filled by [sprintf()] with the chunk number)
+#'   writes each chunk's predictions to its own CSV file and returns the file
+#'   names; a `function(predictions, chunk)` is called with each chunk's
+#'   predictions and returns `invisible(NULL)`. Memory: one chunk's.
 #' @returns See `type`: one row (or element) per row of `newdata`, named by its
 #'   row names.
 #' @seealso [krein_models()] lists every model's extra types.
@@ -263,7 +269,7 @@ krein_scores <- function(object, new, type, ...) UseMethod("krein_scores")
 #' test$x1[2] <- NA
 #' predict(fit, test, type = "decision")
 #' @export
-predict.krein_model <- function(object, newdata = NULL, type = "class", ...) {
+predict.krein_model <- function(object, newdata = NULL, type = "class", ..., output = NULL) {
   info <- model_info(object)
   type <- match_choice(type, "type", c("class", "prob", "decision", info$types))
   extra <- list(...)
@@ -272,7 +278,8 @@ predict.krein_model <- function(object, newdata = NULL, type = "class", ...) {
     out <- model_predictions(object, NULL, type, extra)
     return(stats::napredict(object$na_action, out))
   }
-  if (inherits(newdata, "krein_chunks")) return(predict_chunks(object, newdata, type, extra))
+  if (inherits(newdata, "krein_chunks")) return(predict_chunks(object, newdata, type, extra, output))
+  if (!is.null(output)) krein_abort("`output` is for `newdata` in chunks (krein_chunks()); leave it NULL.")
   model_predictions(object, new_inputs(object$spec, newdata), type, extra)
 }
 

@@ -25,6 +25,9 @@
 #' @param shrinkage Between 0 and 1: each covariance S becomes (1 - s) S + s tr(S) / p I
 #'   before the ridge is added.
 #' @param threads Threads for the class factors.
+#' @param moments The class means (p x K), centred factors and counts of `x`
+#'   as cpp_kfda_class_factors() gives them, when they were computed
+#'   elsewhere (over data in chunks); `x` is then NULL.
 #' @returns A `krein_gaussian` list: `levels`, `prior`, `counts`, `means`
 #'   (K x p), `factors` (K upper triangular p x p, R_k'R_k = Sigma_k; the same
 #'   pooled factor K times when `pooled`), `logdet` (log |Sigma_k|), `rcond` (the
@@ -35,15 +38,15 @@
 #'   `weights` (p x K) and `constant` (K).
 #' @noRd
 gaussian_classes <- function(x, y, prior = NULL, pooled = FALSE, denominator = c("ml", "unbiased"),
-                             ridge = 0, shrinkage = 0, threads = 1L) {
+                             ridge = 0, shrinkage = 0, threads = 1L, moments = NULL) {
   denominator <- match_choice(denominator, "denominator", c("ml", "unbiased"))
   levels <- levels(y)
   classes <- length(levels)
-  n <- nrow(x)
-  p <- ncol(x)
+  n <- length(y)
   counts <- tabulate(as.integer(y), classes)
   prior <- stats::setNames(as.double(prior %||% (counts / n)), levels)
-  moments <- cpp_kfda_class_factors(x, as.integer(y), classes, threads)
+  moments <- moments %||% cpp_kfda_class_factors(x, as.integer(y), classes, threads)
+  p <- nrow(moments$means)
   # R_k'R_k = the centred scatter matrix of class k
   roots <- moments$factors
   unbiased <- denominator == "unbiased"

@@ -277,27 +277,13 @@ ikfd_nystrom <- function(inputs, landmarks, reg, weights, threads) {
   if (inherits(inputs, "krein_chunked_inputs")) return(ikfd_nystrom_chunks(inputs, landmarks, reg, weights, threads))
   y <- inputs$y
   n <- length(y)
-  classes <- nlevels(y)
-  m <- length(landmarks$class)
   W <- landmark_kernel(inputs, landmarks, threads)
-  block_rows <- nystrom_block_rows(m)
-  starts <- seq(1L, n, by = block_rows)
-  keep_blocks <- as.double(n) * m <= 2^24
-  kept <- list()
-  factors <- NULL
-  for (b in seq_along(starts)) {
-    rows <- starts[b]:min(n, starts[b] + block_rows - 1L)
-    C <- landmark_columns(inputs, landmarks, rows, threads)
-    block <- cpp_class_factors(C, as.integer(y[rows]), classes, threads)
-    factors <- if (is.null(factors)) block else cpp_merge_factors(factors, block)
-    if (keep_blocks) kept[[b]] <- C
-  }
-  core <- unfactorisable_scatter(cpp_ikfd_nystrom(factors, as.double(table(y)), W, weights, reg))
+  pass <- nystrom_class_factors(inputs, landmarks, threads)
+  core <- unfactorisable_scatter(cpp_ikfd_nystrom(pass$factors, as.double(table(y)), W, weights, reg))
   scores <- matrix(0, n, ncol(core$coefficients))
-  for (b in seq_along(starts)) {
-    rows <- starts[b]:min(n, starts[b] + block_rows - 1L)
-    C <- if (keep_blocks) kept[[b]] else landmark_columns(inputs, landmarks, rows, threads)
-    scores[rows, ] <- C %*% core$coefficients
+  for (b in seq_along(pass$starts)) {
+    block <- pass$block(b)
+    scores[block$rows, ] <- block$C %*% core$coefficients
   }
   scores <- scores + rep(core$bias, each = n)
   c(core, list(scores = scores))
@@ -310,7 +296,7 @@ ikfd_nystrom_chunks <- function(inputs, landmarks, reg, weights, threads) {
   factors <- chunk_class_factors(inputs, landmarks, threads)
   core <- unfactorisable_scatter(cpp_ikfd_nystrom(factors, as.double(table(inputs$y)), W, weights, reg))
   coefficients <- core$coefficients
-  score <- function(C, self) C %*% coefficients
+  score <- function(C, self, codes) C %*% coefficients
   blocks <- map_landmark_kernel(inputs, landmarks, bare_function(score, coefficients = coefficients),
                                 threads = threads)
   scores <- do.call(rbind, blocks) + rep(core$bias, each = length(inputs$y))
@@ -326,6 +312,40 @@ unfactorisable_scatter <- function(expr) {
     krein_abort(sprintf("iKFD failed: %s, even with a ridge of 1e6 times its largest diagonal entry; check the kernel for missing or infinite values.",
                         conditionMessage(e)))
   })
+}
+
+# The row-block pass of the Nystroem fits: the landmark kernel C of the rows
+# in blocks of nystrom_block_rows() rows, each reduced to the per-class QR
+# factors of [C, 1] (cpp_class_factors()) and merged (cpp_merge_factors()).
+# `columns(rows)` gives the C of rows `rows` (of `m` landmarks). The
+# blocks are kept for a second pass when all of them fit in 128 MB; `block(b)`
+# gives block b's rows and C, kept or recomputed.
+blockwise_class_factors <- function(codes, classes, m, columns, threads,
+                                    keep = as.double(length(codes)) * m <= 2^24) {
+  n <- length(codes)
+  block_rows <- nystrom_block_rows(m)
+  starts <- seq(1L, n, by = block_rows)
+  rows_of <- function(b) starts[b]:min(n, starts[b] + block_rows - 1L)
+  kept <- list()
+  factors <- NULL
+  for (b in seq_along(starts)) {
+    rows <- rows_of(b)
+    C <- columns(rows)
+    block <- cpp_class_factors(C, codes[rows], classes, threads)
+    factors <- if (is.null(factors)) block else cpp_merge_factors(factors, block)
+    if (keep) kept[[b]] <- C
+  }
+  list(factors = factors, starts = starts,
+       block = function(b) {
+         rows <- rows_of(b)
+         list(rows = rows, C = if (keep) kept[[b]] else columns(rows))
+       })
+}
+
+# blockwise_class_factors() on training data in memory
+nystrom_class_factors <- function(inputs, landmarks, threads) {
+  blockwise_class_factors(as.integer(inputs$y), nlevels(inputs$y), length(landmarks$class),
+                          function(rows) landmark_columns(inputs, landmarks, rows, threads), threads)
 }
 
 # Rows of the landmark kernel per block: about 32 MB of doubles, or the

@@ -184,7 +184,7 @@ check_factor_levels <- function(mf, response, formula) {
 #' @noRd
 inputs_from_xy <- function(x, y, kernel, na.action = NULL, min_classes = 2L, scale = FALSE) {
   if (inherits(x, "krein_chunks")) {
-    krein_abort("`x` is data in chunks (krein_chunks()); only the Nystroem fits ikfd() and kqd() with `landmarks` fit over chunks. Read the data into memory for other models.")
+    krein_abort("`x` is data in chunks (krein_chunks()); only ikfd(), kqd() and pcvm() with `landmarks` and kfda(reduce = \"subset\") fit over chunks. Read the data into memory for other models.")
   }
   if (missing(y) || is.null(y)) krein_abort("`y` is missing; give the class labels, one per row of `x`.")
   precomputed <- NULL

@@ -128,6 +128,14 @@
 #'   training points, or their row indices; `NULL` for the default. (Named
 #'   `bases`, not `subset`, because `subset` selects training rows in the
 #'   formula interface, as in every R modelling function.)
+#'   For data in chunks ([krein_chunks()] as `x`; only `reduce = "subset"`
+#'   fits over chunks): a matrix of points (in the original units of the
+#'   predictors), or a count or share of the training points drawn with R's
+#'   RNG from the sample of the first chunks (`sample_rows` rows; `NULL`
+#'   for the default count). The fit reads the chunks twice: once for the
+#'   class counts, means and covariance factors of the kernel data against
+#'   the bases (merged exactly over chunks), once for the training
+#'   predictions; it equals the fit in memory with the same bases.
 #' @param ridge A non-negative number added to the diagonal of the
 #'   covariances; `NULL` for 0 (`"pca"`, `"subset"`) or the default ridge
 #'   (`"ridge"`).
@@ -190,6 +198,20 @@ kfda.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, discrim
   fit_model("kfda", inputs, method_arguments("kfda"), match.call())
 }
 
+# Data in chunks (krein_chunks(), R/chunks.R): the "subset" reduction as one
+# map-reduce pass (kfda_subset_chunks())
+#' @rdname kfda
+#' @export
+kfda.krein_chunks <- function(x, ..., kernel = kernel_rbf(), scale = TRUE, discriminant = c("linear", "quadratic"),
+                              reduce = "subset", ncomp = NULL, bases = NULL, ridge = NULL, prior = NULL,
+                              logdet = TRUE, tol = 1e-9, threads = NULL) {
+  check_kfda_dots(list(...))
+  check_dots_empty("kfda", ...)
+  check_chunk_reduce(reduce)
+  inputs <- inputs_from_chunks(x, kernel, scale = scale)
+  fit_model("kfda", inputs, method_arguments("kfda"), match.call())
+}
+
 # Arguments that are not kfda()'s but that users will try: say what to use.
 # `subset` is row selection in the formula interface; the number of random
 # bases is `bases`. `type` was the rule's name in krein 0.1.0.
@@ -234,7 +256,7 @@ kfda_fit <- function(inputs, discriminant = c("linear", "quadratic"), reduce = c
   )
   Z <- reduction$Z
   classes <- length(levels)
-  p <- ncol(Z)
+  p <- length(reduction$scale)
   n <- length(y)
   if (is.null(ridge)) {
     # the default ridge of reduce = "ridge": 1e-3 of the mean variance of the
@@ -250,7 +272,7 @@ kfda_fit <- function(inputs, discriminant = c("linear", "quadratic"), reduce = c
   }
   # moment covariances, as MASS::lda and MASS::qda(method = "moment")
   gaussian <- gaussian_classes(Z, y, prior, pooled = discriminant == "linear", denominator = "unbiased",
-                               ridge = ridge_scaled, threads = threads)
+                               ridge = ridge_scaled, threads = threads, moments = reduction$moments)
   check_covariance_factor(gaussian$pooled_rcond, "The pooled covariance", p, tol, hint)
   if (discriminant == "quadratic") {
     for (i in seq_len(classes)) {
@@ -273,17 +295,21 @@ kfda_fit <- function(inputs, discriminant = c("linear", "quadratic"), reduce = c
               scaling = fisher$scaling, fisher_center = fisher$center,
               trace_proportion = fisher$trace_proportion,
               x = if (reduce != "subset") inputs$x,
-              landmarks = if (reduce == "subset" && !is.null(inputs$x)) {
-                list(points = reduction$points, class = y[reduction$bases])
+              landmarks = if (reduce == "subset" && !is.null(reduction$points)) {
+                list(points = reduction$points, class = reduction$class %||% y[reduction$bases])
               },
               threads = threads)
   rownames(fit$means) <- levels
   if (discriminant == "linear") fit[c("coefficients", "intercept")] <- kfda_expansion(fit, levels)
   # the training predictions, computed once (a subset fit keeps no training data)
   names <- rownames(inputs$x %||% inputs$precomputed$K)
-  fit$training_decisions <- kfda_decisions(fit, Z)
+  # over chunks, Z is not formed: a second pass (kfda_subset_chunks())
+  training <- if (is.null(Z)) reduction$training(fit) else {
+    list(decisions = kfda_decisions(fit, Z), projection = fisher_coordinates(fit, Z))
+  }
+  fit$training_decisions <- training$decisions
   dimnames(fit$training_decisions) <- list(names, levels)
-  fit$training_projection <- fisher_coordinates(fit, Z)
+  fit$training_projection <- training$projection
   rownames(fit$training_projection) <- names
   fit
 }
@@ -404,6 +430,7 @@ kfda_pca <- function(inputs, ncomp, discriminant, counts, threads) {
 }
 
 kfda_subset <- function(inputs, bases, discriminant, counts, threads) {
+  if (inherits(inputs, "krein_chunked_inputs")) return(kfda_subset_chunks(inputs, bases, discriminant, counts, threads))
   n <- length(inputs$y)
   bases <- resolve_bases(bases, n, discriminant, counts)
   K <- if (is.null(inputs$x)) {

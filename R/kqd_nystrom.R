@@ -100,32 +100,18 @@ kqd_nystrom_fit <- function(inputs, landmarks, variant, reg, indefinite, threads
   y <- inputs$y
   n <- length(y)
   classes <- nlevels(y)
-  m <- length(landmarks$class)
   feature <- nykqd_feature_map(landmark_kernel(inputs, landmarks, threads))
   rc <- startsWith(variant, "RC")
-  block_rows <- nystrom_block_rows(m)
-  starts <- seq(1L, n, by = block_rows)
-  # the landmark kernel of all rows is kept for the second pass when it fits in 128 MB
-  keep_blocks <- as.double(n) * m <= 2^24
-  kept <- list()
-  factors <- NULL
-  for (b in seq_along(starts)) {
-    rows <- starts[b]:min(n, starts[b] + block_rows - 1L)
-    C <- landmark_columns(inputs, landmarks, rows, threads)
-    block <- cpp_class_factors(C, as.integer(y[rows]), classes, threads)
-    factors <- if (is.null(factors)) block else cpp_merge_factors(factors, block)
-    if (keep_blocks) kept[[b]] <- C
-  }
+  pass <- nystrom_class_factors(inputs, landmarks, threads)
   counts <- as.vector(table(y))
-  moments <- lapply(seq_len(classes), function(j) nykqd_class_moments(factors[[j]], counts[j]))
+  moments <- lapply(seq_len(classes), function(j) nykqd_class_moments(pass$factors[[j]], counts[j]))
   core <- nykqd_core(moments, feature, variant, reg, indefinite, n)
   distances <- lapply(seq_len(nrow(reg)), function(k) matrix(0, n, classes))
-  for (b in seq_along(starts)) {
-    rows <- starts[b]:min(n, starts[b] + block_rows - 1L)
-    C <- if (keep_blocks) kept[[b]] else landmark_columns(inputs, landmarks, rows, threads)
-    self <- if (rc) training_self_similarity(inputs, rows)
-    block <- nykqd_distances(core, C, self, threads)
-    for (k in seq_along(distances)) distances[[k]][rows, ] <- block[[k]]
+  for (b in seq_along(pass$starts)) {
+    block <- pass$block(b)
+    self <- if (rc) training_self_similarity(inputs, block$rows)
+    distances_block <- nykqd_distances(core, block$C, self, threads)
+    for (k in seq_along(distances)) distances[[k]][block$rows, ] <- distances_block[[k]]
   }
   list(core = core, distances = distances)
 }
@@ -140,7 +126,7 @@ kqd_nystrom_fit_chunks <- function(inputs, landmarks, variant, reg, indefinite, 
   counts <- as.vector(table(y))
   moments <- lapply(seq_len(classes), function(j) nykqd_class_moments(factors[[j]], counts[j]))
   core <- nykqd_core(moments, feature, variant, reg, indefinite, length(y))
-  distance <- function(C, self) nykqd_distances(core, C, self, threads)
+  distance <- function(C, self, codes) nykqd_distances(core, C, self, threads)
   blocks <- map_landmark_kernel(inputs, landmarks, bare_function(distance, core = core, threads = threads),
                                 need_self = startsWith(variant, "RC"), threads = threads)
   distances <- lapply(seq_len(nrow(reg)), function(k) do.call(rbind, lapply(blocks, `[[`, k)))

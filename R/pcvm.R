@@ -78,6 +78,23 @@
 #' then removes. The landmark basis has at most as many functions as the
 #' rank and does not suffer from this.
 #'
+#' @section Data in chunks:
+#' `pcvm(<krein_chunks>, landmarks = )` fits Ny-PCVM over data in chunks
+#' ([krein_chunks()]), with the same iterates as the fit in memory (to
+#' rounding; the same random start from R's RNG). The landmarks need their
+#' classes (a [select_landmarks()] result, or a method name applied to the
+#' first chunks; a bare matrix of points has none). Unlike iKFD and KQD,
+#' PCVM has no finite sufficient statistic: the E-step's expected latent
+#' values depend on the current weights at every training point. So the fit
+#' reads the data once per EM iteration (per pair of classes): each pass
+#' evaluates the landmark kernel of every chunk again and returns
+#' \eqn{\Phi'(\bar z - b)}, \eqn{\sum \bar z} and the two norms of the
+#' convergence test; \eqn{\Phi'\Phi} and \eqn{\Phi'1} come from one
+#' first pass (the per-class QR factors of Ny-iKFD). With the default
+#' `pcvm_control()` (up to 2000 iterations) that can be hundreds of reads
+#' of the data: keep the chunks fast to read (files on a local disk, or a
+#' list in memory on the workers) and consider `max_iter` and `tol`.
+#'
 #' @section Multi-class:
 #' One-vs-one: a PCVM per pair of classes, on the points of the two classes.
 #' The pairwise probabilities are combined by pairwise coupling (Wu, Lin and
@@ -107,6 +124,8 @@
 #' @inheritParams ikfd
 #' @param landmarks `NULL` for PCVM; `"meb"`, `"kmeans"`, `"random"`, row
 #'   indices or a [select_landmarks()] result for Ny-PCVM, as in [ikfd()].
+#'   For data in chunks: a [select_landmarks()] result (with points) or a
+#'   method applied to the first chunks (see Data in chunks).
 #' @param control A [pcvm_control()] list.
 #' @param eps,m Passed to [select_landmarks()] when `landmarks` names a method.
 #' @returns An object of class `c("pcvm", "krein_model")`: a list with
@@ -152,6 +171,18 @@ pcvm.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
                         scale = TRUE) {
   inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel, scale = scale)
   fit_model("pcvm", inputs, list(...), match.call())
+}
+
+# Data in chunks (krein_chunks(), R/chunks.R): Ny-PCVM with one pass over
+# the chunks per EM iteration (chunk_pcvm_basis())
+#' @rdname pcvm
+#' @export
+pcvm.krein_chunks <- function(x, ..., kernel = kernel_rbf(), scale = TRUE, landmarks = NULL,
+                              control = pcvm_control(), eps = 0.01, m = NULL, threads = NULL) {
+  check_dots_empty("pcvm", ...)
+  check_chunk_landmarks(landmarks)
+  inputs <- inputs_from_chunks(x, kernel, scale = scale)
+  fit_model("pcvm", inputs, method_arguments("pcvm"), match.call())
 }
 
 #' @rdname pcvm
@@ -236,7 +267,9 @@ pcvm_fit <- function(inputs, landmarks = NULL, control = pcvm_control(), eps = 0
     }
   }
   landmarks <- resolve_landmarks(landmarks, inputs, eps, m, threads)
-  basis <- if (is.null(landmarks)) {
+  basis <- if (inherits(inputs, "krein_chunked_inputs")) {
+    chunk_pcvm_basis(inputs, landmarks, threads)
+  } else if (is.null(landmarks)) {
     list(K = if (!control$optimize_width) training_kernel(inputs, threads))
   } else {
     list(C = landmark_columns(inputs, landmarks, seq_along(inputs$y), threads), classes = landmarks$class,
@@ -276,7 +309,7 @@ pcvm_pair <- function(inputs, basis, pair, control, threads) {
   signs <- ifelse(as.integer(inputs$y[rows]) == pair[1], 1, -1)
   n <- length(rows)
   kernel <- inputs$kernel
-  low_rank <- !is.null(basis$C)
+  low_rank <- !is.null(basis$classes)
   if (low_rank) {
     # the landmarks of the pair's classes are its basis functions
     columns <- which(as.integer(basis$classes) %in% pair)
@@ -285,7 +318,7 @@ pcvm_pair <- function(inputs, basis, pair, control, threads) {
       krein_abort(sprintf("Ny-PCVM needs landmarks of both classes %s and %s; select more landmarks.",
                           levels[pair[1]], levels[pair[2]]))
     }
-    kernel_columns <- basis$C[rows, columns, drop = FALSE]
+    kernel_columns <- if (is.null(basis$em)) basis$C[rows, columns, drop = FALSE]
     n_basis <- length(columns)
   } else {
     kernel_columns <- if (control$optimize_width) {
@@ -305,7 +338,11 @@ pcvm_pair <- function(inputs, basis, pair, control, threads) {
                                   list(weights = weights, bias = bias), Z, threads)
     evaluate_kernel(kernel, inputs$x[rows, , drop = FALSE], NULL, threads)
   }
-  em <- cpp_pcvm_fit(kernel_columns, low_rank, signs, column_signs, start, control, width_step, threads)
+  em <- if (!is.null(basis$em)) {
+    basis$em(pair, columns, column_signs, start, control)  # over chunks: one pass per iteration
+  } else {
+    cpp_pcvm_fit(kernel_columns, low_rank, signs, column_signs, start, control, width_step, threads)
+  }
   if (em$all_pruned) {
     # no basis function left: the maximum-likelihood probit model of the
     # pair without them, P(+1) = the proportion of its first class
@@ -372,6 +409,7 @@ pcvm_new_kernels <- function(object, new) {
 
 # The training latent values, from the kernel columns the fit computed anyway
 pcvm_training_latent <- function(models, inputs, basis, threads) {
+  if (!is.null(basis$latent)) return(basis$latent(models))
   kernel_of <- if (!is.null(basis$C)) {
     C <- basis$C
     function(model) C

@@ -184,8 +184,168 @@ test_that("bad chunks give errors naming the chunk", {
   expect_error(ikfd(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2), landmarks = points[, 1, drop = FALSE]),
                class = "krein_error")
   # models without a map-reduce fit say so
-  expect_snapshot(error = TRUE, pcvm(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2), landmarks = points))
-  expect_error(kfda(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2)), class = "krein_error")
+  expect_snapshot(error = TRUE, onda(krein_chunks(parts, y = "y")))
+})
+
+test_that("kfda(reduce = \"subset\") over chunks equals the in-memory fit", {
+  d <- chunk_data()
+  bases <- sort(c(3, 10, 40, 77, 101, 150, 160, 222, 250, 299, 12, 58))
+  test <- chunk_data(60, seed = 21)
+  for (discriminant in c("linear", "quadratic")) {
+    for (ridge in list(NULL, 0.1)) {
+      memory <- kfda(d[, 1:2], d$y, kernel = kernel_rbf(2), reduce = "subset", bases = bases,
+                     discriminant = discriminant, ridge = ridge)
+      for (sizes in list(300, c(100, 100, 100), c(1, 7, 150, 142))) {
+        chunked <- kfda(krein_chunks(split_rows(d, sizes), y = "y"), kernel = kernel_rbf(2),
+                        bases = as.matrix(d[bases, 1:2]), discriminant = discriminant, ridge = ridge)
+        expect_lt(relative_difference(chunked$training_decisions, memory$training_decisions), 1e-10)
+        expect_lt(relative_difference(as.matrix(chunked$means), as.matrix(memory$means)), 1e-10)
+        # Fisher directions are defined up to their signs
+        expect_lt(relative_difference(abs(chunked$training_projection), abs(memory$training_projection)), 1e-10)
+        expect_lt(relative_difference(predict(chunked, test[, 1:2], type = "prob"),
+                                      predict(memory, test[, 1:2], type = "prob")), 1e-10)
+        expect_identical(chunked$fitted_class, memory$fitted_class)
+        if (discriminant == "linear") {
+          expect_lt(relative_difference(coef(chunked), coef(memory)), 1e-10)
+        }
+      }
+    }
+  }
+})
+
+test_that("kfda over chunks draws a number or share of bases from the first chunks with R's RNG", {
+  d <- chunk_data(300, seed = 22)
+  chunks <- krein_chunks(split_rows(d, c(80, 80, 140)), y = "y", sample_rows = 120)
+  for (bases in list(15, 0.05)) {
+    set.seed(4)
+    chunked <- kfda(chunks, kernel = kernel_rbf(2), bases = bases)
+    set.seed(4)
+    drawn <- sort(sample.int(120, 15))
+    memory <- kfda(d[, 1:2], d$y, kernel = kernel_rbf(2), reduce = "subset", bases = drawn)
+    expect_lt(relative_difference(chunked$training_decisions, memory$training_decisions), 1e-10)
+    expect_identical(chunked$landmarks$class, d$y[drawn])
+  }
+})
+
+test_that("bad kfda arguments over chunks give clear errors", {
+  d <- chunk_data(60, seed = 23)
+  chunks <- krein_chunks(split_rows(d, c(30, 30)), y = "y", sample_rows = 30)
+  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), reduce = "pca"))
+  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), bases = c(1, 5, 9)))
+  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), bases = 40))
+  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), bases = -2))
+  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), bases = matrix(1, 3, 3)))
+  expect_error(kfda(chunks, kernel = kernel_rbf(2), bases = 5, ncomp = 3), class = "krein_error")
+})
+
+test_that("Ny-PCVM over chunks has the iterates of the in-memory fit", {
+  d <- chunk_data()
+  set.seed(2)
+  landmarks <- select_landmarks(d[, 1:2], d$y, kernel_rbf(2), method = "random", m = 30)
+  controls <- list(pcvm_control(tol = 1e-2), pcvm_control(convergence = "weights", tol = 1e-2),
+                   pcvm_control(max_iter = 6))
+  for (control in controls) {
+    set.seed(3)
+    memory <- suppressWarnings(pcvm(d[, 1:2], d$y, kernel = kernel_rbf(2), landmarks = landmarks, control = control))
+    for (sizes in list(300, c(1, 7, 150, 142))) {
+      set.seed(3)
+      chunked <- suppressWarnings(pcvm(krein_chunks(split_rows(d, sizes), y = "y"), kernel = kernel_rbf(2),
+                                       landmarks = landmarks, control = control))
+      a <- memory$models[[1]]
+      b <- chunked$models[[1]]
+      expect_lt(relative_difference(b$coefficients, a$coefficients), 1e-10)
+      expect_equal(b$bias, a$bias, tolerance = 1e-10)
+      expect_identical(b$relevant, a$relevant)
+      expect_identical(b[c("iterations", "converged")], a[c("iterations", "converged")])
+      expect_lt(relative_difference(chunked$training_latent, memory$training_latent), 1e-10)
+    }
+  }
+  expect_true(memory$models[[1]]$iterations == 6 && !memory$models[[1]]$converged)
+  test <- chunk_data(40, seed = 24)
+  expect_lt(relative_difference(predict(chunked, test[, 1:2], type = "prob"),
+                                predict(memory, test[, 1:2], type = "prob")), 1e-10)
+})
+
+test_that("Ny-PCVM over chunks: three classes, one pairwise EM each", {
+  set.seed(5)
+  landmarks <- select_landmarks(iris[, 1:4], iris$Species, kernel_rbf(0.5), method = "random", m = 24)
+  control <- pcvm_control(max_iter = 15)
+  set.seed(6)
+  memory <- suppressWarnings(pcvm(iris[, 1:4], iris$Species, kernel = kernel_rbf(0.5), landmarks = landmarks,
+                                  control = control))
+  set.seed(6)
+  chunked <- suppressWarnings(pcvm(krein_chunks(split_rows(iris, c(40, 70, 40)), y = "Species"),
+                                   kernel = kernel_rbf(0.5), landmarks = landmarks, control = control))
+  for (k in 1:3) {
+    expect_lt(relative_difference(chunked$models[[k]]$coefficients, memory$models[[k]]$coefficients), 1e-10)
+  }
+  expect_lt(relative_difference(chunked$training_latent, memory$training_latent), 1e-10)
+  expect_identical(chunked$fitted_class, memory$fitted_class)
+})
+
+test_that("the inverse Mills ratio matches its definition and its tail", {
+  t <- c(-40, -10, -5.0001, -5, 0, 3)
+  direct <- exp(stats::dnorm(t, log = TRUE) - stats::pnorm(t, log.p = TRUE))
+  expect_equal(inverse_mills(t), direct, tolerance = 1e-10)
+})
+
+test_that("Ny-PCVM over chunks needs the landmarks' classes", {
+  d <- chunk_data(60, seed = 25)
+  chunks <- krein_chunks(split_rows(d, c(30, 30)), y = "y")
+  expect_snapshot(error = TRUE, pcvm(chunks, kernel = kernel_rbf(2), landmarks = as.matrix(d[1:6, 1:2])))
+  expect_snapshot(error = TRUE, pcvm(chunks, kernel = kernel_rbf(2), landmarks = as.matrix(d[1:6, 1:2]),
+                                     control = pcvm_control(optimize_width = TRUE)))
+})
+
+# A database file written from `d` and a connect() that carries its name (a
+# function travels to the workers with its environment); skips without RSQLite
+board_database <- function(d) {
+  skip_if_not_installed("DBI")
+  skip_if_not_installed("RSQLite")
+  path <- tempfile(fileext = ".sqlite")
+  con <- DBI::dbConnect(RSQLite::SQLite(), path)
+  d$part <- rep(1:3, length.out = nrow(d), each = ceiling(nrow(d) / 3))
+  DBI::dbWriteTable(con, "board", d)
+  DBI::dbDisconnect(con)
+  list(path = path, connect = function() DBI::dbConnect(RSQLite::SQLite(), path))
+}
+
+test_that("a database read on the workers (`connect`) gives the in-memory fit", {
+  d <- chunk_data(200, seed = 29)
+  database <- board_database(d)
+  on.exit(unlink(database$path), add = TRUE)
+  landmarks <- seq(2, 200, by = 10)
+  memory <- ikfd(d[, 1:2], d$y, kernel = kernel_rbf(2), landmarks = landmarks)
+  points <- as.matrix(d[landmarks, 1:2])
+  pages <- krein_chunks(connect = database$connect, y = "y", page_rows = 64,
+                        query = "SELECT x1, x2, y FROM board ORDER BY rowid")
+  expect_identical(pages$count, 4L)
+  chunked <- ikfd(pages, kernel = kernel_rbf(2), landmarks = points)
+  expect_lt(relative_difference(chunked$coefficients, memory$coefficients), 1e-10)
+  expect_lt(relative_difference(chunked$training_scores, memory$training_scores), 1e-10)
+  parts <- krein_chunks(connect = database$connect, y = "y",
+                        query = sprintf("SELECT x1, x2, y FROM board WHERE part = %d ORDER BY rowid", 1:3))
+  expect_identical(parts$count, 3L)
+  chunked <- ikfd(parts, kernel = kernel_rbf(2), landmarks = points)
+  expect_lt(relative_difference(chunked$training_scores, memory$training_scores), 1e-10)
+  expect_identical(predict(memory, parts), unname(predict(memory, d[, 1:2])))
+})
+
+test_that("bad `connect` sources give clear errors", {
+  d <- chunk_data(60, seed = 30)
+  database <- board_database(d)
+  on.exit(unlink(database$path), add = TRUE)
+  expect_snapshot(error = TRUE, krein_chunks(connect = "board.sqlite", y = "y", query = "SELECT * FROM board"))
+  expect_snapshot(error = TRUE, krein_chunks(connect = database$connect, y = "y"))
+  expect_snapshot(error = TRUE, krein_chunks(connect = database$connect, y = "y", query = c("SELECT 1", NA)))
+  expect_snapshot(error = TRUE, krein_chunks(connect = function() 42, y = "y", query = "SELECT * FROM board"))
+  expect_snapshot(error = TRUE, krein_chunks(connect = function() stop("no server"), y = "y", query = "SELECT * FROM board"))
+  expect_snapshot(error = TRUE, krein_chunks(list(d), connect = database$connect, y = "y", query = "SELECT * FROM board"))
+  expect_snapshot(error = TRUE, krein_chunks(connect = database$connect, y = "y", query = "SELECT * FROM board WHERE part = 9"))
+  expect_error(krein_chunks(connect = database$connect, y = "y", query = "SELECT * FROM nowhere"), class = "krein_error")
+  broken <- krein_chunks(connect = database$connect, y = "y", query = c("SELECT x1, x2, y FROM board", "SELECT * FROM nowhere"))
+  expect_snapshot(error = TRUE, ikfd(broken, kernel = kernel_rbf(2), landmarks = as.matrix(d[1:5, 1:2])),
+                  transform = function(lines) gsub("nowhere.*", "nowhere", lines))
 })
 
 test_that("a multisession plan gives the sequential fit", {
@@ -205,4 +365,56 @@ test_that("a multisession plan gives the sequential fit", {
   expect_same_ikfd(ikfd(chunks, kernel = kernel_rbf(2), landmarks = points), memory)
   chunked_kqd <- kqd(chunks, kernel = kernel_rbf(2), landmarks = points, variant = "RC+")
   expect_lt(relative_difference(chunked_kqd$training_distances[[1]], memory_kqd$training_distances[[1]]), 1e-10)
+  # kfda's subset reduction and Ny-PCVM's EM passes
+  memory_kfda <- kfda(d[, 1:2], d$y, kernel = kernel_rbf(2), reduce = "subset", bases = landmarks)
+  chunked_kfda <- kfda(chunks, kernel = kernel_rbf(2), bases = points)
+  expect_lt(relative_difference(chunked_kfda$training_decisions, memory_kfda$training_decisions), 1e-10)
+  selected <- select_landmarks(d[, 1:2], d$y, kernel_rbf(2), method = "random", m = 20)
+  set.seed(1)
+  memory_pcvm <- pcvm(d[, 1:2], d$y, kernel = kernel_rbf(2), landmarks = selected, control = pcvm_control(tol = 1e-2))
+  set.seed(1)
+  chunked_pcvm <- pcvm(chunks, kernel = kernel_rbf(2), landmarks = selected, control = pcvm_control(tol = 1e-2))
+  expect_lt(relative_difference(chunked_pcvm$training_latent, memory_pcvm$training_latent), 1e-10)
+  # a database read on the workers, each through its own connection
+  database <- board_database(d)
+  on.exit(unlink(database$path), add = TRUE)
+  pages <- krein_chunks(connect = database$connect, y = "y", page_rows = 150,
+                        query = "SELECT x1, x2, y FROM board ORDER BY rowid")
+  expect_same_ikfd(ikfd(pages, kernel = kernel_rbf(2), landmarks = points), memory)
+})
+
+test_that("predict(output = ) writes the predictions chunk by chunk", {
+  d <- chunk_data(200, seed = 26)
+  fit <- ikfd(d[, 1:2], d$y, kernel = kernel_rbf(2), landmarks = seq(1, 200, by = 8))
+  test <- chunk_data(90, seed = 27)
+  chunks <- krein_chunks(split_rows(test, c(30, 45, 15)))
+  folder <- tempfile("predictions")
+  dir.create(folder)
+  on.exit(unlink(folder, recursive = TRUE), add = TRUE)
+  files <- predict(fit, chunks, type = "prob", output = file.path(folder, "part-%02d.csv"))
+  expect_identical(files, file.path(folder, sprintf("part-%02d.csv", 1:3)))
+  # the columns are the class labels "1" and "2": read with a header
+  written <- do.call(rbind, lapply(files, utils::read.csv, check.names = FALSE))
+  expect_equal(as.matrix(written), predict(fit, test[, 1:2], type = "prob"), tolerance = 1e-12, ignore_attr = TRUE)
+  classes <- predict(fit, chunks, output = file.path(folder, "class-%d.csv"))
+  expect_identical(unlist(lapply(classes, function(f) as.character(utils::read.csv(f)$class))),
+                   as.character(predict(fit, test[, 1:2])))
+  # a function of the predictions and the chunk number, for a function source too
+  seen <- list()
+  reader <- function(i) if (i <= 3) test[(30 * (i - 1) + 1):(30 * i), ]
+  result <- predict(fit, krein_chunks(reader), type = "decision",
+                    output = function(predictions, chunk) seen[[chunk]] <<- predictions)
+  expect_null(result)
+  expect_equal(do.call(rbind, seen), predict(fit, test[, 1:2], type = "decision"), ignore_attr = TRUE)
+})
+
+test_that("bad `output` arguments give clear errors", {
+  d <- chunk_data(60, seed = 28)
+  fit <- ikfd(d[, 1:2], d$y, kernel = kernel_rbf(2), landmarks = 1:10)
+  chunks <- krein_chunks(split_rows(d[, 1:2], c(30, 30)))
+  expect_snapshot(error = TRUE, predict(fit, chunks, output = "predictions.csv"))
+  expect_snapshot(error = TRUE, predict(fit, chunks, output = "p-%d-%d.csv"))
+  expect_snapshot(error = TRUE, predict(fit, chunks, output = file.path("no-such-folder", "p-%d.csv")))
+  expect_snapshot(error = TRUE, predict(fit, chunks, output = function(p) NULL))
+  expect_snapshot(error = TRUE, predict(fit, d[, 1:2], output = "p-%d.csv"))
 })
