@@ -527,7 +527,7 @@ kfda_reduction_text <- function(x) {
   switch(x$reduce,
     pca = sprintf("%d principal components (%.2f%% of the variance of the kernel data)", x$ncomp,
                   100 * x$variance_explained),
-    subset = sprintf("%d random bases (%.1f%% of the points)", x$ncomp, 100 * x$ncomp / sum(x$counts)),
+    subset = sprintf("%d bases (%.1f%% of the number of training points)", x$ncomp, 100 * x$ncomp / sum(x$counts)),
     ridge = sprintf("all %d kernel columns", x$ncomp))
 }
 
