@@ -10,7 +10,7 @@
 // take the core's defaults). `width_step`, for the full PCVM only, is
 // an R function(active, weights, bias, latent) called after each M-step that
 // returns the kernel for the next iteration. `gram` = FALSE selects the
-// full PCVM's path before the Gram matrix (krein 0.1: Phi_A'Phi_A formed in
+// full PCVM's path before the Gram matrix K'K (Phi_A'Phi_A formed in
 // every iteration), kept for the benchmark and the equality tests.
 // [[Rcpp::export]]
 Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,

@@ -143,7 +143,7 @@ inline Step step_gram(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::M
                       const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
                       const Eigen::VectorXd* latent, int threads) {
   const Eigen::Index n = K.rows(), a = static_cast<Eigen::Index>(active.size());
-  // the Phi_A w of today's f and fitted sum: coefficients y_j w_j on K's columns
+  // f = Phi_A w + b: the coefficients y_j w_j on K's active columns
   Eigen::VectorXd f;
   if (latent) {
     f = *latent;
