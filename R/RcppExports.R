@@ -89,7 +89,7 @@ cpp_nystrom <- function(c, w) {
     .Call(`_krein_cpp_nystrom`, c, w)
 }
 
-cpp_pcvm_fit <- function(basis, low_rank, y_rows, y_columns, start, control, width_step, threads) {
-    .Call(`_krein_cpp_pcvm_fit`, basis, low_rank, y_rows, y_columns, start, control, width_step, threads)
+cpp_pcvm_fit <- function(basis, low_rank, y_rows, y_columns, start, control, width_step, threads, gram = TRUE) {
+    .Call(`_krein_cpp_pcvm_fit`, basis, low_rank, y_rows, y_columns, start, control, width_step, threads, gram)
 }
 

@@ -25,6 +25,13 @@
 #' (\eqn{w \sim U(0.2, 1.2)}, \eqn{b \sim N(0, 1)}, the latent vector) is
 #' drawn from R's RNG, so `set.seed()` reproduces a fit.
 #'
+#' The full PCVM forms \eqn{G = K'K} of a pair's kernel once, in its first
+#' iteration (where every basis function is active and all of it is needed),
+#' and takes each later \eqn{\Phi'\Phi} from the rows and columns of \eqn{G}
+#' still active; an iteration then costs \eqn{O(|A|^3 + n |A|)} for \eqn{|A|}
+#' active basis functions instead of \eqn{O(n |A|^2 + |A|^3)}. \eqn{G} takes
+#' the memory of a second kernel matrix.
+#'
 #' krein's E-step is the exact one. The reference code divides by
 #' \eqn{\Psi(y_i f_i) + \epsilon} (\eqn{\epsilon = 2.2 \times 10^{-16}}, the
 #' machine epsilon), which agrees with it to \eqn{3 \times 10^{-7}} for
@@ -341,7 +348,11 @@ pcvm_pair <- function(inputs, basis, pair, control, threads) {
   em <- if (!is.null(basis$em)) {
     basis$em(pair, columns, column_signs, start, control)  # over chunks: one pass per iteration
   } else {
-    cpp_pcvm_fit(kernel_columns, low_rank, signs, column_signs, start, control, width_step, threads)
+    # options(krein.pcvm_gram = FALSE), internal: the full PCVM's path before
+    # the Gram matrix K'K (Phi_A'Phi_A formed in every EM iteration), for the
+    # benchmark (bench/pcvm.R) and the equality tests
+    cpp_pcvm_fit(kernel_columns, low_rank, signs, column_signs, start, control, width_step, threads,
+                 gram = !identical(getOption("krein.pcvm_gram"), FALSE))
   }
   if (em$all_pruned) {
     # no basis function left: the maximum-likelihood probit model of the

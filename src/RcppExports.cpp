@@ -319,8 +319,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_pcvm_fit
-Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank, const Eigen::Map<Eigen::VectorXd> y_rows, const Eigen::Map<Eigen::VectorXd> y_columns, const Rcpp::List& start, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> width_step, int threads);
-RcppExport SEXP _krein_cpp_pcvm_fit(SEXP basisSEXP, SEXP low_rankSEXP, SEXP y_rowsSEXP, SEXP y_columnsSEXP, SEXP startSEXP, SEXP controlSEXP, SEXP width_stepSEXP, SEXP threadsSEXP) {
+Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank, const Eigen::Map<Eigen::VectorXd> y_rows, const Eigen::Map<Eigen::VectorXd> y_columns, const Rcpp::List& start, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> width_step, int threads, bool gram);
+RcppExport SEXP _krein_cpp_pcvm_fit(SEXP basisSEXP, SEXP low_rankSEXP, SEXP y_rowsSEXP, SEXP y_columnsSEXP, SEXP startSEXP, SEXP controlSEXP, SEXP width_stepSEXP, SEXP threadsSEXP, SEXP gramSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -332,7 +332,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type width_step(width_stepSEXP);
     Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_pcvm_fit(basis, low_rank, y_rows, y_columns, start, control, width_step, threads));
+    Rcpp::traits::input_parameter< bool >::type gram(gramSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_pcvm_fit(basis, low_rank, y_rows, y_columns, start, control, width_step, threads, gram));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -360,7 +361,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_processor_count", (DL_FUNC) &_krein_cpp_processor_count, 0},
     {"_krein_cpp_nykqd_distances", (DL_FUNC) &_krein_cpp_nykqd_distances, 10},
     {"_krein_cpp_nystrom", (DL_FUNC) &_krein_cpp_nystrom, 2},
-    {"_krein_cpp_pcvm_fit", (DL_FUNC) &_krein_cpp_pcvm_fit, 8},
+    {"_krein_cpp_pcvm_fit", (DL_FUNC) &_krein_cpp_pcvm_fit, 9},
     {NULL, NULL, 0}
 };
 

@@ -9,12 +9,14 @@
 // `control` a pcvm_control() list (a plain list works too: absent entries
 // take the core's defaults). `width_step`, for the full PCVM only, is
 // an R function(active, weights, bias, latent) called after each M-step that
-// returns the kernel for the next iteration.
+// returns the kernel for the next iteration. `gram` = FALSE selects the
+// full PCVM's path before the Gram matrix K'K (Phi_A'Phi_A formed in
+// every iteration), kept for the benchmark and the equality tests.
 // [[Rcpp::export]]
 Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
                         const Eigen::Map<Eigen::VectorXd> y_rows, const Eigen::Map<Eigen::VectorXd> y_columns,
                         const Rcpp::List& start, const Rcpp::List& control,
-                        Rcpp::Nullable<Rcpp::Function> width_step, int threads) {
+                        Rcpp::Nullable<Rcpp::Function> width_step, int threads, bool gram = true) {
   krein::pcvm::Control settings;
   settings.max_iter = static_cast<int>(glue::list_number(control, "max_iter", settings.max_iter));
   settings.tol = glue::list_number(control, "tol", settings.tol);
@@ -38,7 +40,9 @@ Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
     const krein::pcvm::FactoredBasis factored(basis, y_rows, y_columns);
     fit = krein::pcvm::fit(factored, w, b, latent_ptr, settings, {}, glue::check_interrupt);
   } else {
-    krein::pcvm::FullBasis full(basis, y_rows, threads);
+    // with a width step the kernel changes after the first iteration: its G
+    // would be used once, and forming it costs what that iteration costs
+    krein::pcvm::FullBasis full(basis, y_rows, threads, gram && width_step.isNull());
     krein::pcvm::AfterStep after_step;
     if (width_step.isNotNull()) {
       after_step = [&full, width = Rcpp::Function(width_step.get())](const std::vector<Eigen::Index>& active,

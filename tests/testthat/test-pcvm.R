@@ -98,6 +98,98 @@ test_that("the C++ EM loop follows the R loop it replaced (helper-pcvm.R)", {
   expect_equal(fit$models[[1]]$bias, ref$bias, tolerance = 1e-10)
 })
 
+test_that("the Gram-matrix path keeps the iterates of the per-iteration Phi'Phi (krein.pcvm_gram = FALSE)", {
+  # The full PCVM's M-step takes Phi_A'Phi_A = D G[A, A] D from G = K'K,
+  # formed once; before, every iteration formed it from Phi_A. Both paths,
+  # and the plain-R transcription (helper-pcvm.R), give the same iterates
+  # after every iteration count, for a positive definite and an indefinite
+  # kernel (sigmoid with a negative offset) and both stopping rules.
+  set.seed(31)
+  board <- checkerboard(70, size = 2)
+  x <- as.matrix(board[, 1:2])
+  signs <- ifelse(board$y == levels(board$y)[1], 1, -1)
+  kernels <- list(rbf = kernel_matrix(x, kernel = kernel_rbf(2)),
+                  tanh = kernel_matrix(x, kernel = kernel_tanh(2, -1)))
+  expect_lt(min(eigen(kernels$tanh, symmetric = TRUE, only.values = TRUE)$values), -1)
+  start <- ref_pcvm_start(70, signs)
+  compare <- function(got, ref, tolerance = 1e-10) {
+    expect_identical(which(got$weights > 0), which(ref$weights > 0))
+    expect_equal(got$weights, ref$weights, tolerance = tolerance)
+    expect_equal(got$bias, ref$bias, tolerance = tolerance)
+    expect_identical(got$iterations, ref$iterations)
+    expect_identical(got$converged, ref$converged)
+  }
+  for (K in kernels) {
+    # the iterate after t iterations, t = 1, ..., 6 and 30 (pruning from the second on)
+    for (t in c(1:6, 30)) {
+      control <- pcvm_control(max_iter = t, convergence = "weights")
+      gram <- krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 1L, gram = TRUE)
+      compare(gram, krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 1L, gram = FALSE))
+      compare(gram, ref_pcvm_em(K, signs, signs, start, control))
+    }
+    # to convergence under each rule
+    for (control in list(pcvm_control(max_iter = 300, convergence = "weights"),
+                         pcvm_control(max_iter = 300, tol = 1e-3))) {
+      gram <- krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 2L, gram = TRUE)
+      compare(gram, krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 2L, gram = FALSE))
+      compare(gram, ref_pcvm_em(K, signs, signs, start, control))
+    }
+  }
+  # more basis functions than two tiles of the threaded factorisation (384)
+  set.seed(32)
+  wide <- checkerboard(450, size = 2)
+  x <- as.matrix(wide[, 1:2])
+  signs <- ifelse(wide$y == levels(wide$y)[1], 1, -1)
+  K <- kernel_matrix(x, kernel = kernel_rbf(2))
+  start <- ref_pcvm_start(450, signs)
+  control <- pcvm_control(max_iter = 3, convergence = "weights")
+  compare(krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 2L, gram = TRUE),
+          krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 2L, gram = FALSE))
+})
+
+test_that("pcvm() gives the same models and predictions on both paths, two and four classes", {
+  fit_both <- function(...) {
+    set.seed(33)
+    gram <- without_max_iter_warning(pcvm(...))
+    old <- options(krein.pcvm_gram = FALSE)
+    on.exit(options(old))
+    set.seed(33)
+    list(gram = gram, rank_update = without_max_iter_warning(pcvm(...)))
+  }
+  set.seed(34)
+  board <- checkerboard(90, size = 2)
+  sine <- sine_populations(100)
+  test_board <- checkerboard(40, size = 2)
+  test_sine <- sine_populations(40)
+  cases <- list(
+    list(fits = fit_both(y ~ x1 + x2, data = board, kernel = kernel_rbf(2), control = pcvm_control(max_iter = 200)),
+         test = test_board),
+    list(fits = fit_both(y ~ x1 + x2, data = board, kernel = kernel_tanh(2, -1), scale = FALSE,
+                         control = pcvm_control(max_iter = 100, convergence = "weights")),
+         test = test_board),
+    list(fits = fit_both(y ~ ., data = sine, kernel = kernel_rbf(1), scale = FALSE,
+                         control = pcvm_control(max_iter = 150, convergence = "weights")),
+         test = test_sine),
+    list(fits = fit_both(y ~ ., data = sine, kernel = kernel_rbf(1), scale = FALSE,
+                         control = pcvm_control(max_iter = 300)),
+         test = test_sine))
+  for (case in cases) {
+    gram <- case$fits$gram
+    old <- case$fits$rank_update
+    for (k in seq_along(gram$models)) {
+      expect_identical(gram$models[[k]]$relevant, old$models[[k]]$relevant)
+      expect_equal(gram$models[[k]]$weights, old$models[[k]]$weights, tolerance = 1e-10)
+      expect_equal(gram$models[[k]]$bias, old$models[[k]]$bias, tolerance = 1e-10)
+      expect_identical(gram$models[[k]]$iterations, old$models[[k]]$iterations)
+    }
+    for (type in c("latent", "prob")) {
+      expect_equal(predict(gram, case$test, type = type), predict(old, case$test, type = type), tolerance = 1e-10)
+      expect_equal(predict(gram, type = type), predict(old, type = type), tolerance = 1e-10)
+    }
+    expect_identical(predict(gram, case$test), predict(old, case$test))
+  }
+})
+
 test_that("the default rule stops where the training latent values settle (helper-pcvm.R), full and low rank", {
   # iris, versicolor vs virginica: the reference rule (no weight moves by
   # 1e-3) has not converged after 300 iterations; the latent values have

@@ -15,6 +15,10 @@
 // EM stops (Control::convergence) when the training latent values f have
 // settled (krein's default) or, as in the reference code, when no weight
 // moves by tol or more.
+// The full PCVM takes Phi_A'Phi_A from G = K'K, formed once (step_gram):
+// the first iteration, with every basis function active, needs all of G
+// anyway, and the later ones then cost O(|A|^3 + n |A|) instead of
+// O(n |A|^2).
 #ifndef KREIN_PCVM_HPP
 #define KREIN_PCVM_HPP
 
@@ -124,13 +128,85 @@ inline Step step_factored(const Eigen::Ref<const Eigen::MatrixXd>& Q, const Eige
   return out;
 }
 
+// The full PCVM's M-step from the Gram matrix G = K'K, formed once (the
+// fast path of FullBasis). With D = diag(y_A), Phi_A'Phi_A = D G[A, A] D,
+// so an iteration gathers the active submatrix of G, O(|A|^2), where
+// step_full forms it by a rank-|A| update over all n rows, O(n |A|^2): the
+// iterates are the same up to rounding (the sums run in another order).
+// Forming G costs what the first iteration of step_full costs (all n basis
+// functions start active), the later ones come almost free; what remains
+// per iteration is the Cholesky factorisation of the active Hessian
+// (O(|A|^3), new in every iteration, as M changes every entry of it) and
+// O(n |A|) for f and Phi_A'(Z - b 1). `column_sums` are 1'K.
+inline Step step_gram(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::MatrixXd& G,
+                      const Eigen::VectorXd& column_sums, const Eigen::VectorXd& y,
+                      const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
+                      const Eigen::VectorXd* latent, int threads) {
+  const Eigen::Index n = K.rows(), a = static_cast<Eigen::Index>(active.size());
+  // f = Phi_A w + b: the coefficients y_j w_j on K's active columns
+  Eigen::VectorXd f;
+  if (latent) {
+    f = *latent;
+  } else {
+    f = Eigen::VectorXd::Constant(n, b);
+    for (Eigen::Index j = 0; j < a; ++j) f += K.col(active[j]) * (y[active[j]] * w[j]);
+  }
+  const Eigen::VectorXd Z = expected_latent(f, y);
+  const Eigen::VectorXd m = std::sqrt(2.0) * w;
+  // below two tiles the factorisation is one or a few tiles: threads would
+  // only add their start-up (and, on a busy machine, waits for a descheduled one)
+  const int workers = a >= 2 * dense::tile_size ? threads : 1;
+  // Hess = I + M D G[A, A] D M (lower triangle)
+  Eigen::MatrixXd Hess(a, a);
+  parallel::parallel_for(0, a, workers, parallel::Schedule::dynamic(), [&](Eigen::Index j) {
+    const Eigen::Index cj = active[j];
+    const double scale = m[j] * y[cj];
+    for (Eigen::Index i = j; i < a; ++i) Hess(i, j) = G(active[i], cj) * (y[active[i]] * m[i] * scale);
+    Hess(j, j) += 1.0;
+  });
+  if (!dense::cholesky(Hess, workers)) throw std::runtime_error("the PCVM Hessian is not positive definite");
+  const Eigen::VectorXd residual = (Z.array() - b).matrix();
+  Eigen::VectorXd rhs(a);  // M Phi_A'(Z - b 1)
+  parallel::parallel_for(0, a, workers, parallel::Schedule::blocks(), [&](Eigen::Index j) {
+    rhs[j] = m[j] * y[active[j]] * K.col(active[j]).dot(residual);
+  });
+  Step out;
+  out.weights = m.cwiseProduct(dense::cholesky_solve(Hess, rhs));
+  double fitted_sum = 0.0;  // 1'Phi_A w
+  for (Eigen::Index j = 0; j < a; ++j) fitted_sum += column_sums[active[j]] * y[active[j]] * out.weights[j];
+  out.bias = (Z.sum() - fitted_sum) / (static_cast<double>(n) + 1.0 / (2.0 * b * b));
+  out.latent = Z;
+  return out;
+}
+
+// G = K'K (lower triangle), in square tiles that threads work on at once;
+// each tile is one Eigen product of two column blocks of K (no transposed
+// copy of K).
+inline Eigen::MatrixXd gram_lower(const Eigen::Ref<const Eigen::MatrixXd>& K, int threads) {
+  const Eigen::Index n = K.cols();
+  Eigen::MatrixXd G(n, n);
+  const Eigen::Index tiles = (n + dense::tile_size - 1) / dense::tile_size;
+  const auto jobs = dense::lower_tiles(tiles, 0);
+  parallel::parallel_for(0, static_cast<Eigen::Index>(jobs.size()), threads, parallel::Schedule::dynamic(),
+                         [&](Eigen::Index t) {
+    const Eigen::Index i0 = jobs[t].first * dense::tile_size, j0 = jobs[t].second * dense::tile_size;
+    const Eigen::Index rows = std::min(dense::tile_size, n - i0), cols = std::min(dense::tile_size, n - j0);
+    G.block(i0, j0, rows, cols).noalias() = K.middleCols(i0, rows).transpose() * K.middleCols(j0, cols);
+  });
+  return G;
+}
+
 // The basis of the full PCVM: the pair's kernel, its labels on both sides.
-// The width step of pcvm_control(optimize_width = TRUE) may replace the
-// kernel between iterations.
+// With `gram`, the M-step takes the active submatrix of G = K'K, formed in
+// the first step (step_gram); without it, every step forms Phi_A'Phi_A anew
+// (step_full: krein's path before G, kept for comparison). The width step
+// of pcvm_control(optimize_width = TRUE) may replace the kernel between
+// iterations; the new kernel's steps run on step_full, as forming its G
+// would cost as much as the step itself.
 class FullBasis {
  public:
-  FullBasis(const Eigen::Ref<const Eigen::MatrixXd>& K, Eigen::VectorXd y, int threads)
-      : borrowed_(K), y_(std::move(y)), threads_(threads) {
+  FullBasis(const Eigen::Ref<const Eigen::MatrixXd>& K, Eigen::VectorXd y, int threads, bool gram = true)
+      : borrowed_(K), y_(std::move(y)), threads_(threads), gram_(gram) {
     if (K.rows() != K.cols() || K.rows() != y_.size()) throw std::invalid_argument("K must be n x n with one label per row");
   }
   Eigen::Index size() const { return y_.size(); }
@@ -138,11 +214,17 @@ class FullBasis {
     if (K.rows() != size() || K.cols() != size()) throw std::invalid_argument("the new kernel has the wrong size");
     owned_ = std::move(K);
     replaced_ = true;
+    G_.resize(0, 0);  // the old kernel's: free it
   }
   Step step(const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
             const Eigen::VectorXd* latent) const {
-    return replaced_ ? step_full(owned_, y_, active, w, b, latent, threads_)
-                     : step_full(borrowed_, y_, active, w, b, latent, threads_);
+    if (replaced_) return step_full(owned_, y_, active, w, b, latent, threads_);
+    if (!gram_) return step_full(borrowed_, y_, active, w, b, latent, threads_);
+    if (G_.size() == 0) {
+      G_ = gram_lower(borrowed_, threads_);
+      column_sums_ = borrowed_.colwise().sum().transpose();
+    }
+    return step_gram(borrowed_, G_, column_sums_, y_, active, w, b, latent, threads_);
   }
   // f = K[, A] diag(y_A) w + b on the training points, O(n |A|)
   Eigen::VectorXd latent(const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b) const {
@@ -158,6 +240,11 @@ class FullBasis {
   bool replaced_ = false;
   Eigen::VectorXd y_;
   int threads_;
+  bool gram_;
+  // G = K'K (lower triangle) and 1'K of the borrowed kernel, formed in the
+  // first step that needs them
+  mutable Eigen::MatrixXd G_;
+  mutable Eigen::VectorXd column_sums_;
 };
 
 // The basis of Ny-PCVM: the pair's landmark columns C = K_nm[rows, columns],
