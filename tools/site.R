@@ -57,13 +57,14 @@ if (use_installed) {
 # group at the end, so that a topic or vignette added without an edit of
 # _pkgdown.yml is listed instead of failing the build (pkgdown refuses an index
 # that leaves one out). This uses two of pkgdown's internal selector functions;
-# with a pkgdown that lacks them, the index is used as it stands.
-unfiled_groups <- function(pkg) {
+# with a pkgdown that lacks them, the index is used as it stands. Returns the
+# site's configuration with those groups added. (pkgdown's `override` cannot
+# do this: it merges lists by name, and the groups are an unnamed list.)
+add_unfiled_groups <- function(pkg) {
   pkgdown_ns <- asNamespace("pkgdown")
-  if (!all(c("section_topics", "select_vignettes") %in% ls(pkgdown_ns, all.names = TRUE))) return(list())
+  if (!all(c("section_topics", "select_vignettes") %in% ls(pkgdown_ns, all.names = TRUE))) return(pkg)
   section_topics <- get("section_topics", pkgdown_ns)
   select_vignettes <- get("select_vignettes", pkgdown_ns)
-  override <- list()
 
   reference <- pkg$meta$reference
   listed <- unlist(lapply(reference, function(section) {
@@ -77,9 +78,9 @@ unfiled_groups <- function(pkg) {
   if (length(unfiled) > 0) {
     message("Topics in no group of _pkgdown.yml, listed under 'Other topics': ",
             paste(unfiled, collapse = ", "))
-    override$reference <- c(reference, list(list(
+    pkg$meta$reference <- c(reference, list(list(
       title = "Other topics", desc = "Topics not yet filed in a group above.",
-      contents = as.list(unfiled))))
+      contents = unfiled)))
   }
 
   articles <- pkg$meta$articles
@@ -91,11 +92,11 @@ unfiled_groups <- function(pkg) {
     if (length(unfiled) > 0) {
       message("Vignettes in no group of _pkgdown.yml, listed under 'Other articles': ",
               paste(unfiled, collapse = ", "))
-      override$articles <- c(articles, list(list(title = "Other articles", navbar = "Other articles",
-                                                 contents = as.list(unfiled))))
+      pkg$meta$articles <- c(articles, list(list(title = "Other articles", navbar = "Other articles",
+                                                 contents = unfiled)))
     }
   }
-  override
+  pkg
 }
 
 # Empty the output folder, but only one that is empty or holds an earlier site
@@ -107,13 +108,12 @@ if (dir.exists(out_dir) && length(list.files(out_dir, all.files = TRUE, no.. = T
 unlink(out_dir, recursive = TRUE)
 dir.create(out_dir, recursive = TRUE, showWarnings = FALSE)
 out_dir <- normalizePath(out_dir)
-pkg <- pkgdown::as_pkgdown(".", override = list(destination = out_dir))
-override <- c(list(destination = out_dir), unfiled_groups(pkg))
+pkg <- add_unfiled_groups(pkgdown::as_pkgdown(".", override = list(destination = out_dir)))
 
 start <- proc.time()[["elapsed"]]
 # devel = FALSE: examples and articles use library(krein), the installation
 # above, rather than pkgload::load_all() (an unoptimised compile into src/).
-pkgdown::build_site(".", override = override, preview = FALSE, devel = FALSE, new_process = FALSE,
+pkgdown::build_site(pkg, preview = FALSE, devel = FALSE, new_process = FALSE,
                     install = FALSE)
 # pkgdown 2.0.7's Bootstrap 5 templates write an empty logo image,
 # <img src="" class="logo">, on every page but the home page when the package
