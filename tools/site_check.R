@@ -119,7 +119,8 @@ for (i in seq_len(nrow(pages))) {
 
 # Internal links: every href and src of every page that is not a URL with a
 # scheme (http:, mailto:, data: ...) or protocol-relative (//host) must name a
-# file of the site; a #fragment into an HTML page must name an id in it.
+# file of the site; a #fragment into an HTML page must name an id in it; and
+# no page may point into the building machine's file system (file://).
 html_files <- list.files(site_dir, pattern = "\\.html$", recursive = TRUE, full.names = TRUE)
 ids_cache <- new.env()
 page_ids <- function(file) {
@@ -136,6 +137,11 @@ for (file in html_files) {
   text <- paste(readLines(file, warn = FALSE, encoding = "UTF-8"), collapse = "\n")
   attrs <- regmatches(text, gregexpr("\\s(href|src)=\"[^\"]*\"", text))[[1]]
   targets <- unique(sub("^\\s(href|src)=\"([^\"]*)\"$", "\\2", attrs))
+  # a file:// URL names a file of the machine that built the site
+  for (target in targets[startsWith(tolower(targets), "file:")]) {
+    broken <- c(broken, sprintf("%s -> %s (a file of the building machine)",
+                                sub(paste0(site_dir, "/"), "", file, fixed = TRUE), target))
+  }
   targets <- targets[!grepl("^([A-Za-z][A-Za-z0-9+.-]*:|//)", targets) & nzchar(targets)]
   for (target in targets) {
     n_links <- n_links + 1L
