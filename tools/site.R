@@ -115,16 +115,21 @@ start <- proc.time()[["elapsed"]]
 # above, rather than pkgload::load_all() (an unoptimised compile into src/).
 pkgdown::build_site(pkg, preview = FALSE, devel = FALSE, new_process = FALSE,
                     install = FALSE)
-# pkgdown 2.0.7's Bootstrap 5 templates write an empty logo image,
-# <img src="" class="logo">, on every page but the home page when the package
-# has no logo; a browser shows it as a broken image. Remove it.
+# Two repairs of what the templates of this pkgdown wrote:
+# * pkgdown 2.0.7's Bootstrap 5 templates write an empty logo image,
+#   <img src="" class="logo">, on every page but the home page when the
+#   package has no logo; a browser shows it as a broken image. Removed.
+# * Debian's pkgdown loads MathJax from the building machine
+#   (file:///usr/share/javascript/mathjax/MathJax.js), which a visitor of the
+#   site does not have. Pointed back to the CDN copy that upstream pkgdown's
+#   template loads (the same version, which the integrity hash there pins).
+local_mathjax <- "file:///usr/share/javascript/mathjax/MathJax.js"
+cdn_mathjax <- "https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.5/MathJax.js"
 for (page in list.files(out_dir, pattern = "\\.html$", recursive = TRUE, full.names = TRUE)) {
   html <- readLines(page, warn = FALSE, encoding = "UTF-8")
-  empty_logo <- grepl('<img src="" class="logo" alt="">', html, fixed = TRUE)
-  if (any(empty_logo)) {
-    html <- gsub('<img src="" class="logo" alt="">', "", html, fixed = TRUE)
-    writeLines(html, page, useBytes = TRUE)
-  }
+  repaired <- gsub('<img src="" class="logo" alt="">', "", html, fixed = TRUE)
+  repaired <- gsub(local_mathjax, cdn_mathjax, repaired, fixed = TRUE)
+  if (!identical(repaired, html)) writeLines(repaired, page, useBytes = TRUE)
 }
 message(sprintf("Site built in %.0f s (%.0f s in all) into %s", elapsed(start), elapsed(start_all),
                 out_dir))
