@@ -40,13 +40,123 @@ install_missing <- function(packages) {
   invisible(lib)
 }
 
-# Install krein itself from this checkout.
-install_krein <- function() {
+# Install krein itself from this checkout, with its vignettes built, so that
+# vignette(package = "krein") lists them. R CMD INSTALL of a source folder
+# builds no vignettes, and R CMD build followed by an install of the tarball
+# compiles the C++ twice (R CMD build installs the package once to build the
+# vignettes, and the tarball carries no objects). Instead, in a copy of the
+# checkout: install into a temporary library (the one compilation), build the
+# vignettes with that installation, then install the same copy into the user's
+# library, which reuses the compiled objects left in the copy's src/ and
+# installs the vignettes found in its inst/doc.
+# If a vignette fails to build, krein is still installed, without vignettes,
+# and the error names the vignette (vignettes = FALSE skips them on purpose).
+install_krein <- function(vignettes = TRUE) {
   lib <- ensure_writable_library()
-  status <- system2(file.path(R.home("bin"), "R"),
-                    c("CMD", "INSTALL", strip_debug_args(), paste0("--library=", shQuote(lib)), "."))
-  if (status != 0) stop("R CMD INSTALL of krein failed.", call. = FALSE)
+  r_bin <- file.path(R.home("bin"), "R")
+  work <- tempfile("krein-install-")
+  dir.create(work)
+  on.exit(unlink(work, recursive = TRUE), add = TRUE)
+  source_copy <- copy_package_source(".", work)
+  build_lib <- file.path(work, "library")
+  dir.create(build_lib)
+  timed <- function(expr) {
+    start <- proc.time()[["elapsed"]]
+    force(expr)
+    proc.time()[["elapsed"]] - start
+  }
+
+  if (!vignettes) {
+    seconds <- timed(r_install(r_bin, source_copy, lib))
+    message(sprintf("krein installed in %.0f s, without vignettes.", seconds))
+    return(invisible(lib))
+  }
+  seconds <- timed(r_install(r_bin, source_copy, build_lib))
+  message(sprintf("krein compiled and installed (temporary library) in %.0f s.", seconds))
+  vignette_error <- NULL
+  seconds <- timed(vignette_error <- build_vignettes(source_copy, build_lib))
+  message(sprintf("Vignettes built in %.0f s.", seconds))
+  if (!is.null(vignette_error)) unlink(file.path(source_copy, "inst", "doc"), recursive = TRUE)
+  seconds <- timed(r_install(r_bin, source_copy, lib))
+  message(sprintf("krein installed into %s in %.0f s.", lib, seconds))
+  if (!is.null(vignette_error)) {
+    stop("krein is installed, but WITHOUT its vignettes: ", vignette_error, call. = FALSE)
+  }
   invisible(lib)
+}
+
+r_install <- function(r_bin, source_dir, lib) {
+  # krein's C++ files compile independently: let make run one per core, unless
+  # the user chose MAKEFLAGS already
+  if (!nzchar(Sys.getenv("MAKEFLAGS"))) {
+    Sys.setenv(MAKEFLAGS = paste0("-j", max(1L, parallel::detectCores(), na.rm = TRUE)))
+    on.exit(Sys.unsetenv("MAKEFLAGS"), add = TRUE)
+  }
+  status <- system2(r_bin, c("CMD", "INSTALL", strip_debug_args(), paste0("--library=", shQuote(lib)),
+                             shQuote(source_dir)))
+  if (status != 0) stop("R CMD INSTALL of krein failed.", call. = FALSE)
+}
+
+# The package's files as R CMD build would take them (without what
+# .Rbuildignore names), without compiled objects (a checkout used with
+# pkgload::load_all() holds unoptimised ones) and without stale built vignettes.
+copy_package_source <- function(checkout, work) {
+  target <- file.path(work, "krein")
+  dir.create(target)
+  entries <- list.files(checkout, all.files = TRUE, no.. = TRUE)
+  ignore <- if (file.exists(file.path(checkout, ".Rbuildignore"))) {
+    patterns <- readLines(file.path(checkout, ".Rbuildignore"), warn = FALSE)
+    patterns[nzchar(trimws(patterns))]
+  } else character()
+  ignored <- vapply(entries, function(entry) any(vapply(patterns_or_none(ignore), grepl, logical(1),
+                                                         x = entry, perl = TRUE)), logical(1))
+  entries <- entries[!ignored]
+  ok <- file.copy(file.path(checkout, entries), target, recursive = TRUE, copy.date = TRUE)
+  if (!all(ok)) stop("Could not copy ", paste(entries[!ok], collapse = ", "), " to ", target, call. = FALSE)
+  compiled <- list.files(file.path(target, "src"), pattern = "\\.(o|so|dll)$", full.names = TRUE)
+  unlink(c(compiled, file.path(target, "inst", "doc")), recursive = TRUE)
+  target
+}
+
+patterns_or_none <- function(patterns) if (length(patterns)) patterns else "(?!)"
+
+# Build each vignette with the krein installed in `build_lib`, in a separate R
+# process as R CMD build does, timing each, and put the HTML and the tangled R
+# code into inst/doc, where R CMD INSTALL finds them. Returns NULL, or the error
+# message naming the vignette that failed.
+build_vignettes <- function(source_dir, build_lib) {
+  script <- file.path(dirname(source_dir), "build-vignettes.R")
+  writeLines(c(
+    "vignette_dir <- commandArgs(trailingOnly = TRUE)[1]",
+    "setwd(vignette_dir)",
+    # in a function: the vignettes run in the global environment and must not
+    # overwrite the loop's variables
+    "build_each <- function(files) for (vignette_file in files) {",
+    "  start <- proc.time()",
+    "  built <- tryCatch(tools::buildVignette(vignette_file, tangle = TRUE, quiet = TRUE, buildPkg = 'knitr'),",
+    "                    error = function(e) e)",
+    "  if (inherits(built, 'error')) {",
+    "    message('Building vignette ', vignette_file, ' failed: ', conditionMessage(built))",
+    "    quit(status = 1, save = 'no')",
+    "  }",
+    "  used <- proc.time() - start",
+    "  message(sprintf('  %-18s %6.1f s (CPU %.1f s)', vignette_file, used[['elapsed']],",
+    "                  sum(used[c('user.self', 'sys.self', 'user.child', 'sys.child')], na.rm = TRUE)))",
+    "}",
+    "build_each(list.files('.', pattern = '[.][Rr]md$'))"), script)
+  vignette_dir <- file.path(source_dir, "vignettes")
+  message("Building the vignettes:")
+  # the child process must see the temporary installation first, then the
+  # libraries this process uses (knitr, markdown and the suggested packages)
+  libs <- paste(c(build_lib, .libPaths()), collapse = .Platform$path.sep)
+  status <- system2(file.path(R.home("bin"), "Rscript"), c("--vanilla", shQuote(script), shQuote(vignette_dir)),
+                    env = paste0("R_LIBS=", shQuote(libs)))
+  if (status != 0) return("a vignette failed to build (see the messages above).")
+  outputs <- list.files(vignette_dir, pattern = "\\.(html|R)$", full.names = TRUE)
+  doc_dir <- file.path(source_dir, "inst", "doc")
+  dir.create(doc_dir, recursive = TRUE, showWarnings = FALSE)
+  if (!all(file.copy(outputs, doc_dir, overwrite = TRUE))) return("could not copy the built vignettes.")
+  NULL
 }
 
 # R's default flags compile with -g, and the Eigen template instances then

@@ -1,0 +1,168 @@
+# Check the built pkgdown site in a real headless browser (Chromium). Usage,
+# from the checkout's root, after tools/site.R:
+#   Rscript tools/site_check.R [--site DIR] [--shots DIR]
+# --site DIR   the built site (default docs/)
+# --shots DIR  where the screenshots go (default: a new temporary folder)
+#
+# For the home page, the reference index, two reference pages and one article
+# it takes a screenshot and asks the browser, after the page's load event,
+# which images it shows and at what natural size: a page must have a main
+# heading, every image must have loaded with a non-zero size, and the
+# plot() reference page and the article must show figures. Then it reads every HTML
+# file of the site and checks that each relative link or source (href, src)
+# points to a file of the site, and that each #fragment into a site page names
+# an id there. It prints a pass/fail summary and exits non-zero on a failure.
+#
+# Needs Chromium (Debian: apt-get install chromium). The browser gets no
+# network: every host name resolves to nothing, so the pages' CDN assets (icon
+# fonts, MathJax) are simply missing and no request leaves the machine.
+
+args <- commandArgs(trailingOnly = TRUE)
+option_value <- function(flag, default) {
+  at <- match(flag, args)
+  if (is.na(at)) return(default)
+  if (at == length(args)) stop(flag, " needs a value.", call. = FALSE)
+  args[[at + 1]]
+}
+site_dir <- option_value("--site", "docs")
+shots_dir <- option_value("--shots", tempfile("krein-site-shots-"))
+if (!file.exists(file.path(site_dir, "index.html"))) {
+  stop("No built site in ", site_dir, ": run Rscript tools/site.R first.", call. = FALSE)
+}
+site_dir <- normalizePath(site_dir)
+dir.create(shots_dir, recursive = TRUE, showWarnings = FALSE)
+shots_dir <- normalizePath(shots_dir)
+
+browser <- unname(Sys.which(c("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")))
+browser <- browser[nzchar(browser)][1]
+if (is.na(browser)) stop("Chromium was not found (Debian: apt-get install chromium).", call. = FALSE)
+
+results <- data.frame(check = character(), passed = logical(), detail = character())
+record <- function(check, passed, detail = "") {
+  results[nrow(results) + 1, ] <<- list(check, passed, detail)
+  cat(sprintf("%-4s %s%s\n", if (passed) "ok" else "FAIL", check, if (nzchar(detail)) paste0(": ", detail) else ""))
+}
+
+run_browser <- function(url, extra) {
+  # --no-sandbox: Chromium's sandbox refuses to run as root (containers, CI)
+  flags <- c("--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+             "--host-resolver-rules=MAP * ~NOTFOUND", "--virtual-time-budget=10000", extra)
+  suppressWarnings(system2(browser, c(shQuote(flags), shQuote(url)), stdout = TRUE, stderr = FALSE))
+}
+
+# The pages to look at: kqd's reference page (text and examples), the
+# reference page of the models' plot() method and the checkerboard article,
+# which must show figures.
+pages <- data.frame(
+  name = c("home", "reference index", "reference page (kqd)", "reference page (plot.krein_model)",
+           "article (checkerboard)"),
+  path = c("index.html", "reference/index.html", "reference/kqd.html", "reference/plot.krein_model.html",
+           "articles/checkerboard.html"),
+  needs_figures = c(FALSE, FALSE, FALSE, TRUE, TRUE),
+  shot = c("home.png", "reference-index.png", "reference-kqd.png", "reference-plot-krein-model.png",
+           "article-checkerboard.png")
+)
+
+# A copy of each page with a script that, on the load event (which waits for
+# the images), writes the images' state into the page for --dump-dom to show.
+probe <- paste0(
+  "<script>window.addEventListener('load', function () {",
+  "var rows = [];",
+  "for (var i = 0; i < document.images.length; i++) { var im = document.images[i];",
+  "rows.push([im.getAttribute('src'), im.complete, im.naturalWidth, im.naturalHeight].join('\\t')); }",
+  "var h1 = document.querySelector('h1');",
+  "var out = document.createElement('pre'); out.id = 'krein-site-check';",
+  "out.textContent = 'H1\\t' + (h1 ? h1.textContent.trim() : '') + '\\n' + rows.join('\\n');",
+  "document.body.appendChild(out); });</script>")
+
+for (i in seq_len(nrow(pages))) {
+  page <- file.path(site_dir, pages$path[i])
+  if (!file.exists(page)) {
+    record(pages$name[i], FALSE, paste(pages$path[i], "was not built"))
+    next
+  }
+  shot <- file.path(shots_dir, pages$shot[i])
+  start <- proc.time()[["elapsed"]]
+  run_browser(paste0("file://", page), c("--window-size=1280,1600", paste0("--screenshot=", shot)))
+  shot_ok <- file.exists(shot) && file.size(shot) > 10000
+  record(paste(pages$name[i], "screenshot"), shot_ok,
+         if (shot_ok) sprintf("%s (%.0f kB)", shot, file.size(shot) / 1024) else "no screenshot")
+
+  html <- readLines(page, warn = FALSE, encoding = "UTF-8")
+  probed <- file.path(dirname(page), paste0(".krein-probe-", basename(page)))
+  writeLines(sub("</body>", paste0(probe, "</body>"), html, fixed = TRUE), probed, useBytes = TRUE)
+  dom <- run_browser(paste0("file://", probed), "--dump-dom")
+  unlink(probed)
+  dom <- paste(dom, collapse = "\n")
+  report <- regmatches(dom, regexpr("<pre id=\"krein-site-check\">[^<]*</pre>", dom))
+  if (length(report) == 0) {
+    record(paste(pages$name[i], "renders"), FALSE, "the page did not finish loading in the browser")
+    next
+  }
+  lines <- strsplit(sub("^<pre[^>]*>", "", sub("</pre>$", "", report)), "\n", fixed = TRUE)[[1]]
+  heading <- sub("^H1\t", "", lines[1])
+  record(paste(pages$name[i], "renders"), nzchar(heading),
+         sprintf("heading \"%s\" (%.1f s)", heading, proc.time()[["elapsed"]] - start))
+  images <- if (length(lines) > 1) do.call(rbind, strsplit(lines[-1], "\t", fixed = TRUE)) else
+    matrix(character(), 0, 4)
+  loaded <- images[, 2] == "true" & as.numeric(images[, 3]) > 0 & as.numeric(images[, 4]) > 0
+  figures <- grepl("\\.(png|jpe?g|svg|gif)$", images[, 1], ignore.case = TRUE) |
+    startsWith(images[, 1], "data:image")
+  detail <- sprintf("%d images, %d loaded, %d of them figures", nrow(images), sum(loaded), sum(loaded & figures))
+  if (any(!loaded)) {
+    sources <- ifelse(nzchar(images[!loaded, 1]), images[!loaded, 1], "(empty src)")
+    detail <- paste0(detail, "; not loaded: ", paste(sources, collapse = ", "))
+  }
+  record(paste(pages$name[i], "images"), all(loaded) && (!pages$needs_figures[i] || sum(loaded & figures) > 0),
+         detail)
+}
+
+# Internal links: every href and src of every page that is not a URL with a
+# scheme (http:, mailto:, data: ...) or protocol-relative (//host) must name a
+# file of the site; a #fragment into an HTML page must name an id in it; and
+# no page may point into the building machine's file system (file://).
+html_files <- list.files(site_dir, pattern = "\\.html$", recursive = TRUE, full.names = TRUE)
+ids_cache <- new.env()
+page_ids <- function(file) {
+  if (is.null(ids_cache[[file]])) {
+    text <- paste(readLines(file, warn = FALSE, encoding = "UTF-8"), collapse = "\n")
+    found <- regmatches(text, gregexpr("\\s(id|name)=\"[^\"]*\"", text))[[1]]
+    ids_cache[[file]] <- sub("^\\s(id|name)=\"([^\"]*)\"$", "\\2", found)
+  }
+  ids_cache[[file]]
+}
+broken <- character()
+n_links <- 0L
+for (file in html_files) {
+  text <- paste(readLines(file, warn = FALSE, encoding = "UTF-8"), collapse = "\n")
+  attrs <- regmatches(text, gregexpr("\\s(href|src)=\"[^\"]*\"", text))[[1]]
+  targets <- unique(sub("^\\s(href|src)=\"([^\"]*)\"$", "\\2", attrs))
+  # a file:// URL names a file of the machine that built the site
+  for (target in targets[startsWith(tolower(targets), "file:")]) {
+    broken <- c(broken, sprintf("%s -> %s (a file of the building machine)",
+                                sub(paste0(site_dir, "/"), "", file, fixed = TRUE), target))
+  }
+  targets <- targets[!grepl("^([A-Za-z][A-Za-z0-9+.-]*:|//)", targets) & nzchar(targets)]
+  for (target in targets) {
+    n_links <- n_links + 1L
+    target_decoded <- utils::URLdecode(gsub("&amp;", "&", target, fixed = TRUE))
+    path_part <- sub("[?#].*$", "", target_decoded)
+    fragment <- if (grepl("#", target_decoded, fixed = TRUE)) sub("^[^#]*#", "", target_decoded) else ""
+    resolved <- if (nzchar(path_part)) file.path(dirname(file), path_part) else file
+    if (dir.exists(resolved)) resolved <- file.path(resolved, "index.html")
+    where <- sub(paste0(site_dir, "/"), "", file, fixed = TRUE)
+    if (!file.exists(resolved)) {
+      broken <- c(broken, sprintf("%s -> %s (no such file)", where, target))
+    } else if (nzchar(fragment) && grepl("\\.html$", resolved) && !(fragment %in% page_ids(resolved))) {
+      broken <- c(broken, sprintf("%s -> %s (no such anchor)", where, target))
+    }
+  }
+}
+record("internal links", length(broken) == 0,
+       sprintf("%d links in %d pages, %d broken%s", n_links, length(html_files), length(broken),
+               if (length(broken)) paste0(":\n  ", paste(utils::head(broken, 40), collapse = "\n  ")) else ""))
+
+failed <- sum(!results$passed)
+cat(sprintf("\nSite check: %d checks, %d passed, %d failed. Screenshots in %s\n",
+            nrow(results), sum(results$passed), failed, shots_dir))
+quit(status = if (failed > 0) 1L else 0L, save = "no")
