@@ -19,7 +19,8 @@
 #      largest difference of the posteriors between the two krein routes.
 # KREIN_BENCH_KFDA_PARTS=3 runs only part 3 (default: 1,2,3).
 library(krein)
-options(krein.threads = 2)
+# KREIN_BENCH_THREADS sets krein's threads (default 2)
+options(krein.threads = as.integer(Sys.getenv("KREIN_BENCH_THREADS", "2")))
 
 # Adult-like generated data: 14 inputs, two classes of about 24% / 76%
 # separated by a nonlinear boundary with label noise.
@@ -109,7 +110,8 @@ for (N in c(2000, 5000)) {
   tk <- if (N <= 2000 && requireNamespace("kernlab", quietly = TRUE)) {
     system.time(kclass <- route_kernlab(train, test3, sigma))[["elapsed"]]
   } else NA_real_
-  cat(sprintf("%6d %9.2fs %9.2fs %11.2fs %12.1f %14.1f %12.1e %10.4f\n", N, tp, ts, tk, ts / tp, tk / tp,
+  cat(sprintf("%6d %9.2fs %9.2fs %12s %12.1f %14s %12.1e %10.4f\n", N, tp, ts,
+              if (is.na(tk)) "-" else sprintf("%.2fs", tk), ts / tp, if (is.na(tk)) "-" else sprintf("%.1f", tk / tp),
               max(abs(partial$prob - full$prob)),
               mean(levels(test3$y)[max.col(partial$prob)] != test3$y)))
   cat(sprintf("       partial spectrum: %s\n", paste(names(partial$fit$spectrum),
