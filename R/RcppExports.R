@@ -33,6 +33,10 @@ cpp_centred_svd <- function(K, threads) {
     .Call(`_krein_cpp_centred_svd`, K, threads)
 }
 
+cpp_centred_partial_svd <- function(K, k, tolerance, max_dimension, threads) {
+    .Call(`_krein_cpp_centred_partial_svd`, K, k, tolerance, max_dimension, threads)
+}
+
 cpp_triangular_factor <- function(rows) {
     .Call(`_krein_cpp_triangular_factor`, rows)
 }

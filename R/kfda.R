@@ -43,14 +43,22 @@
 #'   per dimension. The share of the variance of the centred kernel data kept
 #'   is reported. (The percentages of the paper's Tables 3-4 are another
 #'   quantity: the cumulative share of the absolute eigenvalues of the
-#'   uncentred \eqn{K}.) The components come from a thin singular value
-#'   decomposition of the centred kernel data (not from the eigenvectors of
-#'   their covariance, which would square the condition number) and are
-#'   kept up to its numerical rank: singular values below \eqn{n \epsilon}
-#'   times the largest are rounding noise. A larger `ncomp` is an error of
-#'   class `krein_rank_error`.
-#'   Costs \eqn{O(n^3)} time and \eqn{O(n^2)} memory; the model keeps all
-#'   training points.
+#'   uncentred \eqn{K}.) The components are the leading singular vectors
+#'   of the centred kernel data (not the eigenvectors of their covariance,
+#'   which would square the condition number), kept up to its numerical
+#'   rank: singular values below \eqn{n \epsilon} times the largest are
+#'   rounding noise. A larger `ncomp` is an error of class
+#'   `krein_rank_error`. Only the components needed are computed, by block
+#'   Lanczos bidiagonalisation (Golub, Luk and Overton 1981) to the accuracy
+#'   of a full singular value decomposition (residuals at the rounding level
+#'   of the data); the share of the variance needs only the total, the trace
+#'   of the covariance. A full SVD is used instead where it is as cheap (at
+#'   most 200 points, or more than a tenth of the points' components) and,
+#'   with a warning of class `krein_numerical_warning`, where the partial one
+#'   does not converge; `spectrum` in the fit says which.
+#'   Costs \eqn{O(n^2 q)} time for \eqn{q} components (\eqn{O(n^3)} for
+#'   the full SVD) and \eqn{O(n^2)} memory; the model keeps all training
+#'   points.
 #' * `reduce = "subset"` (Lee & Mangasarian's reduced set, for large data):
 #'   the kernel data are only the columns of `bases` training points drawn at
 #'   random with R's RNG (`set.seed()` reproduces them): \eqn{K_x = (k(x,
@@ -147,7 +155,8 @@
 #' @param threads Threads for the kernel evaluations and the covariances.
 #' @returns An object of class `c("kfda", "krein_model")`: a list with
 #'   `discriminant`, `reduce`, `ncomp` (the reduced dimension),
-#'   `variance_explained` (for `"pca"`), `bases` (training-row indices, for
+#'   `variance_explained` and `spectrum` (for `"pca"`: how the components
+#'   were computed, `method` `"krylov"` or `"svd"`), `bases` (training-row indices, for
 #'   `"subset"`), `ridge` (the one used, in the units of the kernel data),
 #'   `prior`, `means` (class means of the reduced kernel data, one row per
 #'   class), `scaling` (the Fisher discriminant directions in the reduced
@@ -158,6 +167,11 @@
 #' Huang, S.-Y., Hwang, C.-R. and Lin, M.-H. (2005). Kernel Fisher's
 #' discriminant analysis in Gaussian reproducing kernel Hilbert space.
 #' Manuscript, Institute of Statistical Science, Academia Sinica, Taipei.
+#'
+#' Golub, G. H., Luk, F. T. and Overton, M. L. (1981). A block Lanczos
+#' method for computing the singular values and corresponding singular
+#' vectors of a matrix. ACM Transactions on Mathematical Software 7(2),
+#' 149-169. \doi{10.1145/355945.355946}
 #' @family kernel Fisher discriminant on the kernel data
 #' @examples
 #' set.seed(1)
@@ -288,6 +302,7 @@ kfda_fit <- function(inputs, discriminant = c("linear", "quadratic"), reduce = c
   gaussian$pooled_factor <- NULL  # the Fisher directions hold what prediction needs of it
   fit <- list(discriminant = discriminant, reduce = reduce, ncomp = p,
               variance_explained = reduction$variance_explained, eigenvalues = reduction$eigenvalues,
+              spectrum = reduction$spectrum,
               bases = reduction$bases, ridge = ridge, logdet = logdet, tol = tol, prior = prior,
               means = stats::setNames(as.data.frame(gaussian$means * rep(reduction$scale, each = classes)),
                                       paste0("Z", seq_len(p))),
@@ -386,48 +401,120 @@ kfda_expansion <- function(fit, levels) {
 kfda_pca <- function(inputs, ncomp, discriminant, counts, threads) {
   K <- training_kernel(inputs, threads)
   n <- nrow(K)
-  # the components from a thin SVD of the centred kernel data Z = U D V'
-  # (rotation V, variances D^2 / (n - 1)), not from the eigenvectors of Z'Z,
-  # which squares the condition number (see centred_svd in
-  # inst/include/krein/kfda.hpp)
-  one <- cpp_centred_svd(K, threads)
-  d <- one$d
+  if (!is.null(ncomp) && (!is.numeric(ncomp) || length(ncomp) != 1L || is.na(ncomp) || ncomp <= 0)) {
+    krein_abort(sprintf("`ncomp` must be a whole number of components or a share of variance in (0, 1), not %s.",
+                        describe_value(ncomp)))
+  }
+  if (!is.null(ncomp) && ncomp >= 1) {
+    ncomp <- check_number(ncomp, "ncomp", lower = 1, allow_lower = TRUE, integer = TRUE)
+  }
+  # NULL: the fewest components reaching 99%, at most the cap
+  cap <- if (discriminant == "linear") floor(n / 5) else floor(min(counts) / 4)
+  target <- if (is.null(ncomp)) 0.99 else if (ncomp < 1) ncomp
+  method <- kfda_pca_method()
+  spectrum <- if (method != "svd") kfda_partial_spectrum(K, ncomp, target, cap, threads, force = method == "krylov")
+  if (is.null(spectrum)) spectrum <- kfda_full_spectrum(K, threads)
+  d <- spectrum$d
   values <- d^2 / (n - 1)
   # Numerical rank on the singular values, by the usual rule (LAPACK's, and
   # Matlab's rank(): max(size) * eps * norm): a backward stable SVD returns
   # each singular value with an error up to a modest multiple of
   # eps * D_max, so smaller ones cannot be told from zero; ncol(K) = n here.
   # On the eigenvalues of Z'Z the same rule would keep only D > sqrt(n eps) D_max.
+  # A partial spectrum has the rank only up to its length: enough, since it
+  # holds every component asked for, or reaches the rank.
   rank <- sum(d > d[1] * max(n, ncol(K)) * .Machine$double.eps)
   if (rank == 0L) krein_abort("The kernel data have no variance: every training point has the same kernel row.")
-  total <- sum(values[values > 0])
+  # the total variance is the squared Frobenius norm of the centred data: the
+  # sum of all squared singular values, without computing them
+  total <- spectrum$total / (n - 1)
   share <- cumsum(values[seq_len(rank)]) / total
   if (is.null(ncomp)) {
-    cap <- if (discriminant == "linear") floor(n / 5) else floor(min(counts) / 4)
-    ncomp <- max(1L, min(which(share >= 0.99)[1], cap, rank))
-  } else {
-    if (!is.numeric(ncomp) || length(ncomp) != 1L || is.na(ncomp) || ncomp <= 0) {
-      krein_abort(sprintf("`ncomp` must be a whole number of components or a share of variance in (0, 1), not %s.",
-                          describe_value(ncomp)))
-    }
-    if (ncomp < 1) {
-      ncomp <- which(share >= ncomp - 1e-12)[1]
-      if (is.na(ncomp)) ncomp <- rank
-    } else {
-      ncomp <- check_number(ncomp, "ncomp", lower = 1, allow_lower = TRUE, integer = TRUE)
-      if (ncomp > rank) {
-        krein_abort(sprintf("`ncomp` (%d) is larger than the rank of the kernel data (%d): there are only %d principal components with variance.",
-                            ncomp, rank, rank), class = "krein_rank_error")
-      }
-    }
+    ncomp <- max(1L, min(which(share >= 0.99)[1], cap, rank, na.rm = TRUE))
+  } else if (ncomp < 1) {
+    ncomp <- which(share >= ncomp - 1e-12)[1]
+    if (is.na(ncomp)) ncomp <- rank
+  } else if (ncomp > rank) {
+    krein_abort(sprintf("`ncomp` (%d) is larger than the rank of the kernel data (%d): there are only %d principal components with variance.",
+                        ncomp, rank, rank), class = "krein_rank_error")
   }
   keep <- seq_len(ncomp)
-  rotation <- one$v[, keep, drop = FALSE]
+  rotation <- spectrum$v[, keep, drop = FALSE]
   scale <- sqrt(values[keep])
-  list(Z = cpp_kfda_project(K, one$means, rotation, scale), center = one$means,
+  list(Z = cpp_kfda_project(K, spectrum$means, rotation, scale), center = spectrum$means,
        rotation = rotation, scale = scale, variance_explained = share[ncomp],
-       eigenvalues = values[seq_len(rank)], points = inputs$x, bases = NULL)
+       eigenvalues = values[seq_len(rank)], spectrum = spectrum$info, points = inputs$x, bases = NULL)
 }
+
+# How the principal components are computed: "auto" (the partial spectrum
+# where it pays, else the full SVD), "krylov" (the partial spectrum whenever
+# it fits) or "svd" (the full SVD, the route of krein <= 0.1.0). An internal
+# option for benchmarks and equality tests.
+kfda_pca_method <- function() {
+  method <- getOption("krein.kfda_pca", "auto")
+  if (!is.character(method) || length(method) != 1L || !method %in% c("auto", "krylov", "svd")) {
+    krein_abort(sprintf("`options(krein.kfda_pca)` must be \"auto\", \"krylov\" or \"svd\", not %s.",
+                        describe_value(method)))
+  }
+  method
+}
+
+# All singular values and right vectors of the centred kernel data, from a
+# thin SVD of Z = K - 1 m' = U D V' (rotation V, variances D^2 / (n - 1)),
+# not from the eigenvectors of Z'Z, which squares the condition number (see
+# centred_svd in inst/include/krein/kfda.hpp). O(n^3).
+kfda_full_spectrum <- function(K, threads) {
+  one <- with_core_errors("kfda()", cpp_centred_svd(K, threads))
+  list(means = one$means, d = one$d, v = one$v, total = sum(one$d^2),
+       info = list(method = "svd", components = length(one$d)))
+}
+
+# The leading singular triplets of the centred kernel data only, by block
+# Golub-Kahan-Lanczos bidiagonalisation (centred_partial_svd in
+# inst/include/krein/kfda.hpp): as many components as asked for, or, for a
+# share of the variance (`target`), doubling the number until their share
+# reaches it, the rank is reached or the cap (`cap`, for the default ncomp)
+# is. NULL where a full SVD is the better route: more than a tenth of the
+# points' components, or at most 200 points (a full SVD then takes
+# milliseconds), unless `force`d (then up to a quarter of the points).
+# Non-convergence within n / 2 basis vectors falls back to the full SVD with a
+# warning (the fit records it in `spectrum`).
+kfda_partial_spectrum <- function(K, ncomp, target, cap, threads, force = FALSE) {
+  n <- nrow(K)
+  limit <- floor(n / if (force) 4 else 10)
+  if (!force && n <= 200) return(NULL)
+  # a count of components is computed as asked; a share starts from 16
+  wanted <- if (is.null(target)) ncomp else max(1L, min(16L, if (is.null(ncomp)) cap else limit))
+  repeat {
+    if (wanted > limit) return(NULL)
+    one <- with_core_errors("kfda()", cpp_centred_partial_svd(K, wanted, kfda_krylov_tolerance(n),
+                                                                floor(n / 2), threads))
+    if (!one$converged) {
+      krein_warn(sprintf("The partial SVD of the kernel data (block Lanczos) did not reach its tolerance for %d components within %d basis vectors (largest relative residual %s); the principal components come from a full SVD instead.",
+                         wanted, as.integer(one$dimension), format(max(one$residuals), digits = 3)),
+                 class = "krein_numerical_warning")
+      full <- kfda_full_spectrum(K, threads)
+      full$info$fallback <- TRUE
+      return(full)
+    }
+    info <- list(method = "krylov", components = wanted, dimension = as.integer(one$dimension),
+                 max_residual = max(one$residuals))
+    spectrum <- list(means = one$means, d = one$d, v = one$v, total = one$total, info = info)
+    if (is.null(target)) return(spectrum)
+    d <- one$d
+    above <- d > d[1] * n * .Machine$double.eps
+    share <- cumsum(d^2) / one$total
+    if (any(share[above] >= target - 1e-12) || !all(above) || (is.null(ncomp) && wanted >= cap)) {
+      return(spectrum)
+    }
+    wanted <- if (is.null(ncomp)) min(2L * wanted, cap) else 2L * wanted
+  }
+}
+
+# Residual tolerance of the partial SVD relative to the largest singular
+# value: a few times the rounding error of one product with the centred data
+# (about sqrt(n) eps of its norm), the backward error of a full SVD.
+kfda_krylov_tolerance <- function(n) 8 * sqrt(n) * .Machine$double.eps
 
 kfda_subset <- function(inputs, bases, discriminant, counts, threads) {
   if (inherits(inputs, "krein_chunked_inputs")) return(kfda_subset_chunks(inputs, bases, discriminant, counts, threads))

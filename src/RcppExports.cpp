@@ -125,6 +125,21 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_centred_partial_svd
+Rcpp::List cpp_centred_partial_svd(const Eigen::Map<Eigen::MatrixXd> K, int k, double tolerance, int max_dimension, int threads);
+RcppExport SEXP _krein_cpp_centred_partial_svd(SEXP KSEXP, SEXP kSEXP, SEXP toleranceSEXP, SEXP max_dimensionSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type K(KSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< double >::type tolerance(toleranceSEXP);
+    Rcpp::traits::input_parameter< int >::type max_dimension(max_dimensionSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_centred_partial_svd(K, k, tolerance, max_dimension, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_triangular_factor
 Eigen::MatrixXd cpp_triangular_factor(const Eigen::Map<Eigen::MatrixXd> rows);
 RcppExport SEXP _krein_cpp_triangular_factor(SEXP rowsSEXP) {
@@ -347,6 +362,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_kernel_diagonal", (DL_FUNC) &_krein_cpp_kernel_diagonal, 4},
     {"_krein_cpp_kfda_class_factors", (DL_FUNC) &_krein_cpp_kfda_class_factors, 4},
     {"_krein_cpp_centred_svd", (DL_FUNC) &_krein_cpp_centred_svd, 2},
+    {"_krein_cpp_centred_partial_svd", (DL_FUNC) &_krein_cpp_centred_partial_svd, 5},
     {"_krein_cpp_triangular_factor", (DL_FUNC) &_krein_cpp_triangular_factor, 1},
     {"_krein_cpp_kfda_project", (DL_FUNC) &_krein_cpp_kfda_project, 4},
     {"_krein_cpp_column_moments", (DL_FUNC) &_krein_cpp_column_moments, 2},

@@ -366,3 +366,164 @@ test_that("kfda probabilities stay finite and sum to 1 for points far from the d
   expect_true(all(is.finite(p)))
   expect_equal(rowSums(p), rep(1, 5), ignore_attr = TRUE)
 })
+
+# --- the partial spectrum (issue 19): only the leading components, by block
+# Golub-Kahan-Lanczos bidiagonalisation, against the full SVD of krein 0.1.0
+# (options(krein.kfda_pca = "svd")) on paper 003's Example 3 (Huang, Hwang and
+# Lin 2005: four sine populations of 100 points, Tables 3-4).
+
+# Compare two pca fits: the components up to sign, each to the accuracy a
+# backward stable SVD itself has (eps * d_1 / gap, Wedin's theorem: two full
+# SVDs differ by that much), the singular values to eps * d_1, and the
+# predictions to `tolerance`.
+expect_same_pca_fit <- function(partial, full, new, tolerance = 1e-8) {
+  expect_identical(partial$spectrum$method, "krylov")
+  expect_identical(full$spectrum$method, "svd")
+  expect_identical(partial$ncomp, full$ncomp)
+  q <- full$ncomp
+  d <- sqrt(full$eigenvalues)
+  gaps <- pmin(-diff(c(Inf, d))[seq_len(q)], -diff(d)[seq_len(q)])
+  bound <- pmax(1e-10, 100 * .Machine$double.eps * d[1] / gaps)
+  difference <- pmin(sqrt(colSums((partial$projection$rotation - full$projection$rotation)^2)),
+                     sqrt(colSums((partial$projection$rotation + full$projection$rotation)^2)))
+  expect_true(all(difference <= bound))
+  expect_lt(max(abs(partial$projection$scale - full$projection$scale)) / d[1], 1e-13)
+  expect_equal(partial$projection$center, full$projection$center, tolerance = 1e-14)
+  expect_equal(partial$variance_explained, full$variance_explained, tolerance = 1e-12)
+  expect_equal(predict(partial, new, type = "prob"), predict(full, new, type = "prob"), tolerance = tolerance)
+  expect_equal(predict(partial, new, type = "decision"), predict(full, new, type = "decision"),
+               tolerance = tolerance)
+  expect_equal(predict(partial, type = "prob"), predict(full, type = "prob"), tolerance = tolerance)
+  # the Fisher coordinates (scores) up to the sign of each direction
+  expect_equal(abs(predict(partial, new, type = "projection")), abs(predict(full, new, type = "projection")),
+               tolerance = tolerance)
+}
+
+with_pca_method <- function(method, expr) {
+  old <- options(krein.kfda_pca = method)
+  on.exit(options(old))
+  expr
+}
+
+fit_both_ways <- function(...) {
+  full <- with_pca_method("svd", kfda(...))
+  # "krylov": the partial spectrum up to a quarter of the points' components
+  # (the default route takes it up to a tenth)
+  partial <- with_pca_method("krylov", kfda(...))
+  list(partial = partial, full = full)
+}
+
+# How far the posteriors of a KFLDA fit are from those of an independent
+# full SVD (LAPACK's dgesdd through stats::prcomp) of the same kernel data,
+# followed by MASS::lda on the whitened scores: the accuracy that the
+# problem's conditioning allows any SVD.
+svd_to_svd_discrepancy <- function(fit, train, test, kernel) {
+  X <- as.matrix(train[c("x1", "x2")])
+  K <- kernel_matrix(X, kernel = kernel)
+  Kx <- kernel_matrix(as.matrix(test[c("x1", "x2")]), X, kernel = kernel)
+  pc <- stats::prcomp(K)
+  W <- pc$rotation[, seq_len(fit$ncomp)] %*% diag(1 / pc$sdev[seq_len(fit$ncomp)], fit$ncomp)
+  oracle <- MASS::lda(sweep(K, 2, pc$center) %*% W, train$y, tol = 1e-30)
+  max(abs(predict(oracle, sweep(Kx, 2, pc$center) %*% W)$posterior - unname(predict(fit, test, type = "prob"))))
+}
+
+test_that("the partial spectrum equals the full SVD on Example 3 with the Gaussian kernel (Table 3)", {
+  set.seed(3)
+  train <- sine_populations(100)
+  test <- sine_populations(50)
+  # (sigma^2, components, rule) cells of Table 3; gamma = 1 / (2 sigma^2).
+  # sigma^2 = 5 with 100 components is the cell whose small components
+  # (singular values down to 3e-11 of the largest) the scatter route lost.
+  # There two full SVDs, Eigen's BDCSVD and LAPACK's dgesdd, give posteriors
+  # about 1e-6 apart: the partial spectrum is held to 10 times their
+  # distance, elsewhere to 1e-8.
+  cells <- list(list(0.25, 35, "linear"), list(5, 100, "linear"), list(5, 10, "quadratic"),
+                list(10, 15, "quadratic"))
+  for (cell in cells) {
+    kernel <- kernel_rbf(1 / (2 * cell[[1]]))
+    both <- fit_both_ways(y ~ ., data = train, kernel = kernel, ncomp = cell[[2]], discriminant = cell[[3]],
+                          scale = FALSE)
+    tolerance <- 1e-8
+    if (cell[[3]] == "linear") {
+      reference <- svd_to_svd_discrepancy(both$full, train, test, kernel)
+      expect_lt(reference, 1e-5)
+      tolerance <- max(tolerance, 10 * reference)
+    }
+    expect_same_pca_fit(both$partial, both$full, test, tolerance)
+  }
+})
+
+test_that("the partial spectrum equals the full SVD with the indefinite Epanechnikov kernel (Table 4)", {
+  set.seed(4)
+  train <- sine_populations(100)
+  test <- sine_populations(50)
+  kernel <- kernel_epanechnikov(2)
+  K <- kernel_matrix(as.matrix(train[c("x1", "x2")]), kernel = kernel)
+  expect_lt(min(eigen(K, symmetric = TRUE, only.values = TRUE)$values), -1e-3)  # indefinite
+  for (cell in list(list(25, "linear"), list(15, "quadratic"))) {
+    both <- fit_both_ways(y ~ ., data = train, kernel = kernel, ncomp = cell[[1]], discriminant = cell[[2]],
+                          scale = FALSE)
+    expect_same_pca_fit(both$partial, both$full, test)
+  }
+})
+
+test_that("ncomp as a share of the variance and the default take the same components from the partial spectrum", {
+  set.seed(5)
+  train <- sine_populations(100)
+  test <- sine_populations(30)
+  kernel <- kernel_rbf(0.1)
+  for (cell in list(list(0.9, "linear"), list(0.99, "quadratic"), list(NULL, "linear"), list(NULL, "quadratic"))) {
+    both <- fit_both_ways(y ~ ., data = train, kernel = kernel, ncomp = cell[[1]], discriminant = cell[[2]],
+                          scale = FALSE)
+    expect_same_pca_fit(both$partial, both$full, test)
+  }
+  # the share of the variance against the trace of the covariance of the
+  # kernel data, by the default route
+  K <- kernel_matrix(as.matrix(train[c("x1", "x2")]), kernel = kernel)
+  fit <- kfda(y ~ ., data = train, kernel = kernel, ncomp = 0.95, scale = FALSE)
+  expect_identical(fit$spectrum$method, "krylov")
+  expect_equal(fit$variance_explained, sum(fit$projection$scale^2) / sum(diag(stats::cov(K))), tolerance = 1e-10)
+  expect_gte(fit$variance_explained, 0.95)
+  expect_lt(sum(fit$projection$scale[-fit$ncomp]^2) / sum(diag(stats::cov(K))), 0.95)
+})
+
+test_that("the partial spectrum reports a rank below ncomp as the full SVD does", {
+  # a kernel of rank 3 (linear kernel of 3 inputs) at more than 200 points
+  set.seed(6)
+  x <- matrix(rnorm(900), 300, 3)
+  y <- factor(rep(c("a", "b"), 150))
+  expect_error(kfda(x, y, kernel = kernel_linear(), ncomp = 10), class = "krein_rank_error")
+  fit <- kfda(x, y, kernel = kernel_linear(), ncomp = 0.999999)
+  expect_identical(fit$spectrum$method, "krylov")
+  expect_equal(fit$ncomp, 3L)
+})
+
+test_that("a partial spectrum that does not converge falls back to the full SVD with a warning", {
+  set.seed(7)
+  train <- sine_populations(100)
+  # the core reports non-convergence when its Krylov basis is too small
+  K <- kernel_matrix(as.matrix(train[c("x1", "x2")]), kernel = kernel_rbf(0.1))
+  small <- cpp_centred_partial_svd(K, 30, 1e-14, 40, 1L)
+  expect_false(small$converged)
+  expect_gt(max(small$residuals), 1e-14)
+  # kfda() warns, records it and uses the full SVD where the partial one does
+  # not converge within n / 2 basis vectors: kernel data with a flat spectrum
+  # (far-apart points in 50 dimensions: K is nearly the identity)
+  set.seed(8)
+  x <- matrix(rnorm(300 * 50), 300, 50)
+  y <- factor(rep(c("a", "b"), 150))
+  new <- matrix(rnorm(10 * 50), 10, 50)
+  kernel <- kernel_rbf(0.05)
+  expect_warning(fit <- with_pca_method("krylov", kfda(x, y, kernel = kernel, ncomp = 75, scale = FALSE)),
+                 class = "krein_numerical_warning")
+  expect_identical(fit$spectrum$method, "svd")
+  expect_true(fit$spectrum$fallback)
+  full <- with_pca_method("svd", kfda(x, y, kernel = kernel, ncomp = 75, scale = FALSE))
+  expect_equal(predict(fit, new, type = "prob"), predict(full, new, type = "prob"), tolerance = 1e-12)
+})
+
+test_that("the internal option krein.kfda_pca is checked", {
+  d <- three_class_data()
+  expect_error(with_pca_method("lanczos", kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 3)),
+               class = "krein_error")
+})

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <utility>
 #include <stdexcept>
 #include <vector>
@@ -65,6 +66,157 @@ inline CentredSvd centred_svd(const Eigen::Ref<const Eigen::MatrixXd>& K, int th
   if (!svd.singularValues().allFinite()) throw std::runtime_error("centred_svd: the SVD did not converge");
   out.singular = svd.singularValues();
   out.vectors = svd.matrixV();
+  return out;
+}
+
+// The leading `k` principal components alone, by block Golub-Kahan-Lanczos
+// bidiagonalisation of the centred data Z = K - 1 m' with full
+// reorthogonalisation (Golub, Luk and Overton 1981, "A block Lanczos method
+// for computing the singular values and corresponding singular vectors of a
+// matrix", ACM TOMS 7(2), 149-169, doi:10.1145/355945.355946). Only products
+// Z V and Z'U with blocks of b vectors are needed: O(n p b) per block instead
+// of the O(n p min(n, p)) of a full SVD, and kernel data have fast-decaying
+// spectra, so a few blocks give the leading components.
+//
+// Accuracy is the full SVD's: Z itself is applied (never Z'Z, which would
+// square the condition number, as the scatter's eigenvectors did), and a
+// Ritz triplet (d, u, v) is accepted when its residual ||Z'u - d v|| is below
+// `tolerance` * d_1, a backward error of the order of a backward stable SVD's
+// (Z v = d u holds by construction). Its singular value is then within that
+// of one of Z's, and its vector within residual / gap of the SVD's -- the
+// same sensitivity to gaps as the SVD's own vectors. Ritz values below the
+// noise level have residuals below it too, so a rank-deficient Z converges.
+//
+// The start block is fixed (a deterministic pseudo-random sequence, the same
+// on every call and platform): results do not depend on it beyond the
+// tolerance, and R's random number stream is left alone.
+struct PartialSvd {
+  Eigen::VectorXd means;      // column means m of K
+  Eigen::VectorXd singular;   // the leading k singular values, descending
+  Eigen::MatrixXd vectors;    // their right singular vectors, p x k
+  Eigen::VectorXd residuals;  // ||Z'u - d v|| / d_1 of each
+  double total = 0.0;         // ||Z||_F^2, the sum of all squared singular values
+  bool converged = false;
+  Eigen::Index dimension = 0;  // size of the Krylov basis used
+};
+
+namespace detail {
+
+// Uniform numbers in (-1, 1) from splitmix64 with a fixed seed: portable and
+// reproducible, unlike std::*_distribution.
+inline Eigen::MatrixXd fixed_start_block(Eigen::Index rows, Eigen::Index cols) {
+  Eigen::MatrixXd out(rows, cols);
+  std::uint64_t state = 0x9E3779B97F4A7C15ULL;
+  for (Eigen::Index j = 0; j < cols; ++j) {
+    for (Eigen::Index i = 0; i < rows; ++i) {
+      state += 0x9E3779B97F4A7C15ULL;
+      std::uint64_t z = state;
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+      z ^= z >> 31;
+      out(i, j) = static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
+    }
+  }
+  return out;
+}
+
+// Orthonormalise the block W against the first `used` columns of `basis`
+// (classical Gram-Schmidt twice, which keeps orthogonality to working
+// precision), then within itself by Householder QR, and once more against the
+// basis: a block that was nearly inside the basis comes out of the QR with
+// directions of rounding noise, which the last pass makes orthogonal again.
+// On return W = basis[, used] * coefficients + Q R with Q written into
+// basis[, used : used + b].
+inline void orthonormalise_block(Eigen::MatrixXd& basis, Eigen::Index used, Eigen::MatrixXd& W,
+                                 Eigen::MatrixXd& coefficients, Eigen::MatrixXd& R) {
+  const Eigen::Index n = W.rows(), b = W.cols();
+  coefficients = Eigen::MatrixXd::Zero(used, b);
+  if (used > 0) {
+    const auto previous = basis.leftCols(used);
+    for (int pass = 0; pass < 2; ++pass) {
+      const Eigen::MatrixXd c = previous.transpose() * W;
+      W.noalias() -= previous * c;
+      coefficients += c;
+    }
+  }
+  Eigen::HouseholderQR<Eigen::MatrixXd> qr(W);
+  R = qr.matrixQR().topRows(b).triangularView<Eigen::Upper>();
+  Eigen::MatrixXd Q = qr.householderQ() * Eigen::MatrixXd::Identity(n, b);
+  if (used > 0) {
+    const auto previous = basis.leftCols(used);
+    const Eigen::MatrixXd c = previous.transpose() * Q;
+    Q.noalias() -= previous * c;
+    Eigen::HouseholderQR<Eigen::MatrixXd> again(Q);
+    const Eigen::MatrixXd R2 = again.matrixQR().topRows(b).triangularView<Eigen::Upper>();
+    Q = again.householderQ() * Eigen::MatrixXd::Identity(n, b);
+    // W = previous (coefficients + c R) + Q2 (R2 R)
+    coefficients.noalias() += c * R;
+    R = (R2 * R).eval();
+  }
+  basis.middleCols(used, b) = Q;
+}
+
+}  // namespace detail
+
+inline PartialSvd centred_partial_svd(const Eigen::Ref<const Eigen::MatrixXd>& K, Eigen::Index k,
+                                      double tolerance, Eigen::Index max_dimension, int threads) {
+  const Eigen::Index n = K.rows(), p = K.cols();
+  if (k < 1 || k > std::min(n, p)) throw std::invalid_argument("centred_partial_svd: k must be in 1..min(n, p)");
+  PartialSvd out;
+  out.means = K.colwise().mean().transpose();
+  // the centred data formed explicitly, as for the full SVD: implicit centring
+  // (K v - 1 m'v) would lose the digits of a large common offset of K
+  const Eigen::MatrixXd Z = K.rowwise() - out.means.transpose();
+  out.total = Z.squaredNorm();
+  // block size: a third of the wanted components, 10 to 24. Convergence
+  // grows with the number of blocks (the degree of the Krylov polynomials),
+  // the cost with the basis size; blocks of 10 or more hold clusters of
+  // singular values and keep the products with Z matrix-matrix products.
+  const Eigen::Index b = std::min(std::min(n, p) / 4 + 1, std::min<Eigen::Index>(24, std::max<Eigen::Index>(10, (k + 2) / 3)));
+  max_dimension = std::min(max_dimension, std::min(n, p));
+  const Eigen::Index capacity = std::max(b, (max_dimension / b) * b);
+  if (capacity < k || capacity + b > std::min(n, p)) {
+    throw std::invalid_argument("centred_partial_svd: max_dimension must leave room for k components and one more block");
+  }
+  Eigen::MatrixXd U(n, capacity), V(p, capacity + b);
+  Eigen::MatrixXd B = Eigen::MatrixXd::Zero(capacity, capacity);  // U'ZV, block upper bidiagonal
+  // Eigen's threads only for the products with Z, where the time is: every
+  // parallel region is a synchronisation, and the basis algebra is small.
+  const parallel::EigenThreads one_thread(1);
+  {
+    Eigen::MatrixXd start = detail::fixed_start_block(p, b), none, R;
+    detail::orthonormalise_block(V, 0, start, none, R);
+  }
+  Eigen::MatrixXd W, X, coefficients, R, S;
+  for (Eigen::Index used = 0; used + b <= capacity; used += b) {
+    const Eigen::Index m = used + b;
+    {
+      const parallel::EigenThreads eigen_threads(threads);
+      W.noalias() = Z * V.middleCols(used, b);
+    }
+    detail::orthonormalise_block(U, used, W, coefficients, R);
+    B.block(0, used, used, b) = coefficients;
+    B.block(used, used, b, b) = R;
+    {
+      const parallel::EigenThreads eigen_threads(threads);
+      X.noalias() = Z.transpose() * U.middleCols(used, b);
+    }
+    detail::orthonormalise_block(V, m, X, coefficients, S);
+    out.dimension = m;
+    if (m < k) continue;
+    // Ritz triplets of the projection B = P D Q': u = U P, v = V Q, and
+    // Z'U = V B' + V_next S E' gives ||Z'u_i - d_i v_i|| = ||S p_i,last||
+    Eigen::BDCSVD<Eigen::MatrixXd> small(B.topLeftCorner(m, m), Eigen::ComputeFullU | Eigen::ComputeFullV);
+    const Eigen::VectorXd d = small.singularValues();
+    if (!d.allFinite()) throw std::runtime_error("centred_partial_svd: the projected SVD did not converge");
+    const double scale = d[0] > 0 ? d[0] : 1.0;
+    const Eigen::MatrixXd last = S * small.matrixU().bottomLeftCorner(b, k);
+    out.residuals = last.colwise().norm().transpose() / scale;
+    out.singular = d.head(k);
+    out.vectors.noalias() = V.leftCols(m) * small.matrixV().leftCols(k);
+    out.converged = out.residuals.maxCoeff() <= tolerance;
+    if (out.converged || m + b > capacity) break;
+  }
   return out;
 }
 
