@@ -268,7 +268,7 @@ test_that("print, summary and plot work and return their input invisibly", {
   set.seed(1)
   fit3 <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "subset", bases = 10)
   expect_invisible(plot(fit3))
-  expect_output(print(fit3), "10 random bases")
+  expect_output(print(fit3), "10 bases")
   # more than two inputs: the Fisher coordinates, of the training points or of `data`
   fit4 <- kfda(Species ~ ., data = iris, kernel = kernel_rbf(0.5), ncomp = 4)
   expect_invisible(plot(fit4))
