@@ -169,3 +169,11 @@ strip_debug_args <- function() {
   Sys.setenv(R_STRIP_SHARED_LIB = "strip -S")
   "--strip"
 }
+
+# The value after `flag` among a script's command-line arguments, or `default`
+option_value <- function(flag, default, args = commandArgs(trailingOnly = TRUE)) {
+  at <- match(flag, args)
+  if (is.na(at)) return(default)
+  if (at == length(args)) stop(flag, " needs a value.", call. = FALSE)
+  args[[at + 1]]
+}

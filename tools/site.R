@@ -12,12 +12,6 @@
 source(file.path("tools", "setup.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
-option_value <- function(flag, default) {
-  at <- match(flag, args)
-  if (is.na(at)) return(default)
-  if (at == length(args)) stop(flag, " needs a value.", call. = FALSE)
-  args[[at + 1]]
-}
 out_dir <- option_value("--out", "docs")
 use_installed <- "--installed" %in% args
 

@@ -17,13 +17,7 @@
 # network: every host name resolves to nothing, so the pages' CDN assets (icon
 # fonts, MathJax) are simply missing and no request leaves the machine.
 
-args <- commandArgs(trailingOnly = TRUE)
-option_value <- function(flag, default) {
-  at <- match(flag, args)
-  if (is.na(at)) return(default)
-  if (at == length(args)) stop(flag, " needs a value.", call. = FALSE)
-  args[[at + 1]]
-}
+source(file.path("tools", "setup.R"))  # option_value()
 site_dir <- option_value("--site", "docs")
 shots_dir <- option_value("--shots", tempfile("krein-site-shots-"))
 if (!file.exists(file.path(site_dir, "index.html"))) {
