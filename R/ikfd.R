@@ -388,7 +388,10 @@ ikfd_decisions <- function(scores, classes) {
 # get their priors; classes with distinct scores are told apart with
 # certainty.
 calibrate_scores <- function(scores, y, threads = 1L) {
-  plain <- gaussian_classes(scores, y, pooled = TRUE, denominator = "unbiased", threads = threads)
+  # the class moments once, for both Gaussian fits below (a pass over 1e7
+  # scores for a fit over chunks)
+  moments <- cpp_kfda_class_factors(scores, as.integer(y), nlevels(y), threads)
+  plain <- gaussian_classes(scores, y, pooled = TRUE, denominator = "unbiased", threads = threads, moments = moments)
   R <- plain$pooled_factor
   # root mean squares, scaled so that no square overflows or underflows
   spread <- root_mean_square(R) * sqrt(length(R) / ncol(scores))   # sqrt(tr(R'R) / d)
@@ -405,7 +408,7 @@ calibrate_scores <- function(scores, y, threads = 1L) {
       format(spread, digits = 3), format(sqrt(ridge), digits = 3)))
   }
   model <- gaussian_classes(scores, y, pooled = TRUE, denominator = "unbiased", ridge = ridge,
-                            threads = threads)
+                            threads = threads, moments = moments)
   model$floored <- floored
   model
 }

@@ -295,7 +295,15 @@ as_class_factor <- function(y, min_classes = 2L) {
     if (is.numeric(y) && any(abs(y - round(y)) > 0)) {
       krein_abort("`y` must hold class labels; it has non-integer numbers. krein classifies, it does not regress.")
     }
-    y <- factor(y)
+    y <- if (is.integer(y) || is.logical(y) || (is.double(y) && all(abs(y) < 1e15, na.rm = TRUE))) {
+      # factor() would turn every label into a string first (a second for
+      # the 1e7 labels of a fit over chunks); for these labels the codes
+      # against the sorted distinct values are the same factor
+      values <- sort(unique(y))
+      structure(match(y, values), levels = as.character(values), names = names(y), class = "factor")
+    } else {
+      factor(y)
+    }
   } else {
     krein_abort(sprintf("`y` must be a factor, character, logical or integer vector of class labels, not %s.",
                         describe_value(y)))

@@ -322,3 +322,13 @@ test_that("strings and lists are an input type of their own: the kernel of the o
   expect_error(toy_model(words, df$y), class = "krein_error", regexp = "numeric coordinates")
   expect_error(toy_model(words, df$y, kernel = NA), class = "krein_error", regexp = "input features")
 })
+
+test_that("class labels given as numbers or logicals become the factor factor() makes", {
+  # as_class_factor() codes integer, whole-number and logical labels against
+  # their sorted distinct values instead of calling factor(), which turns each
+  # label into a string first; the result must be identical, names included
+  # (missing labels are handled before, by the input path's na.action)
+  labels <- list(c(3L, 1L, 2L, 3L, 1L), c(b = 2L, a = -1L, c = 2L), c(10, 2, 2, 1e14, -0, 0),
+                 c(TRUE, FALSE, TRUE), c(7L, 7L, 9L))
+  for (y in labels) expect_identical(krein:::as_class_factor(y), factor(y))
+})
