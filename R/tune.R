@@ -224,9 +224,13 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   # the object whose parameters the grid may set: the kernel, or a
   # precomputed kernel that can be rebuilt with other parameters
   tunable <- if (precomputed) x else kernel
+  # strings and other objects: their kernel (or dissimilarities) once, sliced
+  # per fold and read by the default grid
+  object_cache <- if (!is.null(inputs$objects)) object_tuning_cache(kernel, x)
   if (missing(grid) || is.null(grid)) {
     grid_size <- check_number(grid_size, "grid_size", lower = 1, upper = 50, allow_lower = TRUE, integer = TRUE)
-    grid <- default_tuning_grid(info, tunable, x, scale && !precomputed, fixed, grid_size,
+    grid <- default_tuning_grid(info, tunable, if (!is.null(object_cache)) object_cache else x,
+                                scale && !precomputed, fixed, grid_size,
                                 n_train = n - ceiling(n / folds), n_classes = nlevels(y))
   }
   grid <- tuning_grid(grid, info, tunable, precomputed, names(fixed))
@@ -242,9 +246,7 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   predict_only <- names(fixed) %in% predict_only_arguments(info)
   job <- list(info = info, x = x, y = y, grid = grid, kernel = kernel, fixed = fixed[!predict_only],
               fixed_predict = fixed[predict_only], precomputed = precomputed,
-              scale = scale && !precomputed,
-              # strings and other objects: their kernel (or dissimilarities) once, sliced per fold
-              objects = if (!is.null(inputs$objects)) object_tuning_cache(kernel, x))
+              scale = scale && !precomputed, objects = object_cache)
   run <- function(t, progress) {
     set.seed(seeds[t], kind = "Mersenne-Twister", normal.kind = "Inversion", sample.kind = "Rejection")
     test <- fold_ids[, tasks$rep[t]] == tasks$fold[t]
@@ -534,7 +536,8 @@ default_kernel_grid.krein_kernel_dissimilarity <- function(kernel, x, size) {
   # the Gaussian conversion's width left to the data: factors around the
   # median heuristic of the objects' dissimilarities, as for the RBF width
   if (!identical(kernel$method, "gaussian") || !is.null(kernel$params$gamma)) return(list())
-  list(gamma = dissimilarity_median_gamma(object_dissimilarities(kernel, x, x)) * width_factors(size))
+  # x: tune_krein()'s cache of the objects' dissimilarities (computed once)
+  list(gamma = dissimilarity_median_gamma(x$D) * width_factors(size))
 }
 
 # The models' default grids (the `default_grid` of their registry entries,

@@ -413,22 +413,16 @@ bad_input_cases_kernels <- function(model) {
 bad_input_cases_precomputed <- function(model) {
   K <- bad_input_base$K
   y <- bad_input_base$y
-  n <- nrow(K)
-  asym <- K
-  asym[1, 2] <- asym[1, 2] + 0.5
-  with_na <- K
-  with_na[2, 3] <- with_na[3, 2] <- NA
-  with_inf <- K
-  with_inf[2, 3] <- with_inf[3, 2] <- Inf
+  bad <- bad_square_matrices(K)
   settings <- list(
     valid = list(precomputed_kernel(K), y),
     valid_string = list(K, y, kernel = "precomputed"),
-    not_symmetric = list(asym, y, kernel = "precomputed"),
-    not_square = list(K[, -1], y, kernel = "precomputed"),
+    not_symmetric = list(bad$not_symmetric, y, kernel = "precomputed"),
+    not_square = list(bad$not_square, y, kernel = "precomputed"),
     wrong_size_y = list(precomputed_kernel(K), y[-1]),
-    with_NA = list(with_na, y, kernel = "precomputed"),
-    with_Inf = list(with_inf, y, kernel = "precomputed"),
-    all_zero = list(matrix(0, n, n), y, kernel = "precomputed"),
+    with_NA = list(bad$with_NA, y, kernel = "precomputed"),
+    with_Inf = list(bad$with_Inf, y, kernel = "precomputed"),
+    all_zero = list(bad$all_zero, y, kernel = "precomputed"),
     y_NA = list(precomputed_kernel(K), replace(y, 4, NA)),
     dissimilarity = list(kernel_from_dissimilarity(bad_input_base$D), y),
     dissimilarity_classical = list(kernel_from_dissimilarity(bad_input_base$D, "classical"), y)
