@@ -90,6 +90,7 @@ for run in $(seq "$runs"); do
   echo "per compiler call: output, wall s, CPU s, max RSS MB, file MB, .debug_info MB, .debug_str MB"
   echo "  (the linker merges equal strings across objects, not the rest of the debug information)"
   while read -r out secs user sys kb; do
+    case "$out" in */*) continue ;; esac  # configure's probes of the compiler
     f="$pkg/src/$out"
     [ "$out" = krein.so ] && f=$so
     if [ -f "$f" ]; then
