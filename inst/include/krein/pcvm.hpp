@@ -257,9 +257,12 @@ namespace detail {
 // Uniform numbers in (-1, 1) from splitmix64 with a fixed seed (as
 // kfda.hpp's start block): the sketch must not draw from R's RNG, so that
 // set.seed() reproduces a fit and R's random stream is left untouched.
-inline Eigen::MatrixXd fixed_test_matrix(Eigen::Index rows, Eigen::Index cols) {
+// Columns first_column, ..., first_column + cols - 1 of one fixed n x inf
+// matrix (splitmix64's state is a counter, so a block starts anywhere).
+inline Eigen::MatrixXd fixed_test_matrix(Eigen::Index rows, Eigen::Index cols, Eigen::Index first_column) {
   Eigen::MatrixXd out(rows, cols);
-  std::uint64_t state = 0x2545F4914F6CDD1DULL;
+  std::uint64_t state = 0x2545F4914F6CDD1DULL + static_cast<std::uint64_t>(first_column) *
+                                                   static_cast<std::uint64_t>(rows) * 0x9E3779B97F4A7C15ULL;
   for (Eigen::Index j = 0; j < cols; ++j) {
     for (Eigen::Index i = 0; i < rows; ++i) {
       state += 0x9E3779B97F4A7C15ULL;
@@ -330,11 +333,10 @@ inline Eigen::MatrixXd sketch_gram(const Eigen::Ref<const Eigen::MatrixXd>& K, d
   const Eigen::Index n = K.rows(), limit = std::max<Eigen::Index>(1, std::min(max_rank, n));
   const double estimate_factor = std::sqrt(3.0);
   const double target = std::sqrt(spread) / max_scale;  // the largest acceptable ||E||
-  const Eigen::MatrixXd test = detail::fixed_test_matrix(n, limit);
   Eigen::MatrixXd Q(n, 0);
   while (Q.cols() < limit) {
     const Eigen::Index used = Q.cols(), b = std::min(block, limit - used);
-    Eigen::MatrixXd Y = K * test.middleCols(used, b);
+    Eigen::MatrixXd Y = K * detail::fixed_test_matrix(n, b, used);
     for (int pass = 0; pass < 2; ++pass) Y -= Q * (Q.transpose() * Y);  // twice: orthogonal to working precision
     const double residual = estimate_factor * Y.colwise().norm().maxCoeff();
     const Eigen::HouseholderQR<Eigen::MatrixXd> qr(Y);
