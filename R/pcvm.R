@@ -38,8 +38,8 @@
 #' definite for any kernel, indefinite ones included, and is applied through
 #' the Woodbury identity. CG stops at a residual of \eqn{10^{-14}} relative to
 #' the right-hand side, so the iterates equal those of a direct solve up to
-#' rounding; an M-step where CG has not converged in 200 steps is solved
-#' directly. Below that size, \eqn{G_A = K_A'K_A} is formed once for the
+#' rounding; an M-step where CG has not converged in 200 steps (or whose
+#' first ten steps predict more) is solved directly. Below that size, \eqn{G_A = K_A'K_A} is formed once for the
 #' active set of that moment and every later \eqn{\Phi'\Phi} is taken from
 #' its rows and columns still active (later active sets are subsets), with a
 #' Cholesky factorisation per iteration. Each model records what its M-steps

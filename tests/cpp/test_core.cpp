@@ -578,7 +578,7 @@ void test_pcvm_em() {
   expect(same_cg && (f.weights - f_cg.weights).cwiseAbs().maxCoeff() < 1e-10 * f.weights.cwiseAbs().maxCoeff() &&
              std::abs(f.bias - f_cg.bias) <= 1e-10 * std::max(1.0, std::abs(f.bias)) &&
              iterative.statistics().cg_iterations == f.iterations && iterative.statistics().fallbacks == 0 &&
-             iterative.statistics().sketch_rank == n / 4 && iterative.statistics().gram_size == 0,
+             iterative.statistics().sketch_rank == n / 8 && iterative.statistics().gram_size == 0,
          "PCVM EM with CG M-steps follows EM with Cholesky M-steps");
   cg_only.cg_max_steps = 1;
   const krein::pcvm::FullBasis capped(K, y, 1, true, cg_only);

@@ -61,7 +61,7 @@ test_that("CG M-steps keep the iterates of the direct ones, positive definite an
       expect_identical(cg$solver$cg_iterations, cg$iterations)
       expect_gte(cg$solver$cg_steps, cg$iterations)
       expect_identical(cg$solver$fallbacks, 0L)
-      expect_identical(cg$solver$sketch_rank, 75)  # n / 4
+      expect_identical(cg$solver$sketch_rank, 37)  # n / 8, rounded down
       expect_identical(cg$solver$gram_size, 0)
       expect_identical(cholesky$solver$cg_iterations, 0L)
       expect_identical(cholesky$solver$gram_size, 300)
@@ -69,7 +69,7 @@ test_that("CG M-steps keep the iterates of the direct ones, positive definite an
   }
 })
 
-test_that("the automatic solver goes from CG to G_A of the active set, and falls back when CG is capped", {
+test_that("the automatic solver goes from CG to G_A of the active set; CG falls back when capped or slow", {
   set.seed(42)
   board <- checkerboard(300, size = 2)
   x <- as.matrix(board[, 1:2])
@@ -97,6 +97,12 @@ test_that("the automatic solver goes from CG to G_A of the active set, and falls
   expect_identical(capped$solver[c("cg_iterations", "cg_steps", "fallbacks")],
                    list(cg_iterations = 0L, cg_steps = 1L, fallbacks = 1L))
   expect_identical(capped$solver$gram_size, 300)
+  # a CG whose first ten steps predict more steps than allowed gives up
+  # after those ten (this one needs about 18 at the sketch's rank 37)
+  early <- with_pcvm_options(list(krein.pcvm_solver = "cg", krein.pcvm_cg_max_steps = 11),
+                             pcvm_em(K, signs, start, pcvm_control(max_iter = 1, convergence = "weights")))
+  expect_identical(early$solver[c("cg_iterations", "cg_steps", "fallbacks")],
+                   list(cg_iterations = 0L, cg_steps = 10L, fallbacks = 1L))
 })
 
 test_that("pcvm() with CG M-steps gives the same models and predictions, two and more classes", {

@@ -15,10 +15,11 @@
 // EM stops (Control::convergence) when the training latent values f have
 // settled (krein's default) or, as in the reference code, when no weight
 // moves by tol or more.
-// The full PCVM takes Phi_A'Phi_A from G = K'K, formed once (step_gram):
-// the first iteration, with every basis function active, needs all of G
-// anyway, and the later ones then cost O(|A|^3 + n |A|) instead of
-// O(n |A|^2).
+// The full PCVM (FullBasis) solves its first M-steps, while many basis
+// functions are active, by preconditioned conjugate gradients (step_cg,
+// O(n |A|) per CG step, no n^3 work), then forms G_A = K_A'K_A once for the
+// active set of that moment and takes every later Phi_A'Phi_A from it
+// (step_gram, O(|A|^3 + n |A|) per iteration instead of O(n |A|^2)).
 #ifndef KREIN_PCVM_HPP
 #define KREIN_PCVM_HPP
 
@@ -210,7 +211,7 @@ inline Eigen::MatrixXd gram_lower(const Eigen::Ref<const Eigen::MatrixXd>& X, in
 // kernel, also an indefinite or asymmetric one (K_A'K_A is positive
 // semidefinite), so CG applies unchanged. Preconditioned by a low-rank sketch
 // of K'K (below), it reaches a residual of 1e-14 relative to the right-hand
-// side in a few dozen steps, so that the weights equal the direct solve's up
+// side in a few steps, so that the weights equal the direct solve's up
 // to rounding; where it does not within `cg_max_steps`, FullBasis falls back
 // to the direct path (G_A and Cholesky).
 
@@ -228,7 +229,7 @@ struct SolverControl {
   double cg_tolerance = 1e-14;    // CG stops at ||rhs - Hess x|| <= cg_tolerance ||rhs||
   double sketch_spread = 300.0;    // see sketch_gram (chosen by measurement, bench/pcvm.R)
   Eigen::Index sketch_block = 50;  // columns added to the sketch at a time
-  Eigen::Index sketch_max_rank = 1000;  // and at most n / 4
+  Eigen::Index sketch_max_rank = 1000;  // and at most n / 8 (4 n^2 l flops: below half a direct step)
 };
 
 // What the M-steps of a fit did (FullBasis::statistics()).
@@ -241,15 +242,17 @@ struct SolverStatistics {
 };
 
 // The size of the active set below which the automatic solver forms G_A
-// and goes direct. A CG M-step costs about s (4 n |A|) memory-bound flops
-// for s steps (s is 15-40 here); forming G_A costs n |A|^2 flops once
-// (fast dense products), after which each of the remaining iterations
-// (typically about a hundred, on ever smaller sets) costs only the small
-// Cholesky factorisation. Measured on checkerboard() data (bench/pcvm.R), n = 2000-10000, with
-// the active set shrinking to about a fifth of n within five iterations:
-// CG is faster down to roughly n / 4, and from there forming G_A once is
-// cheaper than going on with CG; below 1000 basis functions the direct path
-// is cheap enough for any n.
+// and goes direct. A CG M-step costs s steps of two memory-bound passes
+// over K[, A] (s is about 5 with the sketch of sketch_gram on the
+// benchmark's data); forming G_A costs n |A|^2 flops once (fast dense
+// products), after which each of the remaining iterations (typically about
+// a hundred, on ever smaller sets) costs only a small Cholesky
+// factorisation. On checkerboard() data (bench/pcvm.R, n = 2000-10000,
+// the active set shrinking to about a fifth of n within five iterations),
+// thresholds from 100 to 1250 (n = 5000) gave the same time within the
+// noise of the shared machine, 2500 (G_A formed at |A| = 1946) was slower;
+// max(1000, n / 4) keeps the CG steps, which are memory-bound and suffer
+// most on a busy machine, to the first few iterations.
 inline Eigen::Index cg_min_active(Eigen::Index n) { return std::max<Eigen::Index>(1000, n / 4); }
 
 namespace detail {
@@ -324,7 +327,10 @@ inline void active_transpose_times(const Eigen::Ref<const Eigen::MatrixXd>& K, c
 // about ||E|| when E's spectrum decays fast (Halko et al.'s eq. 4.3 bounds
 // ||E|| by 10 sqrt(2 / pi) times that for any E, a bound we found ten times
 // too pessimistic for kernel matrices), with m of the first step, or until
-// l reaches `max_rank`. The cost is two products of K with n x l blocks,
+// l reaches `max_rank`. On the benchmark's data (checkerboard(), Gaussian
+// kernel) the rank came out at 200 for n = 2000 and 5000 and 250 for
+// n = 10000, with 3-5 CG steps per M-step; spreads from 100 to 1000 gave
+// ranks 250 to 150 and 3 to 7 steps, at about the same total time. The cost is two products of K with n x l blocks,
 // 4 n^2 l flops: the rank follows the kernel's spectrum. The test vectors
 // are fixed (detail::fixed_test_matrix).
 inline Eigen::MatrixXd sketch_gram(const Eigen::Ref<const Eigen::MatrixXd>& K, double max_scale, double spread,
@@ -416,7 +422,15 @@ inline bool step_cg(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::Mat
   Eigen::VectorXd z = preconditioner.apply(r), p = z;
   double rz = r.dot(z);
   int steps = 0;
+  const double start_norm = r.norm();
   while (!converged && steps < control.cg_max_steps) {
+    // a CG that would need more than cg_max_steps at the rate of its first
+    // ten steps gives up now rather than after all of them (a kernel whose
+    // spectrum the sketch did not capture): the direct solve is cheaper
+    if (steps == 10) {
+      const double rate = std::log(r.norm() / start_norm) / steps;  // log reduction per step
+      if (!(rate < 0.0) || std::log(control.cg_tolerance) / rate > control.cg_max_steps) break;
+    }
     ++steps;
     const Eigen::VectorXd q = hess_times(p);
     const double curvature = p.dot(q);
@@ -486,7 +500,7 @@ class FullBasis {
     if (G_.size() == 0 && iterative) {
       if (W_.size() == 0) {
         W_ = sketch_gram(borrowed_, std::sqrt(2.0) * w.cwiseAbs().maxCoeff(), solver_.sketch_spread,
-                         solver_.sketch_block, std::min(solver_.sketch_max_rank, std::max<Eigen::Index>(1, size() / 4)),
+                         solver_.sketch_block, std::min(solver_.sketch_max_rank, std::max<Eigen::Index>(1, size() / 8)),
                          threads_);
         statistics_.sketch_rank = W_.rows();
       }
