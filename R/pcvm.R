@@ -25,12 +25,31 @@
 #' (\eqn{w \sim U(0.2, 1.2)}, \eqn{b \sim N(0, 1)}, the latent vector) is
 #' drawn from R's RNG, so `set.seed()` reproduces a fit.
 #'
-#' The full PCVM forms \eqn{G = K'K} of a pair's kernel once, in its first
-#' iteration (where every basis function is active and all of it is needed),
-#' and takes each later \eqn{\Phi'\Phi} from the rows and columns of \eqn{G}
-#' still active; an iteration then costs \eqn{O(|A|^3 + n |A|)} for \eqn{|A|}
-#' active basis functions instead of \eqn{O(n |A|^2 + |A|^3)}. \eqn{G} takes
-#' the memory of a second kernel matrix.
+#' The full PCVM solves the M-step's system \eqn{(I + M \Phi_A'\Phi_A M) x =
+#' M \Phi_A'(Z - b 1)} (\eqn{A} the active basis functions) by preconditioned
+#' conjugate gradients while at least \eqn{\max(1000, n/4)} basis functions
+#' are active: each step costs two products with the active kernel columns,
+#' \eqn{O(n |A|)}, instead of the \eqn{O(n |A|^2 + |A|^3)} of forming and
+#' factorising the matrix. The preconditioner comes from a sketch
+#' \eqn{K'K \approx K'QQ'K} computed once per fit, \eqn{Q} an orthonormal
+#' basis of an approximate range of \eqn{K} from the adaptive randomized
+#' range finder of Halko, Martinsson and Tropp (2011), its rank (typically
+#' 100-300) growing until it captures the kernel's spectrum; it is positive
+#' definite for any kernel, indefinite ones included, and is applied through
+#' the Woodbury identity. CG stops at a residual of \eqn{10^{-14}} relative to
+#' the right-hand side, so the iterates equal those of a direct solve up to
+#' rounding; an M-step where CG has not converged in 200 steps (or whose
+#' first ten steps predict more) is solved directly. Below that size, \eqn{G_A = K_A'K_A} is formed once for the
+#' active set of that moment and every later \eqn{\Phi'\Phi} is taken from
+#' its rows and columns still active (later active sets are subsets), with a
+#' Cholesky factorisation per iteration. Each model records what its M-steps
+#' did in `solver` (CG iterations and steps, fallbacks to the direct solve,
+#' the sketch's rank, \eqn{|A|} where \eqn{G_A} was formed). Internal
+#' options, for benchmarks and tests: `options(krein.pcvm_solver =
+#' "cholesky")` forms \eqn{G = K'K} in the first iteration instead (the
+#' path before CG), `"cg"` uses CG at every size, and
+#' `krein.pcvm_cg_max_steps` and `krein.pcvm_cg_min_active` set the CG steps
+#' before the direct fallback and the size below which \eqn{G_A} is formed.
 #'
 #' krein's E-step is the exact one. The reference code divides by
 #' \eqn{\Psi(y_i f_i) + \epsilon} (\eqn{\epsilon = 2.2 \times 10^{-16}}, the
@@ -140,7 +159,8 @@
 #'   (training rows, or landmark numbers for Ny-PCVM), `coefficients`
 #'   (\eqn{y_j w_j} over the relevance vectors, or the landmark vector
 #'   \eqn{a} for Ny-PCVM), `bias`, `iterations`, `converged`, `bias_only`
-#'   (every basis function pruned), the pair, and
+#'   (every basis function pruned), `solver` (full PCVM: what its M-steps
+#'   did, see Model and EM), the pair, and
 #'   with `optimize_width` its own `kernel`), `control`, `landmarks`,
 #'   `training_latent` (the \eqn{n \times} pairs latent values of the
 #'   training points), `x` (the training inputs of a full PCVM, for plot()),
@@ -150,6 +170,11 @@
 #' Chen, H., Tino, P. and Yao, X. (2009). Probabilistic classification
 #' vector machines. *IEEE Transactions on Neural Networks*, 20(6), 901-914.
 #' \doi{10.1109/TNN.2009.2014161}.
+#'
+#' Halko, N., Martinsson, P.-G. and Tropp, J. A. (2011). Finding structure
+#' with randomness: probabilistic algorithms for constructing approximate
+#' matrix decompositions. *SIAM Review*, 53(2), 217-288.
+#' \doi{10.1137/090771806}.
 #'
 #' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
 #' indefinite kernel approximation using minimum enclosing balls.
@@ -350,9 +375,10 @@ pcvm_pair <- function(inputs, basis, pair, control, threads) {
   } else {
     # options(krein.pcvm_gram = FALSE), internal: the full PCVM's path before
     # the Gram matrix K'K (Phi_A'Phi_A formed in every EM iteration), for the
-    # benchmark (bench/pcvm.R) and the equality tests
-    cpp_pcvm_fit(kernel_columns, low_rank, signs, column_signs, start, control, width_step, threads,
-                 gram = !identical(getOption("krein.pcvm_gram"), FALSE))
+    # benchmark (bench/pcvm.R) and the equality tests; the M-step solver
+    # options travel in the control list (pcvm_solver_options())
+    cpp_pcvm_fit(kernel_columns, low_rank, signs, column_signs, start, c(control, pcvm_solver_options()),
+                 width_step, threads, gram = !identical(getOption("krein.pcvm_gram"), FALSE))
   }
   if (em$all_pruned) {
     # no basis function left: the maximum-likelihood probit model of the
@@ -379,7 +405,29 @@ pcvm_pair <- function(inputs, basis, pair, control, threads) {
        relevant = relevant, relevant_class = if (low_rank) basis$classes[relevant] else inputs$y[relevant],
        weights = w_full[active], coefficients = coefficients, bias = b,
        iterations = iterations, converged = converged, bias_only = em$all_pruned, kernel = kernel,
+       # the full PCVM's M-steps: CG iterations and steps, fallbacks to the
+       # direct solve, the sketch's rank and |A| where G_A was formed
+       solver = if (!low_rank) em$solver,
        points = if (low_rank) basis$points[relevant, , drop = FALSE] else if (!is.null(inputs$x)) inputs$x[relevant, , drop = FALSE])
+}
+
+# The internal options of the full PCVM's M-step (see ?pcvm, "Model and
+# EM"): krein.pcvm_solver ("auto", "cholesky" or "cg") and
+# krein.pcvm_cg_max_steps (CG steps of one M-step before it falls back to
+# the direct solve) and krein.pcvm_cg_min_active (the automatic solver's
+# CG while at least this many basis functions are active; 0: max(1000,
+# n / 4)), for the benchmark (bench/pcvm.R) and the tests.
+pcvm_solver_options <- function() {
+  solver <- getOption("krein.pcvm_solver", "auto")
+  if (!is.character(solver) || length(solver) != 1L || !solver %in% c("auto", "cholesky", "cg")) {
+    krein_abort(sprintf('`options(krein.pcvm_solver)` must be "auto", "cholesky" or "cg", not %s.',
+                        describe_value(solver)))
+  }
+  steps <- check_number(getOption("krein.pcvm_cg_max_steps", 200), "options(krein.pcvm_cg_max_steps)",
+                        lower = 0, allow_lower = TRUE, integer = TRUE)
+  min_active <- check_number(getOption("krein.pcvm_cg_min_active", 0), "options(krein.pcvm_cg_min_active)",
+                             lower = 0, allow_lower = TRUE, integer = TRUE)
+  list(solver = solver, cg_max_steps = steps, cg_min_active = min_active)
 }
 
 # The width step of pcvm_control(optimize_width = TRUE): documented there.

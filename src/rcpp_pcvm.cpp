@@ -11,7 +11,11 @@
 // an R function(active, weights, bias, latent) called after each M-step that
 // returns the kernel for the next iteration. `gram` = FALSE selects the
 // full PCVM's path before the Gram matrix K'K (Phi_A'Phi_A formed in
-// every iteration), kept for the benchmark and the equality tests.
+// every iteration), kept for the benchmark and the equality tests. The
+// full PCVM's M-step solver comes in `control` too (internal entries, see
+// pcvm_solver_options()): `solver` ("auto", "cholesky" or "cg"),
+// `cg_max_steps` and `cg_min_active`; the result's `solver` reports what
+// the M-steps did (krein::pcvm::SolverStatistics).
 // [[Rcpp::export]]
 Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
                         const Eigen::Map<Eigen::VectorXd> y_rows, const Eigen::Map<Eigen::VectorXd> y_columns,
@@ -34,7 +38,21 @@ Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
   Eigen::VectorXd latent;
   if (!Rf_isNull(start["latent"])) latent = Rcpp::as<Eigen::VectorXd>(start["latent"]);
   const Eigen::VectorXd* latent_ptr = Rf_isNull(start["latent"]) ? nullptr : &latent;
+  krein::pcvm::SolverControl solver;
+  if (control.containsElementNamed("solver") && !Rf_isNull(control["solver"])) {
+    const std::string name = Rcpp::as<std::string>(control["solver"]);
+    if (name == "cholesky") {
+      solver.solver = krein::pcvm::Solver::cholesky;
+    } else if (name == "cg") {
+      solver.solver = krein::pcvm::Solver::cg;
+    } else if (name != "auto") {
+      throw std::invalid_argument("unknown PCVM solver '" + name + "'");
+    }
+  }
+  solver.cg_max_steps = static_cast<int>(glue::list_number(control, "cg_max_steps", solver.cg_max_steps));
+  solver.cg_min_active = static_cast<Eigen::Index>(glue::list_number(control, "cg_min_active", 0.0));
   krein::pcvm::Fit fit;
+  krein::pcvm::SolverStatistics statistics;
   if (low_rank) {
     if (width_step.isNotNull()) throw std::invalid_argument("the width step needs the full PCVM");
     const krein::pcvm::FactoredBasis factored(basis, y_rows, y_columns);
@@ -42,7 +60,7 @@ Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
   } else {
     // with a width step the kernel changes after the first iteration: its G
     // would be used once, and forming it costs what that iteration costs
-    krein::pcvm::FullBasis full(basis, y_rows, threads, gram && width_step.isNull());
+    krein::pcvm::FullBasis full(basis, y_rows, threads, gram && width_step.isNull(), solver);
     krein::pcvm::AfterStep after_step;
     if (width_step.isNotNull()) {
       after_step = [&full, width = Rcpp::Function(width_step.get())](const std::vector<Eigen::Index>& active,
@@ -52,8 +70,15 @@ Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
       };
     }
     fit = krein::pcvm::fit(full, w, b, latent_ptr, settings, after_step, glue::check_interrupt);
+    statistics = full.statistics();
   }
   return Rcpp::List::create(Rcpp::Named("weights") = fit.weights, Rcpp::Named("bias") = fit.bias,
                             Rcpp::Named("iterations") = fit.iterations, Rcpp::Named("converged") = fit.converged,
-                            Rcpp::Named("all_pruned") = fit.all_pruned);
+                            Rcpp::Named("all_pruned") = fit.all_pruned,
+                            Rcpp::Named("solver") = Rcpp::List::create(
+                                Rcpp::Named("cg_iterations") = statistics.cg_iterations,
+                                Rcpp::Named("cg_steps") = statistics.cg_steps,
+                                Rcpp::Named("fallbacks") = statistics.fallbacks,
+                                Rcpp::Named("sketch_rank") = static_cast<double>(statistics.sketch_rank),
+                                Rcpp::Named("gram_size") = static_cast<double>(statistics.gram_size)));
 }

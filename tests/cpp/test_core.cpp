@@ -567,6 +567,26 @@ void test_pcvm_em() {
   for (int i = 0; i < n; ++i) same_path = same_path && ((f.weights[i] > 0) == (f_per_step.weights[i] > 0));
   expect(same_path && (f.weights - f_per_step.weights).cwiseAbs().maxCoeff() < 1e-10,
          "PCVM EM from G = K'K follows EM with Phi_A'Phi_A formed in every step");
+  // the M-step by preconditioned CG (every step) follows the direct one; a
+  // CG that cannot converge in its one allowed step falls back to G_A
+  krein::pcvm::SolverControl cg_only;
+  cg_only.solver = krein::pcvm::Solver::cg;
+  const krein::pcvm::FullBasis iterative(K, y, 1, true, cg_only);
+  const krein::pcvm::Fit f_cg = krein::pcvm::fit(iterative, w, -0.3, &latent, control);
+  bool same_cg = f_cg.iterations == f.iterations;
+  for (int i = 0; i < n; ++i) same_cg = same_cg && ((f.weights[i] > 0) == (f_cg.weights[i] > 0));
+  expect(same_cg && (f.weights - f_cg.weights).cwiseAbs().maxCoeff() < 1e-10 * f.weights.cwiseAbs().maxCoeff() &&
+             std::abs(f.bias - f_cg.bias) <= 1e-10 * std::max(1.0, std::abs(f.bias)) &&
+             iterative.statistics().cg_iterations == f.iterations && iterative.statistics().fallbacks == 0 &&
+             iterative.statistics().sketch_rank == n / 8 && iterative.statistics().gram_size == 0,
+         "PCVM EM with CG M-steps follows EM with Cholesky M-steps");
+  cg_only.cg_max_steps = 1;
+  const krein::pcvm::FullBasis capped(K, y, 1, true, cg_only);
+  const krein::pcvm::Fit f_capped = krein::pcvm::fit(capped, w, -0.3, &latent, control);
+  expect(f_capped.iterations == f.iterations && (f.weights - f_capped.weights).cwiseAbs().maxCoeff() < 1e-12 &&
+             capped.statistics().fallbacks == 1 && capped.statistics().cg_iterations == 0 &&
+             capped.statistics().gram_size == n,
+         "a CG M-step that does not converge falls back to the direct solve");
   const krein::pcvm::FactoredBasis factored(K, y, y);
   const krein::pcvm::Fit g = krein::pcvm::fit(factored, w, -0.3, &latent, control);
   bool same_support = true;

@@ -15,10 +15,11 @@
 // EM stops (Control::convergence) when the training latent values f have
 // settled (krein's default) or, as in the reference code, when no weight
 // moves by tol or more.
-// The full PCVM takes Phi_A'Phi_A from G = K'K, formed once (step_gram):
-// the first iteration, with every basis function active, needs all of G
-// anyway, and the later ones then cost O(|A|^3 + n |A|) instead of
-// O(n |A|^2).
+// The full PCVM (FullBasis) solves its first M-steps, while many basis
+// functions are active, by preconditioned conjugate gradients (step_cg,
+// O(n |A|) per CG step, no n^3 work), then forms G_A = K_A'K_A once for the
+// active set of that moment and takes every later Phi_A'Phi_A from it
+// (step_gram, O(|A|^3 + n |A|) per iteration instead of O(n |A|^2)).
 #ifndef KREIN_PCVM_HPP
 #define KREIN_PCVM_HPP
 
@@ -26,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <utility>
@@ -128,20 +130,22 @@ inline Step step_factored(const Eigen::Ref<const Eigen::MatrixXd>& Q, const Eige
   return out;
 }
 
-// The full PCVM's M-step from the Gram matrix G = K'K, formed once (the
-// fast path of FullBasis). With D = diag(y_A), Phi_A'Phi_A = D G[A, A] D,
-// so an iteration gathers the active submatrix of G, O(|A|^2), where
-// step_full forms it by a rank-|A| update over all n rows, O(n |A|^2): the
-// iterates are the same up to rounding (the sums run in another order).
-// Forming G costs what the first iteration of step_full costs (all n basis
-// functions start active), the later ones come almost free; what remains
-// per iteration is the Cholesky factorisation of the active Hessian
-// (O(|A|^3), new in every iteration, as M changes every entry of it) and
-// O(n |A|) for f and Phi_A'(Z - b 1). `column_sums` are 1'K.
+// The full PCVM's M-step from G_A = K[, A]'K[, A] for an active set A
+// formed once (the direct path of FullBasis): later active sets are subsets
+// of it (pruning only removes basis functions), and `position` maps a basis
+// function to its row and column of G (increasing, so that G's lower
+// triangle stays the lower triangle of every submatrix). With D = diag(y_A),
+// Phi_A'Phi_A = D G[A, A] D, so an iteration gathers the active submatrix
+// of G, O(|A|^2), where step_full forms it by a rank-|A| update over all n
+// rows, O(n |A|^2): the iterates are the same up to rounding (the sums run
+// in another order). What remains per iteration is the Cholesky
+// factorisation of the active Hessian (O(|A|^3), new in every iteration, as
+// M changes every entry of it) and O(n |A|) for f and Phi_A'(Z - b 1).
+// `column_sums` are 1'K.
 inline Step step_gram(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::MatrixXd& G,
-                      const Eigen::VectorXd& column_sums, const Eigen::VectorXd& y,
-                      const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
-                      const Eigen::VectorXd* latent, int threads) {
+                      const std::vector<Eigen::Index>& position, const Eigen::VectorXd& column_sums,
+                      const Eigen::VectorXd& y, const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w,
+                      double b, const Eigen::VectorXd* latent, int threads) {
   const Eigen::Index n = K.rows(), a = static_cast<Eigen::Index>(active.size());
   // f = Phi_A w + b: the coefficients y_j w_j on K's active columns
   Eigen::VectorXd f;
@@ -159,9 +163,9 @@ inline Step step_gram(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::M
   // Hess = I + M D G[A, A] D M (lower triangle)
   Eigen::MatrixXd Hess(a, a);
   parallel::parallel_for(0, a, workers, parallel::Schedule::dynamic(), [&](Eigen::Index j) {
-    const Eigen::Index cj = active[j];
+    const Eigen::Index cj = active[j], gj = position[cj];
     const double scale = m[j] * y[cj];
-    for (Eigen::Index i = j; i < a; ++i) Hess(i, j) = G(active[i], cj) * (y[active[i]] * m[i] * scale);
+    for (Eigen::Index i = j; i < a; ++i) Hess(i, j) = G(position[active[i]], gj) * (y[active[i]] * m[i] * scale);
     Hess(j, j) += 1.0;
   });
   if (!dense::cholesky(Hess, workers)) throw std::runtime_error("the PCVM Hessian is not positive definite");
@@ -179,11 +183,11 @@ inline Step step_gram(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::M
   return out;
 }
 
-// G = K'K (lower triangle), in square tiles that threads work on at once;
-// each tile is one Eigen product of two column blocks of K (no transposed
-// copy of K).
-inline Eigen::MatrixXd gram_lower(const Eigen::Ref<const Eigen::MatrixXd>& K, int threads) {
-  const Eigen::Index n = K.cols();
+// G = X'X (lower triangle), in square tiles that threads work on at once;
+// each tile is one Eigen product of two column blocks of X (no transposed
+// copy of X).
+inline Eigen::MatrixXd gram_lower(const Eigen::Ref<const Eigen::MatrixXd>& X, int threads) {
+  const Eigen::Index n = X.cols();
   Eigen::MatrixXd G(n, n);
   const Eigen::Index tiles = (n + dense::tile_size - 1) / dense::tile_size;
   const auto jobs = dense::lower_tiles(tiles, 0);
@@ -191,22 +195,289 @@ inline Eigen::MatrixXd gram_lower(const Eigen::Ref<const Eigen::MatrixXd>& K, in
                          [&](Eigen::Index t) {
     const Eigen::Index i0 = jobs[t].first * dense::tile_size, j0 = jobs[t].second * dense::tile_size;
     const Eigen::Index rows = std::min(dense::tile_size, n - i0), cols = std::min(dense::tile_size, n - j0);
-    G.block(i0, j0, rows, cols).noalias() = K.middleCols(i0, rows).transpose() * K.middleCols(j0, cols);
+    G.block(i0, j0, rows, cols).noalias() = X.middleCols(i0, rows).transpose() * X.middleCols(j0, cols);
   });
   return G;
 }
 
+// ---- The iterative M-step (step_cg) ----
+//
+// Any direct M-step needs all of Phi_A'Phi_A while |A| is large: forming it
+// costs n |A|^2 flops and its Cholesky factorisation |A|^3 / 3, both about
+// n^3 in the first iterations, where every basis function is active. The
+// conjugate gradient method (Hestenes & Stiefel 1952) needs only products
+// with Hess = I + M D K_A'K_A D M, i.e. one product with K[, A] and one with
+// its transpose per step, O(n |A|); Hess >= I is positive definite for any
+// kernel, also an indefinite or asymmetric one (K_A'K_A is positive
+// semidefinite), so CG applies unchanged. Preconditioned by a low-rank sketch
+// of K'K (below), it reaches a residual of 1e-14 relative to the right-hand
+// side in a few steps, so that the weights equal the direct solve's up
+// to rounding; where it does not within `cg_max_steps`, FullBasis falls back
+// to the direct path (G_A and Cholesky).
+
+// How the full PCVM solves its M-step (FullBasis).
+enum class Solver {
+  automatic,  // CG while at least cg_min_active(n) basis functions are active, then G_A once
+  cholesky,   // G = K'K formed in the first step, a Cholesky factorisation in every step
+  cg          // CG in every step (where it converges; for the tests)
+};
+
+struct SolverControl {
+  Solver solver = Solver::automatic;
+  int cg_max_steps = 200;         // CG steps of one M-step before the direct fallback
+  Eigen::Index cg_min_active = 0; // automatic: CG while |A| >= this (0: cg_min_active(n))
+  double cg_tolerance = 1e-14;    // CG stops at ||rhs - Hess x|| <= cg_tolerance ||rhs||
+  double sketch_spread = 300.0;    // see sketch_gram (chosen by measurement, bench/pcvm.R)
+  Eigen::Index sketch_block = 50;  // columns added to the sketch at a time
+  Eigen::Index sketch_max_rank = 1000;  // and at most n / 8 (4 n^2 l flops: below half a direct step)
+};
+
+// What the M-steps of a fit did (FullBasis::statistics()).
+struct SolverStatistics {
+  int cg_iterations = 0;       // EM iterations whose M-step CG solved
+  int cg_steps = 0;            // CG steps over all M-steps that tried CG (those that fell back too)
+  int fallbacks = 0;           // M-steps where CG did not converge within cg_max_steps
+  Eigen::Index gram_size = 0;  // |A| when G_A was formed (0: never)
+  Eigen::Index sketch_rank = 0;  // columns of the sketch W (0: no sketch)
+};
+
+// The size of the active set below which the automatic solver forms G_A
+// and goes direct. A CG M-step costs s steps of two memory-bound passes
+// over K[, A] (s is about 5 with the sketch of sketch_gram on the
+// benchmark's data); forming G_A costs n |A|^2 flops once (fast dense
+// products), after which each of the remaining iterations (typically about
+// a hundred, on ever smaller sets) costs only a small Cholesky
+// factorisation. On checkerboard() data (bench/pcvm.R, n = 2000-10000,
+// the active set shrinking to about a fifth of n within five iterations),
+// thresholds from 100 to 1250 (n = 5000) gave the same time within the
+// noise of the shared machine, 2500 (G_A formed at |A| = 1946) was slower;
+// max(1000, n / 4) keeps the CG steps, which are memory-bound and suffer
+// most on a busy machine, to the first few iterations.
+inline Eigen::Index cg_min_active(Eigen::Index n) { return std::max<Eigen::Index>(1000, n / 4); }
+
+namespace detail {
+
+// Uniform numbers in (-1, 1) from splitmix64 with a fixed seed (as
+// kfda.hpp's start block): the sketch must not draw from R's RNG, so that
+// set.seed() reproduces a fit and R's random stream is left untouched.
+// Columns first_column, ..., first_column + cols - 1 of one fixed n x inf
+// matrix (splitmix64's state is a counter, so a block starts anywhere).
+inline Eigen::MatrixXd fixed_test_matrix(Eigen::Index rows, Eigen::Index cols, Eigen::Index first_column) {
+  Eigen::MatrixXd out(rows, cols);
+  std::uint64_t state = 0x2545F4914F6CDD1DULL + static_cast<std::uint64_t>(first_column) *
+                                                   static_cast<std::uint64_t>(rows) * 0x9E3779B97F4A7C15ULL;
+  for (Eigen::Index j = 0; j < cols; ++j) {
+    for (Eigen::Index i = 0; i < rows; ++i) {
+      state += 0x9E3779B97F4A7C15ULL;
+      std::uint64_t z = state;
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+      z ^= z >> 31;
+      out(i, j) = static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
+    }
+  }
+  return out;
+}
+
+constexpr Eigen::Index row_block = 1024;
+
+// Below this many kernel entries touched, a product runs on one thread: the
+// threads' start-up would cost more than they save.
+constexpr Eigen::Index parallel_entries = Eigen::Index(1) << 18;
+
+// out = K[, A] c: threads take blocks of rows, each walking all active
+// columns in order (so the sums do not depend on the thread count).
+inline void active_times(const Eigen::Ref<const Eigen::MatrixXd>& K, const std::vector<Eigen::Index>& active,
+                         const Eigen::VectorXd& c, Eigen::VectorXd& out, int threads) {
+  const Eigen::Index n = K.rows(), a = static_cast<Eigen::Index>(active.size());
+  out.setZero(n);
+  const Eigen::Index blocks = (n + row_block - 1) / row_block;
+  parallel::parallel_for(0, blocks, n * a >= parallel_entries ? threads : 1, parallel::Schedule::blocks(),
+                         [&](Eigen::Index t) {
+    const Eigen::Index r0 = t * row_block, rows = std::min(row_block, n - r0);
+    auto segment = out.segment(r0, rows);
+    for (Eigen::Index j = 0; j < a; ++j) segment += K.col(active[j]).segment(r0, rows) * c[j];
+  });
+}
+
+// out = K[, A]' u, one dot product per active column
+inline void active_transpose_times(const Eigen::Ref<const Eigen::MatrixXd>& K, const std::vector<Eigen::Index>& active,
+                                   const Eigen::VectorXd& u, Eigen::VectorXd& out, int threads) {
+  const Eigen::Index n = K.rows(), a = static_cast<Eigen::Index>(active.size());
+  out.resize(a);
+  parallel::parallel_for(0, a, n * a >= parallel_entries ? threads : 1, parallel::Schedule::blocks(),
+                         [&](Eigen::Index j) { out[j] = K.col(active[j]).dot(u); });
+}
+
+}  // namespace detail
+
+// The sketch of K'K behind the CG preconditioner, computed once per fit:
+// Q (n x l, orthonormal) spans an approximate range of K, found by the
+// adaptive randomized range finder (Halko, Martinsson & Tropp 2011,
+// "Finding structure with randomness", SIAM Review 53(2), 217-288,
+// doi:10.1137/090771806, Algorithm 4.2, in blocks of `block` columns), and
+//   K'K ~= K'Q Q'K = W'W,   W = Q'K  (l x n).
+// K'K - W'W = E'E with E = (I - QQ')K is positive semidefinite whatever the
+// sign of K's eigenvalues (and for an asymmetric K), so the preconditioner
+// P below is positive definite and P <= Hess: the eigenvalues of P^{-1} Hess
+// lie in [1, 1 + max(m)^2 ||E||^2], and CG needs few more steps than there
+// are eigenvalues of E'E far above 1 / max(m)^2. The range grows by blocks
+// until max(m)^2 e^2 <= `spread`, where e = sqrt(3) max_i ||E omega_i|| over
+// the block's test vectors (entries uniform on (-1, 1), variance 1/3) is
+// about ||E|| when E's spectrum decays fast (Halko et al.'s eq. 4.3 bounds
+// ||E|| by 10 sqrt(2 / pi) times that for any E, a bound we found ten times
+// too pessimistic for kernel matrices), with m of the first step, or until
+// l reaches `max_rank`. On the benchmark's data (checkerboard(), Gaussian
+// kernel) the rank came out at 200 for n = 2000 and 5000 and 250 for
+// n = 10000, with 3-5 CG steps per M-step; spreads from 100 to 1000 gave
+// ranks 250 to 150 and 3 to 7 steps, at about the same total time. The cost is two products of K with n x l blocks,
+// 4 n^2 l flops: the rank follows the kernel's spectrum. The test vectors
+// are fixed (detail::fixed_test_matrix).
+inline Eigen::MatrixXd sketch_gram(const Eigen::Ref<const Eigen::MatrixXd>& K, double max_scale, double spread,
+                                   Eigen::Index block, Eigen::Index max_rank, int threads) {
+  const parallel::EigenThreads eigen_threads(threads);
+  const Eigen::Index n = K.rows(), limit = std::max<Eigen::Index>(1, std::min(max_rank, n));
+  const double estimate_factor = std::sqrt(3.0);
+  const double target = std::sqrt(spread) / max_scale;  // the largest acceptable ||E||
+  Eigen::MatrixXd Q(n, 0);
+  while (Q.cols() < limit) {
+    const Eigen::Index used = Q.cols(), b = std::min(block, limit - used);
+    Eigen::MatrixXd Y = K * detail::fixed_test_matrix(n, b, used);
+    for (int pass = 0; pass < 2; ++pass) Y -= Q * (Q.transpose() * Y);  // twice: orthogonal to working precision
+    const double residual = estimate_factor * Y.colwise().norm().maxCoeff();
+    const Eigen::HouseholderQR<Eigen::MatrixXd> qr(Y);
+    Q.conservativeResize(n, used + b);
+    Q.rightCols(b) = qr.householderQ() * Eigen::MatrixXd::Identity(n, b);
+    if (residual <= target) break;
+  }
+  return Q.transpose() * K;
+}
+
+// The preconditioner of one M-step: with V = M D W_A' (|A| x l),
+//   P = I + M D W_A'W_A D M = I + V V',  P^{-1} = I - V (I + V'V)^{-1} V'
+// by the Woodbury identity, O(|A| l^2) to set up and O(|A| l) to apply.
+class SketchPreconditioner {
+ public:
+  SketchPreconditioner(const Eigen::MatrixXd& W, const Eigen::VectorXd& scale, const std::vector<Eigen::Index>& active,
+                       int threads) {
+    const Eigen::Index a = static_cast<Eigen::Index>(active.size());
+    V_.resize(a, W.rows());
+    for (Eigen::Index j = 0; j < a; ++j) V_.row(j) = W.col(active[j]).transpose() * scale[j];
+    Eigen::MatrixXd capacitance = Eigen::MatrixXd::Identity(W.rows(), W.rows());
+    {
+      const parallel::EigenThreads eigen_threads(threads);
+      capacitance.selfadjointView<Eigen::Lower>().rankUpdate(V_.transpose());
+    }
+    capacitance_.compute(capacitance);  // >= I: positive definite
+  }
+  Eigen::VectorXd apply(const Eigen::VectorXd& r) const {
+    return r - V_ * capacitance_.solve(V_.transpose() * r);
+  }
+
+ private:
+  Eigen::MatrixXd V_;
+  Eigen::LLT<Eigen::MatrixXd> capacitance_;
+};
+
+// One EM iteration with the M-step by preconditioned CG (see above): the
+// same E-step, weights and bias as step_gram, Hess x = rhs solved without
+// forming Hess. Returns false (and leaves `out` alone) when CG has not
+// reached the tolerance within control.cg_max_steps steps. `W` is the
+// sketch (sketch_gram), `column_sums` are 1'K.
+inline bool step_cg(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::MatrixXd& W,
+                    const Eigen::VectorXd& column_sums, const Eigen::VectorXd& y,
+                    const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
+                    const Eigen::VectorXd* latent, const SolverControl& control, int threads,
+                    SolverStatistics& statistics, Step& out) {
+  const Eigen::Index n = K.rows(), a = static_cast<Eigen::Index>(active.size());
+  Eigen::VectorXd signed_w(a), scale(a);  // D w and the diagonal of M D
+  for (Eigen::Index j = 0; j < a; ++j) {
+    signed_w[j] = y[active[j]] * w[j];
+    scale[j] = std::sqrt(2.0) * w[j] * y[active[j]];
+  }
+  Eigen::VectorXd f;
+  if (latent) {
+    f = *latent;
+  } else {
+    detail::active_times(K, active, signed_w, f, threads);
+    f.array() += b;
+  }
+  const Eigen::VectorXd Z = expected_latent(f, y);
+  Eigen::VectorXd rhs;  // M D K_A'(Z - b 1)
+  detail::active_transpose_times(K, active, (Z.array() - b).matrix(), rhs, threads);
+  rhs.array() *= scale.array();
+  // Hess v = v + M D K_A'(K_A (D M v))
+  Eigen::VectorXd column_space, row_space;
+  auto hess_times = [&](const Eigen::VectorXd& v) {
+    detail::active_times(K, active, scale.cwiseProduct(v), column_space, threads);
+    detail::active_transpose_times(K, active, column_space, row_space, threads);
+    return Eigen::VectorXd(v + scale.cwiseProduct(row_space));
+  };
+  const SketchPreconditioner preconditioner(W, scale, active, threads);
+  // preconditioned CG (e.g. Saad 2003, Iterative Methods for Sparse Linear
+  // Systems, Algorithm 9.1) from x = 0
+  Eigen::VectorXd x = Eigen::VectorXd::Zero(a), r = rhs;
+  const double target = control.cg_tolerance * rhs.norm();
+  bool converged = r.norm() <= target;
+  Eigen::VectorXd z = preconditioner.apply(r), p = z;
+  double rz = r.dot(z);
+  int steps = 0;
+  const double start_norm = r.norm();
+  while (!converged && steps < control.cg_max_steps) {
+    // a CG that would need more than cg_max_steps at the rate of its first
+    // ten steps gives up now rather than after all of them (a kernel whose
+    // spectrum the sketch did not capture): the direct solve is cheaper
+    if (steps == 10) {
+      const double rate = std::log(r.norm() / start_norm) / steps;  // log reduction per step
+      if (!(rate < 0.0) || std::log(control.cg_tolerance) / rate > control.cg_max_steps) break;
+    }
+    ++steps;
+    const Eigen::VectorXd q = hess_times(p);
+    const double curvature = p.dot(q);
+    if (!(curvature > 0.0) || !(rz > 0.0)) break;  // only in rounding trouble: fall back
+    const double alpha = rz / curvature;
+    x += alpha * p;
+    r -= alpha * q;
+    if (r.norm() <= target) {
+      converged = true;
+      break;
+    }
+    z = preconditioner.apply(r);
+    const double rz_next = r.dot(z);
+    p = z + (rz_next / rz) * p;
+    rz = rz_next;
+  }
+  statistics.cg_steps += steps;
+  if (!converged) {
+    ++statistics.fallbacks;
+    return false;
+  }
+  ++statistics.cg_iterations;
+  out.weights = std::sqrt(2.0) * w.cwiseProduct(x);
+  double fitted_sum = 0.0;  // 1'Phi_A w
+  for (Eigen::Index j = 0; j < a; ++j) fitted_sum += column_sums[active[j]] * y[active[j]] * out.weights[j];
+  out.bias = (Z.sum() - fitted_sum) / (static_cast<double>(n) + 1.0 / (2.0 * b * b));
+  out.latent = Z;
+  return true;
+}
+
 // The basis of the full PCVM: the pair's kernel, its labels on both sides.
-// With `gram`, the M-step takes the active submatrix of G = K'K, formed in
-// the first step (step_gram); without it, every step forms Phi_A'Phi_A anew
+// With `gram`, the M-step runs by `solver` (SolverControl): the automatic
+// solver takes CG steps (step_cg) while at least cg_min_active(n) basis
+// functions are active, then forms G_A = K[, A]'K[, A] for the active set
+// of that moment and takes the direct steps of step_gram on its submatrices
+// (later active sets are subsets); "cholesky" forms G = K'K in the first
+// step (all basis functions active); a CG step that does not converge falls
+// back to G_A at once. Without `gram`, every step forms Phi_A'Phi_A anew
 // (step_full: krein's path before G, kept for comparison). The width step
 // of pcvm_control(optimize_width = TRUE) may replace the kernel between
 // iterations; the new kernel's steps run on step_full, as forming its G
 // would cost as much as the step itself.
 class FullBasis {
  public:
-  FullBasis(const Eigen::Ref<const Eigen::MatrixXd>& K, Eigen::VectorXd y, int threads, bool gram = true)
-      : borrowed_(K), y_(std::move(y)), threads_(threads), gram_(gram) {
+  FullBasis(const Eigen::Ref<const Eigen::MatrixXd>& K, Eigen::VectorXd y, int threads, bool gram = true,
+            SolverControl solver = SolverControl())
+      : borrowed_(K), y_(std::move(y)), threads_(threads), gram_(gram), solver_(solver) {
     if (K.rows() != K.cols() || K.rows() != y_.size()) throw std::invalid_argument("K must be n x n with one label per row");
   }
   Eigen::Index size() const { return y_.size(); }
@@ -214,17 +485,32 @@ class FullBasis {
     if (K.rows() != size() || K.cols() != size()) throw std::invalid_argument("the new kernel has the wrong size");
     owned_ = std::move(K);
     replaced_ = true;
-    G_.resize(0, 0);  // the old kernel's: free it
+    G_.resize(0, 0);  // the old kernel's: free them
+    W_.resize(0, 0);
   }
   Step step(const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
             const Eigen::VectorXd* latent) const {
     if (replaced_) return step_full(owned_, y_, active, w, b, latent, threads_);
     if (!gram_) return step_full(borrowed_, y_, active, w, b, latent, threads_);
-    if (G_.size() == 0) {
-      G_ = gram_lower(borrowed_, threads_);
-      column_sums_ = borrowed_.colwise().sum().transpose();
+    if (column_sums_.size() == 0) column_sums_ = borrowed_.colwise().sum().transpose();
+    const Eigen::Index a = static_cast<Eigen::Index>(active.size());
+    const bool iterative = solver_.solver == Solver::cg ||
+                           (solver_.solver == Solver::automatic &&
+                            a >= (solver_.cg_min_active > 0 ? solver_.cg_min_active : cg_min_active(size())));
+    if (G_.size() == 0 && iterative) {
+      if (W_.size() == 0) {
+        W_ = sketch_gram(borrowed_, std::sqrt(2.0) * w.cwiseAbs().maxCoeff(), solver_.sketch_spread,
+                         solver_.sketch_block, std::min(solver_.sketch_max_rank, std::max<Eigen::Index>(1, size() / 8)),
+                         threads_);
+        statistics_.sketch_rank = W_.rows();
+      }
+      Step out;
+      if (step_cg(borrowed_, W_, column_sums_, y_, active, w, b, latent, solver_, threads_, statistics_, out)) {
+        return out;
+      }
     }
-    return step_gram(borrowed_, G_, column_sums_, y_, active, w, b, latent, threads_);
+    if (G_.size() == 0) form_gram(active);
+    return step_gram(borrowed_, G_, position_, column_sums_, y_, active, w, b, latent, threads_);
   }
   // f = K[, A] diag(y_A) w + b on the training points, O(n |A|)
   Eigen::VectorXd latent(const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b) const {
@@ -233,18 +519,40 @@ class FullBasis {
     for (size_t k = 0; k < active.size(); ++k) f += K.col(active[k]) * (y_[active[k]] * w[k]);
     return f;
   }
+  const SolverStatistics& statistics() const { return statistics_; }
 
  private:
+  // G_A = K[, A]'K[, A] for the current active set (all of K'K when every
+  // basis function is active); the sketch is not needed after it
+  void form_gram(const std::vector<Eigen::Index>& active) const {
+    const Eigen::Index a = static_cast<Eigen::Index>(active.size());
+    position_.assign(static_cast<size_t>(size()), -1);
+    for (Eigen::Index j = 0; j < a; ++j) position_[active[j]] = j;
+    if (a == size()) {
+      G_ = gram_lower(borrowed_, threads_);
+    } else {
+      Eigen::MatrixXd KA(size(), a);
+      for (Eigen::Index j = 0; j < a; ++j) KA.col(j) = borrowed_.col(active[j]);
+      G_ = gram_lower(KA, threads_);
+    }
+    statistics_.gram_size = a;
+    W_.resize(0, 0);
+  }
+
   Eigen::Ref<const Eigen::MatrixXd> borrowed_;
   Eigen::MatrixXd owned_;
   bool replaced_ = false;
   Eigen::VectorXd y_;
   int threads_;
   bool gram_;
-  // G = K'K (lower triangle) and 1'K of the borrowed kernel, formed in the
-  // first step that needs them
+  SolverControl solver_;
+  // formed in the first step that needs them: G_A (lower triangle) with the
+  // positions of the basis functions in it, 1'K, the sketch W of K'K
   mutable Eigen::MatrixXd G_;
+  mutable std::vector<Eigen::Index> position_;
   mutable Eigen::VectorXd column_sums_;
+  mutable Eigen::MatrixXd W_;
+  mutable SolverStatistics statistics_;
 };
 
 // The basis of Ny-PCVM: the pair's landmark columns C = K_nm[rows, columns],

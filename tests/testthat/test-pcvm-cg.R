@@ -1,0 +1,162 @@
+# The full PCVM's M-step by preconditioned conjugate gradients (pcvm.hpp,
+# step_cg; internal option krein.pcvm_solver): the iterates, relevance
+# vectors and predictions equal those of the direct solves, the Cholesky
+# factorisation of I + M D G[A, A] D M from G = K'K ("cholesky") and of
+# Phi_A'Phi_A formed in every iteration (krein.pcvm_gram = FALSE), which
+# test-pcvm.R checks against the plain-R transcription of Chen, Tino & Yao
+# (2009) in helper-pcvm.R. Each fit's `solver` record shows that CG ran.
+
+# as in test-pcvm.R: reaching max_iter is expected on some of these data
+without_max_iter_warning <- function(expr) {
+  withCallingHandlers(expr, krein_warning = function(w) {
+    if (grepl("max_iter", conditionMessage(w))) invokeRestart("muffleWarning")
+  })
+}
+
+with_pcvm_options <- function(settings, expr) {
+  old <- options(settings)
+  on.exit(options(old))
+  expr
+}
+
+# cpp_pcvm_fit() with the control list pcvm_pair() gives it
+pcvm_em <- function(K, signs, start, control, gram = TRUE, threads = 1L) {
+  krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, c(control, krein:::pcvm_solver_options()), NULL,
+                       threads, gram = gram)
+}
+
+expect_same_iterates <- function(got, ref, tolerance = 1e-10) {
+  expect_identical(which(got$weights > 0), which(ref$weights > 0))
+  expect_equal(got$weights, ref$weights, tolerance = tolerance)
+  expect_equal(got$bias, ref$bias, tolerance = tolerance)
+  expect_identical(got$iterations, ref$iterations)
+  expect_identical(got$converged, ref$converged)
+}
+
+test_that("CG M-steps keep the iterates of the direct ones, positive definite and indefinite kernels", {
+  set.seed(41)
+  board <- checkerboard(300, size = 2)
+  x <- as.matrix(board[, 1:2])
+  signs <- ifelse(board$y == levels(board$y)[1], 1, -1)
+  kernels <- list(rbf = kernel_matrix(x, kernel = kernel_rbf(2)),
+                  tanh = kernel_matrix(x, kernel = kernel_tanh(2, -1)),
+                  # a negated squared distance: rank 4 (so the sketch is exact), one
+                  # positive eigenvalue, and ill-conditioned: the two direct paths
+                  # differ by up to 2e-9 on it, hence its wider tolerance below
+                  distance = -as.matrix(dist(x))^2)
+  tolerance <- c(rbf = 1e-10, tanh = 1e-10, distance = 1e-8)
+  expect_lt(min(eigen(kernels$tanh, symmetric = TRUE, only.values = TRUE)$values), -1)
+  expect_lt(min(eigen(kernels$distance, symmetric = TRUE, only.values = TRUE)$values), -1)
+  start <- ref_pcvm_start(300, signs)
+  for (kernel in names(kernels)) {
+    K <- kernels[[kernel]]
+    for (control in list(pcvm_control(max_iter = 1, convergence = "weights"),
+                         pcvm_control(max_iter = 4, convergence = "weights"),
+                         pcvm_control(max_iter = 200, tol = 1e-3))) {
+      cg <- with_pcvm_options(list(krein.pcvm_solver = "cg"), pcvm_em(K, signs, start, control, threads = 2L))
+      cholesky <- with_pcvm_options(list(krein.pcvm_solver = "cholesky"), pcvm_em(K, signs, start, control))
+      expect_same_iterates(cg, cholesky, tolerance[[kernel]])
+      expect_same_iterates(cg, pcvm_em(K, signs, start, control, gram = FALSE), tolerance[[kernel]])
+      # CG solved every M-step, with a sketch and without G
+      expect_identical(cg$solver$cg_iterations, cg$iterations)
+      expect_gte(cg$solver$cg_steps, cg$iterations)
+      expect_identical(cg$solver$fallbacks, 0L)
+      expect_identical(cg$solver$sketch_rank, 37)  # n / 8, rounded down
+      expect_identical(cg$solver$gram_size, 0)
+      expect_identical(cholesky$solver$cg_iterations, 0L)
+      expect_identical(cholesky$solver$gram_size, 300)
+    }
+  }
+})
+
+test_that("the automatic solver goes from CG to G_A of the active set; CG falls back when capped or slow", {
+  set.seed(42)
+  board <- checkerboard(300, size = 2)
+  x <- as.matrix(board[, 1:2])
+  signs <- ifelse(board$y == levels(board$y)[1], 1, -1)
+  K <- kernel_matrix(x, kernel = kernel_rbf(2))
+  start <- ref_pcvm_start(300, signs)
+  control <- pcvm_control(max_iter = 200, tol = 1e-3)
+  cholesky <- with_pcvm_options(list(krein.pcvm_solver = "cholesky"), pcvm_em(K, signs, start, control))
+  # small data: the automatic solver is the Cholesky path
+  automatic <- pcvm_em(K, signs, start, control)
+  expect_identical(automatic, cholesky)
+  # CG while at least 150 basis functions are active, then G_A for the
+  # active set of that moment (a proper subset) and its submatrices after
+  switched <- with_pcvm_options(list(krein.pcvm_cg_min_active = 150), pcvm_em(K, signs, start, control))
+  expect_same_iterates(switched, cholesky)
+  expect_gte(switched$solver$cg_iterations, 2L)
+  expect_lt(switched$solver$cg_iterations, switched$iterations)
+  expect_lt(switched$solver$gram_size, 150)
+  expect_gt(switched$solver$gram_size, length(which(switched$weights > 0)))
+  # one CG step cannot reach the tolerance: the first M-step falls back to
+  # the direct solve (G over all basis functions), and the fit is the same
+  capped <- with_pcvm_options(list(krein.pcvm_solver = "cg", krein.pcvm_cg_max_steps = 1),
+                              pcvm_em(K, signs, start, control))
+  expect_same_iterates(capped, cholesky, tolerance = 1e-12)
+  expect_identical(capped$solver[c("cg_iterations", "cg_steps", "fallbacks")],
+                   list(cg_iterations = 0L, cg_steps = 1L, fallbacks = 1L))
+  expect_identical(capped$solver$gram_size, 300)
+  # a CG whose first ten steps predict more steps than allowed gives up
+  # after those ten (this one needs about 18 at the sketch's rank 37)
+  early <- with_pcvm_options(list(krein.pcvm_solver = "cg", krein.pcvm_cg_max_steps = 11),
+                             pcvm_em(K, signs, start, pcvm_control(max_iter = 1, convergence = "weights")))
+  expect_identical(early$solver[c("cg_iterations", "cg_steps", "fallbacks")],
+                   list(cg_iterations = 0L, cg_steps = 10L, fallbacks = 1L))
+})
+
+test_that("pcvm() with CG M-steps gives the same models and predictions, two and more classes", {
+  set.seed(43)
+  board <- checkerboard(240, size = 2)
+  sine <- sine_populations(60)  # four classes, 60 points each
+  test_board <- checkerboard(60, size = 2)
+  test_sine <- sine_populations(15)
+  fit_with <- function(solver, ...) {
+    set.seed(44)
+    with_pcvm_options(list(krein.pcvm_solver = solver), without_max_iter_warning(pcvm(...)))
+  }
+  cases <- list(
+    list(args = list(y ~ x1 + x2, data = board, kernel = kernel_rbf(2), control = pcvm_control(max_iter = 200)),
+         test = test_board),
+    list(args = list(y ~ x1 + x2, data = board, kernel = kernel_tanh(2, -1), scale = FALSE,
+                     control = pcvm_control(max_iter = 100, convergence = "weights")),
+         test = test_board),
+    list(args = list(y ~ ., data = sine, kernel = kernel_rbf(1), scale = FALSE, control = pcvm_control(max_iter = 200)),
+         test = test_sine))
+  for (case in cases) {
+    cg <- do.call(fit_with, c(list("cg"), case$args))
+    cholesky <- do.call(fit_with, c(list("cholesky"), case$args))
+    for (k in seq_along(cg$models)) {
+      expect_identical(cg$models[[k]]$relevant, cholesky$models[[k]]$relevant)
+      expect_equal(cg$models[[k]]$weights, cholesky$models[[k]]$weights, tolerance = 1e-10)
+      expect_equal(cg$models[[k]]$bias, cholesky$models[[k]]$bias, tolerance = 1e-10)
+      expect_identical(cg$models[[k]]$iterations, cholesky$models[[k]]$iterations)
+      expect_identical(cg$models[[k]]$solver$cg_iterations, cg$models[[k]]$iterations)
+      expect_identical(cholesky$models[[k]]$solver$cg_iterations, 0L)
+    }
+    for (type in c("latent", "prob")) {
+      expect_equal(predict(cg, case$test, type = type), predict(cholesky, case$test, type = type), tolerance = 1e-10)
+      expect_equal(predict(cg, type = type), predict(cholesky, type = type), tolerance = 1e-10)
+    }
+    expect_identical(predict(cg, case$test), predict(cholesky, case$test))
+  }
+  # the sketch draws nothing from R's RNG: the stream after a fit is the same
+  set.seed(45)
+  with_pcvm_options(list(krein.pcvm_solver = "cg"),
+                    without_max_iter_warning(pcvm(y ~ x1 + x2, data = board, control = pcvm_control(max_iter = 5))))
+  after_cg <- runif(1)
+  set.seed(45)
+  with_pcvm_options(list(krein.pcvm_solver = "cholesky"),
+                    without_max_iter_warning(pcvm(y ~ x1 + x2, data = board, control = pcvm_control(max_iter = 5))))
+  expect_identical(runif(1), after_cg)
+})
+
+test_that("the solver options are checked", {
+  set.seed(46)
+  board <- checkerboard(40, size = 2)
+  expect_snapshot(error = TRUE, with_pcvm_options(list(krein.pcvm_solver = "qr"), pcvm(y ~ x1 + x2, data = board)))
+  expect_error(with_pcvm_options(list(krein.pcvm_cg_max_steps = -1), pcvm(y ~ x1 + x2, data = board)),
+               class = "krein_error")
+  expect_error(with_pcvm_options(list(krein.pcvm_cg_min_active = 1.5), pcvm(y ~ x1 + x2, data = board)),
+               class = "krein_error")
+})
