@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "krein/deterministic_uniform.hpp"
 #include "krein/parallel.hpp"
 #include "krein/tsqr.hpp"
 
@@ -102,22 +103,10 @@ struct PartialSvd {
 
 namespace detail {
 
-// Uniform numbers in (-1, 1) from splitmix64 with a fixed seed: portable and
-// reproducible, unlike std::*_distribution.
+// The block Lanczos start block: fixed, so that a fit is reproducible
+// (krein/deterministic_uniform.hpp).
 inline Eigen::MatrixXd fixed_start_block(Eigen::Index rows, Eigen::Index cols) {
-  Eigen::MatrixXd out(rows, cols);
-  std::uint64_t state = 0x9E3779B97F4A7C15ULL;
-  for (Eigen::Index j = 0; j < cols; ++j) {
-    for (Eigen::Index i = 0; i < rows; ++i) {
-      state += 0x9E3779B97F4A7C15ULL;
-      std::uint64_t z = state;
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-      z ^= z >> 31;
-      out(i, j) = static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
-    }
-  }
-  return out;
+  return deterministic_uniform_block(rows, cols, 0x9E3779B97F4A7C15ULL);
 }
 
 // Orthonormalise the block W against the first `used` columns of `basis`

@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "krein/deterministic_uniform.hpp"
 #include "krein/parallel_dense.hpp"
 
 namespace krein {
@@ -257,26 +258,14 @@ inline Eigen::Index cg_min_active(Eigen::Index n) { return std::max<Eigen::Index
 
 namespace detail {
 
-// Uniform numbers in (-1, 1) from splitmix64 with a fixed seed (as
-// kfda.hpp's start block): the sketch must not draw from R's RNG, so that
-// set.seed() reproduces a fit and R's random stream is left untouched.
 // Columns first_column, ..., first_column + cols - 1 of one fixed n x inf
-// matrix (splitmix64's state is a counter, so a block starts anywhere).
+// test matrix (krein/deterministic_uniform.hpp): not from R's RNG, so that
+// set.seed() reproduces a fit and R's random stream is left untouched.
 inline Eigen::MatrixXd fixed_test_matrix(Eigen::Index rows, Eigen::Index cols, Eigen::Index first_column) {
-  Eigen::MatrixXd out(rows, cols);
-  std::uint64_t state = 0x2545F4914F6CDD1DULL + static_cast<std::uint64_t>(first_column) *
-                                                   static_cast<std::uint64_t>(rows) * 0x9E3779B97F4A7C15ULL;
-  for (Eigen::Index j = 0; j < cols; ++j) {
-    for (Eigen::Index i = 0; i < rows; ++i) {
-      state += 0x9E3779B97F4A7C15ULL;
-      std::uint64_t z = state;
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-      z ^= z >> 31;
-      out(i, j) = static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
-    }
-  }
-  return out;
+  return deterministic_uniform_block(rows, cols,
+                                     0x2545F4914F6CDD1DULL + static_cast<std::uint64_t>(first_column) *
+                                                                 static_cast<std::uint64_t>(rows) *
+                                                                 0x9E3779B97F4A7C15ULL);
 }
 
 constexpr Eigen::Index row_block = 1024;
