@@ -25,16 +25,16 @@ cpp_kernel_diagonal <- function(base, invariant, x, x_tau) {
     .Call(`_krein_cpp_kernel_diagonal`, base, invariant, x, x_tau)
 }
 
+cpp_kfda_class_factors <- function(Z, labels, classes, threads) {
+    .Call(`_krein_cpp_kfda_class_factors`, Z, labels, classes, threads)
+}
+
 cpp_centred_svd <- function(K, threads) {
     .Call(`_krein_cpp_centred_svd`, K, threads)
 }
 
 cpp_centred_partial_svd <- function(K, k, tolerance, max_dimension, threads) {
     .Call(`_krein_cpp_centred_partial_svd`, K, k, tolerance, max_dimension, threads)
-}
-
-cpp_kfda_class_factors <- function(Z, labels, classes, threads) {
-    .Call(`_krein_cpp_kfda_class_factors`, Z, labels, classes, threads)
 }
 
 cpp_triangular_factor <- function(rows) {

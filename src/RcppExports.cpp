@@ -99,6 +99,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_kfda_class_factors
+Rcpp::List cpp_kfda_class_factors(const Eigen::Map<Eigen::MatrixXd> Z, const Rcpp::IntegerVector& labels, int classes, int threads);
+RcppExport SEXP _krein_cpp_kfda_class_factors(SEXP ZSEXP, SEXP labelsSEXP, SEXP classesSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type Z(ZSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type labels(labelsSEXP);
+    Rcpp::traits::input_parameter< int >::type classes(classesSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_kfda_class_factors(Z, labels, classes, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_centred_svd
 Rcpp::List cpp_centred_svd(const Eigen::Map<Eigen::MatrixXd> K, int threads);
 RcppExport SEXP _krein_cpp_centred_svd(SEXP KSEXP, SEXP threadsSEXP) {
@@ -123,20 +137,6 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type max_dimension(max_dimensionSEXP);
     Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_centred_partial_svd(K, k, tolerance, max_dimension, threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_kfda_class_factors
-Rcpp::List cpp_kfda_class_factors(const Eigen::Map<Eigen::MatrixXd> Z, const Rcpp::IntegerVector& labels, int classes, int threads);
-RcppExport SEXP _krein_cpp_kfda_class_factors(SEXP ZSEXP, SEXP labelsSEXP, SEXP classesSEXP, SEXP threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type Z(ZSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type labels(labelsSEXP);
-    Rcpp::traits::input_parameter< int >::type classes(classesSEXP);
-    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_kfda_class_factors(Z, labels, classes, threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -360,9 +360,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_ikfd_nystrom", (DL_FUNC) &_krein_cpp_ikfd_nystrom, 5},
     {"_krein_cpp_kernel_matrix", (DL_FUNC) &_krein_cpp_kernel_matrix, 7},
     {"_krein_cpp_kernel_diagonal", (DL_FUNC) &_krein_cpp_kernel_diagonal, 4},
+    {"_krein_cpp_kfda_class_factors", (DL_FUNC) &_krein_cpp_kfda_class_factors, 4},
     {"_krein_cpp_centred_svd", (DL_FUNC) &_krein_cpp_centred_svd, 2},
     {"_krein_cpp_centred_partial_svd", (DL_FUNC) &_krein_cpp_centred_partial_svd, 5},
-    {"_krein_cpp_kfda_class_factors", (DL_FUNC) &_krein_cpp_kfda_class_factors, 4},
     {"_krein_cpp_triangular_factor", (DL_FUNC) &_krein_cpp_triangular_factor, 1},
     {"_krein_cpp_kfda_project", (DL_FUNC) &_krein_cpp_kfda_project, 4},
     {"_krein_cpp_column_moments", (DL_FUNC) &_krein_cpp_column_moments, 2},

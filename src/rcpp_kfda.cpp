@@ -1,8 +1,18 @@
-// Glue for the principal components of kfda's kernel data (the full and the
-// partial SVD of inst/include/krein/kfda.hpp); the rest of kfda's glue is in
-// rcpp_kfda_factors.cpp. Validation is in R.
+// Glue for the kernel-data Fisher discriminant core (inst/include/krein/kfda.hpp).
+// Validation is in R.
 #include "glue.h"
 #include "krein/kfda.hpp"
+
+// [[Rcpp::export]]
+Rcpp::List cpp_kfda_class_factors(const Eigen::Map<Eigen::MatrixXd> Z, const Rcpp::IntegerVector& labels,
+                                  int classes, int threads) {
+  const krein::kfda::ClassFactors f =
+      krein::kfda::class_factors(Z, glue::zero_based_labels(labels), classes, threads);
+  Rcpp::List factors(classes);
+  for (int c = 0; c < classes; ++c) factors[c] = f.factors[c];
+  return Rcpp::List::create(Rcpp::Named("means") = f.means, Rcpp::Named("factors") = factors,
+                            Rcpp::Named("counts") = f.counts);
+}
 
 // Column means m of K and the thin SVD (singular values d, right vectors v)
 // of K - 1 m'.
@@ -27,4 +37,23 @@ Rcpp::List cpp_centred_partial_svd(const Eigen::Map<Eigen::MatrixXd> K, int k, d
                             Rcpp::Named("v") = s.vectors, Rcpp::Named("residuals") = s.residuals,
                             Rcpp::Named("total") = s.total, Rcpp::Named("converged") = s.converged,
                             Rcpp::Named("dimension") = static_cast<double>(s.dimension));
+}
+
+// The triangular factor R of QR of the rows (R'R = rows'rows).
+// [[Rcpp::export]]
+Eigen::MatrixXd cpp_triangular_factor(const Eigen::Map<Eigen::MatrixXd> rows) {
+  return krein::tsqr::triangular_factor(rows, rows.cols());
+}
+
+// [[Rcpp::export]]
+Eigen::MatrixXd cpp_kfda_project(const Eigen::Map<Eigen::MatrixXd> K, const Eigen::Map<Eigen::VectorXd> center,
+                                 const Eigen::Map<Eigen::MatrixXd> rotation,
+                                 const Eigen::Map<Eigen::VectorXd> scale) {
+  return krein::kfda::project(K, center, rotation, scale);
+}
+
+// [[Rcpp::export]]
+Rcpp::List cpp_column_moments(const Eigen::Map<Eigen::MatrixXd> K, int threads) {
+  const auto m = krein::kfda::column_moments(K, threads);
+  return Rcpp::List::create(Rcpp::Named("mean") = m.first, Rcpp::Named("sd") = m.second);
 }

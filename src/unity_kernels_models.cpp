@@ -1,10 +1,10 @@
-// Unity build, part 1 of 2 (see Makevars): the glue of the kernel engine, the
-// landmark core sets and the methods built on the symmetric eigensolver and
-// the Nystroem decomposition (iKFD, KQD, Ny-KQD prediction), compiled as one
-// translation unit so that Rcpp, RcppEigen and the Eigen instances these files
-// share (the kernel engine, symmetric_eigen(), the Householder QR, the
-// products) are parsed, compiled and described in debug information once
-// instead of once per file.
+// Unity build, part 1 of 2 (see Makevars.in): the glue of the kernel engine,
+// the landmark core sets, the methods built on the symmetric eigensolver and
+// the Nystroem decomposition (iKFD, KQD, Ny-KQD prediction) and the PCVM,
+// compiled as one translation unit so that Rcpp, RcppEigen and the Eigen
+// instances these files share (the kernel engine, symmetric_eigen(), the
+// Householder QR, the products, the tiled Cholesky factorisation) are parsed,
+// compiled and described in debug information once instead of once per file.
 //
 // The included files keep their own names and stay valid on their own; but
 // here they share one scope, so a helper at file scope (even in an anonymous
@@ -19,5 +19,5 @@
 #include "rcpp_ikfd.cpp"
 #include "rcpp_kqd.cpp"
 #include "rcpp_nykqd.cpp"
-#include "rcpp_kfda_factors.cpp"
+#include "rcpp_pcvm.cpp"
 #include "RcppExports.cpp"
