@@ -73,3 +73,14 @@ ref_pcvm_start <- function(n_basis, signs) {
   list(weights = stats::runif(n_basis) + 0.2, bias = stats::rnorm(1),
        latent = 10 * stats::runif(n) * signs + stats::runif(n))
 }
+
+# Two EM runs (cpp_pcvm_fit() or ref_pcvm_em() results) reach the same
+# iterate: the same relevance vectors and iteration count, and weights and
+# bias to `tolerance`.
+expect_same_iterates <- function(got, ref, tolerance = 1e-10) {
+  expect_identical(which(got$weights > 0), which(ref$weights > 0))
+  expect_equal(got$weights, ref$weights, tolerance = tolerance)
+  expect_equal(got$bias, ref$bias, tolerance = tolerance)
+  expect_identical(got$iterations, ref$iterations)
+  expect_identical(got$converged, ref$converged)
+}

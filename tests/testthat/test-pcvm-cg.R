@@ -25,14 +25,6 @@ pcvm_em <- function(K, signs, start, control, gram = TRUE, threads = 1L) {
                        threads, gram = gram)
 }
 
-expect_same_iterates <- function(got, ref, tolerance = 1e-10) {
-  expect_identical(which(got$weights > 0), which(ref$weights > 0))
-  expect_equal(got$weights, ref$weights, tolerance = tolerance)
-  expect_equal(got$bias, ref$bias, tolerance = tolerance)
-  expect_identical(got$iterations, ref$iterations)
-  expect_identical(got$converged, ref$converged)
-}
-
 test_that("CG M-steps keep the iterates of the direct ones, positive definite and indefinite kernels", {
   set.seed(41)
   board <- checkerboard(300, size = 2)

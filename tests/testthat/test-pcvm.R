@@ -60,22 +60,15 @@ test_that("the C++ EM loop follows the R loop it replaced (helper-pcvm.R)", {
   K <- kernel_matrix(x, kernel = kernel_rbf(2))
   # the reference code's stopping rule reproduces its iterates
   control <- pcvm_control(max_iter = 200, convergence = "weights")
-  compare <- function(got, ref) {
-    expect_identical(which(got$weights > 0), which(ref$weights > 0))
-    expect_equal(got$weights, ref$weights, tolerance = 1e-10)
-    expect_equal(got$bias, ref$bias, tolerance = 1e-10)
-    expect_identical(got$iterations, ref$iterations)
-    expect_identical(got$converged, ref$converged)
-  }
   # full PCVM
   start <- ref_pcvm_start(60, signs)
-  compare(krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 1L),
+  expect_same_iterates(krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 1L),
           ref_pcvm_em(K, signs, signs, start, control))
   # Ny-PCVM on 15 landmark columns
   columns <- sort(c(which(signs > 0)[1:8], which(signs < 0)[1:7]))
   C <- K[, columns]
   start <- ref_pcvm_start(15, signs)
-  compare(krein:::cpp_pcvm_fit(C, TRUE, signs, signs[columns], start, control, NULL, 1L),
+  expect_same_iterates(krein:::cpp_pcvm_fit(C, TRUE, signs, signs[columns], start, control, NULL, 1L),
           ref_pcvm_em(C, signs, signs[columns], start, control))
   # with the width step: the R function the loop calls back
   width <- pcvm_control(max_iter = 15, optimize_width = TRUE, convergence = "weights")
@@ -86,7 +79,7 @@ test_that("the C++ EM loop follows the R loop it replaced (helper-pcvm.R)", {
     kernel <<- krein:::optimize_rbf_width(kernel, x, active, signs, list(weights = weights, bias = bias), Z, 1L)
     krein:::evaluate_kernel(kernel, x, NULL, 1L)
   }
-  compare(krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, width, width_step, 1L), ref)
+  expect_same_iterates(krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, width, width_step, 1L), ref)
   expect_equal(kernel$params$gamma, ref$kernel$params$gamma, tolerance = 1e-10)
   # and pcvm() draws the same start and reports the same model
   set.seed(22)
@@ -112,27 +105,20 @@ test_that("the Gram-matrix path keeps the iterates of the per-iteration Phi'Phi 
                   tanh = kernel_matrix(x, kernel = kernel_tanh(2, -1)))
   expect_lt(min(eigen(kernels$tanh, symmetric = TRUE, only.values = TRUE)$values), -1)
   start <- ref_pcvm_start(70, signs)
-  compare <- function(got, ref, tolerance = 1e-10) {
-    expect_identical(which(got$weights > 0), which(ref$weights > 0))
-    expect_equal(got$weights, ref$weights, tolerance = tolerance)
-    expect_equal(got$bias, ref$bias, tolerance = tolerance)
-    expect_identical(got$iterations, ref$iterations)
-    expect_identical(got$converged, ref$converged)
-  }
   for (K in kernels) {
     # the iterate after t iterations, t = 1, ..., 6 and 30 (pruning from the second on)
     for (t in c(1:6, 30)) {
       control <- pcvm_control(max_iter = t, convergence = "weights")
       gram <- krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 1L, gram = TRUE)
-      compare(gram, krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 1L, gram = FALSE))
-      compare(gram, ref_pcvm_em(K, signs, signs, start, control))
+      expect_same_iterates(gram, krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 1L, gram = FALSE))
+      expect_same_iterates(gram, ref_pcvm_em(K, signs, signs, start, control))
     }
     # to convergence under each rule
     for (control in list(pcvm_control(max_iter = 300, convergence = "weights"),
                          pcvm_control(max_iter = 300, tol = 1e-3))) {
       gram <- krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 2L, gram = TRUE)
-      compare(gram, krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 2L, gram = FALSE))
-      compare(gram, ref_pcvm_em(K, signs, signs, start, control))
+      expect_same_iterates(gram, krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 2L, gram = FALSE))
+      expect_same_iterates(gram, ref_pcvm_em(K, signs, signs, start, control))
     }
   }
   # more basis functions than two tiles of the threaded factorisation (384)
@@ -143,7 +129,7 @@ test_that("the Gram-matrix path keeps the iterates of the per-iteration Phi'Phi 
   K <- kernel_matrix(x, kernel = kernel_rbf(2))
   start <- ref_pcvm_start(450, signs)
   control <- pcvm_control(max_iter = 3, convergence = "weights")
-  compare(krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 2L, gram = TRUE),
+  expect_same_iterates(krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 2L, gram = TRUE),
           krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 2L, gram = FALSE))
 })
 
