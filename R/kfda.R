@@ -451,12 +451,7 @@ kfda_pca <- function(inputs, ncomp, discriminant, counts, threads) {
 # it fits) or "svd" (the full SVD, the route of krein <= 0.1.0). An internal
 # option for benchmarks and equality tests.
 kfda_pca_method <- function() {
-  method <- getOption("krein.kfda_pca", "auto")
-  if (!is.character(method) || length(method) != 1L || !method %in% c("auto", "krylov", "svd")) {
-    krein_abort(sprintf("`options(krein.kfda_pca)` must be \"auto\", \"krylov\" or \"svd\", not %s.",
-                        describe_value(method)))
-  }
-  method
+  check_choice(getOption("krein.kfda_pca", "auto"), "options(krein.kfda_pca)", c("auto", "krylov", "svd"))
 }
 
 # All singular values and right vectors of the centred kernel data, from a

@@ -418,11 +418,8 @@ pcvm_pair <- function(inputs, basis, pair, control, threads) {
 # CG while at least this many basis functions are active; 0: max(1000,
 # n / 4)), for the benchmark (bench/pcvm.R) and the tests.
 pcvm_solver_options <- function() {
-  solver <- getOption("krein.pcvm_solver", "auto")
-  if (!is.character(solver) || length(solver) != 1L || !solver %in% c("auto", "cholesky", "cg")) {
-    krein_abort(sprintf('`options(krein.pcvm_solver)` must be "auto", "cholesky" or "cg", not %s.',
-                        describe_value(solver)))
-  }
+  solver <- check_choice(getOption("krein.pcvm_solver", "auto"), "options(krein.pcvm_solver)",
+                         c("auto", "cholesky", "cg"))
   steps <- check_number(getOption("krein.pcvm_cg_max_steps", 200), "options(krein.pcvm_cg_max_steps)",
                         lower = 0, allow_lower = TRUE, integer = TRUE)
   min_active <- check_number(getOption("krein.pcvm_cg_min_active", 0), "options(krein.pcvm_cg_min_active)",

@@ -131,6 +131,54 @@ inline Step step_factored(const Eigen::Ref<const Eigen::MatrixXd>& Q, const Eige
   return out;
 }
 
+namespace detail {
+
+constexpr Eigen::Index row_block = 1024;
+
+// Below this many kernel entries touched, a product runs on one thread: the
+// threads' start-up would cost more than they save.
+constexpr Eigen::Index parallel_entries = Eigen::Index(1) << 18;
+
+// out = K[, A] c: threads take blocks of rows, each walking all active
+// columns in order (so the sums do not depend on the thread count).
+inline void active_times(const Eigen::Ref<const Eigen::MatrixXd>& K, const std::vector<Eigen::Index>& active,
+                         const Eigen::VectorXd& c, Eigen::VectorXd& out, int threads) {
+  const Eigen::Index n = K.rows(), a = static_cast<Eigen::Index>(active.size());
+  out.setZero(n);
+  const Eigen::Index blocks = (n + row_block - 1) / row_block;
+  parallel::parallel_for(0, blocks, n * a >= parallel_entries ? threads : 1, parallel::Schedule::blocks(),
+                         [&](Eigen::Index t) {
+    const Eigen::Index r0 = t * row_block, rows = std::min(row_block, n - r0);
+    auto segment = out.segment(r0, rows);
+    for (Eigen::Index j = 0; j < a; ++j) segment += K.col(active[j]).segment(r0, rows) * c[j];
+  });
+}
+
+// out = K[, A]' u, one dot product per active column
+inline void active_transpose_times(const Eigen::Ref<const Eigen::MatrixXd>& K, const std::vector<Eigen::Index>& active,
+                                   const Eigen::VectorXd& u, Eigen::VectorXd& out, int threads) {
+  const Eigen::Index n = K.rows(), a = static_cast<Eigen::Index>(active.size());
+  out.resize(a);
+  parallel::parallel_for(0, a, n * a >= parallel_entries ? threads : 1, parallel::Schedule::blocks(),
+                         [&](Eigen::Index j) { out[j] = K.col(active[j]).dot(u); });
+}
+
+// f = K[, A] D w + b (D = diag(y_A)): the training latent values of the
+// weights w on the active set, the E-step's input and the convergence
+// test's
+inline Eigen::VectorXd latent_values(const Eigen::Ref<const Eigen::MatrixXd>& K, const std::vector<Eigen::Index>& active,
+                                     const Eigen::VectorXd& y, const Eigen::VectorXd& w, double b, int threads) {
+  const Eigen::Index a = static_cast<Eigen::Index>(active.size());
+  Eigen::VectorXd signed_w(a);
+  for (Eigen::Index j = 0; j < a; ++j) signed_w[j] = y[active[j]] * w[j];
+  Eigen::VectorXd f;
+  active_times(K, active, signed_w, f, threads);
+  f.array() += b;
+  return f;
+}
+
+}  // namespace detail
+
 // The full PCVM's M-step from G_A = K[, A]'K[, A] for an active set A
 // formed once (the direct path of FullBasis): later active sets are subsets
 // of it (pruning only removes basis functions), and `position` maps a basis
@@ -149,13 +197,7 @@ inline Step step_gram(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::M
                       double b, const Eigen::VectorXd* latent, int threads) {
   const Eigen::Index n = K.rows(), a = static_cast<Eigen::Index>(active.size());
   // f = Phi_A w + b: the coefficients y_j w_j on K's active columns
-  Eigen::VectorXd f;
-  if (latent) {
-    f = *latent;
-  } else {
-    f = Eigen::VectorXd::Constant(n, b);
-    for (Eigen::Index j = 0; j < a; ++j) f += K.col(active[j]) * (y[active[j]] * w[j]);
-  }
+  const Eigen::VectorXd f = latent ? *latent : detail::latent_values(K, active, y, w, b, threads);
   const Eigen::VectorXd Z = expected_latent(f, y);
   const Eigen::VectorXd m = std::sqrt(2.0) * w;
   // below two tiles the factorisation is one or a few tiles: threads would
@@ -268,36 +310,6 @@ inline Eigen::MatrixXd fixed_test_matrix(Eigen::Index rows, Eigen::Index cols, E
                                                                  0x9E3779B97F4A7C15ULL);
 }
 
-constexpr Eigen::Index row_block = 1024;
-
-// Below this many kernel entries touched, a product runs on one thread: the
-// threads' start-up would cost more than they save.
-constexpr Eigen::Index parallel_entries = Eigen::Index(1) << 18;
-
-// out = K[, A] c: threads take blocks of rows, each walking all active
-// columns in order (so the sums do not depend on the thread count).
-inline void active_times(const Eigen::Ref<const Eigen::MatrixXd>& K, const std::vector<Eigen::Index>& active,
-                         const Eigen::VectorXd& c, Eigen::VectorXd& out, int threads) {
-  const Eigen::Index n = K.rows(), a = static_cast<Eigen::Index>(active.size());
-  out.setZero(n);
-  const Eigen::Index blocks = (n + row_block - 1) / row_block;
-  parallel::parallel_for(0, blocks, n * a >= parallel_entries ? threads : 1, parallel::Schedule::blocks(),
-                         [&](Eigen::Index t) {
-    const Eigen::Index r0 = t * row_block, rows = std::min(row_block, n - r0);
-    auto segment = out.segment(r0, rows);
-    for (Eigen::Index j = 0; j < a; ++j) segment += K.col(active[j]).segment(r0, rows) * c[j];
-  });
-}
-
-// out = K[, A]' u, one dot product per active column
-inline void active_transpose_times(const Eigen::Ref<const Eigen::MatrixXd>& K, const std::vector<Eigen::Index>& active,
-                                   const Eigen::VectorXd& u, Eigen::VectorXd& out, int threads) {
-  const Eigen::Index n = K.rows(), a = static_cast<Eigen::Index>(active.size());
-  out.resize(a);
-  parallel::parallel_for(0, a, n * a >= parallel_entries ? threads : 1, parallel::Schedule::blocks(),
-                         [&](Eigen::Index j) { out[j] = K.col(active[j]).dot(u); });
-}
-
 }  // namespace detail
 
 // The sketch of K'K behind the CG preconditioner, computed once per fit:
@@ -379,18 +391,9 @@ inline bool step_cg(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::Mat
                     const Eigen::VectorXd* latent, const SolverControl& control, int threads,
                     SolverStatistics& statistics, Step& out) {
   const Eigen::Index n = K.rows(), a = static_cast<Eigen::Index>(active.size());
-  Eigen::VectorXd signed_w(a), scale(a);  // D w and the diagonal of M D
-  for (Eigen::Index j = 0; j < a; ++j) {
-    signed_w[j] = y[active[j]] * w[j];
-    scale[j] = std::sqrt(2.0) * w[j] * y[active[j]];
-  }
-  Eigen::VectorXd f;
-  if (latent) {
-    f = *latent;
-  } else {
-    detail::active_times(K, active, signed_w, f, threads);
-    f.array() += b;
-  }
+  Eigen::VectorXd scale(a);  // the diagonal of M D
+  for (Eigen::Index j = 0; j < a; ++j) scale[j] = std::sqrt(2.0) * w[j] * y[active[j]];
+  const Eigen::VectorXd f = latent ? *latent : detail::latent_values(K, active, y, w, b, threads);
   const Eigen::VectorXd Z = expected_latent(f, y);
   Eigen::VectorXd rhs;  // M D K_A'(Z - b 1)
   detail::active_transpose_times(K, active, (Z.array() - b).matrix(), rhs, threads);
@@ -504,9 +507,7 @@ class FullBasis {
   // f = K[, A] diag(y_A) w + b on the training points, O(n |A|)
   Eigen::VectorXd latent(const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b) const {
     const Eigen::Ref<const Eigen::MatrixXd>& K = replaced_ ? Eigen::Ref<const Eigen::MatrixXd>(owned_) : borrowed_;
-    Eigen::VectorXd f = Eigen::VectorXd::Constant(size(), b);
-    for (size_t k = 0; k < active.size(); ++k) f += K.col(active[k]) * (y_[active[k]] * w[k]);
-    return f;
+    return detail::latent_values(K, active, y_, w, b, threads_);
   }
   const SolverStatistics& statistics() const { return statistics_; }
 
