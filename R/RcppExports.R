@@ -61,6 +61,10 @@ cpp_kqd_error_biases <- function(decisions, labels, classes) {
     .Call(`_krein_cpp_kqd_error_biases`, decisions, labels, classes)
 }
 
+cpp_kqd_nystrom_distances <- function(c, expansion, offsets, sizes, weights, scale, self_scale, self_offsets, self, threads) {
+    .Call(`_krein_cpp_kqd_nystrom_distances`, c, expansion, offsets, sizes, weights, scale, self_scale, self_offsets, self, threads)
+}
+
 cpp_meb_kernel <- function(base, invariant, x, x_tau, start, eps, max_core, threads) {
     .Call(`_krein_cpp_meb_kernel`, base, invariant, x, x_tau, start, eps, max_core, threads)
 }
@@ -83,10 +87,6 @@ cpp_set_omp_threads <- function(threads) {
 
 cpp_processor_count <- function() {
     .Call(`_krein_cpp_processor_count`)
-}
-
-cpp_nykqd_distances <- function(c, expansion, offsets, sizes, weights, scale, self_scale, self_offsets, self, threads) {
-    .Call(`_krein_cpp_nykqd_distances`, c, expansion, offsets, sizes, weights, scale, self_scale, self_offsets, self, threads)
 }
 
 cpp_nystrom <- function(c, w) {

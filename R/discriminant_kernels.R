@@ -36,7 +36,8 @@
 #' @references
 #' Hidaka, A. and Kurita, T. (2016). Optimum nonlinear discriminant analysis
 #' and discriminant kernel support vector machine. *IEICE Transactions on
-#' Information and Systems*. \doi{10.1587/transinf.2016EDP7081}.
+#' Information and Systems*, E99.D(11), 2734-2744.
+#' \doi{10.1587/transinf.2016EDP7081}.
 #' @family optimum nonlinear discriminant analysis
 #' @examples
 #' fit <- onda(Species ~ ., data = iris)
@@ -186,7 +187,8 @@ ideal_posteriors <- function(fit) {
 #' @references
 #' Hidaka, A. and Kurita, T. (2016). Optimum nonlinear discriminant analysis
 #' and discriminant kernel support vector machine. *IEICE Transactions on
-#' Information and Systems*. \doi{10.1587/transinf.2016EDP7081}.
+#' Information and Systems*, E99.D(11), 2734-2744.
+#' \doi{10.1587/transinf.2016EDP7081}.
 #' @family optimum nonlinear discriminant analysis
 #' @examples
 #' fit <- onda(Species ~ ., data = iris)
@@ -244,7 +246,8 @@ plot_kernel_matrix <- function(K, y = NULL, main = NULL, col = grDevices::grey.c
 #' @references
 #' Hidaka, A. and Kurita, T. (2016). Optimum nonlinear discriminant analysis
 #' and discriminant kernel support vector machine. *IEICE Transactions on
-#' Information and Systems*. \doi{10.1587/transinf.2016EDP7081}.
+#' Information and Systems*, E99.D(11), 2734-2744.
+#' \doi{10.1587/transinf.2016EDP7081}.
 #' @family optimum nonlinear discriminant analysis
 #' @examples
 #' set.seed(1)

@@ -30,7 +30,7 @@
 #'
 #' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
 #' indefinite kernel approximation using minimum enclosing balls.
-#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
+#' *Neurocomputing*, 318, 213-226. \doi{10.1016/j.neucom.2018.08.057}.
 #' @returns A data frame of class `data.frame` with `n` rows and columns `x1`,
 #'   `x2` (numeric) and `y` (factor with levels `"1"`, `"2"`).
 #' @family data generators
@@ -114,7 +114,8 @@ sine_populations <- function(n_per_class = 100, noise = 0.1) {
 #' @references
 #' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
 #' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
-#' Handling and Business Intelligence*, Springer.
+#' Handling and Business Intelligence*, Studies in Classification, Data
+#' Analysis, and Knowledge Organization, Springer, 351-361.
 #' \doi{10.1007/978-3-642-01044-6_32}.
 #' @returns A data frame of class `data.frame` with 4 rows and columns `x1`,
 #'   `x2` (numeric) and `y` (factor with levels `"1"`, `"2"`).
@@ -157,7 +158,8 @@ xor4 <- function() {
 #' @references
 #' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
 #' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
-#' Handling and Business Intelligence*, Springer.
+#' Handling and Business Intelligence*, Studies in Classification, Data
+#' Analysis, and Knowledge Organization, Springer, 351-361.
 #' \doi{10.1007/978-3-642-01044-6_32}.
 #' @returns A data frame of class `data.frame` with `n` rows, ordered by class,
 #'   and columns `x1`, `x2` (numeric) and `y` (factor with levels `"1"`,
@@ -210,7 +212,7 @@ gaussian_mixture_2d <- function(n, sd = 0.5) {
 #' @references
 #' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
 #' indefinite kernel approximation using minimum enclosing balls.
-#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
+#' *Neurocomputing*, 318, 213-226. \doi{10.1016/j.neucom.2018.08.057}.
 #' @returns A data frame of class `data.frame` with `n` rows, ordered by class,
 #'   and columns `x1`, `x2` (numeric) and `y` (factor with levels `"1"`,
 #'   `"2"`).

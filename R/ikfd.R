@@ -142,9 +142,13 @@
 #' for positive definite and indefinite kernels*, Angewandte Mathematik und
 #' Informatik 06/08-N, University of Muenster.)
 #'
+#' Mika, S., Raetsch, G., Weston, J., Schoelkopf, B. and Mueller, K.-R.
+#' (1999). Fisher discriminant analysis with kernels. In *Neural Networks for
+#' Signal Processing IX*, IEEE, 41-48. \doi{10.1109/NNSP.1999.788121}.
+#'
 #' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
 #' indefinite kernel approximation using minimum enclosing balls.
-#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
+#' *Neurocomputing*, 318, 213-226. \doi{10.1016/j.neucom.2018.08.057}.
 #' @family indefinite kernel Fisher discriminant
 #' @examples
 #' set.seed(1)

@@ -99,6 +99,12 @@ print.krein_indefiniteness <- function(x, ...) {
 #' @param main,... Passed to [graphics::plot()].
 #' @returns `x`, invisibly.
 #' @family kernels
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(200), ncol = 2)
+#' spectrum <- indefiniteness(kernel_matrix(kernel_tanh(scale = 1, offset = -1), x))
+#' plot(spectrum)
+#' plot(spectrum, log = TRUE)
 #' @export
 plot.krein_indefiniteness <- function(x, log = FALSE, col = rev(hcl.colors(2, "Dark 3")),
                                       main = NULL, ...) {

@@ -103,12 +103,13 @@ new_krein_kernel <- function(name, params, label, formula, positive_definite, ..
 #'
 #' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
 #' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
-#' Handling and Business Intelligence*, Springer.
+#' Handling and Business Intelligence*, Studies in Classification, Data
+#' Analysis, and Knowledge Organization, Springer, 351-361.
 #' \doi{10.1007/978-3-642-01044-6_32}.
 #'
 #' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
 #' indefinite kernel approximation using minimum enclosing balls.
-#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
+#' *Neurocomputing*, 318, 213-226. \doi{10.1016/j.neucom.2018.08.057}.
 #'
 #' Huang, S.-Y., Hwang, C.-R. and Lin, M.-H. (2005). Kernel Fisher's
 #' discriminant analysis in Gaussian reproducing kernel Hilbert space.
@@ -116,7 +117,8 @@ new_krein_kernel <- function(name, params, label, formula, positive_definite, ..
 #'
 #' Hidaka, A. and Kurita, T. (2016). Optimum nonlinear discriminant analysis
 #' and discriminant kernel support vector machine. *IEICE Transactions on
-#' Information and Systems*. \doi{10.1587/transinf.2016EDP7081}.
+#' Information and Systems*, E99.D(11), 2734-2744.
+#' \doi{10.1587/transinf.2016EDP7081}.
 #' @seealso [kernel_invariant()] for invariant (indefinite) kernels,
 #'   [kernel_matrix()] to evaluate, [indefiniteness()] to inspect a kernel
 #'   matrix.

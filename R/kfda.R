@@ -172,6 +172,14 @@
 #' method for computing the singular values and corresponding singular
 #' vectors of a matrix. ACM Transactions on Mathematical Software 7(2),
 #' 149-169. \doi{10.1145/355945.355946}
+#'
+#' Lee, Y.-J. and Mangasarian, O. L. (2001). RSVM: reduced support vector
+#' machines. In *Proceedings of the 2001 SIAM International Conference on Data
+#' Mining*, SIAM, 1-17. \doi{10.1137/1.9781611972719.13}.
+#'
+#' Mika, S., Raetsch, G., Weston, J., Schoelkopf, B. and Mueller, K.-R.
+#' (1999). Fisher discriminant analysis with kernels. In *Neural Networks for
+#' Signal Processing IX*, IEEE, 41-48. \doi{10.1109/NNSP.1999.788121}.
 #' @family kernel Fisher discriminant on the kernel data
 #' @examples
 #' set.seed(1)

@@ -249,7 +249,8 @@
 #'
 #' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
 #' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
-#' Handling and Business Intelligence*, Springer.
+#' Handling and Business Intelligence*, Studies in Classification, Data
+#' Analysis, and Knowledge Organization, Springer, 351-361.
 #' \doi{10.1007/978-3-642-01044-6_32}.
 #' @family kernel quadratic discriminants
 #' @examples

@@ -21,14 +21,14 @@
 # computed in blocks of rows (nystrom_block_rows(), as Ny-iKFD) and reduced at
 # once to the triangular QR factor of [C_j, 1] per class (cpp_class_factors(),
 # the tall-skinny QR of Ny-iKFD), from which the class's count, mean and
-# exactly centred Gram follow (nykqd_class_moments()). The model keeps the
+# exactly centred Gram follow (kqd_nystrom_class_moments()). The model keeps the
 # landmarks, the r x m map and per class mu_j, the projection Q' F_j J and the
 # eigenvalues, folded into one m x (sum_j s_j + c) matrix for prediction:
 # O(m r + c r^2) numbers, never the training set.
 
 # The weights w(lambda) of Table II's inverse operators: the R twin of
 # kqd.hpp's spectral_weight(), vectorised over the eigenvalues of one class.
-nykqd_weights <- function(variant, indefinite, lambda, reg, n_j, zero) {
+kqd_nystrom_weights <- function(variant, indefinite, lambda, reg, n_j, zero) {
   is_zero <- abs(lambda) <= zero
   sign <- ifelse(indefinite & !is_zero & lambda < 0, -1, 1)
   magnitude <- if (indefinite) abs(lambda) else lambda
@@ -44,7 +44,7 @@ nykqd_weights <- function(variant, indefinite, lambda, reg, n_j, zero) {
 
 # The Nystroem feature map of the landmarks: `map` (r x m) with phi(x) = map
 # %*% k(L, x), and the signature `signs` (J).
-nykqd_feature_map <- function(W) {
+kqd_nystrom_feature_map <- function(W) {
   e <- eigen(W, symmetric = TRUE)
   largest <- max(abs(e$values))
   keep <- abs(e$values) > sqrt(.Machine$double.eps) * largest   # nystrom.hpp, step 1
@@ -57,7 +57,7 @@ nykqd_feature_map <- function(W) {
 
 # An r-column factor F with F'F = A'A, from the rows of A (thin QR: at most
 # r rows; R's qr() pivots columns, undone here).
-nykqd_row_factor <- function(A) {
+kqd_nystrom_row_factor <- function(A) {
   if (nrow(A) == 0L) return(A)
   q <- qr(A)
   qr.R(q)[, order(q$pivot), drop = FALSE]
@@ -66,7 +66,7 @@ nykqd_row_factor <- function(A) {
 # One class's spectrum: the eigenvalues of F A F' (the nonzero spectrum of the
 # class's n_j x n_j or n x n matrix) and the projection Q' F J of centred
 # features onto its eigenvectors.
-nykqd_spectrum <- function(factor, middle, signs) {
+kqd_nystrom_spectrum <- function(factor, middle, signs) {
   if (nrow(factor) == 0L) return(list(values = numeric(), projection = matrix(0, 0, length(signs))))
   M <- factor %*% middle %*% t(factor)
   e <- eigen((M + t(M)) / 2, symmetric = TRUE)
@@ -79,7 +79,7 @@ nykqd_spectrum <- function(factor, middle, signs) {
 # Gram C_j'C_j - C_j'1 1'C_j / n_j = R11'(I - uu'/n_j)R11 = F'F with F =
 # (I - a uu'/|u|^2) R11, a = 1 - |rho| / sqrt(n_j): the centring is exact,
 # with no cancellation of the mean.
-nykqd_class_moments <- function(R, n) {
+kqd_nystrom_class_moments <- function(R, n) {
   m <- ncol(R) - 1L
   R11 <- R[seq_len(m), seq_len(m), drop = FALSE]
   u <- R[seq_len(m), m + 1L]
@@ -100,17 +100,17 @@ kqd_nystrom_fit <- function(inputs, landmarks, variant, reg, indefinite, threads
   y <- inputs$y
   n <- length(y)
   classes <- nlevels(y)
-  feature <- nykqd_feature_map(landmark_kernel(inputs, landmarks, threads))
+  feature <- kqd_nystrom_feature_map(landmark_kernel(inputs, landmarks, threads))
   rc <- startsWith(variant, "RC")
   pass <- nystrom_class_factors(inputs, landmarks, threads)
   counts <- as.vector(table(y))
-  moments <- lapply(seq_len(classes), function(j) nykqd_class_moments(pass$factors[[j]], counts[j]))
-  core <- nykqd_core(moments, feature, variant, reg, indefinite, n)
+  moments <- lapply(seq_len(classes), function(j) kqd_nystrom_class_moments(pass$factors[[j]], counts[j]))
+  core <- kqd_nystrom_core(moments, feature, variant, reg, indefinite, n)
   distances <- lapply(seq_len(nrow(reg)), function(k) matrix(0, n, classes))
   for (b in seq_along(pass$starts)) {
     block <- pass$block(b)
     self <- if (rc) training_self_similarity(inputs, block$rows)
-    distances_block <- nykqd_distances(core, block$C, self, threads)
+    distances_block <- kqd_nystrom_distances(core, block$C, self, threads)
     for (k in seq_along(distances)) distances[[k]][block$rows, ] <- distances_block[[k]]
   }
   list(core = core, distances = distances)
@@ -121,12 +121,12 @@ kqd_nystrom_fit <- function(inputs, landmarks, variant, reg, indefinite, threads
 kqd_nystrom_fit_chunks <- function(inputs, landmarks, variant, reg, indefinite, threads) {
   y <- inputs$y
   classes <- nlevels(y)
-  feature <- nykqd_feature_map(landmark_kernel(inputs, landmarks, threads))
+  feature <- kqd_nystrom_feature_map(landmark_kernel(inputs, landmarks, threads))
   factors <- chunk_class_factors(inputs, landmarks, threads)
   counts <- as.vector(table(y))
-  moments <- lapply(seq_len(classes), function(j) nykqd_class_moments(factors[[j]], counts[j]))
-  core <- nykqd_core(moments, feature, variant, reg, indefinite, length(y))
-  distance <- function(C, self, codes) nykqd_distances(core, C, self, threads)
+  moments <- lapply(seq_len(classes), function(j) kqd_nystrom_class_moments(factors[[j]], counts[j]))
+  core <- kqd_nystrom_core(moments, feature, variant, reg, indefinite, length(y))
+  distance <- function(C, self, codes) kqd_nystrom_distances(core, C, self, threads)
   blocks <- map_landmark_kernel(inputs, landmarks, bare_function(distance, core = core, threads = threads),
                                 need_self = startsWith(variant, "RC"), threads = threads)
   distances <- lapply(seq_len(nrow(reg)), function(k) do.call(rbind, lapply(blocks, `[[`, k)))
@@ -141,8 +141,8 @@ training_self_similarity <- function(inputs, rows) {
 # The classes' spectra and projections from the per-class moments: what
 # kqd.hpp's fit() gives the full KQD, with the same diagnostics. Then the
 # whole prediction as one m x k matrix `expansion` applied to the landmark
-# kernel (see nykqd_distances()).
-nykqd_core <- function(moments, feature, variant, reg, mode, n) {
+# kernel (see kqd_nystrom_distances()).
+kqd_nystrom_core <- function(moments, feature, variant, reg, mode, n) {
   signs <- feature$signs
   map <- feature$map
   r <- length(signs)
@@ -151,12 +151,12 @@ nykqd_core <- function(moments, feature, variant, reg, mode, n) {
   # in the feature space: mean mu_j and an r-column factor of the centred Gram G_j
   parts <- lapply(moments, function(mo) {
     list(n = mo$n, mean = as.vector(map %*% mo$sum) / mo$n,
-         factor = nykqd_row_factor(mo$centred %*% t(map)))
+         factor = kqd_nystrom_row_factor(mo$centred %*% t(map)))
   })
   if (fk) {
     # the fully centred Gram of all rows: within-class plus between-class parts
     grand <- Reduce(`+`, lapply(parts, function(p) p$n * p$mean)) / n
-    total_factor <- nykqd_row_factor(do.call(rbind, lapply(parts, function(p) {
+    total_factor <- kqd_nystrom_row_factor(do.call(rbind, lapply(parts, function(p) {
       rbind(p$factor, sqrt(p$n) * (p$mean - grand))
     })))
   }
@@ -167,7 +167,7 @@ nykqd_core <- function(moments, feature, variant, reg, mode, n) {
                 signature = c(-1L, -1L, -1L), regularised_singular = FALSE)
     # the centred class kernel K~^[j]: its nonzero spectrum, for the record
     # (and the model of IC and RC); RC- with A = I decomposes nothing, as in kqd.hpp
-    class_spectrum <- if (!(variant == "RC-" && mode == "no")) nykqd_spectrum(p$factor, J, signs)
+    class_spectrum <- if (!(variant == "RC-" && mode == "no")) kqd_nystrom_spectrum(p$factor, J, signs)
     if (!is.null(class_spectrum)) {
       lambda <- class_spectrum$values
       largest <- max(0, abs(lambda))
@@ -180,7 +180,7 @@ nykqd_core <- function(moments, feature, variant, reg, mode, n) {
     cls$indefinite <- mode == "yes" || (mode == "auto" && cls$negative_found)
     if (fk) {
       # K~~^[j] = Phibar J G_j J Phibar' (psd): the spectrum of F J G_j J F'
-      spectrum <- nykqd_spectrum(total_factor, J %*% crossprod(p$factor) %*% J, signs)
+      spectrum <- kqd_nystrom_spectrum(total_factor, J %*% crossprod(p$factor) %*% J, signs)
       cls$signature <- c(-1L, -1L, -1L)
       cls$zero <- 100 * n_j * .Machine$double.eps * max(0, abs(spectrum$values))
     } else if (is.null(class_spectrum)) {
@@ -214,16 +214,16 @@ nykqd_core <- function(moments, feature, variant, reg, mode, n) {
 #' Squared distances of points, given by their kernel against the landmarks
 #' (rows of C), to every class at every path value: a list of (rows x
 #' classes) matrices. `self`: their exact k(x, x) (RC only). One matrix
-#' product, O(m sum_j s_j) per point, in the C++ core (nykqd.hpp).
+#' product, O(m sum_j s_j) per point, in the C++ core (kqd_nystrom.hpp).
 #' @noRd
-nykqd_distances <- function(core, C, self = NULL, threads = 1L) {
+kqd_nystrom_distances <- function(core, C, self = NULL, threads = 1L) {
   rc <- startsWith(core$variant, "RC")
   paths <- nrow(core$reg)
   # the spectral weights of every class (stacked) at every path value
   weights <- do.call(rbind, lapply(seq_along(core$classes), function(j) {
     cls <- core$classes[[j]]
     matrix(vapply(seq_len(paths), function(k) {
-      nykqd_weights(core$variant, cls$indefinite, cls$values, core$reg[k, j], cls$n_j, cls$zero)
+      kqd_nystrom_weights(core$variant, cls$indefinite, cls$values, core$reg[k, j], cls$n_j, cls$zero)
     }, numeric(length(cls$values))), ncol = paths)
   }))
   n_j <- vapply(core$classes, `[[`, numeric(1), "n_j")
@@ -233,7 +233,7 @@ nykqd_distances <- function(core, C, self = NULL, threads = 1L) {
   scale <- if (rc) -1 / core$reg else matrix(n_j, paths, length(n_j), byrow = TRUE)
   self_scale <- if (rc) 1 / core$reg else matrix(0, paths, length(n_j))
   self_offsets <- vapply(core$classes, function(cls) sum(core$signs * cls$mean^2), numeric(1))
-  cpp_nykqd_distances(C, core$expansion, core$offsets, core$sizes, weights, scale, self_scale,
+  cpp_kqd_nystrom_distances(C, core$expansion, core$offsets, core$sizes, weights, scale, self_scale,
                       self_offsets, if (rc) as.double(self) else numeric(), threads)
 }
 
@@ -242,5 +242,5 @@ kqd_nystrom_new_distances <- function(object, new, k) {
   lm <- object$landmarks
   kernels <- new_kernels(object, new, points = lm$points, columns = lm$indices,
                          need_self = startsWith(object$variant, "RC"))
-  list(d = nykqd_distances(object$core, kernels$K, kernels$self, object$threads)[[k]], names = kernels$names)
+  list(d = kqd_nystrom_distances(object$core, kernels$K, kernels$self, object$threads)[[k]], names = kernels$names)
 }

@@ -30,7 +30,9 @@
 #' * Haasdonk and Pekalska (2010): kernel Mahalanobis distances and their
 #'   classifiers;
 #' * Schleif, Gisbrecht and Tino (2018): Nystroem approximation of indefinite
-#'   kernels on minimum-enclosing-ball landmarks, Ny-iKFD and the PCVM;
+#'   kernels on minimum-enclosing-ball landmarks, Ny-iKFD and Ny-PCVM, built on
+#'   the probabilistic classification vector machine of Chen, Tino and Yao
+#'   (2009);
 #' * Huang, Hwang and Lin (2005): kernel Fisher linear and quadratic
 #'   discriminants on kernel data;
 #' * Hidaka and Kurita (2016): optimum nonlinear discriminant analysis and
@@ -84,12 +86,17 @@
 #'
 #' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
 #' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
-#' Handling and Business Intelligence*, Springer.
+#' Handling and Business Intelligence*, Studies in Classification, Data
+#' Analysis, and Knowledge Organization, Springer, 351-361.
 #' \doi{10.1007/978-3-642-01044-6_32}.
 #'
 #' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
 #' indefinite kernel approximation using minimum enclosing balls.
-#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
+#' *Neurocomputing*, 318, 213-226. \doi{10.1016/j.neucom.2018.08.057}.
+#'
+#' Chen, H., Tino, P. and Yao, X. (2009). Probabilistic classification
+#' vector machines. *IEEE Transactions on Neural Networks*, 20(6), 901-914.
+#' \doi{10.1109/TNN.2009.2014161}.
 #'
 #' Huang, S.-Y., Hwang, C.-R. and Lin, M.-H. (2005). Kernel Fisher's
 #' discriminant analysis in Gaussian reproducing kernel Hilbert space.
@@ -97,9 +104,13 @@
 #'
 #' Hidaka, A. and Kurita, T. (2016). Optimum nonlinear discriminant analysis
 #' and discriminant kernel support vector machine. *IEICE Transactions on
-#' Information and Systems*. \doi{10.1587/transinf.2016EDP7081}.
+#' Information and Systems*, E99.D(11), 2734-2744.
+#' \doi{10.1587/transinf.2016EDP7081}.
 #'
-#' `citation("krein")` gives these entries in BibTeX form.
+#' `citation("krein")` gives these entries in BibTeX form. The help page of
+#' each function cites the further work it builds on (for example Mika et al.
+#' 1999 in [ikfd()] and [kfda()], Williams and Seeger 2001 in [nystrom()],
+#' Otsu 1975 and 1982 in [onda()]).
 #'
 #' @keywords internal
 #' @useDynLib krein, .registration = TRUE

@@ -80,7 +80,18 @@
 #' @references
 #' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
 #' indefinite kernel approximation using minimum enclosing balls.
-#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
+#' *Neurocomputing*, 318, 213-226. \doi{10.1016/j.neucom.2018.08.057}.
+#'
+#' Badoiu, M. and Clarkson, K. L. (2008). Optimal core-sets for balls.
+#' *Computational Geometry*, 40(1), 14-22. \doi{10.1016/j.comgeo.2007.04.002}.
+#'
+#' Tsang, I. W., Kwok, J. T. and Cheung, P.-M. (2005). Core vector machines:
+#' fast SVM training on very large data sets. *Journal of Machine Learning
+#' Research*, 6, 363-392.
+#'
+#' Williams, C. K. I. and Seeger, M. (2001). Using the Nystroem method to
+#' speed up kernel machines. In *Advances in Neural Information Processing
+#' Systems 13*, MIT Press, 682-688.
 #' @seealso `vignette("landmarks")` for evidence on when each method pays.
 #' @family Nystroem approximation
 #' @examples

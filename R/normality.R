@@ -145,6 +145,11 @@ print.krein_normality <- function(x, ...) {
 #' Manuscript, Institute of Statistical Science, Academia Sinica, Taipei.
 #' @returns `x`, invisibly.
 #' @family kernel Fisher discriminant on the kernel data
+#' @examples
+#' set.seed(1)
+#' train <- sine_populations(50)
+#' normality <- kernel_normality(train[, 1:2], kernel_rbf(5))
+#' plot(normality)
 #' @export
 plot.krein_normality <- function(x, ...) {
   rows <- Filter(Negate(is.null), list(`original data` = x$shown$original, `kernel data` = x$shown$kernel))

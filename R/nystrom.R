@@ -39,7 +39,11 @@
 #' @references
 #' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
 #' indefinite kernel approximation using minimum enclosing balls.
-#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
+#' *Neurocomputing*, 318, 213-226. \doi{10.1016/j.neucom.2018.08.057}.
+#'
+#' Williams, C. K. I. and Seeger, M. (2001). Using the Nystroem method to
+#' speed up kernel machines. In *Advances in Neural Information Processing
+#' Systems 13*, MIT Press, 682-688.
 #' @family Nystroem approximation
 #' @examples
 #' set.seed(1)
@@ -149,6 +153,15 @@ as.matrix.krein_nystrom <- function(x, ...) {
 #' @returns An \eqn{n_{new} \times n} (kernel) or \eqn{n_{new} \times r}
 #'   (coordinates) matrix.
 #' @family Nystroem approximation
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(400), ncol = 2)
+#' ny <- nystrom(x, kernel_rbf(1), landmarks = 1:20, threads = 1)
+#' new <- matrix(rnorm(10), ncol = 2)
+#' approx <- predict(ny, new)                     # 5 x 200 rows of the kernel
+#' exact <- kernel_matrix(kernel_rbf(1), new, x, threads = 1)
+#' max(abs(approx - exact))
+#' dim(predict(ny, new, type = "coordinates"))
 #' @export
 predict.krein_nystrom <- function(object, newdata, type = c("kernel", "coordinates"), ...) {
   type <- match_choice(type, "type", c("kernel", "coordinates"))
@@ -184,6 +197,13 @@ predict.krein_nystrom <- function(object, newdata, type = c("kernel", "coordinat
 #' @param size The number of rows to compare.
 #' @returns One number.
 #' @family Nystroem approximation
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(400), ncol = 2)
+#' for (m in c(5, 20, 80)) {
+#'   ny <- nystrom(x, kernel_rbf(1), landmarks = seq_len(m), threads = 1)
+#'   print(nystrom_error(ny, x))
+#' }
 #' @export
 nystrom_error <- function(object, x, size = 200) {
   if (!inherits(object, "krein_nystrom")) {

@@ -144,7 +144,15 @@
 #' @references
 #' Hidaka, A. and Kurita, T. (2016). Optimum nonlinear discriminant analysis
 #' and discriminant kernel support vector machine. *IEICE Transactions on
-#' Information and Systems*. \doi{10.1587/transinf.2016EDP7081}.
+#' Information and Systems*, E99.D(11), 2734-2744.
+#' \doi{10.1587/transinf.2016EDP7081}.
+#'
+#' Otsu, N. (1975). Nonlinear discriminant analysis as a natural extension of
+#' the linear case. *Behaviormetrika*, 2, 45-59.
+#'
+#' Otsu, N. (1982). Optimal linear and nonlinear solutions for least-square
+#' discriminant feature extraction. In *Proceedings of the 6th International
+#' Conference on Pattern Recognition*, 557-560.
 #'
 #' Wu, T.-F., Lin, C.-J. and Weng, R. C. (2004). Probability estimates for
 #' multi-class classification by pairwise coupling. *Journal of Machine

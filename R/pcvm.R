@@ -178,7 +178,7 @@
 #'
 #' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
 #' indefinite kernel approximation using minimum enclosing balls.
-#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
+#' *Neurocomputing*, 318, 213-226. \doi{10.1016/j.neucom.2018.08.057}.
 #'
 #' Wu, T.-F., Lin, C.-J. and Weng, R. C. (2004). Probability estimates for
 #' multi-class classification by pairwise coupling. *Journal of Machine

@@ -148,7 +148,7 @@ as.matrix.krein_precomputed <- function(x, ...) x$K
 #'
 #' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
 #' indefinite kernel approximation using minimum enclosing balls.
-#' *Neurocomputing*. \doi{10.1016/j.neucom.2018.08.057}.
+#' *Neurocomputing*, 318, 213-226. \doi{10.1016/j.neucom.2018.08.057}.
 #' @family kernels
 #' @seealso [predict.krein_dissimilarity()] for new objects,
 #'   [indefiniteness()] for the spectrum of the result.

@@ -991,6 +991,12 @@ predict.krein_tune <- function(object, newdata = NULL, type = "class", ...) {
 #'   [graphics::image()] (heat map).
 #' @returns `x`, invisibly.
 #' @family model selection
+#' @examples
+#' set.seed(1)
+#' d <- checkerboard(120, size = 2)
+#' tuned <- tune_krein(kqd, d[, 1:2], d$y, kernel = kernel_rbf(), folds = 3,
+#'                     grid = list(gamma = c(0.25, 1, 4), reg = 10^(-4:-2)))
+#' plot(tuned)   # a heat map over the two parameters, the best one marked
 #' @export
 plot.krein_tune <- function(x, ...) {
   results <- x$results

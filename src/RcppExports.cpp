@@ -220,6 +220,26 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_kqd_nystrom_distances
+Rcpp::List cpp_kqd_nystrom_distances(const Eigen::Map<Eigen::MatrixXd> c, const Eigen::Map<Eigen::MatrixXd> expansion, const Eigen::Map<Eigen::VectorXd> offsets, const Rcpp::IntegerVector& sizes, const Eigen::Map<Eigen::MatrixXd> weights, const Eigen::Map<Eigen::MatrixXd> scale, const Eigen::Map<Eigen::MatrixXd> self_scale, const Eigen::Map<Eigen::VectorXd> self_offsets, const Eigen::Map<Eigen::VectorXd> self, int threads);
+RcppExport SEXP _krein_cpp_kqd_nystrom_distances(SEXP cSEXP, SEXP expansionSEXP, SEXP offsetsSEXP, SEXP sizesSEXP, SEXP weightsSEXP, SEXP scaleSEXP, SEXP self_scaleSEXP, SEXP self_offsetsSEXP, SEXP selfSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type c(cSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type expansion(expansionSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type offsets(offsetsSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type sizes(sizesSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type scale(scaleSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type self_scale(self_scaleSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type self_offsets(self_offsetsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type self(selfSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_kqd_nystrom_distances(c, expansion, offsets, sizes, weights, scale, self_scale, self_offsets, self, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_meb_kernel
 Rcpp::List cpp_meb_kernel(const Rcpp::List& base, bool invariant, const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> x_tau, int start, double eps, int max_core, int threads);
 RcppExport SEXP _krein_cpp_meb_kernel(SEXP baseSEXP, SEXP invariantSEXP, SEXP xSEXP, SEXP x_tauSEXP, SEXP startSEXP, SEXP epsSEXP, SEXP max_coreSEXP, SEXP threadsSEXP) {
@@ -301,26 +321,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_nykqd_distances
-Rcpp::List cpp_nykqd_distances(const Eigen::Map<Eigen::MatrixXd> c, const Eigen::Map<Eigen::MatrixXd> expansion, const Eigen::Map<Eigen::VectorXd> offsets, const Rcpp::IntegerVector& sizes, const Eigen::Map<Eigen::MatrixXd> weights, const Eigen::Map<Eigen::MatrixXd> scale, const Eigen::Map<Eigen::MatrixXd> self_scale, const Eigen::Map<Eigen::VectorXd> self_offsets, const Eigen::Map<Eigen::VectorXd> self, int threads);
-RcppExport SEXP _krein_cpp_nykqd_distances(SEXP cSEXP, SEXP expansionSEXP, SEXP offsetsSEXP, SEXP sizesSEXP, SEXP weightsSEXP, SEXP scaleSEXP, SEXP self_scaleSEXP, SEXP self_offsetsSEXP, SEXP selfSEXP, SEXP threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type c(cSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type expansion(expansionSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type offsets(offsetsSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type sizes(sizesSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type scale(scaleSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type self_scale(self_scaleSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type self_offsets(self_offsetsSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type self(selfSEXP);
-    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_nykqd_distances(c, expansion, offsets, sizes, weights, scale, self_scale, self_offsets, self, threads));
-    return rcpp_result_gen;
-END_RCPP
-}
 // cpp_nystrom
 Rcpp::List cpp_nystrom(const Eigen::Map<Eigen::MatrixXd> c, const Eigen::Map<Eigen::MatrixXd> w);
 RcppExport SEXP _krein_cpp_nystrom(SEXP cSEXP, SEXP wSEXP) {
@@ -369,13 +369,13 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_kqd_fit", (DL_FUNC) &_krein_cpp_kqd_fit, 7},
     {"_krein_cpp_kqd_distances", (DL_FUNC) &_krein_cpp_kqd_distances, 3},
     {"_krein_cpp_kqd_error_biases", (DL_FUNC) &_krein_cpp_kqd_error_biases, 3},
+    {"_krein_cpp_kqd_nystrom_distances", (DL_FUNC) &_krein_cpp_kqd_nystrom_distances, 10},
     {"_krein_cpp_meb_kernel", (DL_FUNC) &_krein_cpp_meb_kernel, 8},
     {"_krein_cpp_meb_block", (DL_FUNC) &_krein_cpp_meb_block, 5},
     {"_krein_cpp_meb_callback", (DL_FUNC) &_krein_cpp_meb_callback, 5},
     {"_krein_cpp_symmetric_eigen", (DL_FUNC) &_krein_cpp_symmetric_eigen, 2},
     {"_krein_cpp_set_omp_threads", (DL_FUNC) &_krein_cpp_set_omp_threads, 1},
     {"_krein_cpp_processor_count", (DL_FUNC) &_krein_cpp_processor_count, 0},
-    {"_krein_cpp_nykqd_distances", (DL_FUNC) &_krein_cpp_nykqd_distances, 10},
     {"_krein_cpp_nystrom", (DL_FUNC) &_krein_cpp_nystrom, 2},
     {"_krein_cpp_pcvm_fit", (DL_FUNC) &_krein_cpp_pcvm_fit, 9},
     {NULL, NULL, 0}

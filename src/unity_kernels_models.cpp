@@ -18,6 +18,6 @@
 #include "rcpp_nystrom.cpp"
 #include "rcpp_ikfd.cpp"
 #include "rcpp_kqd.cpp"
-#include "rcpp_nykqd.cpp"
+#include "rcpp_kqd_nystrom.cpp"
 #include "rcpp_pcvm.cpp"
 #include "RcppExports.cpp"

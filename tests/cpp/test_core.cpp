@@ -19,7 +19,7 @@
 #include "krein/kqd.hpp"
 #include "krein/meb.hpp"
 #include "krein/numerics.hpp"
-#include "krein/nykqd.hpp"
+#include "krein/kqd_nystrom.hpp"
 #include "krein/parallel.hpp"
 #include "krein/parallel_dense.hpp"
 #include "krein/pcvm.hpp"
@@ -657,12 +657,12 @@ void test_kfda() {
          "merged tall-skinny QR factors give the Gram matrix");
 }
 
-// Ny-KQD's prediction kernel (nykqd.hpp) against its formula evaluated row by
+// Ny-KQD's prediction kernel (kqd_nystrom.hpp) against its formula evaluated row by
 // row: rows in several parallel chunks (n > 1024), two classes of different
 // sizes, two path values, one class with the self-similarity term.
-void test_nykqd() {
+void test_kqd_nystrom() {
   const int n = 2500, m = 7;
-  krein::nykqd::Expansion e;
+  krein::kqd_nystrom::Expansion e;
   e.sizes = {3, 5};
   const int total = 8, c = 2, paths = 2;
   e.expansion = random_matrix(m, total + c, 41);
@@ -674,7 +674,7 @@ void test_nykqd() {
   e.self_offsets = random_matrix(c, 1, 46).col(0);
   const Eigen::MatrixXd C = random_matrix(n, m, 47);
   const Eigen::VectorXd self = random_matrix(n, 1, 48).col(0);
-  const std::vector<Eigen::MatrixXd> d = krein::nykqd::distances(e, C, self, 2);
+  const std::vector<Eigen::MatrixXd> d = krein::kqd_nystrom::distances(e, C, self, 2);
   double worst = 0;
   for (int i = 0; i < n; ++i) {
     const Eigen::RowVectorXd p = C.row(i) * e.expansion;
@@ -690,14 +690,14 @@ void test_nykqd() {
       first += e.sizes[j];
     }
   }
-  expect(worst < 1e-12, "nykqd::distances equals its formula row by row");
+  expect(worst < 1e-12, "kqd_nystrom::distances equals its formula row by row");
   bool threw = false;
   try {
-    krein::nykqd::distances(e, C.leftCols(m - 1), self, 1);
+    krein::kqd_nystrom::distances(e, C.leftCols(m - 1), self, 1);
   } catch (const std::invalid_argument&) {
     threw = true;
   }
-  expect(threw, "nykqd::distances refuses a kernel with the wrong number of landmarks");
+  expect(threw, "kqd_nystrom::distances refuses a kernel with the wrong number of landmarks");
 }
 
 }  // namespace
@@ -714,7 +714,7 @@ int main() {
   test_ikfd();
   test_kqd();
   test_kqd_bias_non_finite();
-  test_nykqd();
+  test_kqd_nystrom();
   test_pcvm_estep();
   test_pcvm_em();
   test_kfda();

@@ -233,7 +233,7 @@ ref_best_pairwise_error <- function(g, is_first) {
 # Relative difference max|A - B| / max|B|
 ref_rel_diff <- function(A, B) max(abs(unname(A) - unname(B))) / max(abs(unname(B)))
 
-# Fixtures of test-kqd.R and test-mahalanobis.R
+# Fixtures of test-kqd.R and test-kmdc.R
 
 # Three Gaussian classes, n = 40, classes interleaved, non-alphabetical levels
 fx_three_classes <- function() {

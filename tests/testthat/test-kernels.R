@@ -1,4 +1,4 @@
-# Every built-in kernel against its plain-R transcription (helper-reference.R),
+# Every built-in kernel against its plain-R transcription (helper-reference_classifiers.R),
 # for x = y (symmetric path: one triangle computed, then mirrored) and x != y.
 
 set.seed(42)

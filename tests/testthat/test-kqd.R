@@ -1,6 +1,6 @@
 # Tests of kqd() against the plain-R transcription of paper 000 (Pekalska &
 # Haasdonk, 000_7435e1e84b20a6bd.txt) Table II in helper-kqd.R;
-# kernel_mahalanobis() and kmdc() are tested in test-mahalanobis.R.
+# kernel_mahalanobis() and kmdc() are tested in test-kmdc.R.
 
 fx_variants <- c("IC+", "IC-", "RC+", "RC-", "FK+", "FK-")
 
@@ -10,7 +10,7 @@ fx_variants <- c("IC+", "IC-", "RC+", "RC-", "FK+", "FK-")
 fx_reg <- function(variant) if (substr(variant, 1, 2) == "RC") 0.1 else 1e-2
 
 # fx_three_classes(), fx_checkerboard(), fx_kernels() and fx_two_classes()
-# are in helper-kqd.R (test-mahalanobis.R uses them too).
+# are in helper-kqd.R (test-kmdc.R uses them too).
 
 fx_check_table_ii <- function(d) {
   k <- fx_kernels(d)

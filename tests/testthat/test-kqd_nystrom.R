@@ -1,6 +1,6 @@
 # Ny-KQD, kqd(landmarks = ): against the full KQD where the landmarks span the
 # kernel, and against the plain-R transcription of the derivation in
-# helper-nykqd.R (the section "Nystroem KQD" of ?kqd). Fixtures and the full
+# helper-kqd_nystrom.R (the section "Nystroem KQD" of ?kqd). Fixtures and the full
 # Table II reference are in helper-kqd.R.
 
 ny_variants <- c("IC+", "IC-", "RC+", "RC-", "FK+", "FK-")
@@ -40,7 +40,7 @@ test_that("with every training point a landmark, Ny-KQD is the full KQD (RBF ker
   k <- fx_kernels(d)
   kn <- fx_nystrom_kernels(d, seq_len(nrow(d$x)))
   for (variant in ny_variants) {
-    expect_lt(ref_rel_diff(ref_nykqd_distance(kn$C, kn$W, d$y, kn$C_new, kn$self_new, variant, ny_reg(variant), FALSE),
+    expect_lt(ref_rel_diff(ref_kqd_nystrom_distance(kn$C, kn$W, d$y, kn$C_new, kn$self_new, variant, ny_reg(variant), FALSE),
                            ref_kqd_distance(k$K, d$y, k$K_new, k$self_new, variant, ny_reg(variant), FALSE)), 1e-8)
   }
 })
@@ -51,7 +51,7 @@ test_that("with every training point a landmark, Ny-KQD is the full KQD (indefin
   k <- fx_kernels(d)
   kn <- fx_nystrom_kernels(d, seq_len(nrow(d$x)))
   for (variant in ny_variants) {
-    expect_lt(ref_rel_diff(ref_nykqd_distance(kn$C, kn$W, d$y, kn$C_new, kn$self_new, variant, ny_reg(variant), TRUE),
+    expect_lt(ref_rel_diff(ref_kqd_nystrom_distance(kn$C, kn$W, d$y, kn$C_new, kn$self_new, variant, ny_reg(variant), TRUE),
                            ref_kqd_distance(k$K, d$y, k$K_new, k$self_new, variant, ny_reg(variant), TRUE)), 1e-8)
   }
   # the class kernels' signatures are those of the full fit (eigendecomposition path)
@@ -88,11 +88,11 @@ test_that("Ny-KQD equals the transcription of its derivation with few landmarks"
         info <- sprintf("%s, indefinite = \"%s\"", variant, indefinite)
         fit <- ny_quiet(kqd(d$x, d$y, kernel = d$kernel, variant = variant, reg = ny_reg(variant),
                             indefinite = indefinite, scale = FALSE, landmarks = landmarks))
-        want <- ref_nykqd_distance(k$C, k$W, d$y, k$C_new, k$self_new, variant, ny_reg(variant),
+        want <- ref_kqd_nystrom_distance(k$C, k$W, d$y, k$C_new, k$self_new, variant, ny_reg(variant),
                                    indefinite == "yes")
         expect_lt(ref_rel_diff(predict(fit, d$x_new, type = "distance"), want), 1e-8)
         # the training distances, from which the biases come
-        want_train <- ref_nykqd_distance(k$C, k$W, d$y, k$C, diag(kernel_matrix(d$kernel, d$x)), variant,
+        want_train <- ref_kqd_nystrom_distance(k$C, k$W, d$y, k$C, diag(kernel_matrix(d$kernel, d$x)), variant,
                                          ny_reg(variant), indefinite == "yes")
         expect_lt(ref_rel_diff(predict(fit, type = "distance"), want_train), 1e-8)
       }

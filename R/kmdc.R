@@ -39,7 +39,8 @@
 #' @references
 #' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
 #' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
-#' Handling and Business Intelligence*, Springer.
+#' Handling and Business Intelligence*, Studies in Classification, Data
+#' Analysis, and Knowledge Organization, Springer, 351-361.
 #' \doi{10.1007/978-3-642-01044-6_32}.
 #'
 #' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
@@ -192,7 +193,8 @@ per_class_reg <- function(reg, n_classes) {
 #' @references
 #' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
 #' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
-#' Handling and Business Intelligence*, Springer.
+#' Handling and Business Intelligence*, Studies in Classification, Data
+#' Analysis, and Knowledge Organization, Springer, 351-361.
 #' \doi{10.1007/978-3-642-01044-6_32}.
 #' @family kernel quadratic discriminants
 #' @examples

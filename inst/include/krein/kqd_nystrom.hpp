@@ -13,8 +13,8 @@
 // (IC, FK: a = n_j, b = 0; RC: a = -1 / sigma^2, b = 1 / sigma^2, the last
 // term the centred self-similarity). One product of O(m (S + c)) per point;
 // the rows are split into chunks run in parallel.
-#ifndef KREIN_NYKQD_HPP
-#define KREIN_NYKQD_HPP
+#ifndef KREIN_KQD_NYSTROM_HPP
+#define KREIN_KQD_NYSTROM_HPP
 
 #include <Eigen/Dense>
 
@@ -25,7 +25,7 @@
 #include "krein/parallel.hpp"
 
 namespace krein {
-namespace nykqd {
+namespace kqd_nystrom {
 
 struct Expansion {
   Eigen::MatrixXd expansion;     // m x (S + c)
@@ -81,7 +81,7 @@ inline std::vector<Eigen::MatrixXd> distances(const Expansion& e, const Eigen::R
   return out;
 }
 
-}  // namespace nykqd
+}  // namespace kqd_nystrom
 }  // namespace krein
 
-#endif  // KREIN_NYKQD_HPP
+#endif  // KREIN_KQD_NYSTROM_HPP

@@ -4,7 +4,7 @@
 # feature space of a Nystroem approximation. Dense and naive, base R only,
 # no code shared with krein: svd() for the class factors (krein uses the
 # eigenvalues of the Gram matrices), qr() for the FK range (krein: the Gram
-# again), solve() for every inverse. Used by test-kqd-nystrom.R.
+# again), solve() for every inverse. Used by test-kqd_nystrom.R.
 #
 # Derivation in brief (the names as in ?kqd):
 # * W = k(L, L) = V Lambda V', keeping |Lambda_i| > sqrt(eps) max|Lambda| (the
@@ -37,7 +37,7 @@ ref_nystrom_features <- function(W) {
 # @param C n x m kernel of the training points against the landmarks.
 # @param W m x m landmark kernel.
 # @param C_new kernel of new points against the landmarks; self_new their k(x, x).
-ref_nykqd_distance <- function(C, W, y, C_new, self_new = NULL, variant, reg, indefinite) {
+ref_kqd_nystrom_distance <- function(C, W, y, C_new, self_new = NULL, variant, reg, indefinite) {
   y <- as.factor(y)
   lev <- levels(y)
   reg <- rep_len(reg, length(lev))

@@ -1,4 +1,4 @@
-# kernel_mahalanobis() and kmdc() (R/mahalanobis.R): the distances against the
+# kernel_mahalanobis() and kmdc() (R/kmdc.R): the distances against the
 # plain-R transcription of Pekalska and Haasdonk (2009) Table II in
 # helper-kqd.R (Haasdonk and Pekalska 2010, eqs. 4 and 7, are its IC- and RC+
 # distances), against the properties Haasdonk and Pekalska (2010) state, and
