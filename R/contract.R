@@ -317,13 +317,26 @@ model_predictions_core <- function(object, new, type, extra) {
 }
 
 scores_of_type <- function(object, new, type, extra) {
-  rule <- extra$rule
-  if (type == "class" && (is.null(rule) || identical(rule, "posterior"))) {
+  rule <- extra$rule %||% default_class_rule(object)
+  if (type == "class" && identical(rule, "posterior")) {
     p <- do.call(krein_scores, c(list(object, new, "prob"), extra))
     return(stats::setNames(class_from_decisions(p, object$levels), rownames(p)))
   }
   do.call(krein_scores, c(list(object, new, type), extra))
 }
+
+#' The class rule of predict(type = "class") when no `rule` is given: the
+#' most probable class for every model but those whose probabilities are
+#' random (isvm's Platt model, fitted on random folds), whose default class
+#' must still be a deterministic function of the data and the arguments
+#' @noRd
+default_class_rule <- function(object) UseMethod("default_class_rule")
+
+#' @export
+default_class_rule.default <- function(object) "posterior"
+
+#' @export
+default_class_rule.isvm <- function(object) "vote"
 
 #' Which rows of new inputs are complete, and their names
 #' @noRd
