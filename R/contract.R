@@ -57,6 +57,10 @@ krein_registry <- new.env(parent = emptyenv())
 #'   argument are given to the fitting function in one fit (a vector for kqd;
 #'   kmdc, whose vector `reg` is one value per class, takes a one-column
 #'   matrix).
+#' @param calibrated `function(args)`: TRUE when `predict(type = "prob")` of
+#'   a fit with these arguments is a probability model that log-loss and the
+#'   Brier score may judge; otherwise a sentence saying why not (kqd's
+#'   softmax of decision values under the error bias).
 #' @noRd
 register_krein_model <- function(name, label, fit, parameters, path = NULL,
                                  needs_self = function(args) FALSE,
@@ -64,12 +68,14 @@ register_krein_model <- function(name, label, fit, parameters, path = NULL,
                                  types = character(), predict_args = character(),
                                  uses_kernel = TRUE, renamed = character(),
                                  default_grid = function(size, args, data) list(),
-                                 path_values = identity) {
+                                 path_values = identity,
+                                 calibrated = function(args) TRUE) {
   parameters <- as.data.frame(parameters, stringsAsFactors = FALSE)
   assign(name, list(name = name, label = label, fit = fit, parameters = parameters, path = path,
                     needs_self = needs_self, needs_inputs = needs_inputs, types = types,
                     predict_args = predict_args, uses_kernel = uses_kernel, renamed = renamed,
-                    default_grid = default_grid, path_values = path_values),
+                    default_grid = default_grid, path_values = path_values,
+                    calibrated = calibrated),
          envir = krein_registry)
   invisible(name)
 }
