@@ -130,7 +130,9 @@
 #' @param metric `"error"` (misclassification rate), `"logloss"` (mean
 #'   negative log posterior of the true class, posteriors clipped at
 #'   \eqn{10^{-15}}) or `"brier"` (mean squared distance of the posterior
-#'   vector from the one-hot truth). Lower is better.
+#'   vector from the one-hot truth). Lower is better. The last two judge
+#'   `predict(type = "prob")` as probabilities and are refused (a
+#'   `krein_error`) where it is only a score: [kqd()] unless `bias = "map"`.
 #' @param stratified Keep the class proportions in every fold.
 #' @param refit Refit the best model on all data.
 #' @param na.action What to do with points with missing values in `x` or
