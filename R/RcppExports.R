@@ -57,8 +57,8 @@ cpp_kqd_distances <- function(fit, kx, self) {
     .Call(`_krein_cpp_kqd_distances`, fit, kx, self)
 }
 
-cpp_kqd_error_biases <- function(decisions, labels, classes) {
-    .Call(`_krein_cpp_kqd_error_biases`, decisions, labels, classes)
+cpp_kqd_error_biases <- function(decisions, labels, classes, weights) {
+    .Call(`_krein_cpp_kqd_error_biases`, decisions, labels, classes, weights)
 }
 
 cpp_kqd_nystrom_distances <- function(c, expansion, offsets, sizes, weights, scale, self_scale, self_offsets, self, threads) {

@@ -57,6 +57,10 @@ krein_registry <- new.env(parent = emptyenv())
 #'   argument are given to the fitting function in one fit (a vector for kqd;
 #'   kmdc, whose vector `reg` is one value per class, takes a one-column
 #'   matrix).
+#' @param calibrated `function(args)`: TRUE when `predict(type = "prob")` of
+#'   a fit with these arguments is a probability model that log-loss and the
+#'   Brier score may judge; otherwise a sentence saying why not (kqd's
+#'   softmax of decision values under the error bias).
 #' @noRd
 register_krein_model <- function(name, label, fit, parameters, path = NULL,
                                  needs_self = function(args) FALSE,
@@ -64,12 +68,14 @@ register_krein_model <- function(name, label, fit, parameters, path = NULL,
                                  types = character(), predict_args = character(),
                                  uses_kernel = TRUE, renamed = character(),
                                  default_grid = function(size, args, data) list(),
-                                 path_values = identity) {
+                                 path_values = identity,
+                                 calibrated = function(args) TRUE) {
   parameters <- as.data.frame(parameters, stringsAsFactors = FALSE)
   assign(name, list(name = name, label = label, fit = fit, parameters = parameters, path = path,
                     needs_self = needs_self, needs_inputs = needs_inputs, types = types,
                     predict_args = predict_args, uses_kernel = uses_kernel, renamed = renamed,
-                    default_grid = default_grid, path_values = path_values),
+                    default_grid = default_grid, path_values = path_values,
+                    calibrated = calibrated),
          envir = krein_registry)
   invisible(name)
 }
@@ -317,13 +323,26 @@ model_predictions_core <- function(object, new, type, extra) {
 }
 
 scores_of_type <- function(object, new, type, extra) {
-  rule <- extra$rule
-  if (type == "class" && (is.null(rule) || identical(rule, "posterior"))) {
+  rule <- extra$rule %||% default_class_rule(object)
+  if (type == "class" && identical(rule, "posterior")) {
     p <- do.call(krein_scores, c(list(object, new, "prob"), extra))
     return(stats::setNames(class_from_decisions(p, object$levels), rownames(p)))
   }
   do.call(krein_scores, c(list(object, new, type), extra))
 }
+
+#' The class rule of predict(type = "class") when no `rule` is given: the
+#' most probable class for every model but those whose probabilities are
+#' random (isvm's Platt model, fitted on random folds), whose default class
+#' must still be a deterministic function of the data and the arguments
+#' @noRd
+default_class_rule <- function(object) UseMethod("default_class_rule")
+
+#' @export
+default_class_rule.default <- function(object) "posterior"
+
+#' @export
+default_class_rule.isvm <- function(object) "vote"
 
 #' Which rows of new inputs are complete, and their names
 #' @noRd

@@ -79,8 +79,9 @@ mahalanobis_model <- function(inputs, distance, reg, indefinite, threads) {
 #' per class serves every row)
 #' @noRd
 distance_path_model <- function(inputs, distance, reg, indefinite, threads) {
+  # kmdc chooses its path value itself (kmdc_fit()): no selection here
   fields <- kqd_fit(inputs, variant = if (distance == "RC") "RC+" else "IC-", reg = reg,
-                    indefinite = indefinite, bias = "none", threads = threads)
+                    indefinite = indefinite, bias = "none", select = "training", threads = threads)
   new_krein_model(fields, inputs, "kqd")
 }
 
@@ -143,6 +144,13 @@ per_class_reg <- function(reg, n_classes) {
 #' the training points' distances informative), and the RC classifiers keep
 #' the paper's training. IC therefore needs at least three points per class.
 #'
+#' The training predictions of an IC fit -- `fitted()`, `predict(fit)`
+#' without `newdata` (every type, `"distance"` included) and the training
+#' error that `print()` and `summary()` show -- use these same out-of-fold
+#' distances, so the training error is the discriminant's out-of-fold error,
+#' comparable to a test error; in-sample IC distances would make it look
+#' nearly perfect.
+#'
 #' @section Prediction:
 #' [predict()][predict.krein_model()] gives `type = "class"` (the most
 #' probable class), `"prob"` (the discriminant's posterior, as
@@ -173,9 +181,21 @@ per_class_reg <- function(reg, n_classes) {
 #'   (shared by the classes) or one per class. A path costs one
 #'   decomposition per class (and, for IC, per fold of the out-of-fold
 #'   distances), as [kqd()]'s does; each value gets its own discriminant,
-#'   and `predict(fit, newdata, reg = )` picks one (by default the value
-#'   with the lowest training error of the discriminant, on out-of-fold
-#'   distances for IC). [tune_krein()] tunes `reg` this way.
+#'   and `predict(fit, newdata, reg = )` picks one. By default
+#'   (`select = "cv"`) that is the value with the lowest `nfolds`-fold
+#'   cross-validated error of the whole classifier (distance model and
+#'   discriminant refitted on each fold's training part; folds stratified by
+#'   class and drawn from R's random number generator, so [set.seed()]
+#'   reproduces the choice), ties to the more regularised (larger) value,
+#'   as for [kqd()] (see its Regularisation and the path); `select =
+#'   "training"` keeps the former rule, the lowest training error of the
+#'   discriminant (on out-of-fold distances for IC), ties to the first
+#'   value. [tune_krein()] tunes `reg` on its own folds.
+#' @param select,nfolds How the default value of a path is chosen: `"cv"`
+#'   or `"training"`, and the number of folds of `"cv"` (at most the size of
+#'   the smallest class), as in [kqd()]. A class too small for the
+#'   cross-validation (fewer than 3 points for RC, 4 for IC) falls back to
+#'   the training error with a warning.
 #' @param prior Class prior probabilities of the discriminant, in the order of
 #'   the levels; `NULL` for the class proportions.
 #' @param ... Not used: every argument after the data must be named in full
@@ -188,8 +208,11 @@ per_class_reg <- function(reg, n_classes) {
 #'   [MASS::qda()] fit on the training points' squared distances,
 #'   out-of-fold for IC; for a path the best value's, all of them in
 #'   `discriminants`), `path_error` (the discriminant's training error per
-#'   path value), `best` and `folds` (the fold of each training point for IC,
-#'   `NULL` for RC).
+#'   path value, on out-of-fold distances for IC), `cv_error`, `cv_folds`,
+#'   `select` and `best` (as in [kqd()]), `folds` (the fold of each training
+#'   point for the out-of-fold distances of IC, `NULL` for RC) and, for IC,
+#'   `training_distances` (those out-of-fold distances, one matrix per path
+#'   value).
 #' @references
 #' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
 #' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
@@ -221,7 +244,8 @@ kmdc.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 #' @export
 kmdc.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, distance = c("RC", "IC"),
                          classifier = c("lda", "qda"), reg = NULL, indefinite = c("auto", "yes", "no"),
-                         prior = NULL, na.action = NULL, threads = NULL) {
+                         prior = NULL, select = c("cv", "training"), nfolds = 5L, na.action = NULL,
+                         threads = NULL) {
   check_dots_empty("kmdc", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
   fit_model("kmdc", inputs, method_arguments("kmdc"), match.call())
@@ -230,9 +254,12 @@ kmdc.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, distanc
 #' The fit behind every kmdc() interface
 #' @noRd
 kmdc_fit <- function(inputs, distance = c("RC", "IC"), classifier = c("lda", "qda"), reg = NULL,
-                     indefinite = c("auto", "yes", "no"), prior = NULL, threads = NULL) {
+                     indefinite = c("auto", "yes", "no"), prior = NULL, select = c("cv", "training"),
+                     nfolds = 5L, threads = NULL) {
   distance <- match_choice(distance, "distance", c("RC", "IC"))
   classifier <- match_choice(classifier, "classifier", c("lda", "qda"))
+  select <- match_choice(select, "select", c("cv", "training"))
+  nfolds <- as.integer(check_number(nfolds, "nfolds", lower = 2, allow_lower = TRUE, integer = TRUE))
   y <- inputs$y
   prior <- check_prior(prior, levels(y), as.vector(table(y)))
   counts <- table(y)
@@ -263,16 +290,75 @@ kmdc_fit <- function(inputs, distance = c("RC", "IC"), classifier = c("lda", "qd
                                               sub("[.]$", "", conditionMessage(e)))))
   })
   # the discriminant's error on the points it was trained on (out-of-fold
-  # distances for IC) picks the default value of a path
+  # distances for IC)
   path_error <- vapply(seq_len(nrow(path)), function(k) {
     if (!usable[k]) return(NA_real_)
     f <- kmdc_decisions(discriminants[[k]], unname(d_path[[k]]), classifier)
     mean(class_from_decisions(f, levels(y)) != y)
   }, numeric(1))
-  best <- which.min(path_error)
+  cv <- kmdc_select_path(select, nfolds, inputs, distance, classifier, path, indefinite, prior,
+                         path_error, threads)
+  best <- cv$best
   list(distance = distance, classifier = classifier, prior = prior, distances = distances,
        discriminant = discriminants[[best]], discriminants = discriminants, path_error = path_error,
-       best = best, folds = folds, x = inputs$x, threads = threads)
+       cv_error = cv$error, cv_folds = cv$folds, select = cv$select, best = best, folds = folds,
+       # IC: the training points' out-of-fold distances, which the
+       # discriminant was trained on and fitted() and training_error use
+       training_distances = if (distance == "IC") d_path,
+       x = inputs$x, threads = threads)
+}
+
+# The default value of a kmdc path: as kqd's (kqd_select_path()), the lowest
+# cross-validated error of the whole classifier -- distance model and
+# discriminant refitted on each fold's training part (for IC with its own
+# inner out-of-fold distances) -- ties to the more regularised value.
+kmdc_select_path <- function(select, nfolds, inputs, distance, classifier, path, indefinite, prior,
+                             path_error, threads) {
+  none <- list(error = NULL, folds = NULL, select = select, best = which.min(path_error))
+  if (nrow(path) == 1L) return(utils::modifyList(none, list(select = "none")))
+  if (select == "training") return(none)
+  y <- inputs$y
+  counts <- as.vector(table(y))
+  # each fold's training part must itself fit: three points per class for
+  # IC (its inner out-of-fold distances), two for RC
+  needed <- if (distance == "IC") 4L else 3L
+  folds <- min(nfolds, min(counts))
+  fallback <- function(why) {
+    krein_warn(sprintf("The regularisation path cannot be cross-validated (%s): the default value is the one with the lowest training error (select = \"training\").", why))
+    utils::modifyList(none, list(select = "training"))
+  }
+  if (min(counts) < needed || folds < 2L) {
+    return(fallback(sprintf("a class has %d points; kmdc(distance = \"%s\") needs %d", min(counts), distance, needed)))
+  }
+  K <- training_kernel(inputs, threads)
+  self <- diag(K)
+  fold_ids <- draw_folds(y, folds, stratified = TRUE)
+  wrong <- matrix(0, folds, nrow(path))
+  for (f in seq_len(folds)) {
+    test <- fold_ids == f
+    train <- !test
+    fold_inputs <- inputs_from_xy(precomputed_kernel(K[train, train, drop = FALSE], self = self[train]),
+                                  y[train], NULL, NULL)
+    fit <- tryCatch(
+      withCallingHandlers(
+        kmdc_fit(fold_inputs, distance, classifier, path, indefinite, prior, select = "training",
+                 threads = threads),
+        krein_warning = function(w) invokeRestart("muffleWarning")),
+      krein_error = function(e) e)
+    if (inherits(fit, "krein_error")) {
+      return(fallback(sprintf("the fit on the training part of fold %d failed: %s", f, conditionMessage(fit))))
+    }
+    d_test <- cpp_kqd_distances(fit$distances$core, K[test, train, drop = FALSE],
+                                if (distance == "RC") self[test])
+    wrong[f, ] <- vapply(seq_len(nrow(path)), function(k) {
+      if (is.null(fit$discriminants[[k]]) || !all(is.finite(d_test[[k]]))) return(NA_real_)
+      decisions <- kmdc_decisions(fit$discriminants[[k]], unname(d_test[[k]]), classifier)
+      sum(class_from_decisions(decisions, levels(y)) != y[test])
+    }, numeric(1))
+  }
+  error <- colSums(wrong) / length(y)
+  if (all(is.na(error))) return(fallback("no value of the path gave finite distances in every fold"))
+  list(error = error, folds = fold_ids, select = "cv", best = most_regularised_minimum(error, path))
 }
 
 # Folds of the out-of-fold IC distances the discriminant is fitted on (fewer
@@ -328,7 +414,13 @@ kmdc_decisions <- function(discriminant, z, classifier) {
 krein_scores.kmdc <- function(object, new, type, reg = NULL) {
   k <- if (is.null(reg)) object$best %||% 1L else kqd_path_index(object$distances, reg)
   distances <- object$distances
-  d <- krein_scores(distances, new, "distance", reg = distances$reg[k, ])
+  d <- if (is.null(new) && !is.null(object$training_distances)) {
+    # IC: the out-of-fold distances the discriminant was trained on (in-sample
+    # d2_IC is degenerate; see The discriminant's training distances)
+    structure(object$training_distances[[k]], dimnames = list(rownames(object$x), object$levels))
+  } else {
+    krein_scores(distances, new, "distance", reg = distances$reg[k, ])
+  }
   if (type == "distance") return(d)
   discriminant <- if (is.null(object$discriminants)) object$discriminant else object$discriminants[[k]]
   f <- matrix(kmdc_decisions(discriminant, unname(d), object$classifier), nrow(d),
@@ -348,9 +440,10 @@ model_print_lines.kmdc <- function(x) {
   c(sprintf("%s discriminant (MASS::%s) on the squared %s kernel Mahalanobis distances to the classes",
             if (x$classifier == "lda") "Fisher" else "quadratic", x$classifier, x$distance),
     paste0(if (x$distance == "RC") "sigma^2" else "alpha",
-           if (nrow(distances$reg) > 1L) paste0(" path of ", nrow(distances$reg), " values; best (lowest training error) ")
+           if (nrow(distances$reg) > 1L) paste0(" path of ", nrow(distances$reg), " values; best ")
            else " = ",
            format_reg_row(distances$reg[best, ]),
+           if (nrow(distances$reg) > 1L) paste0(" (", kqd_selection_text(x), ")"),
            "; indefinite formulas for: ",
            if (any(distances$indefinite)) paste(names(distances$indefinite)[distances$indefinite], collapse = ", ") else "no class"),
     if (!is.null(x$folds)) sprintf("discriminant trained on out-of-fold distances (%d folds)", length(unique(x$folds))))

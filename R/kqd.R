@@ -158,13 +158,47 @@
 #' by \eqn{\sigma^2}; `reg = 1e-200`) is an error, or, in a path with
 #' usable values, left out with a warning (`NA` in `path_error` and `bias`).
 #'
+#' *The default value of a path* (`best`, what `predict()` uses without
+#' `reg`) is chosen by `nfolds`-fold cross-validation (`select = "cv"`, the
+#' default), as `cv.glmnet()` chooses its \eqn{\lambda}: the training points
+#' are split into `nfolds` folds stratified by class (at most as many as the
+#' smallest class has points), drawn from R's random number generator -- so
+#' [set.seed()] reproduces the choice, and a fit with a path advances the
+#' generator --, and each fold is predicted by a fit on the others: one
+#' decomposition per class and fold serves the whole path, with biases
+#' found on the fold's training part as the full fit finds its own. `best`
+#' is the value with the lowest cross-validated error (`cv_error`, printed
+#' by [summary()][summary.krein_model()]), and among tied values the more
+#' regularised one (the larger value; for per-class values, the larger
+#' geometric mean): on small data whole stretches of a path tie, and the
+#' more regularised end is the more stable estimate, where the less
+#' regularised one was the degenerate choice the training error made. The
+#' training error cannot choose: for IC and FK the training points' own
+#' distances are degenerate (every point of class \eqn{j} is at distance
+#' \eqn{n_j - 1} once \eqn{\alpha} is below the nonzero eigenvalues), so
+#' the training errors are 0 along the path. `select = "training"` keeps
+#' krein's former rule, the lowest training error with ties to the first
+#' value, without the extra fits (the paper reproductions choose their
+#' values themselves). A class with fewer points than the cross-validation
+#' needs (two per class and fold; three for IC and FK-) falls back to the
+#' training error with a warning. Ny-KQD fits (`landmarks`, and fits over
+#' chunks) are not cross-validated: their default is the lowest training
+#' error, ties to the more regularised value (`select` records which rule
+#' chose). [tune_krein()] validates the path on its own folds, so its fits
+#' skip the inner cross-validation.
+#'
 #' @section Bias:
 #' * `"error"` (Pekalska and Haasdonk 2009, Sec. IV-D): for each pair of
 #'   classes, the bias difference minimising their training errors -- the
 #'   middle of the widest
 #'   interval of optimal thresholds (closed with the mean gap between scores
 #'   when it is unbounded) -- and then the biases, summing to zero, that fit
-#'   these differences in least squares. Priors do not enter.
+#'   these differences in least squares. The errors are weighted by the
+#'   prior: an error on a point of class \eqn{j} counts \eqn{P(\omega_j) /
+#'   n_j}, so the search minimises the prior-weighted training error
+#'   \eqn{\sum_j P(\omega_j) e_j} (\eqn{e_j} the error rate within class
+#'   \eqn{j}). With the default prior, the class proportions, every error
+#'   counts the same: the paper's error count.
 #' * `"map"`: \eqn{b_j = -\frac12 \sum_i \log \mu_i + \log P(\omega_j)}, with
 #'   \eqn{\mu_i} the eigenvalues of the (regularised) class covariance in the
 #'   span of the class, \eqn{|\lambda_i| / n_j} (plus \eqn{\alpha / n_j} for
@@ -178,11 +212,12 @@
 #'
 #' @section Prediction:
 #' [predict()][predict.krein_model()] gives `type = "class"`, `"prob"` (the
-#' posterior under the model's Gaussian assumption: the softmax of the
-#' decision values), `"decision"` (the decision values \eqn{f_j}) and
+#' softmax of the decision values, \eqn{\exp f_j / \sum_l \exp f_l}; see
+#' below), `"decision"` (the decision values \eqn{f_j}) and
 #' `"distance"` (the squared kernel Mahalanobis distances \eqn{d_j^2}); its
 #' argument `reg` picks a value of the regularisation path (one of the fitted
-#' values; `NULL`, the default, takes the one with the lowest training error).
+#' values; `NULL`, the default, takes the fit's `best`, chosen by
+#' cross-validation: see Regularisation and the path).
 #' Precomputed fits of the RC variants need the self-similarities of new
 #' points: `precomputed_kernel(K_new, self = )`. New points whose distances
 #' are not finite (kernel values far beyond the training data's scale) are
@@ -193,6 +228,20 @@
 #' training points' squared distances to the classes -- for two classes the
 #' KQD boundary is a line parallel to the diagonal there (Haasdonk and
 #' Pekalska 2010, Sec. 3.3).
+#'
+#' *What `"prob"` is.* Only with `bias = "map"` is the softmax the
+#' posterior of the model's Gaussian assumption (plug-in class means,
+#' regularised covariances and priors; as fragile as the MAP bias itself).
+#' With `bias = "error"` (the default) the biases are thresholds chosen for
+#' the training error, and with `"none"` the log determinants are left out:
+#' the softmax is then a monotone score -- its largest entry is the predicted
+#' class and it ranks the classes -- but its scale (how close to 0 or 1 it
+#' goes) was never fitted to data, so it is not a calibrated probability.
+#' krein does not calibrate it, since a calibration (a sigmoid fitted to
+#' held-out decision values, as Platt's) would need an inner
+#' cross-validation the paper's model does not have; [tune_krein()]
+#' therefore refuses `metric = "logloss"` and `"brier"` for kqd unless
+#' `bias = "map"`.
 #'
 #' @param x A formula, a numeric matrix or data frame, a precomputed kernel
 #'   (see [krein_inputs]).
@@ -210,6 +259,13 @@
 #' @param bias `"error"`, `"map"` or `"none"`.
 #' @param prior Class prior probabilities in the order of the levels; `NULL`
 #'   for the class proportions.
+#' @param select How the default value of a regularisation path (`best`) is
+#'   chosen: `"cv"` (cross-validated error, ties to the more regularised
+#'   value) or `"training"` (the lowest training error, ties to the first
+#'   value: krein's former rule). See Regularisation and the path. A
+#'   single value needs no choice.
+#' @param nfolds The number of folds of `select = "cv"` (at most the size of
+#'   the smallest class is used).
 #' @param landmarks `NULL` for the full KQD; for Ny-KQD (see Nystroem KQD)
 #'   `"meb"`, `"kmeans"` or `"random"` to select landmarks with
 #'   [select_landmarks()], a vector of training-row indices, or a
@@ -229,8 +285,12 @@
 #'   `NA`, with `NA` biases and a warning, where the training distances were
 #'   not finite because the value is too small for the kernel's scale --
 #'   predict() refuses such a value, and the fit fails if every value does),
-#'   `best` (the path value with the lowest training error, the default of
-#'   `predict()`), `training_error` (at `best`),
+#'   `cv_error` (the cross-validated error at each path value; `NULL`
+#'   unless a path was cross-validated), `cv_folds` (the fold of each
+#'   training point, or `NULL`), `select` (the rule that chose: `"cv"`,
+#'   `"training"`, `"training (Nystroem)"`, or `"none"` for one value),
+#'   `best` (the path value chosen, the default of `predict()`; see
+#'   Regularisation and the path), `training_error` (at `best`),
 #'   `indefinite` (per class: were the IKQD formulas used), `signature` (per
 #'   class: \eqn{(p, q, z)} of the centred class kernel, `NA` where a Cholesky
 #'   factorisation replaced the eigendecomposition and for FK), `levels`,
@@ -285,8 +345,8 @@ kqd.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_r
 #' @export
 kqd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, variant = "RC+", reg = NULL,
                         indefinite = c("auto", "yes", "no"), bias = c("error", "map", "none"),
-                        prior = NULL, landmarks = NULL, eps = 0.01, m = NULL, na.action = NULL,
-                        threads = NULL) {
+                        prior = NULL, landmarks = NULL, eps = 0.01, m = NULL,
+                        select = c("cv", "training"), nfolds = 5L, na.action = NULL, threads = NULL) {
   check_dots_empty("kqd", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
   fit_model("kqd", inputs, method_arguments("kqd"), match.call())
@@ -297,7 +357,8 @@ kqd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, variant 
 #' @export
 kqd.krein_chunks <- function(x, ..., kernel = kernel_rbf(), scale = TRUE, variant = "RC+", reg = NULL,
                              indefinite = c("auto", "yes", "no"), bias = c("error", "map", "none"),
-                             prior = NULL, landmarks = NULL, eps = 0.01, m = NULL, threads = NULL) {
+                             prior = NULL, landmarks = NULL, eps = 0.01, m = NULL,
+                             select = c("cv", "training"), nfolds = 5L, threads = NULL) {
   check_dots_empty("kqd", ...)
   check_chunk_landmarks(landmarks)
   inputs <- inputs_from_chunks(x, kernel, scale = scale)
@@ -310,11 +371,13 @@ kqd_variants <- c("RC+", "RC-", "IC+", "IC-", "FK+", "FK-")
 #' @noRd
 kqd_fit <- function(inputs, variant = "RC+", reg = NULL, indefinite = c("auto", "yes", "no"),
                     bias = c("error", "map", "none"), prior = NULL, landmarks = NULL, eps = 0.01,
-                    m = NULL, threads = NULL) {
+                    m = NULL, select = c("cv", "training"), nfolds = 5L, threads = NULL) {
   variant <- check_choice(variant, "variant", kqd_variants)
   indefinite <- match_choice(indefinite, "indefinite", c("auto", "yes", "no"))
   bias <- match_choice(bias, "bias", c("error", "map", "none"))
   threads <- check_threads(threads)
+  select <- match_choice(select, "select", c("cv", "training"))
+  nfolds <- as.integer(check_number(nfolds, "nfolds", lower = 2, allow_lower = TRUE, integer = TRUE))
   y <- inputs$y
   levels <- levels(y)
   counts <- as.vector(table(y))
@@ -324,6 +387,7 @@ kqd_fit <- function(inputs, variant = "RC+", reg = NULL, indefinite = c("auto", 
   check_class_sizes(counts, variant)
 
   landmarks <- resolve_landmarks(landmarks, inputs, eps, m, threads)
+  K <- NULL
   if (is.null(landmarks)) {
     K <- training_kernel(inputs, threads)
     core <- cpp_kqd_fit(K, as.integer(y), length(levels), variant, reg, indefinite,
@@ -341,6 +405,8 @@ kqd_fit <- function(inputs, variant = "RC+", reg = NULL, indefinite = c("auto", 
     f <- -distances[[k]] / 2 + rep(bias_matrix[k, ], each = length(y))
     mean(class_from_decisions(f, levels) != y)
   }, numeric(1))
+  cv <- kqd_select_path(select, nfolds, K, y, variant, reg, indefinite, bias, prior, path_error,
+                        landmarks, threads)
 
   classes <- core$classes
   indefinite_used <- stats::setNames(vapply(classes, `[[`, logical(1), "indefinite"), levels)
@@ -354,7 +420,8 @@ kqd_fit <- function(inputs, variant = "RC+", reg = NULL, indefinite = c("auto", 
   kqd_warnings(indefinite, negative_found, classes, levels)
 
   list(variant = variant, reg = reg, bias = bias_matrix, bias_method = bias,
-       path_error = path_error, best = which.min(path_error),
+       path_error = path_error, cv_error = cv$error, cv_folds = cv$folds, select = cv$select,
+       best = cv$best,
        indefinite = indefinite_used, indefinite_mode = indefinite, signature = signature,
        prior = prior, landmarks = landmarks,
        # a Nystroem fit keeps its landmarks, not the training data
@@ -382,6 +449,92 @@ kqd_check_path <- function(distances, reg, variant) {
                      what, why, if (length(values) > 1) "These values are" else "This value is",
                      if (length(values) > 1) "them" else "it"))
   usable
+}
+
+# The default value of a regularisation path (issue 25): the lowest K-fold
+# cross-validated error, ties to the more regularised value. The training
+# error cannot choose: for IC and FK the training points' own distances are
+# degenerate (with alpha below the class kernel's nonzero eigenvalues every
+# point of class j is at n_j - 1 from it, Haasdonk and Pekalska 2010, eq. 4),
+# so their training errors are 0 all along the path and the least
+# regularised value won. As cv.glmnet, each fold costs one decomposition per
+# class, serving every value of the path. select = "training" keeps the
+# former rule (lowest training error, ties to the first row). A Ny-KQD fit
+# (landmarks) has no CV here: it keeps the training error, ties to the more
+# regularised value (its class moments come from all n points, so it has no
+# such degeneracy), and says so in `select`.
+kqd_select_path <- function(select, nfolds, K, y, variant, reg, indefinite, bias, prior, path_error,
+                            landmarks, threads) {
+  none <- list(error = NULL, folds = NULL, select = select, best = which.min(path_error))
+  if (nrow(reg) == 1L) return(utils::modifyList(none, list(select = "none")))
+  if (select == "training") return(none)
+  if (!is.null(landmarks)) {
+    return(list(error = NULL, folds = NULL, select = "training (Nystroem)",
+                best = most_regularised_minimum(path_error, reg)))
+  }
+  counts <- as.vector(table(y))
+  # every fold's training part keeps at least two points per class (three
+  # for the variants that need two: IC, FK-)
+  needed <- if (variant %in% c("IC+", "IC-", "FK-")) 3L else 2L
+  folds <- min(nfolds, min(counts))
+  if (min(counts) < needed || folds < 2L) {
+    krein_warn(sprintf(
+      "The regularisation path cannot be cross-validated (a class has %d point%s; %d-fold cross-validation needs %d): the default value is the one with the lowest training error (select = \"training\").",
+      min(counts), if (min(counts) > 1) "s" else "", max(folds, 2L), needed))
+    return(utils::modifyList(none, list(select = "training")))
+  }
+  fold_ids <- draw_folds(y, folds, stratified = TRUE)
+  error <- kqd_cv_errors(K, y, fold_ids, variant, reg, indefinite, bias, prior)
+  if (all(is.na(error))) {
+    krein_warn("No value of the regularisation path gave finite distances in every fold of the cross-validation: the default value is the one with the lowest training error.")
+    return(utils::modifyList(none, list(error = error, folds = fold_ids, select = "training")))
+  }
+  list(error = error, folds = fold_ids, select = "cv", best = most_regularised_minimum(error, reg))
+}
+
+# The row of the lowest error (NA rows left out), ties to the more
+# regularised value: the larger mean log reg. For alpha, sigma^2 and the
+# pseudo-inverse threshold alike, a larger value regularises more.
+most_regularised_minimum <- function(error, reg) {
+  tied <- which(!is.na(error) & error <= min(error, na.rm = TRUE) + 1e-12)
+  strength <- rowMeans(log(reg))[tied]
+  tied[which.max(strength)]
+}
+
+# The cross-validated error of every path value: per fold, one fit (one
+# decomposition per class) on the other folds, its biases from their
+# distances (as the fit's own), and the errors on the held-out fold. NA for a
+# value whose distances are not finite in some fold.
+kqd_cv_errors <- function(K, y, fold_ids, variant, reg, indefinite, bias, prior) {
+  rc <- startsWith(variant, "RC")
+  self <- if (rc) diag(K)
+  wrong <- matrix(0, length(unique(fold_ids)), nrow(reg))
+  for (f in sort(unique(fold_ids))) {
+    test <- fold_ids == f
+    train <- !test
+    y_train <- y[train]
+    K_train <- K[train, train, drop = FALSE]
+    core <- cpp_kqd_fit(K_train, as.integer(y_train), nlevels(y), variant, reg, indefinite,
+                        allow_cholesky = bias != "map")
+    d_train <- cpp_kqd_distances(core, K_train, if (rc) self[train])
+    d_test <- cpp_kqd_distances(core, K[test, train, drop = FALSE], if (rc) self[test])
+    usable <- vapply(seq_len(nrow(reg)), function(k) {
+      all(is.finite(d_train[[k]])) && all(is.finite(d_test[[k]]))
+    }, logical(1))
+    if (!any(usable)) {
+      wrong[f, ] <- NA
+      next
+    }
+    # the fit on all points gives the MAP bias's warning once; not per fold
+    b <- withCallingHandlers(kqd_biases(bias, core, d_train, y_train, prior, reg, variant, usable),
+                             krein_warning = function(w) invokeRestart("muffleWarning"))
+    wrong[f, ] <- vapply(seq_len(nrow(reg)), function(k) {
+      if (!usable[k]) return(NA_real_)
+      decisions <- -d_test[[k]] / 2 + rep(b[k, ], each = sum(test))
+      sum(class_from_decisions(decisions, levels(y)) != y[test])
+    }, numeric(1))
+  }
+  colSums(wrong) / length(y)
 }
 
 kqd_default_reg <- function(variant) if (startsWith(variant, "RC")) 0.1 else 1e-3
@@ -437,14 +590,27 @@ check_class_sizes <- function(counts, variant) {
 kqd_biases <- function(method, core, distances, y, prior, reg, variant, usable) {
   c_classes <- nlevels(y)
   out <- matrix(NA_real_, nrow(reg), c_classes, dimnames = list(NULL, levels(y)))
+  weights <- kqd_error_weights(prior, y)
   for (k in which(usable)) {
     out[k, ] <- switch(method,
-      error = cpp_kqd_error_biases(-distances[[k]] / 2, as.integer(y), c_classes),
+      error = cpp_kqd_error_biases(-distances[[k]] / 2, as.integer(y), c_classes, weights),
       none = log(prior),
       map = kqd_map_bias(core, reg[k, ], variant) + log(prior)
     )
   }
   out
+}
+
+# The error bias minimises the prior-weighted training error: an error on a
+# point of class j counts prior_j / n_j (scaled so the largest weight is 1).
+# With the class proportions as prior (the default) every point counts the
+# same, and the search is the paper's error count (Sec. IV-D).
+kqd_error_weights <- function(prior, y) {
+  counts <- as.vector(table(y))
+  w <- as.vector(prior) / counts
+  w <- w / max(w)
+  if (all(abs(w - 1) <= 1e-12)) w[] <- 1
+  w
 }
 
 # MAP bias (paper 000, Sec. IV-D, first paragraph): -1/2 sum log of the class
@@ -563,10 +729,18 @@ model_print_lines.kqd <- function(x) {
            if (any(x$indefinite)) paste(names(x$indefinite)[x$indefinite], collapse = ", ") else "no class"),
     if (nrow(x$reg) > 1L) {
       paste0(reg_name, " path of ", nrow(x$reg), " values; best ", format_reg_row(x$reg[x$best, ]),
-             ", bias by ", x$bias_method)
+             " (", kqd_selection_text(x), "), bias by ", x$bias_method)
     } else {
       paste0(reg_name, " = ", format_reg_row(x$reg[1, ]), ", bias by ", x$bias_method)
     })
+}
+
+# How `best` was chosen, for print()
+kqd_selection_text <- function(x) {
+  if (identical(x$select, "cv")) {
+    return(sprintf("lowest %d-fold CV error, %s", length(unique(x$cv_folds)), format(x$cv_error[x$best], digits = 3)))
+  }
+  "lowest training error"
 }
 
 format_reg_row <- function(row) {
@@ -579,6 +753,7 @@ model_summary.kqd <- function(object) {
                         object$signature, indefinite = as.vector(object$indefinite),
                         row.names = object$levels, check.names = FALSE)
   path <- data.frame(object$reg, training_error = object$path_error, check.names = FALSE)
+  if (!is.null(object$cv_error)) path$cv_error <- object$cv_error
   names(path)[seq_len(ncol(object$reg))] <- paste0("reg[", object$levels, "]")
   biases <- object$bias
   colnames(biases) <- paste0("b[", object$levels, "]")
@@ -587,7 +762,8 @@ model_summary.kqd <- function(object) {
   if (!is.null(lm)) classes$landmarks <- as.vector(table(factor(lm$class, levels = object$levels)))
   out <- list(classes, path)
   names(out) <- c("Classes (signature p, q, z of the centred class kernel)",
-                  sprintf("Regularisation path (bias by %s; best: row %d)", object$bias_method, object$best))
+                  sprintf("Regularisation path (bias by %s; best: row %d, %s)", object$bias_method, object$best,
+                          kqd_selection_text(object)))
   if (!is.null(lm)) {
     signs <- object$core$signs
     out[["Nystroem approximation"]] <- sprintf(
@@ -618,5 +794,9 @@ register_krein_model(
   needs_self = function(args) startsWith(args$variant %||% "RC+", "RC"),
   needs_inputs = function(args) landmarks_need_inputs(args$landmarks),
   types = "distance", predict_args = "reg",
-  default_grid = function(size, args, data) list(reg = default_reg_values(args$variant %||% "RC+", size))
+  default_grid = function(size, args, data) list(reg = default_reg_values(args$variant %||% "RC+", size)),
+  calibrated = function(args) {
+    if (identical((args$bias %||% "error")[1], "map")) return(TRUE)
+    "with `bias = \"error\"` or `\"none\"` it is the softmax of the decision values, a monotone score whose scale no fit has calibrated (see ?kqd, Prediction); `bias = \"map\"` gives the posterior of the Gaussian model."
+  }
 )

@@ -130,7 +130,9 @@
 #' @param metric `"error"` (misclassification rate), `"logloss"` (mean
 #'   negative log posterior of the true class, posteriors clipped at
 #'   \eqn{10^{-15}}) or `"brier"` (mean squared distance of the posterior
-#'   vector from the one-hot truth). Lower is better.
+#'   vector from the one-hot truth). Lower is better. The last two judge
+#'   `predict(type = "prob")` as probabilities and are refused (a
+#'   `krein_error`) where it is only a score: [kqd()] unless `bias = "map"`.
 #' @param stratified Keep the class proportions in every fold.
 #' @param refit Refit the best model on all data.
 #' @param na.action What to do with points with missing values in `x` or
@@ -235,6 +237,7 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   }
   grid <- tuning_grid(grid, info, tunable, precomputed, names(fixed))
   check_grid_values(grid, info, tunable, inputs, fixed)
+  check_metric_calibrated(metric, info, grid, fixed)
   if (precomputed && is.null(x$self) && grid_needs_self(info, grid, fixed)) {
     krein_abort("`x` must carry the self-similarities of the points: precomputed_kernel(K, self = ...).")
   }
@@ -671,6 +674,8 @@ tune_fold <- function(job, train, test, metric, progress = function(...) NULL) {
       args <- c(job$fixed, as.list(grid[members[1], fit_names, drop = FALSE]))
       path_values <- if (length(path)) unique(grid[[path]][members])
       if (length(path)) args[[path]] <- info$path_values(path_values)
+      # tuning validates the path on its own folds: no inner cross-validation
+      if ("select" %in% fit_argument_names(info) && is.null(args$select)) args$select <- "training"
       fold <- NULL
       fit_fold <- function(args) {
         tryCatch({
@@ -827,6 +832,25 @@ fit_registered <- function(info, x, y, kernel, args, call = NULL) {
   args$scale <- NULL
   inputs <- inputs_from_xy(x, y, if (info$uses_kernel) kernel else NA, NULL, scale = scale)
   fit_model(info$name, inputs, args, call)
+}
+
+#' Log-loss and the Brier score judge probabilities as probabilities: refuse
+#' them for a grid point whose "prob" is only a monotone score (kqd's softmax
+#' of decision values under the error bias), whose best value would reward a
+#' scale the model never fitted.
+#' @noRd
+check_metric_calibrated <- function(metric, info, grid, fixed) {
+  if (metric == "error") return(invisible())
+  rows <- if (nrow(grid)) seq_len(nrow(grid)) else 0L
+  verdicts <- lapply(rows, function(i) {
+    info$calibrated(c(fixed, if (i > 0L) as.list(grid[i, , drop = FALSE])))
+  })
+  refused <- !vapply(verdicts, isTRUE, logical(1))
+  if (!any(refused)) return(invisible())
+  krein_abort(sprintf(
+    "`metric = \"%s\"` judges probabilities, but %s()'s `type = \"prob\"` is not a calibrated probability at %s: %s Use `metric = \"error\"`.",
+    metric, info$name, if (all(refused)) "any grid point" else sprintf("%d of the %d grid points", sum(refused), length(refused)),
+    verdicts[[which(refused)[1]]]))
 }
 
 evaluate_predictions <- function(fit, test, y_test, metric, extra) {

@@ -208,15 +208,16 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_kqd_error_biases
-Eigen::VectorXd cpp_kqd_error_biases(const Eigen::Map<Eigen::MatrixXd> decisions, const Rcpp::IntegerVector& labels, int classes);
-RcppExport SEXP _krein_cpp_kqd_error_biases(SEXP decisionsSEXP, SEXP labelsSEXP, SEXP classesSEXP) {
+Eigen::VectorXd cpp_kqd_error_biases(const Eigen::Map<Eigen::MatrixXd> decisions, const Rcpp::IntegerVector& labels, int classes, const std::vector<double>& weights);
+RcppExport SEXP _krein_cpp_kqd_error_biases(SEXP decisionsSEXP, SEXP labelsSEXP, SEXP classesSEXP, SEXP weightsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type decisions(decisionsSEXP);
     Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type labels(labelsSEXP);
     Rcpp::traits::input_parameter< int >::type classes(classesSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_kqd_error_biases(decisions, labels, classes));
+    Rcpp::traits::input_parameter< const std::vector<double>& >::type weights(weightsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_kqd_error_biases(decisions, labels, classes, weights));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -368,7 +369,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_column_moments", (DL_FUNC) &_krein_cpp_column_moments, 2},
     {"_krein_cpp_kqd_fit", (DL_FUNC) &_krein_cpp_kqd_fit, 7},
     {"_krein_cpp_kqd_distances", (DL_FUNC) &_krein_cpp_kqd_distances, 3},
-    {"_krein_cpp_kqd_error_biases", (DL_FUNC) &_krein_cpp_kqd_error_biases, 3},
+    {"_krein_cpp_kqd_error_biases", (DL_FUNC) &_krein_cpp_kqd_error_biases, 4},
     {"_krein_cpp_kqd_nystrom_distances", (DL_FUNC) &_krein_cpp_kqd_nystrom_distances, 10},
     {"_krein_cpp_meb_kernel", (DL_FUNC) &_krein_cpp_meb_kernel, 8},
     {"_krein_cpp_meb_block", (DL_FUNC) &_krein_cpp_meb_block, 5},

@@ -81,9 +81,11 @@ Rcpp::List cpp_kqd_distances(const Rcpp::List& fit, const Eigen::Map<Eigen::Matr
   return out;
 }
 
-// Sec. IV-D biases from the training decisions (n x c, without biases).
+// Sec. IV-D biases from the training decisions (n x c, without biases);
+// `weights`: the weight of an error on a point of each class.
 // [[Rcpp::export]]
 Eigen::VectorXd cpp_kqd_error_biases(const Eigen::Map<Eigen::MatrixXd> decisions,
-                                     const Rcpp::IntegerVector& labels, int classes) {
-  return krein::kqd::error_biases(decisions, glue::class_members(labels, classes));
+                                     const Rcpp::IntegerVector& labels, int classes,
+                                     const std::vector<double>& weights) {
+  return krein::kqd::error_biases(decisions, glue::class_members(labels, classes), weights);
 }

@@ -299,7 +299,13 @@ void test_kqd_bias_non_finite() {
     expect(threw, "best_pair_bias rejects non-finite decision values");
   }
   const krein::kqd::PairBias pb = krein::kqd::best_pair_bias({1.0, 2.0, 2.0}, {-1.0, -1.0});
-  expect(pb.errors == 0 && pb.delta == 0.0, "best_pair_bias: separable scores with ties give 0 errors at the middle threshold");
+  expect(pb.error == 0.0 && pb.delta == 0.0, "best_pair_bias: separable scores with ties give 0 errors at the middle threshold");
+  // first {1}, second {2}: a threshold below 1 errs on the second point, one
+  // above 2 on the first; the weights decide (closed with 2 mean gaps = 2)
+  const krein::kqd::PairBias heavy_second = krein::kqd::best_pair_bias({1.0}, {2.0}, 1.0, 3.0);
+  expect(heavy_second.error == 1.0 && heavy_second.delta == -3.0, "best_pair_bias: a heavier second class moves the threshold above its point");
+  const krein::kqd::PairBias heavy_first = krein::kqd::best_pair_bias({1.0}, {2.0}, 3.0, 1.0);
+  expect(heavy_first.error == 1.0 && heavy_first.delta == 0.0, "best_pair_bias: a heavier first class moves the threshold below its point");
 }
 
 // One thread-count rule; every index visited exactly once under either schedule.

@@ -271,3 +271,36 @@ fx_two_classes <- function(seed, n = 24) {
   x[y == "pos", ] <- x[y == "pos", ] + 0.8
   list(x = x, y = y)
 }
+
+# The prior-weighted two-class bias search of ?kqd (Bias, "error"),
+# transcribed in plain R: an error on a point of the first (second) class
+# counts w_first (w_second); the threshold t ("first iff g >= t") is the
+# middle of the widest run of optimal gaps between sorted distinct scores, a
+# run unbounded on one side closed two mean gaps beyond its other end.
+# Returns Delta = b_first - b_second = -t.
+ref_weighted_pair_bias <- function(g_first, g_second, w_first, w_second) {
+  g <- c(g_first, g_second)
+  v <- sort(unique(g))
+  lo <- c(-Inf, v)
+  hi <- c(v, Inf)
+  inside <- ifelse(is.finite(lo) & is.finite(hi), (lo + hi) / 2, ifelse(is.finite(hi), hi - 1, lo + 1))
+  err <- vapply(inside, function(t) w_first * sum(g_first < t) + w_second * sum(g_second >= t), numeric(1))
+  optimal <- err <= min(err) + 1e-9 * min(w_first, w_second)
+  runs <- rle(optimal)
+  ends <- cumsum(runs$lengths)
+  starts <- ends - runs$lengths + 1
+  mean_gap <- if (length(g) > 1 && diff(range(g)) > 0) diff(range(g)) / (length(g) - 1) else 1
+  width <- -1
+  t <- 0
+  for (r in which(runs$values)) {
+    a0 <- lo[starts[r]]
+    b0 <- hi[ends[r]]
+    a <- if (is.infinite(a0)) b0 - 2 * mean_gap else a0
+    b <- if (is.infinite(b0)) a0 + 2 * mean_gap else b0
+    if (b - a > width) {
+      width <- b - a
+      t <- (a + b) / 2
+    }
+  }
+  -t
+}

@@ -344,8 +344,11 @@ test_that("a reg path: one fit gives every value's predictions, equal to separat
         }
         expect_equal(predict(path, type = "prob", reg = r), predict(single, type = "prob"), tolerance = 1e-10)
       }
-      # without `reg`, the value with the lowest training error of its discriminant
-      expect_identical(path$best, which.min(path$path_error))
+      # without `reg`, the value with the lowest cross-validated error, ties
+      # to the more regularised (larger) value
+      expect_identical(path$select, "cv")
+      lowest <- which(path$cv_error == min(path$cv_error))
+      expect_identical(path$best, max(lowest))
       expect_equal(predict(path, new, type = "prob"), predict(path, new, type = "prob", reg = regs[path$best]))
     }
   }
@@ -357,4 +360,67 @@ test_that("a reg path: one fit gives every value's predictions, equal to separat
   expect_output(print(per_class), "path of 2 values")
   expect_error(predict(per_class, new, reg = 0.3), class = "krein_error", regexp = "fitted regularisation values")
   expect_snapshot(show_error(kmdc(X, d$y, kernel = kernel_rbf(2), reg = matrix(0.1, 2, 3))))
+})
+
+test_that("kmdc(distance = \"IC\") reports the out-of-fold training error it trains on (issue 25)", {
+  # The discriminant is trained on out-of-fold distances; fitted(), the
+  # training error and print() used the in-sample ones, degenerate for IC
+  # (0.01 printed against out-of-fold and test errors of 0.07). Plain R: the
+  # out-of-fold distances from kernel_mahalanobis() on each fold's other
+  # folds, MASS::lda on them, its own predictions.
+  set.seed(1)
+  d <- gaussian_mixture_2d(100)
+  X <- as.matrix(d[, 1:2])
+  Y <- d$y
+  k <- kernel_rbf(1)
+  set.seed(2)
+  fit <- kmdc(X, Y, kernel = k, distance = "IC", reg = 1e-3)
+  Xs <- scale(X)
+  oof <- matrix(NA_real_, nrow(X), 2)
+  for (f in unique(fit$folds)) {
+    out <- fit$folds == f
+    oof[out, ] <- kernel_mahalanobis(Xs[!out, ], Y[!out], kernel = k, distance = "IC", reg = 1e-3,
+                                     newdata = Xs[out, , drop = FALSE])
+  }
+  colnames(oof) <- paste0("d2_", levels(Y))
+  lda <- MASS::lda(oof, Y)
+  by_hand <- predict(lda, oof)
+  expect_equal(unname(predict(fit, type = "distance")), unname(oof), tolerance = 1e-8)
+  expect_identical(unname(fitted(fit)), unname(by_hand$class))
+  expect_equal(fit$training_error, mean(by_hand$class != Y))
+  expect_equal(unname(predict(fit, type = "prob")), unname(by_hand$posterior), tolerance = 1e-8)
+  expect_output(print(fit), sprintf("training error %s", format(fit$training_error, digits = 3)), fixed = TRUE)
+  # in-sample distances would give a far smaller error than this one
+  in_sample <- kernel_mahalanobis(X, Y, kernel = k, distance = "IC", reg = 1e-3)
+  expect_false(isTRUE(all.equal(unname(predict(fit, type = "distance")), unname(in_sample))))
+})
+
+test_that("a kmdc path defaults to its cross-validated best (issue 25)", {
+  # plain R: the whole classifier refitted on each fold's other folds
+  # (select = "training", one value per fit), its held-out errors
+  set.seed(7)
+  d <- gaussian_mixture_2d(60)
+  X <- as.matrix(d[, 1:2])
+  regs <- c(1e-3, 1e-2, 0.1, 1)
+  k <- kernel_rbf(1)
+  set.seed(8)
+  path <- kmdc(X, d$y, kernel = k, distance = "RC", reg = matrix(regs, ncol = 1))
+  expect_identical(path$select, "cv")
+  set.seed(8)
+  folds <- draw_folds(d$y, 5L, stratified = TRUE)
+  expect_identical(path$cv_folds, folds)
+  Xs <- scale(X)
+  wrong <- numeric(length(regs))
+  for (f in 1:5) {
+    test <- folds == f
+    for (r in seq_along(regs)) {
+      part <- kmdc(Xs[!test, ], d$y[!test], kernel = k, distance = "RC", reg = regs[r], scale = FALSE)
+      wrong[r] <- wrong[r] + sum(predict(part, Xs[test, , drop = FALSE]) != d$y[test])
+    }
+  }
+  expect_equal(path$cv_error, wrong / nrow(X), tolerance = 1e-12)
+  expect_identical(path$best, max(which(wrong == min(wrong))))
+  expect_output(print(path), "lowest 5-fold CV error")
+  expect_identical(kmdc(X, d$y, kernel = k, distance = "RC", reg = matrix(regs, ncol = 1),
+                        select = "training")$best, which.min(path$path_error))
 })

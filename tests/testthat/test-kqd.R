@@ -285,10 +285,15 @@ test_that("a regularisation path equals separate fits at each value", {
       best <- ref_best_pairwise_error((d2[, 2] - d2[, 1]) / 2, d$y == "pos")
       expect_equal(unname(fit$path_error[i]), best / nrow(K), info = info)
     }
-    # default: the path value with the lowest training error (here the last)
-    expect_equal(which.min(fit$path_error), 3L)
+    # select = "training": the path value with the lowest training error
+    # (here the last); the default: the cross-validated choice (issue 25)
+    old <- kqd(d$x, d$y, kernel = kernel, variant = variant, reg = path, scale = FALSE, select = "training")
+    expect_equal(old$best, 3L)
+    expect_equal(predict(old, x_new, type = "distance"),
+                 predict(old, x_new, type = "distance", reg = path[3]))
+    expect_identical(fit$select, "cv")
     expect_equal(predict(fit, x_new, type = "distance"),
-                 predict(fit, x_new, type = "distance", reg = path[3]))
+                 predict(fit, x_new, type = "distance", reg = path[fit$best]))
   }
 })
 
@@ -318,4 +323,93 @@ test_that("bad input gives krein_errors that name the argument", {
   expect_error(kqd(x, y, kernel = k, variant = "XX+"), class = "krein_error", regexp = "`variant`")
   fit <- kqd(x, y, kernel = k, variant = "RC+", reg = 0.1)
   expect_error(predict(fit, data.frame(a = 1, b = 2)), class = "krein_error", regexp = "`newdata`")
+})
+
+test_that("the prior weights the error bias search (issue 25)", {
+  # ?kqd, Bias: with bias = "error" the search minimises the prior-weighted
+  # training error (an error on class j counts prior_j / n_j). On the code
+  # before issue 25 the prior was ignored: the predictions equalled the
+  # default's.
+  d <- fx_two_classes(3, n = 40)
+  set.seed(30)
+  new <- matrix(rnorm(400, 0.4, 1.2), ncol = 2)
+  k <- kernel_rbf(gamma = 0.5)
+  default <- kqd(d$x, d$y, kernel = k, variant = "RC+", reg = 0.1)
+  leaning <- kqd(d$x, d$y, kernel = k, variant = "RC+", reg = 0.1, prior = c(pos = 0.95, neg = 0.05))
+  expect_gt(sum(predict(leaning, new) == "pos"), sum(predict(default, new) == "pos"))
+  # the biases are the plain-R transcription of the weighted search
+  d2 <- leaning$training_distances[[1]]
+  g <- (d2[, 2] - d2[, 1]) / 2
+  for (case in list(list(fit = default, prior = as.vector(table(d$y)) / length(d$y)),
+                    list(fit = leaning, prior = c(0.95, 0.05)))) {
+    w <- case$prior / as.vector(table(d$y))
+    w <- w / max(w)
+    delta <- ref_weighted_pair_bias(g[d$y == "pos"], g[d$y == "neg"], w[1], w[2])
+    expect_equal(unname(case$fit$bias[1, ]), c(delta, -delta) / 2, tolerance = 1e-10)
+    decisions <- -d2 / 2 + rep(c(delta, -delta) / 2, each = nrow(d2))
+    expect_identical(as.integer(fitted(case$fit)), max.col(decisions, ties.method = "first"))
+  }
+  # the search's weighted error is no larger than at the default's biases
+  weighted_error <- function(fit) {
+    wrong <- fitted(fit) != d$y
+    sum(tapply(wrong, d$y, mean) * c(0.95, 0.05))
+  }
+  expect_lte(weighted_error(leaning), weighted_error(default))
+})
+
+test_that("a regularisation path defaults to its cross-validated best (issue 25)", {
+  # IC-: the training points' distances are degenerate (n_j - 1 to their own
+  # class), so the training error is 0 along the path and the former rule
+  # (lowest training error, ties to the first value) took the smallest value;
+  # the default is now the lowest 5-fold CV error, ties to the more
+  # regularised value. On the code before issue 25 the fit had no cv_error.
+  set.seed(4)
+  d <- gaussian_mixture_2d(60)
+  x <- as.matrix(d[, 1:2])
+  k <- kernel_rbf(gamma = 1)
+  path <- c(1e-6, 1e-4, 1e-2, 1)
+  set.seed(5)
+  fit <- kqd(x, d$y, kernel = k, variant = "IC-", reg = path)
+  expect_identical(fit$select, "cv")
+  expect_equal(fit$path_error[1:2], c(0, 0))
+  # plain R: refit on each fold's other folds, count held-out errors
+  set.seed(5)
+  folds <- draw_folds(d$y, 5L, stratified = TRUE)
+  expect_identical(fit$cv_folds, folds)
+  xs <- scale(x)
+  wrong <- numeric(length(path))
+  for (f in 1:5) {
+    test <- folds == f
+    part <- kqd(xs[!test, ], d$y[!test], kernel = k, variant = "IC-", reg = path, scale = FALSE,
+                select = "training")
+    for (r in seq_along(path)) {
+      wrong[r] <- wrong[r] + sum(predict(part, xs[test, , drop = FALSE], reg = path[r]) != d$y[test])
+    }
+  }
+  expect_equal(fit$cv_error, wrong / nrow(x), tolerance = 1e-12)
+  lowest <- which(wrong == min(wrong))
+  expect_identical(fit$best, max(lowest))
+  expect_identical(predict(fit, x), predict(fit, x, reg = path[max(lowest)]))
+  expect_gt(fit$best, 1L)
+  # the same seed, the same folds and choice; the former rule on request
+  set.seed(5)
+  expect_identical(kqd(x, d$y, kernel = k, variant = "IC-", reg = path)$cv_error, fit$cv_error)
+  old <- kqd(x, d$y, kernel = k, variant = "IC-", reg = path, select = "training")
+  expect_identical(old$best, 1L)
+  expect_null(old$cv_error)
+  # print() and summary() show the CV errors
+  expect_match(paste(capture.output(print(fit)), collapse = "\n"), "lowest 5-fold CV error")
+  expect_true("cv_error" %in% names(summary(fit)$model[[2]]))
+  expect_match(paste(capture.output(print(summary(fit))), collapse = "\n"), "cv_error")
+  # a single value needs no choice and draws nothing
+  set.seed(6)
+  before <- .Random.seed
+  one <- kqd(x, d$y, kernel = k, variant = "IC-", reg = 1e-2)
+  expect_identical(.Random.seed, before)
+  expect_identical(one$select, "none")
+  # a class too small for the folds: the training error, with a warning
+  small <- c(which(d$y == levels(d$y)[1])[1:2], which(d$y == levels(d$y)[2]))
+  expect_warning(tiny <- kqd(x[small, ], droplevels(d$y[small]), kernel = k, variant = "IC-", reg = path),
+                 class = "krein_warning")
+  expect_identical(tiny$select, "training")
 })

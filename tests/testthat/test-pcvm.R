@@ -59,7 +59,7 @@ test_that("the C++ EM loop follows the R loop it replaced (helper-pcvm.R)", {
   signs <- ifelse(board$y == levels(board$y)[1], 1, -1)
   K <- kernel_matrix(x, kernel = kernel_rbf(2))
   # the reference code's stopping rule reproduces its iterates
-  control <- pcvm_control(max_iter = 200, convergence = "weights")
+  control <- pcvm_control(max_iter = 200, convergence = "weights", start = "random")
   # full PCVM
   start <- ref_pcvm_start(60, signs)
   expect_same_iterates(krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 1L),
@@ -211,15 +211,18 @@ test_that("the default rule stops where the training latent values settle (helpe
 test_that("pcvm() by default converges without a warning where the reference rule reaches max_iter", {
   two <- droplevels(iris[51:150, ])
   set.seed(3)
-  expect_warning(reference <- pcvm(Species ~ ., data = two, control = pcvm_control(convergence = "weights")),
+  expect_warning(reference <- pcvm(Species ~ ., data = two,
+                                   control = pcvm_control(convergence = "weights", start = "random")),
                  "max_iter", class = "krein_warning")
   expect_false(reference$models[[1]]$converged)
   expect_identical(reference$models[[1]]$iterations, 500L)
+  expect_no_warning(default <- pcvm(Species ~ ., data = two))
+  expect_true(default$models[[1]]$converged)
+  expect_identical(default$control[c("max_iter", "tol", "convergence", "start")],
+                   list(max_iter = 2000L, tol = 3e-4, convergence = "latent", start = "fixed"))
   set.seed(3)
-  expect_no_warning(fit <- pcvm(Species ~ ., data = two))
+  expect_no_warning(fit <- pcvm(Species ~ ., data = two, control = pcvm_control(start = "random")))
   expect_true(fit$models[[1]]$converged)
-  expect_identical(fit$control[c("max_iter", "tol", "convergence")],
-                   list(max_iter = 2000L, tol = 3e-4, convergence = "latent"))
   # the same start, the same classes; probabilities within a few percent
   expect_identical(predict(fit), predict(reference))
   expect_lt(max(abs(predict(fit, type = "prob") - predict(reference, type = "prob"))), 0.05)
@@ -498,4 +501,33 @@ test_that("print shows Ny-PCVM's landmarks; unknown arguments are errors", {
   expect_output(print(ny), "Probabilistic classification vector machine \\(Nystroem, 20 random landmarks\\)")
   expect_snapshot(pcvm(y ~ x1 + x2, data = train, max_iter = 10), error = TRUE)
   expect_error(predict(ny, train, rule = "decision"), class = "krein_argument_error")
+})
+
+test_that("pcvm()'s default start is fixed: the fit does not depend on the seed (issue 25)", {
+  # the start is the mean of the reference code's random one; before issue
+  # 25 every fit drew it, and classes changed with the seed
+  set.seed(21)
+  d <- gaussian_mixture_2d(80)
+  new <- gaussian_mixture_2d(300)[, 1:2]
+  set.seed(1)
+  a <- pcvm(y ~ ., data = d)
+  set.seed(2)
+  b <- pcvm(y ~ ., data = d)
+  expect_identical(predict(a, new), predict(b, new))
+  expect_equal(predict(a, new, type = "prob"), predict(b, new, type = "prob"), tolerance = 1e-12)
+  # the EM from that start, by the plain-R transcription (helper-pcvm.R)
+  x <- scale(as.matrix(d[, 1:2]))
+  signs <- ifelse(d$y == levels(d$y)[1], 1, -1)
+  K <- kernel_matrix(x, kernel = a$spec$kernel)
+  start <- list(weights = rep(0.7, 80), bias = 0, latent = 5 * signs + 0.5)
+  ref <- ref_pcvm_em(K, signs, signs, start, a$control)
+  expect_identical(a$models[[1]]$relevant, which(ref$weights > 0))
+  expect_equal(a$models[[1]]$bias, ref$bias, tolerance = 1e-8)
+  # the reference code's random start on request, from R's RNG
+  set.seed(1)
+  r1 <- pcvm(y ~ ., data = d, control = pcvm_control(start = "random"))
+  set.seed(1)
+  r2 <- pcvm(y ~ ., data = d, control = pcvm_control(start = "random"))
+  expect_identical(r1$models[[1]]$weights, r2$models[[1]]$weights)
+  expect_snapshot(show_error(pcvm_control(start = "mean")))
 })

@@ -230,10 +230,14 @@ test_that("isvm fits kernlab's SVM on the kernel matrix and predicts from the su
   expected <- kernlab::predict(direct, K_sv)
   expect_equal(as.character(cls), as.character(expected), ignore_attr = TRUE)
   # two classes: "decision" is (-f, f) for kernlab's decision value f (f > 0
-  # favours the second level); the default class is the most probable one
+  # favours the second level); the default class is kernlab's vote (the
+  # sign of f: deterministic, issue 25), rule = "posterior" the most
+  # probable class under the Platt probabilities
   f <- drop(kernlab::predict(direct, K_sv, type = "decision"))
   expect_equal(unname(predict(fit, test, type = "decision")), unname(cbind(-f, f)), tolerance = 1e-8)
-  expect_identical(as.character(predict(fit, test)), colnames(p)[max.col(p, ties.method = "first")])
+  expect_identical(as.character(predict(fit, test)), levels(train$y)[ifelse(f > 0, 2L, 1L)])
+  expect_identical(as.character(predict(fit, test, rule = "posterior")),
+                   colnames(p)[max.col(p, ties.method = "first")])
   expect_snapshot(show_error(predict(fit, test, rule = "majority")))
 })
 

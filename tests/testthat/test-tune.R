@@ -649,3 +649,30 @@ test_that("a precomputed kernel with tunable parameters is rebuilt for each grid
   expect_error(tune_krein(kqd, precomputed_kernel(G$K, self = G$self), d$y, grid = list(gamma = 1)),
                class = "krein_error", regexp = "precomputed kernel")
 })
+
+test_that("log-loss and the Brier score refuse kqd's uncalibrated softmax (issue 25)", {
+  # ?kqd, Prediction: under bias = "error" (the default) or "none", "prob"
+  # is a softmax of decision values whose scale nothing fitted; only
+  # bias = "map" gives the Gaussian posterior. On the code before issue 25
+  # tune_krein() scored the softmax with log-loss without a word.
+  set.seed(3)
+  d <- gaussian_mixture_2d(40)
+  x <- as.matrix(d[, 1:2])
+  for (metric in c("logloss", "brier")) {
+    expect_error(tune_krein(kqd, x, d$y, grid = list(reg = c(0.01, 0.1)), folds = 3, metric = metric),
+                 class = "krein_error", regexp = "not a calibrated probability")
+  }
+  expect_snapshot(show_error(tune_krein(kqd, x, d$y, grid = list(reg = c(0.01, 0.1)), folds = 3,
+                                        metric = "logloss")))
+  expect_error(tune_krein(kqd, x, d$y, grid = list(reg = 0.1, bias = c("map", "none")), folds = 3,
+                          metric = "logloss"),
+               class = "krein_error", regexp = "1 of the 2 grid points")
+  tuned <- suppressWarnings(tune_krein(kqd, x, d$y, grid = list(reg = c(0.01, 0.1)), folds = 3,
+                                       metric = "logloss", bias = "map", refit = FALSE))
+  expect_true(all(is.finite(tuned$results$mean)))
+  # the error metric and the calibrated models are untouched
+  expect_s3_class(tune_krein(kqd, x, d$y, grid = list(reg = c(0.01, 0.1)), folds = 3, refit = FALSE),
+                  "krein_tune")
+  expect_s3_class(tune_krein(kmdc, x, d$y, grid = list(reg = c(0.01, 0.1)), folds = 3, metric = "logloss",
+                             refit = FALSE), "krein_tune")
+})

@@ -368,17 +368,21 @@ inline std::vector<Eigen::MatrixXd> distances(const Model& model,
 
 // Sec. IV-D: for two classes, the bias difference Delta = b_i - b_j minimising
 // the training errors of "class i iff g + Delta >= 0", g = f_i - f_j without
-// biases, over the points of the two classes. Returns Delta at the middle of
-// the widest interval of optimal thresholds; an optimum unbounded on one side
-// is closed at the outermost score plus or minus the mean gap between scores.
+// biases, over the points of the two classes, each error of a point of the
+// first (second) class counting w_first (w_second): with the weights
+// prior / class size, the prior-weighted error (equal weights: the error
+// count of the paper). Returns Delta at the middle of the widest interval of
+// optimal thresholds; an optimum unbounded on one side is closed at the
+// outermost score plus or minus the mean gap between scores.
 struct PairBias {
   double delta = 0;
-  Eigen::Index errors = 0;
+  double error = 0;
 };
 
-inline PairBias best_pair_bias(const std::vector<double>& g_first, const std::vector<double>& g_second) {
+inline PairBias best_pair_bias(const std::vector<double>& g_first, const std::vector<double>& g_second,
+                               double w_first = 1.0, double w_second = 1.0) {
   // Candidate thresholds t between consecutive distinct scores: errors(t) =
-  // #{first : g < t} + #{second : g >= t}.
+  // w_first #{first : g < t} + w_second #{second : g >= t}.
   // A NaN score has no place in the order: sorting it is undefined behaviour
   // and the tie loop below would never get past it. The R side checks the
   // distances first and names the cause; this is the core's own guard.
@@ -387,6 +391,9 @@ inline PairBias best_pair_bias(const std::vector<double>& g_first, const std::ve
       if (!std::isfinite(g)) throw std::invalid_argument("best_pair_bias: the decision values must be finite (a distance is NaN or infinite)");
     }
   }
+  if (!(w_first > 0) || !(w_second > 0) || !std::isfinite(w_first) || !std::isfinite(w_second)) {
+    throw std::invalid_argument("best_pair_bias: the class weights must be positive and finite");
+  }
   std::vector<std::pair<double, int>> scores;  // (score, +1 first / -1 second)
   scores.reserve(g_first.size() + g_second.size());
   for (double g : g_first) scores.emplace_back(g, 1);
@@ -394,36 +401,45 @@ inline PairBias best_pair_bias(const std::vector<double>& g_first, const std::ve
   std::sort(scores.begin(), scores.end());
   const size_t total = scores.size();
   if (total == 0) return {};
-  // t below every score: all points predicted "first": errors = #second
-  Eigen::Index errors = static_cast<Eigen::Index>(g_second.size());
-  Eigen::Index best = errors;
-  struct Gap { double lo, hi; Eigen::Index errors; };
+  // The counts stay integers and each gap's weighted error is computed from
+  // them afresh, so equal weights give exactly the unweighted optimum.
+  struct Gap { double lo, hi, error; };
+  auto weighted = [&](Eigen::Index first_wrong, Eigen::Index second_wrong) {
+    return w_first * static_cast<double>(first_wrong) + w_second * static_cast<double>(second_wrong);
+  };
+  // t below every score: all points predicted "first": every second is wrong
+  Eigen::Index first_wrong = 0;
+  Eigen::Index second_wrong = static_cast<Eigen::Index>(g_second.size());
   std::vector<Gap> gaps;
   const double inf = std::numeric_limits<double>::infinity();
-  gaps.push_back({-inf, scores[0].first, errors});
+  gaps.push_back({-inf, scores[0].first, weighted(first_wrong, second_wrong)});
   size_t i = 0;
   while (i < total) {
     const double value = scores[i].first;
     // move t past all points with this score (at least one: progress even
     // if a score were not equal to itself)
     do {
-      errors += scores[i].second == 1 ? 1 : -1;
+      if (scores[i].second == 1) ++first_wrong; else --second_wrong;
       ++i;
     } while (i < total && scores[i].first == value);
     const double next = i < total ? scores[i].first : inf;
-    gaps.push_back({value, next, errors});
-    best = std::min(best, errors);
+    gaps.push_back({value, next, weighted(first_wrong, second_wrong)});
   }
-  for (const Gap& gap : gaps) best = std::min(best, gap.errors);
+  double best = inf;
+  for (const Gap& gap : gaps) best = std::min(best, gap.error);
+  // optimal within rounding: distinct error counts differ by at least the
+  // smaller weight
+  const double tolerance = 1e-9 * std::min(w_first, w_second);
+  auto optimal = [&](const Gap& gap) { return gap.error <= best + tolerance; };
   const double span = scores.back().first - scores.front().first;
   const double mean_gap = total > 1 && span > 0 ? span / static_cast<double>(total - 1) : 1.0;
   // merge consecutive optimal gaps into intervals; pick the widest
   double best_lo = 0, best_hi = 0, best_width = -1;
   size_t k = 0;
   while (k < gaps.size()) {
-    if (gaps[k].errors != best) { ++k; continue; }
+    if (!optimal(gaps[k])) { ++k; continue; }
     double lo = gaps[k].lo, hi = gaps[k].hi;
-    while (k + 1 < gaps.size() && gaps[k + 1].errors == best) { ++k; hi = gaps[k].hi; }
+    while (k + 1 < gaps.size() && optimal(gaps[k + 1])) { ++k; hi = gaps[k].hi; }
     ++k;
     const double lo_closed = std::isinf(lo) ? hi - 2 * mean_gap : lo;
     const double hi_closed = std::isinf(hi) ? lo + 2 * mean_gap : hi;
@@ -436,16 +452,22 @@ inline PairBias best_pair_bias(const std::vector<double>& g_first, const std::ve
 
 // All pairwise bias differences, then b minimising sum_{i<j} (b_i - b_j - Delta_ij)^2
 // with sum(b) = 0: for the complete set of pairs, b_i = (1/c) sum_{j != i} Delta_ij.
+// `weights`: the weight of an error on a point of each class (empty: all 1).
 inline Eigen::VectorXd error_biases(const Eigen::Ref<const Eigen::MatrixXd>& decisions,
-                                    const std::vector<std::vector<Eigen::Index>>& members) {
+                                    const std::vector<std::vector<Eigen::Index>>& members,
+                                    const std::vector<double>& weights = {}) {
   const Eigen::Index c = decisions.cols();
+  if (!weights.empty() && static_cast<Eigen::Index>(weights.size()) != c) {
+    throw std::invalid_argument("error_biases: one weight per class");
+  }
+  auto weight = [&](Eigen::Index j) { return weights.empty() ? 1.0 : weights[static_cast<size_t>(j)]; };
   Eigen::MatrixXd delta = Eigen::MatrixXd::Zero(c, c);
   for (Eigen::Index i = 0; i < c; ++i) {
     for (Eigen::Index j = i + 1; j < c; ++j) {
       std::vector<double> gi, gj;
       for (Eigen::Index r : members[i]) gi.push_back(decisions(r, i) - decisions(r, j));
       for (Eigen::Index r : members[j]) gj.push_back(decisions(r, i) - decisions(r, j));
-      const PairBias pb = best_pair_bias(gi, gj);
+      const PairBias pb = best_pair_bias(gi, gj, weight(i), weight(j));
       delta(i, j) = pb.delta;
       delta(j, i) = -pb.delta;
     }
