@@ -264,6 +264,7 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, landmar
 #'     predictions have settled (basis functions die slowly before they are
 #'     pruned), so this rule rarely stops within 500 iterations; choose it to
 #'     reproduce the reference code's iterates.
+#' @param ... Nothing: an argument not named above is an error.
 #' @returns A list of class `pcvm_control`.
 #' @family probabilistic classification vector machine
 #' @examples
@@ -271,7 +272,10 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, landmar
 #' pcvm_control(convergence = "weights")
 #' @export
 pcvm_control <- function(max_iter = NULL, tol = NULL, prune = 1e-3, optimize_width = FALSE,
-                         convergence = c("latent", "weights")) {
+                         convergence = c("latent", "weights"), ...) {
+  check_no_more_arguments("pcvm_control", list(...), setdiff(names(formals(pcvm_control)), "..."),
+                          aliases = c(maxit = "max_iter", maxiter = "max_iter", iter = "max_iter",
+                                      tolerance = "tol", eps = "tol"))
   convergence <- match_choice(convergence, "convergence", c("latent", "weights"))
   reference <- convergence == "weights"
   max_iter <- max_iter %||% if (reference) 500 else 2000
@@ -284,13 +288,38 @@ pcvm_control <- function(max_iter = NULL, tol = NULL, prune = 1e-3, optimize_wid
             class = "pcvm_control")
 }
 
+#' A `control` made by pcvm_control(), its fields checked again (a list can
+#' be edited after pcvm_control() made it)
+#' @noRd
+check_pcvm_control <- function(control) {
+  fields <- c("max_iter", "tol", "prune", "optimize_width", "convergence")
+  if (!inherits(control, "pcvm_control")) {
+    krein_abort(sprintf("`control` must be made by pcvm_control(), not %s.", describe_value(control)))
+  }
+  extra <- setdiff(names(control), fields)
+  absent <- setdiff(fields, names(control))
+  if (length(extra) || length(absent)) {
+    krein_abort(sprintf("`control` must have the fields of pcvm_control() (%s), but it %s.",
+                        paste0("`", fields, "`", collapse = ", "),
+                        paste(c(if (length(absent)) paste("lacks", paste0("`", absent, "`", collapse = ", ")),
+                                if (length(extra)) paste("has", paste0("`", extra, "`", collapse = ", "), "besides")),
+                              collapse = " and ")))
+  }
+  field <- function(name) sprintf("control$%s", name)
+  structure(list(
+    max_iter = check_number(control$max_iter, field("max_iter"), lower = 1, allow_lower = TRUE, integer = TRUE),
+    tol = check_number(control$tol, field("tol"), lower = 0),
+    prune = check_number(control$prune, field("prune"), lower = 0, allow_lower = TRUE),
+    optimize_width = check_flag(control$optimize_width, field("optimize_width")),
+    convergence = check_choice(control$convergence, field("convergence"), c("latent", "weights"))
+  ), class = "pcvm_control")
+}
+
 #' The fit behind every pcvm() interface
 #' @noRd
 pcvm_fit <- function(inputs, landmarks = NULL, control = pcvm_control(), eps = 0.01, m = NULL,
                      threads = NULL) {
-  if (!inherits(control, "pcvm_control")) {
-    krein_abort(sprintf("`control` must be made by pcvm_control(), not %s.", describe_value(control)))
-  }
+  control <- check_pcvm_control(control)
   threads <- check_threads(threads)
   if (control$optimize_width) {
     if (!is.null(landmarks)) krein_abort("`optimize_width = TRUE` needs the full PCVM (`landmarks = NULL`).")
