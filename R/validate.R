@@ -95,11 +95,15 @@ with_article <- function(phrase) {
 check_no_more_arguments <- function(name, dots, allowed = character(), aliases = character()) {
   if (length(dots) == 0L) return(invisible())
   arg_names <- names(dots) %||% rep("", length(dots))
-  if (!length(allowed) || any(!nzchar(arg_names))) {
-    krein_abort(sprintf("%s() takes %s; %d %s given.", name,
-                        if (length(allowed)) paste0("its arguments by name (", paste0("`", allowed, "`", collapse = ", "), ")")
-                        else "no arguments",
-                        length(dots), if (length(dots) > 1) "were" else "was"),
+  if (!length(allowed)) {
+    krein_abort(sprintf("%s() takes no arguments; %d %s given.", name, length(dots),
+                        if (length(dots) > 1) "were" else "was"),
+                class = "krein_argument_error")
+  }
+  if (any(!nzchar(arg_names))) {
+    unnamed <- sum(!nzchar(arg_names))
+    krein_abort(sprintf("%s() takes at most %d arguments (%s); %d more %s given.", name, length(allowed),
+                        paste0("`", allowed, "`", collapse = ", "), unnamed, if (unnamed > 1) "were" else "was"),
                 class = "krein_argument_error")
   }
   check_model_arguments(dots, allowed, name, aliases = aliases)
