@@ -66,6 +66,10 @@
 #' }
 #' @export
 caret_model <- function(name, tune = NULL) {
+  if (missing(name)) {
+    krein_abort(sprintf("`name` is missing; give the model's name, one of %s.",
+                        paste0("\"", registered_models(), "\"", collapse = ", ")))
+  }
   name <- check_choice(name, "name", registered_models())
   info <- model_info(name)
   specs <- caret_tuning_specs[[name]]

@@ -291,8 +291,22 @@ read_csv_chunk <- function(file) {
   utils::read.csv(file, stringsAsFactors = FALSE)
 }
 
+# A failure of R, a package or the user's code while reading or writing a
+# chunk, as a krein error that names the chunk (`what`); krein's own errors
+# pass unchanged.
+with_chunk_errors <- function(expr, what) {
+  tryCatch(expr, error = function(e) {
+    if (inherits(e, "krein_error")) stop(e)
+    krein_abort(sprintf("%s: %s", what, conditionMessage(e)), class = "krein_chunk_error")
+  })
+}
+
 # The data of a task, read where the task runs
 task_data <- function(task) {
+  if (!is.null(task$file) && !file.exists(task$file)) {
+    krein_abort(sprintf("%s of `x` cannot be read: the file no longer exists (it was there when `x` was made).",
+                        chunk_label(task, capital = TRUE)))
+  }
   data <- if (!is.null(task$file)) read_csv_chunk(task$file) else if (!is.null(task$query)) read_query_chunk(task) else task$data
   if (is.matrix(data)) {
     if (is.null(colnames(data))) colnames(data) <- paste0("V", seq_len(ncol(data)))
@@ -340,6 +354,10 @@ map_chunks <- function(chunks, fun, ..., per_chunk = NULL, limit = Inf) {
   index <- 0L
   each <- function(data) {
     index <<- index + 1L
+    if (!is.null(per_chunk) && index > length(per_chunk)) {
+      krein_abort(sprintf("`x` gave more chunks in this pass than the %d of the first (chunk %d is new); a source must give the same rows on every read.",
+                          length(per_chunk), index))
+    }
     task <- list(index = index, data = data, extra = per_chunk[[index]])
     out[[index]] <<- run_chunk_task(task, fun, ...)
     rows <<- rows + attr(out[[index]], "rows")
@@ -347,15 +365,19 @@ map_chunks <- function(chunks, fun, ..., per_chunk = NULL, limit = Inf) {
   }
   if (chunks$kind == "function") {
     repeat {
-      data <- chunks$source(index + 1L)
+      data <- with_chunk_errors(chunks$source(index + 1L), sprintf("`x`'s function failed to give chunk %d", index + 1L))
       if (is.null(data)) break
       if (!each(data)) break
     }
   } else {
-    result <- DBI::dbSendQuery(chunks$source, chunks$query)
-    on.exit(DBI::dbClearResult(result), add = TRUE)
+    result <- with_chunk_errors(DBI::dbSendQuery(chunks$source, chunks$query),
+                                sprintf("The query of `x` failed before chunk %d", index + 1L))
+    on.exit(try(DBI::dbClearResult(result), silent = TRUE), add = TRUE)
     repeat {
-      data <- DBI::dbFetch(result, n = chunks$page_rows)
+      data <- with_chunk_errors(DBI::dbFetch(result, n = chunks$page_rows),
+                                sprintf("Reading chunk %d (rows %s to %s of the query) of `x` failed", index + 1L,
+                                        format(index * chunks$page_rows + 1, scientific = FALSE),
+                                        format((index + 1) * chunks$page_rows, scientific = FALSE)))
       if (nrow(data) == 0L) break
       if (!each(data)) break
       if (DBI::dbHasCompleted(result)) break
@@ -382,7 +404,18 @@ chunk_task <- function(chunks, i, per_chunk) {
 }
 
 run_chunk_task <- function(task, fun, ...) {
-  data <- task_data(task)
+  data <- with_chunk_errors(task_data(task), sprintf("Reading %s of `x` failed", chunk_label(task)))
+  if (nrow(data) == 0L) {
+    krein_abort(sprintf("%s of `x` has no rows%s; every chunk must hold at least one row.", chunk_label(task, capital = TRUE),
+                        if (!is.null(task$file)) " (the file has at most a header)" else if (!is.null(task$query)) " (its query returned none)" else ""))
+  }
+  if (!is.null(task$extra)) {
+    first <- NROW(task$extra)
+    if (nrow(data) != first) {
+      krein_abort(sprintf("%s of `x` has %d rows in this pass and had %d in the first; a source must give the same rows on every read.",
+                          chunk_label(task, capital = TRUE), nrow(data), first))
+    }
+  }
   out <- fun(data, task, ...)
   attr(out, "rows") <- nrow(data)
   out
@@ -805,7 +838,7 @@ chunk_output <- function(output) {
       krein_abort("`output` as a function must take two arguments, the predictions of a chunk and its number.")
     }
     return(function(predictions, index) {
-      output(predictions, index)
+      with_chunk_errors(output(predictions, index), sprintf("`output` failed on the predictions of chunk %d", index))
       NA_character_
     })
   }
@@ -824,8 +857,10 @@ chunk_output <- function(output) {
     file <- sprintf(output, index)
     table <- if (is.factor(predictions)) data.frame(class = as.character(predictions)) else
       as.data.frame(predictions, optional = TRUE)
-    if (requireNamespace("data.table", quietly = TRUE)) data.table::fwrite(table, file) else
-      utils::write.csv(table, file, row.names = FALSE)
+    with_chunk_errors(
+      if (requireNamespace("data.table", quietly = TRUE)) data.table::fwrite(table, file) else
+        utils::write.csv(table, file, row.names = FALSE),
+      sprintf("Writing the predictions of chunk %d to `%s` (`output`) failed", index, file))
     file
   }
 }

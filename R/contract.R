@@ -129,7 +129,7 @@ fit_argument_names <- function(info) {
 #' Refuse arguments a model does not have, suggesting the closest name (or
 #' the new name of a renamed argument)
 #' @noRd
-check_model_arguments <- function(args, allowed, name, renamed = character()) {
+check_model_arguments <- function(args, allowed, name, renamed = character(), aliases = character()) {
   if (length(args) == 0L) return(invisible())
   arg_names <- names(args) %||% rep("", length(args))
   if (any(!nzchar(arg_names))) {
@@ -141,6 +141,7 @@ check_model_arguments <- function(args, allowed, name, renamed = character()) {
   if (length(unknown) == 0L) return(invisible())
   hints <- vapply(unknown, function(u) {
     if (!is.na(renamed[u])) return(sprintf(" (`%s` is now called `%s`)", u, renamed[[u]]))
+    if (!is.na(aliases[u])) return(sprintf(" (did you mean `%s`?)", aliases[[u]]))
     close <- allowed[utils::adist(u, allowed) <= max(1, nchar(u) %/% 3)]
     prefix <- allowed[startsWith(allowed, u)]
     candidates <- unique(c(prefix, close))

@@ -74,14 +74,20 @@ kernel_discriminant <- function(fit, kind = c("dk", "ldk", "gdk", "gmk", "ideal"
   prior <- fit$prior
   d <- ncol(fit$x)
   # the fit's own Gaussian or linear model where it has one (the same ridge)
-  gaussian <- if (kind %in% c("gdk", "gmk")) fit$estimator$gaussian %||% onda_gaussian_classes(fit$x, fit$y, prior, fit$ridge)
+  # (a Gaussian fit on more columns than points computes in the span of its
+  # data, estimator$span: its posteriors serve the GDK, the GMK needs the
+  # full model)
+  reduced_gaussian <- identical(fit$posterior, "gaussian") && !is.null(fit$estimator$span)
+  gaussian <- if (kind == "gmk" || (kind == "gdk" && !reduced_gaussian)) {
+    fit$estimator$gaussian %||% onda_gaussian_classes(fit$x, fit$y, prior, fit$ridge)
+  }
   features <- switch(kind,
     dk = function(x) onda_posteriors(fit, x),
     ldk = {
       model <- fit$estimator$linear %||% linear_estimator(fit$x, fit$y, prior)$linear
       function(x) linear_posteriors(model, x)
     },
-    gdk = ,
+    gdk = if (reduced_gaussian) function(x) onda_posteriors(fit, x) else function(x) gaussian_posteriors(gaussian, x),
     gmk = function(x) gaussian_posteriors(gaussian, x),
     ideal = ideal_posteriors(fit)
   )
@@ -267,6 +273,9 @@ plot_kernel_map <- function(kernel, point, x, y = NULL, resolution = 100L, main 
   if (!is.numeric(point) || length(point) != 2L || anyNA(point)) {
     krein_abort(sprintf("`point` must be a numeric vector of length 2, not %s.", describe_value(point)))
   }
+  if (!all(is.finite(point))) {
+    krein_abort(sprintf("`point` must be finite, not c(%s).", paste(vapply(point, format, "", digits = 7), collapse = ", ")))
+  }
   resolution <- check_number(resolution, "resolution", lower = 2, allow_lower = TRUE, integer = TRUE)
   kernel <- resolve_kernel(kernel, x)
   g1 <- plot_grid_axis(x[, 1], resolution)
@@ -275,6 +284,10 @@ plot_kernel_map <- function(kernel, point, x, y = NULL, resolution = 100L, main 
   colnames(grid) <- colnames(x)
   anchor <- matrix(point, 1L, dimnames = list(NULL, colnames(x)))
   values <- matrix(evaluate_kernel(kernel, grid, anchor, 0L)[, 1], resolution, resolution)
+  if (!all(is.finite(values))) {
+    krein_abort(sprintf("The kernel is not finite between `point` and %d of the %d grid points of the plane; nothing can be drawn.",
+                        sum(!is.finite(values)), length(values)))
+  }
   graphics::image(g1, g2, values, col = col, xlab = colnames(x)[1] %||% "x1",
                   ylab = colnames(x)[2] %||% "x2", main = main, ...)
   pch <- if (is.null(y)) rep(1, nrow(x)) else c(1, 2, 0, 5, 6)[(as.integer(factor(y)) - 1) %% 5 + 1]

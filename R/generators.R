@@ -46,6 +46,10 @@ checkerboard <- function(n, size = 4, range = c(-2, 2)) {
   n <- check_number(n, "n", lower = 1, allow_lower = TRUE, integer = TRUE)
   size <- check_number(size, "size", lower = 2, allow_lower = TRUE, integer = TRUE)
   range <- check_range(range, "range")
+  if (!is.finite(range[2] - range[1])) {
+    krein_abort(sprintf("`range` must have a finite width, but c(%s) spans more than the largest double.",
+                        paste(vapply(range, format, "", digits = 7), collapse = ", ")))
+  }
   x1 <- stats::runif(n, range[1], range[2])
   x2 <- stats::runif(n, range[1], range[2])
   data.frame(x1 = x1, x2 = x2, y = checkerboard_labels(x1, x2, size, range))
@@ -120,10 +124,12 @@ sine_populations <- function(n_per_class = 100, noise = 0.1) {
 #' @returns A data frame of class `data.frame` with 4 rows and columns `x1`,
 #'   `x2` (numeric) and `y` (factor with levels `"1"`, `"2"`).
 #' @family data generators
+#' @param ... Nothing: `xor4()` takes no arguments (it is an error to give any).
 #' @export
 #' @examples
 #' xor4()
-xor4 <- function() {
+xor4 <- function(...) {
+  check_no_more_arguments("xor4", list(...))
   data.frame(x1 = c(-1, -1, 1, 1), x2 = c(-1, 1, -1, 1),
              y = class_factor(c(1L, 2L, 2L, 1L), 2L))
 }

@@ -53,6 +53,11 @@ indefiniteness <- function(K, center = FALSE, tol = NULL) {
   tol <- check_number(tol, "tol", lower = 0, allow_lower = TRUE)
   if (center) K <- double_center(K)
   values <- with_core_errors("Computing the eigenvalues of the kernel matrix", cpp_symmetric_eigen(K, FALSE))$values
+  if (!all(is.finite(values))) {
+    krein_abort(sprintf(
+      "The eigenvalues of `K` overflow double precision (its largest entry is %s in absolute value); divide `K` by a constant first: the signature and `r_neg` do not change.",
+      format(max(abs(K)), digits = 3)))
+  }
   scale <- max(abs(values))
   zero <- abs(values) <= tol * scale
   signature <- c(p = sum(values > 0 & !zero), q = sum(values < 0 & !zero), z = sum(zero))
@@ -122,6 +127,9 @@ plot.krein_indefiniteness <- function(x, log = FALSE, col = rev(hcl.colors(2, "D
   if (log) {
     shown <- abs(values)
     keep <- shown > 0
+    if (!any(keep)) {
+      krein_abort("`log = TRUE` needs a nonzero eigenvalue, but every eigenvalue of this spectrum is zero; plot it with `log = FALSE`.")
+    }
     graphics::plot(index[keep], shown[keep], log = "y", type = "h",
                    col = ifelse(negative[keep], col[2], col[1]), xlab = "index",
                    ylab = "|eigenvalue|", main = main, ...)

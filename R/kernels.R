@@ -22,7 +22,10 @@ new_krein_kernel <- function(name, params, label, formula, positive_definite, ..
 #' evaluated in R, pair by pair or through `kernlab::kernelMatrix()`, and are
 #' much slower than the built-in kernels. For `x` given as objects (strings,
 #' a list), the R function takes two objects and kernlab string kernels
-#' apply; see [kernel_dissimilarity()].
+#' apply; see [kernel_dissimilarity()]. An R function is evaluated on every
+#' pair of training points, both ways; if it is not symmetric there, a
+#' message says so and the training matrix is \eqn{(K + K^\top) / 2}, as for
+#' asymmetric dissimilarities.
 #'
 #' | constructor | \eqn{k(x, x')} | positive definite |
 #' |---|---|---|
@@ -595,16 +598,29 @@ evaluate_function_kernel <- function(fun, x, y, symmetric) {
   # function reaches the user as a krein error saying where it happened
   tryCatch(
     for (j in seq_len(m)) {
-      rows <- if (symmetric) seq_len(j) else seq_len(n)
-      for (i in rows) K[i, j] <- value_at(i, j)
+      for (i in seq_len(n)) K[i, j] <- value_at(i, j)
     },
     error = function(e) {
       if (inherits(e, "krein_error")) stop(e)
       krein_abort(sprintf("The kernel function failed on rows %d and %d: %s", i, j, conditionMessage(e)),
                   class = "krein_user_function_error")
     })
-  if (symmetric) K[lower.tri(K)] <- t(K)[lower.tri(K)]
+  if (symmetric) K <- symmetrise_function_kernel(K, "rows")
   K
+}
+
+#' A training matrix of a user's kernel function, evaluated on both
+#' triangles: symmetric as it is, else symmetrised with a message, as
+#' asymmetric dissimilarities are (a function evaluated on one triangle would
+#' silently drop the other half of an asymmetric kernel)
+#' @noRd
+symmetrise_function_kernel <- function(K, what) {
+  a <- asymmetry(K)
+  if (a > symmetry_tolerance()) {
+    message(sprintf("The kernel function is not symmetric on the training %s: k(a, b) differs from k(b, a) by up to %s of its largest value; using (K + t(K)) / 2.",
+                    what, format(a, digits = 3)))
+  }
+  (K + t(K)) / 2
 }
 
 #' The values of a built-in kernel, checked once where the engine computed
@@ -836,7 +852,7 @@ kernlab_object_matrix <- function(kern, a, b = NULL) {
 }
 
 #' An R function of two objects, pair by pair (`b = NULL`: the symmetric
-#' training matrix, one triangle)
+#' training matrix, symmetrised)
 #' @noRd
 function_object_matrix <- function(fun, a, b = NULL) {
   symmetric <- is.null(b)
@@ -845,7 +861,7 @@ function_object_matrix <- function(fun, a, b = NULL) {
   i <- j <- NA_integer_
   tryCatch(
     for (j in seq_along(b)) {
-      for (i in if (symmetric) seq_len(j) else seq_along(a)) {
+      for (i in seq_along(a)) {
         v <- fun(a[[i]], b[[j]])
         if (!(is.numeric(v) || is.logical(v)) || length(v) != 1L || !is.finite(v)) {
           krein_abort(sprintf("`kernel` must return one finite number for two objects; for objects %d and %d it returned %s.",
@@ -859,7 +875,7 @@ function_object_matrix <- function(fun, a, b = NULL) {
       krein_abort(sprintf("The kernel function failed on objects %d and %d: %s", i, j, conditionMessage(e)),
                   class = "krein_user_function_error")
     })
-  if (symmetric) K[lower.tri(K)] <- t(K)[lower.tri(K)]
+  if (symmetric) K <- symmetrise_function_kernel(K, "objects")
   K
 }
 

@@ -267,6 +267,15 @@ kmdc_fit <- function(inputs, distance = c("RC", "IC"), classifier = c("lda", "qd
     krein_abort(sprintf("`y` has a class with fewer than three points (%s); kmdc(distance = \"IC\") needs at least three per class, since its discriminant is fitted on out-of-fold distances.",
                         paste0("\"", names(counts)[counts < 3], "\"", collapse = ", ")))
   }
+  # MASS::qda() estimates a covariance of the K squared distances in each
+  # class: a class of at most K points makes it stop ("some group is too
+  # small"), which no kernel width or `reg` can change
+  if (classifier == "qda" && any(counts < nlevels(y) + 1L)) {
+    small <- names(counts)[counts < nlevels(y) + 1L]
+    krein_abort(sprintf("kmdc(classifier = \"qda\") fits a covariance of the %d squared distances within each class, so every class needs at least %d points; class%s %s %s fewer. Use classifier = \"lda\".",
+                        nlevels(y), nlevels(y) + 1L, if (length(small) > 1) "es" else "",
+                        paste0("\"", small, "\"", collapse = ", "), if (length(small) > 1) "have" else "has"))
+  }
   # a path of `reg` values: one distance model (one decomposition per class,
   # and per fold for IC) serves them all; a discriminant per value
   distances <- distance_path_model(inputs, distance, kmdc_reg_path(reg, nlevels(y)), indefinite, threads)

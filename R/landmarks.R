@@ -228,6 +228,13 @@ kmeans_landmarks <- function(inputs, m, threads) {
     krein_abort(sprintf("`m` (%d) must be at most the number of distinct training points (%d) for k-means landmarks.",
                         m, distinct))
   }
+  # k-means in units of a power of two near the data's largest magnitude: the
+  # same clusters (the scaling is exact), but squared distances of tiny or
+  # huge data neither underflow (every point "equal", kmeans()'s "empty
+  # cluster") nor overflow
+  unit <- max(abs(data))
+  unit <- if (unit > 0) 2^round(log2(unit)) else 1
+  data <- data / unit
   # Every distinct point a centre: the only solution, which kmeans()'s default
   # Hartigan-Wong algorithm refuses (it needs fewer centres than points) and
   # its random start would not find with duplicated rows; Lloyd's algorithm
@@ -249,7 +256,7 @@ kmeans_landmarks <- function(inputs, m, threads) {
   }, character(1))
   class <- factor(majority, levels = levels(inputs$y))
   if (!is.null(inputs$x)) {
-    centres <- fit$centers
+    centres <- fit$centers * unit
     dimnames(centres) <- list(NULL, colnames(inputs$x))
     return(list(indices = NULL, points = centres, class = class))
   }

@@ -93,6 +93,7 @@ ranked_columns <- function(z) {
   p <- column_ks_pvalues(z)
   order_p <- order(p, decreasing = TRUE, na.last = NA)
   k <- length(order_p)
+  if (k == 0L) return(NULL)  # every column constant: nothing to show
   take <- min(4L, k)
   middle <- max(1L, floor((k - take) / 2) + 1L)
   picks <- list(best = order_p[seq_len(take)],
@@ -153,6 +154,9 @@ print.krein_normality <- function(x, ...) {
 #' @export
 plot.krein_normality <- function(x, ...) {
   rows <- Filter(Negate(is.null), list(`original data` = x$shown$original, `kernel data` = x$shown$kernel))
+  if (length(rows) == 0L) {
+    krein_abort("There is nothing to plot: every column of the data and of the kernel data is constant, so none has a normal probability plot.")
+  }
   old <- graphics::par(mfrow = c(length(rows), 3L), mar = c(4, 4, 2.5, 1))
   on.exit(graphics::par(old))
   col <- hcl.colors(4, "Dark 3")

@@ -195,7 +195,8 @@ predict.krein_nystrom <- function(object, newdata, type = c("kernel", "coordinat
 #' @param x The training data it was built from (or the full kernel matrix
 #'   for a precomputed fit).
 #' @param size The number of rows to compare.
-#' @returns One number.
+#' @returns One number. When the exact rows are all zero it is 0 if the
+#'   approximation is zero too and `Inf` otherwise.
 #' @family Nystroem approximation
 #' @examples
 #' set.seed(1)
@@ -222,5 +223,10 @@ nystrom_error <- function(object, x, size = 200) {
     exact <- evaluate_kernel(object$kernel, x[rows, , drop = FALSE], x, object$threads)
   }
   approx <- object$vectors[rows, , drop = FALSE] %*% (object$values * t(object$vectors))
-  sqrt(sum((exact - approx)^2) / sum(exact^2))
+  # both norms relative to the largest exact entry, so that the squares of
+  # huge kernels do not overflow
+  size <- max(abs(exact))
+  if (!is.finite(size)) krein_abort("The kernel values of `x` are not finite; the error cannot be computed.")
+  if (size == 0) return(if (all(approx == 0)) 0 else Inf)
+  sqrt(sum(((exact - approx) / size)^2) / sum((exact / size)^2))
 }

@@ -80,7 +80,14 @@
 #'   variance of the inputs with a warning of class
 #'   `krein_singular_covariance_warning` (common on real data with discrete
 #'   or collinear columns); the fit stores it as `ridge` and uses it at
-#'   prediction.
+#'   prediction. With at least as many columns \eqn{p} as points \eqn{n}
+#'   every class covariance is singular, so `ridge` must not be 0; the
+#'   Gaussians are then fitted in an orthonormal basis of the span of the
+#'   centred training points (\eqn{n} coordinates): the part of a point
+#'   orthogonal to that span adds the same term to every class's log-density,
+#'   so the posteriors are those of the \eqn{p}-dimensional model, without its
+#'   \eqn{p 	imes p}{p x p} factorisations. The Gaussian marginalised kernel
+#'   of such a fit (`kernel_discriminant(kind = "gmk")`) still needs them.
 #' * `"linear"`: the least-squares linear approximation \eqn{L(C_k | x) =
 #'   P(C_k) [(\bar x_k - \bar x_T)' \Sigma_T^{-1} (x - \bar x_T) + 1]} (eq.
 #'   23) with the total mean \eqn{\bar x_T} and covariance \eqn{\Sigma_T} of
@@ -92,13 +99,16 @@
 #'   so that the values still sum to 1. \eqn{\Sigma_T} must be invertible
 #'   (reciprocal condition number of its triangular factor at least
 #'   \eqn{10^{-8}}): at least one point more than columns, not on a common
-#'   hyperplane; otherwise `onda()` stops with an error.
+#'   hyperplane; otherwise `onda()` stops with an error. New points so far
+#'   from the data that the rounding of the linear function loses the sum
+#'   (rows off 1 by more than \eqn{10^{-8}}) are refused with an error.
 #' * `"svm"`: the posteriors of a multi-class SVM by pairwise coupling (Wu,
 #'   Lin and Weng 2004; libsvm `-b 1` in the paper), through
 #'   `e1071::svm(probability = TRUE)` with `svm_kernel`, `cost`, the width
 #'   `svm_gamma` (of the radial, polynomial and sigmoid kernels; the radial
 #'   kernel is \eqn{\exp(-\gamma \|u - v\|^2)}, as [kernel_rbf()]) and any
-#'   other argument of [e1071::svm()] in `svm_args`. `tune_krein(onda, x, y,
+#'   other argument of [e1071::svm()] in `svm_args` (a name that is not an
+#'   argument of `e1071::svm()` is an error). `tune_krein(onda, x, y,
 #'   posterior = "svm", grid = list(svm_gamma = , cost = ))` tunes width and
 #'   cost together (the paper's grid search, Sec. 5). Needs the e1071 package. Its internal cross-validation draws from R's
 #'   RNG, so `set.seed()` reproduces it.
@@ -400,9 +410,54 @@ check_posterior_matrix <- function(p, n, levels, what) {
 
 # Gaussian NDA (eqs. 30-33): ML class covariances, posteriors by Bayes.
 gaussian_estimator <- function(x, y, prior, ridge) {
-  model <- onda_gaussian_classes(x, y, prior, ridge)
-  list(name = "gaussian", predict = function(new) gaussian_posteriors(model, new), gaussian = model,
-       ridge = model$ridge)
+  reduction <- onda_data_span(x)
+  if (is.null(reduction)) {
+    model <- onda_gaussian_classes(x, y, prior, ridge)
+    return(list(name = "gaussian", predict = function(new) gaussian_posteriors(model, new), gaussian = model,
+                ridge = model$ridge))
+  }
+  # at least as many columns as points: every class covariance is singular
+  # and gets the ridge r, Sigma_k = S_k + r I with S_k in the span of the
+  # centred data. Written in an orthonormal basis V of that span (one column
+  # per point), x' Sigma_k^-1 x and log |Sigma_k| split into the part in the
+  # span (the classes' d x d Gaussians, d = n) and a part orthogonal to it
+  # that is the same for every class (|x_perp|^2 / r, (p - d) log r), which the
+  # posteriors do not see. So the posteriors of the p-dimensional model come
+  # from the d-dimensional one, without the p x p factorisations.
+  if (!is.null(ridge) && ridge == 0) {
+    krein_abort(sprintf("A class covariance is singular even with the ridge: with %d columns and %d points every class covariance is singular; give a positive `ridge` (or leave it NULL).",
+                        ncol(x), nrow(x)))
+  }
+  ridge <- ridge %||% onda_default_ridge(x, levels(y))
+  model <- onda_gaussian_classes(reduction$project(x), y, prior, ridge)
+  list(name = "gaussian", predict = function(new) gaussian_posteriors(model, reduction$project(new)),
+       gaussian = NULL, ridge = model$ridge, span = reduction)
+}
+
+# The span of the centred training points when they have at least as many
+# columns as rows (NULL otherwise): its basis (p x n, orthonormal) and the
+# map of points to their coordinates in it
+onda_data_span <- function(x) {
+  if (ncol(x) < nrow(x)) return(NULL)
+  center <- colMeans(x)
+  basis <- qr.Q(qr(t(x - rep(center, each = nrow(x)))))
+  list(center = center, basis = basis,
+       project = function(new) (new - rep(center, each = nrow(new))) %*% basis)
+}
+
+# The default ridge where class covariances are singular (`singular`: their
+# levels, for the warning): 1e-6 of the mean input variance
+onda_default_ridge <- function(x, singular) {
+  variance <- mean(apply(x, 2, function(v) mean((v - mean(v))^2)))
+  if (!is.finite(variance)) {
+    krein_abort("The inputs are so large that their variance overflows, so no ridge can be chosen for the singular class covariances; fit with `scale = TRUE` or give `ridge`.")
+  }
+  used <- if (variance > 0) 1e-6 * variance else 1e-6
+  krein_warn(sprintf("The covariance of class%s %s is singular; a ridge of %s (1e-6 of the mean input variance) was added to every class covariance (see `ridge`).",
+                     if (length(singular) > 1) "es" else "", paste0("\"", singular, "\"", collapse = ", "),
+                     format(used, digits = 3)),
+             class = "krein_singular_covariance_warning")
+  used
 }
 
 # Gaussian classes with ML covariances (eq. 31); where one is singular and no
@@ -411,15 +466,7 @@ onda_gaussian_classes <- function(x, y, prior, ridge = NULL) {
   model <- gaussian_classes(x, y, prior, denominator = "ml", ridge = ridge %||% 0)
   singular <- model$rcond < 1e-8
   if (is.null(ridge) && any(singular)) {
-    variance <- mean(apply(x, 2, function(v) mean((v - mean(v))^2)))
-    if (!is.finite(variance)) {
-      krein_abort("The inputs are so large that their variance overflows, so no ridge can be chosen for the singular class covariances; fit with `scale = TRUE` or give `ridge`.")
-    }
-    used <- if (variance > 0) 1e-6 * variance else 1e-6
-    krein_warn(sprintf("The covariance of class%s %s is singular; a ridge of %s (1e-6 of the mean input variance) was added to every class covariance (see `ridge`).",
-                       if (sum(singular) > 1) "es" else "", paste0("\"", model$levels[singular], "\"", collapse = ", "),
-                       format(used, digits = 3)),
-               class = "krein_singular_covariance_warning")
+    used <- onda_default_ridge(x, model$levels[singular])
     model <- gaussian_classes(x, y, prior, denominator = "ml", ridge = used)
   }
   if (any(model$rcond <= .Machine$double.eps)) {
@@ -471,9 +518,11 @@ linear_estimator <- function(x, y, prior) {
 linear_posteriors <- function(model, new) {
   scores <- (new - rep(model$total_mean, each = nrow(new))) %*% model$directions
   p <- (scores + 1) * rep(model$prior, each = nrow(new))
-  overflow <- which(rowSums(!is.finite(p)) > 0)
+  # far from the data the scores are so large that the 1 of eq. 23 is lost
+  # in their rounding, and the rows no longer sum to 1
+  overflow <- which(rowSums(!is.finite(p)) > 0 | abs(rowSums(p) - 1) > 1e-8)
   if (length(overflow)) {
-    krein_abort(sprintf("The linear posteriors (posterior = \"linear\") overflow at row%s %s of the new data: the points are too far from the training data for a linear function of them to be held in double precision.",
+    krein_abort(sprintf("The linear posteriors (posterior = \"linear\") overflow at row%s %s of the new data: the points are too far from the training data for a linear function of them to be held in double precision with rows that sum to 1.",
                         if (length(overflow) > 1) "s" else "", format_indices(overflow)))
   }
   p
@@ -494,6 +543,18 @@ svm_estimator <- function(x, y, svm_kernel, cost, svm_gamma, svm_args) {
   }
   if (!requireNamespace("e1071", quietly = TRUE)) {
     krein_abort("posterior = \"svm\" needs the e1071 package: install.packages(\"e1071\").")
+  }
+  # e1071::svm() passes unknown arguments on through `...` and ignores them
+  known <- setdiff(names(formals(utils::getS3method("svm", "default", envir = asNamespace("e1071")))), "...")
+  if (length(svm_args) && (is.null(names(svm_args)) || any(!nzchar(names(svm_args))))) {
+    krein_abort("`svm_args` must name every argument of e1071::svm() it sets.")
+  }
+  unknown <- setdiff(names(svm_args), known)
+  if (length(unknown)) {
+    krein_abort(sprintf("`svm_args` sets %s, which %s not %s of e1071::svm(); its arguments are %s.",
+                        paste0("`", unknown, "`", collapse = ", "), if (length(unknown) > 1) "are" else "is",
+                        if (length(unknown) > 1) "arguments" else "an argument",
+                        paste0("`", setdiff(known, c("x", "y", "kernel", "cost", "probability")), "`", collapse = ", ")))
   }
   if (!is.null(svm_gamma)) svm_args$gamma <- svm_gamma
   model <- do.call(e1071::svm, c(list(x = x, y = y, kernel = svm_kernel, cost = cost, probability = TRUE),

@@ -277,6 +277,7 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, landmar
 #'     \eqn{b \sim N(0, 1)} and latent values \eqn{10 u_i y_i + u'_i} with
 #'     uniform \eqn{u}, drawn from R's RNG (so `set.seed()` reproduces a
 #'     fit); the paper reproductions use it.
+#' @param ... Nothing: an argument not named above is an error.
 #' @returns A list of class `pcvm_control`.
 #' @family probabilistic classification vector machine
 #' @examples
@@ -284,7 +285,10 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, landmar
 #' pcvm_control(convergence = "weights")
 #' @export
 pcvm_control <- function(max_iter = NULL, tol = NULL, prune = 1e-3, optimize_width = FALSE,
-                         convergence = c("latent", "weights"), start = c("fixed", "random")) {
+                         convergence = c("latent", "weights"), start = c("fixed", "random"), ...) {
+  check_no_more_arguments("pcvm_control", list(...), setdiff(names(formals(pcvm_control)), "..."),
+                          aliases = c(maxit = "max_iter", maxiter = "max_iter", iter = "max_iter",
+                                      tolerance = "tol", eps = "tol"))
   convergence <- match_choice(convergence, "convergence", c("latent", "weights"))
   start <- match_choice(start, "start", c("fixed", "random"))
   reference <- convergence == "weights"
@@ -308,13 +312,39 @@ pcvm_start <- function(kind, n_basis, signs) {
        latent = 10 * stats::runif(n) * signs + stats::runif(n))
 }
 
+#' A `control` made by pcvm_control(), its fields checked again (a list can
+#' be edited after pcvm_control() made it)
+#' @noRd
+check_pcvm_control <- function(control) {
+  fields <- c("max_iter", "tol", "prune", "optimize_width", "convergence", "start")
+  if (!inherits(control, "pcvm_control")) {
+    krein_abort(sprintf("`control` must be made by pcvm_control(), not %s.", describe_value(control)))
+  }
+  extra <- setdiff(names(control), fields)
+  absent <- setdiff(fields, names(control))
+  if (length(extra) || length(absent)) {
+    krein_abort(sprintf("`control` must have the fields of pcvm_control() (%s), but it %s.",
+                        paste0("`", fields, "`", collapse = ", "),
+                        paste(c(if (length(absent)) paste("lacks", paste0("`", absent, "`", collapse = ", ")),
+                                if (length(extra)) paste("has", paste0("`", extra, "`", collapse = ", "), "besides")),
+                              collapse = " and ")))
+  }
+  field <- function(name) sprintf("control$%s", name)
+  structure(list(
+    max_iter = check_number(control$max_iter, field("max_iter"), lower = 1, allow_lower = TRUE, integer = TRUE),
+    tol = check_number(control$tol, field("tol"), lower = 0),
+    prune = check_number(control$prune, field("prune"), lower = 0, allow_lower = TRUE),
+    optimize_width = check_flag(control$optimize_width, field("optimize_width")),
+    convergence = check_choice(control$convergence, field("convergence"), c("latent", "weights")),
+    start = check_choice(control$start, field("start"), c("fixed", "random"))
+  ), class = "pcvm_control")
+}
+
 #' The fit behind every pcvm() interface
 #' @noRd
 pcvm_fit <- function(inputs, landmarks = NULL, control = pcvm_control(), eps = 0.01, m = NULL,
                      threads = NULL) {
-  if (!inherits(control, "pcvm_control")) {
-    krein_abort(sprintf("`control` must be made by pcvm_control(), not %s.", describe_value(control)))
-  }
+  control <- check_pcvm_control(control)
   threads <- check_threads(threads)
   if (control$optimize_width) {
     if (!is.null(landmarks)) krein_abort("`optimize_width = TRUE` needs the full PCVM (`landmarks = NULL`).")

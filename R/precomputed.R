@@ -204,6 +204,10 @@ kernel_from_dissimilarity <- function(D, method = c("negsq", "classical", "gauss
     grand_mean <- mean(D2)
     K <- -0.5 * double_center(D2)
     K <- (K + t(K)) / 2  # exactly symmetric
+    if (!all(is.finite(K))) {
+      krein_abort(sprintf("Classical scaling squares the dissimilarities, and the squares of `D` (largest %s) overflow double precision; divide `D` by a constant first.",
+                          format(max(D), digits = 3)))
+    }
     out <- new_precomputed(K, unname(diag(K)), method = method, n = n, col_means = col_means,
                            grand_mean = grand_mean, symmetrised = symmetrised,
                            class = "krein_dissimilarity")

@@ -157,16 +157,18 @@ finalize_rbf_gamma <- function(object, x) {
 #' @keywords internal
 #' @export
 kqd_parsnip_fit <- function(x, y, penalty = NULL, gamma = NULL, ...) {
-  engine_fit("kqd", x, y, gamma, c(list(reg = penalty), list(...)))
+  engine_fit("kqd", x, y, gamma, c(list(reg = penalty), list(...)), c(reg = "penalty"))
 }
 
 #' @rdname kqd_parsnip_fit
 #' @export
 ikfd_parsnip_fit <- function(x, y, ridge_relative = 1e-4, gamma = NULL, ...) {
-  engine_fit("ikfd", x, y, gamma, c(list(ridge_relative = ridge_relative), list(...)))
+  engine_fit("ikfd", x, y, gamma, c(list(ridge_relative = ridge_relative), list(...)), c(ridge_relative = "penalty"))
 }
 
-engine_fit <- function(name, x, y, gamma, args) {
+# `renamed`: the model's arguments that parsnip users know by another name
+# (kqd()'s `reg` is parsnip's `penalty`); krein's errors name both.
+engine_fit <- function(name, x, y, gamma, args, renamed = character()) {
   args <- args[!vapply(args, is.null, logical(1))]
   kernel <- args$kernel
   args$kernel <- NULL
@@ -175,7 +177,17 @@ engine_fit <- function(name, x, y, gamma, args) {
   } else if (!is.null(gamma)) {
     krein_abort("Give the krein engine either `gamma` (for the Gaussian kernel) or `kernel`, not both.")
   }
-  fit_registered(model_info(name), as.matrix(x), y, kernel, args, call = call(name, quote(x), quote(y)))
+  tryCatch(
+    fit_registered(model_info(name), as.matrix(x), y, kernel, args, call = call(name, quote(x), quote(y))),
+    krein_error = function(e) {
+      message <- conditionMessage(e)
+      for (arg in names(renamed)) {
+        message <- gsub(sprintf("`%s`", arg), sprintf("`%s` (%s()'s `%s`)", renamed[[arg]], name, arg), message,
+                        fixed = TRUE)
+      }
+      if (identical(message, conditionMessage(e))) stop(e)
+      krein_abort(message, class = setdiff(class(e), c("krein_error", "error", "condition")), call = conditionCall(e))
+    })
 }
 
 # --- registration ------------------------------------------------------------

@@ -340,10 +340,12 @@ tuning_grid <- function(grid, info, tunable, precomputed, fixed_names) {
     if (!is.list(grid) || is.null(names(grid)) || any(!nzchar(names(grid)))) {
       krein_abort(sprintf("`grid` must be a data frame or a named list of parameter values, not %s.", describe_value(grid)))
     }
+    check_grid_columns(grid)
     if (length(grid) == 0L || any(lengths(grid) == 0L)) krein_abort(empty_grid_message)
     grid <- expand.grid(grid, stringsAsFactors = FALSE, KEEP.OUT.ATTRS = FALSE)
   }
   if (nrow(grid) == 0L || ncol(grid) == 0L) krein_abort(empty_grid_message)
+  check_grid_columns(grid)
   for (j in seq_along(grid)) if (is.factor(grid[[j]])) grid[[j]] <- as.character(grid[[j]])
   kernel_names <- if (is.null(tunable)) character() else kernel_parameter_names(tunable)
   allowed <- c(setdiff(tuning_argument_names(info), "threads"), kernel_names)
@@ -363,6 +365,24 @@ tuning_grid <- function(grid, info, tunable, precomputed, fixed_names) {
                         if (length(twice) > 1) "each" else "it"))
   }
   grid
+}
+
+# A grid's columns: each named once, each a vector of numbers, strings or
+# logicals (expand.grid() and the folds cannot take a function or a list)
+check_grid_columns <- function(grid) {
+  twice <- unique(names(grid)[duplicated(names(grid))])
+  if (length(twice)) {
+    krein_abort(sprintf("`grid` names %s more than once; give all values of a parameter in one column, e.g. list(%s = c(...)).",
+                        paste0("`", twice, "`", collapse = ", "), twice[1]))
+  }
+  for (column in names(grid)) {
+    v <- grid[[column]]
+    if (!(is.atomic(v) && (is.numeric(v) || is.character(v) || is.logical(v) || is.factor(v)))) {
+      krein_abort(sprintf("`grid` column `%s` must be a vector of numbers, strings or TRUE/FALSE values, not %s.",
+                          column, describe_value(v)))
+    }
+  }
+  invisible(grid)
 }
 
 # The parameters of krein's kernel constructors (a precomputed kernel has

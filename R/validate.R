@@ -58,9 +58,17 @@ with_core_errors <- function(what, expr) {
 describe_value <- function(x) {
   if (is.null(x)) return("NULL")
   if (is.function(x)) return("a function")
+  if (inherits(x, "formula")) {
+    return(sprintf("the %s formula %s", if (length(x) == 2L) "one-sided" else "two-sided",
+                   paste(deparse(x, width.cutoff = 500L), collapse = " ")))
+  }
+  if (is.language(x)) return(sprintf("the expression %s", paste(deparse(x, width.cutoff = 500L), collapse = " ")))
+  if (is.environment(x)) return("an environment")
   if (is.data.frame(x)) return(sprintf("a data frame with %d rows and %d columns", nrow(x), ncol(x)))
   if (is.matrix(x)) return(sprintf("a %d x %d %s matrix", nrow(x), ncol(x), typeof(x)))
+  if (is.array(x)) return(sprintf("a %s %s array", paste(dim(x), collapse = " x "), typeof(x)))
   if (is.list(x)) return(sprintf("a list of length %d", length(x)))
+  if (!is.atomic(x)) return(sprintf("an object of class %s", class(x)[1]))
   if (length(x) == 0L) return(sprintf("an empty %s vector", typeof(x)))
   if (is.factor(x)) x <- as.character(x)
   if (length(x) == 1L) {
@@ -68,7 +76,37 @@ describe_value <- function(x) {
     if (is.numeric(x) || is.logical(x)) return(format(x, digits = 7))
     return(sprintf("an object of class %s", class(x)[1]))
   }
-  sprintf("a %s vector of length %d", typeof(x), length(x))
+  with_article(sprintf("%s vector of length %d", typeof(x), length(x)))
+}
+
+#' "a" or "an" before a phrase ("an integer vector", "a double vector")
+#' @noRd
+with_article <- function(phrase) {
+  paste(if (grepl("^[aeiou]", phrase)) "an" else "a", phrase)
+}
+
+#' The `...` of a function that takes no (more) arguments must be empty: an
+#' error naming what was given, instead of base R's "unused argument"
+#' @param name The function's name.
+#' @param dots `list(...)`.
+#' @param allowed Its arguments, for the message.
+#' @param aliases Names users may try, mapped to the argument they mean.
+#' @noRd
+check_no_more_arguments <- function(name, dots, allowed = character(), aliases = character()) {
+  if (length(dots) == 0L) return(invisible())
+  arg_names <- names(dots) %||% rep("", length(dots))
+  if (!length(allowed)) {
+    krein_abort(sprintf("%s() takes no arguments; %d %s given.", name, length(dots),
+                        if (length(dots) > 1) "were" else "was"),
+                class = "krein_argument_error")
+  }
+  if (any(!nzchar(arg_names))) {
+    unnamed <- sum(!nzchar(arg_names))
+    krein_abort(sprintf("%s() takes at most %d arguments (%s); %d more %s given.", name, length(allowed),
+                        paste0("`", allowed, "`", collapse = ", "), unnamed, if (unnamed > 1) "were" else "was"),
+                class = "krein_argument_error")
+  }
+  check_model_arguments(dots, allowed, name, aliases = aliases)
 }
 
 #' One positive (or non-negative) finite number
