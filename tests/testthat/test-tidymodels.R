@@ -75,7 +75,7 @@ test_that("the tunable arguments have dials parameters; the width is finalised b
   x <- iris[, 1:4]
   finalized <- dials::finalize(rbf_gamma(), x)
   center <- log10(median_gamma(scale(as.matrix(x))))
-  expect_equal(unname(unlist(finalized$range)), center + c(-1, 1))
+  expect_equal(unname(unlist(finalized$range)), center + c(-5, 5) * log10(2))
   expect_equal(unname(unlist(rbf_gamma(c(-2, 0))$range)), c(-2, 0))
   # factor predictors count as their indicator columns
   with_factor <- data.frame(x, group = factor(rep(c("a", "b"), 75)))
