@@ -171,14 +171,19 @@ fit_argument_names <- function(info) {
 #' registry's functions, tune_krein(), caret and parsnip read them here too.
 #' @noRd
 default_method <- function(name) {
-  utils::getS3method(name, "default", envir = environment(fit_model))
+  utils::getS3method(name, "default", optional = TRUE, envir = environment(fit_model))
 }
 
-#' The defaults of a model's arguments (or of `arguments`), evaluated
+#' The defaults of a model's arguments (or of `arguments`), evaluated; a
+#' model registered without a default method (a test's, a package's) has
+#' them in its fitting function
 #' @noRd
 model_defaults <- function(name, arguments = fit_argument_names(model_info(name))) {
-  defaults <- formals(default_method(name))[arguments]
+  holder <- default_method(name) %||% get(model_info(name)$fit, mode = "function")
+  defaults <- formals(holder)[arguments]
   names(defaults) <- arguments
+  # an argument without a default stays missing
+  defaults <- defaults[!vapply(defaults, function(value) identical(value, quote(expr = )), NA)]
   lapply(defaults, function(value) if (is.null(value)) NULL else eval(value, environment(fit_model)))
 }
 

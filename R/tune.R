@@ -224,7 +224,10 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   y <- inputs$y
   n <- length(y)
   folds <- check_number(folds, "folds", lower = 2, upper = n, allow_lower = TRUE, integer = TRUE)
-  kernel <- if (info$uses_kernel) as_krein_kernel(fixed$kernel %||% model_defaults(name, "kernel")[[1L]]) else NULL
+  # (a model registered without a default method: the contract's kernel_rbf())
+  kernel <- if (info$uses_kernel) {
+    as_krein_kernel(fixed$kernel %||% model_defaults(name, "kernel")[[1L]] %||% kernel_rbf())
+  }
   fixed$kernel <- NULL
   # the object whose parameters the grid may set: the kernel, or a
   # precomputed kernel that can be rebuilt with other parameters
@@ -452,6 +455,9 @@ probe_kernel_parameter <- function(kernel, parameter, value) {
 probe_model_argument <- function(info, inputs, fixed, argument, value) {
   args <- fixed
   args[argument] <- list(value)
+  # the model's defaults for the rest, as fit_model() fills them
+  defaults <- model_defaults(info$name)
+  args <- c(args, defaults[setdiff(names(defaults), names(args))])
   probe <- inputs
   if (info$uses_kernel) {
     if (is.null(probe$precomputed)) probe$kernel <- probe_stop else probe$precomputed <- probe_stop
@@ -823,7 +829,7 @@ fold_data <- function(job, kernel, train, test) {
 #' @noRd
 fit_registered <- function(info, x, y, kernel, args, call = NULL) {
   # `scale` is an input argument, not one of the fitting function's
-  scale <- args$scale %||% model_defaults(info$name, "scale")[[1L]]
+  scale <- args$scale %||% model_defaults(info$name, "scale")[[1L]] %||% TRUE
   args$scale <- NULL
   inputs <- inputs_from_xy(x, y, if (info$uses_kernel) kernel, NULL, scale = scale)
   fit_model(info$name, inputs, args, call)

@@ -411,9 +411,9 @@ test_that("kmdc's distance model is fitted through fit_model(), with kqd's check
   data <- contract_data()
   calls <- new.env()
   calls$seen <- character()
-  trace("fit_model", where = asNamespace("krein"), print = FALSE,
-        tracer = bquote(assign("seen", c(get("seen", envir = .(calls)), name), envir = .(calls))))
-  on.exit(untrace("fit_model", where = asNamespace("krein")), add = TRUE)
+  suppressMessages(trace("fit_model", where = asNamespace("krein"), print = FALSE,
+                         tracer = bquote(assign("seen", c(get("seen", envir = .(calls)), name), envir = .(calls)))))
+  on.exit(suppressMessages(untrace("fit_model", where = asNamespace("krein"))), add = TRUE)
   kmdc(y ~ ., data = data, kernel = kernel_rbf(0.5))
   expect_identical(calls$seen, c("kmdc", "kqd"))
 })

@@ -238,13 +238,14 @@ test_that("a numeric predictor column equal to the response warns", {
 test_that("an NA in y is reported as in y, an NA in x as in x", {
   y_na <- df$y
   y_na[5] <- NA
-  expect_error(toy_model(df[, 1:2], y_na), class = "krein_error", regexp = "^`y` has missing values in row 5;")
+  expect_error(toy_model(df[, 1:2], y_na, na.action = na.fail), class = "krein_error",
+               regexp = "^`y` has missing values in row 5;")
   x_na <- df[, 1:2]
   x_na$a[2] <- NA
-  expect_snapshot(show_error(toy_model(x_na, y_na)))
+  expect_snapshot(show_error(toy_model(x_na, y_na, na.action = na.fail)))
   df_na <- df
   df_na$y[4] <- NA
-  expect_error(toy_model(y ~ a + b, data = df_na), class = "krein_error",
+  expect_error(toy_model(y ~ a + b, data = df_na, na.action = na.fail), class = "krein_error",
                regexp = "^`y` \\(the response\\) has missing values in row 4")
 })
 
@@ -320,7 +321,7 @@ test_that("strings and lists are an input type of their own: the kernel of the o
   # a data frame is never taken as a list of objects
   expect_identical(toy_model(df[, c("a", "b")], df$y)$spec$type, "xy")
   expect_error(toy_model(words, df$y), class = "krein_error", regexp = "numeric coordinates")
-  expect_error(toy_model(words, df$y, kernel = NA), class = "krein_error", regexp = "input features")
+  expect_error(toy_model(words, df$y, kernel = NULL), class = "krein_error", regexp = "input features")
 })
 
 test_that("class labels given as numbers or logicals become the factor factor() makes", {

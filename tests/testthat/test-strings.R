@@ -301,7 +301,7 @@ test_that("bad objects and kernels that cannot compare them are krein_errors", {
     kqd(list("abab", NULL, "cdcd", NULL), factor(c("a", "a", "b", "b")), kernel = kernel_dissimilarity(adist))
     kqd(s$train, s$y)
     kqd(s$train, s$y, kernel = kernel_poly(2))
-    kqd(replace(s$train, 4, NA), s$y, kernel = kernel_dissimilarity(adist))
+    kqd(replace(s$train, 4, NA), s$y, kernel = kernel_dissimilarity(adist), na.action = na.fail)
     kqd(s$train, s$y, kernel = kernel_dissimilarity(function(a, b) as.vector(adist(a, b))))
     kqd(s$train, s$y, kernel = kernel_dissimilarity(function(a, b) adist(a, b)[, -1]))
     kqd(s$train, s$y, kernel = kernel_dissimilarity(function(a, b) adist(a, b) - 1))
