@@ -20,24 +20,25 @@
 #' Without a `tuneGrid`, `train()` asks the method for a grid of
 #' `tuneLength` values per tuned parameter (caret's default `tuneLength` is 3;
 #' `trainControl(search = "random")` draws `tuneLength` random points from the
-#' same ranges instead). The width is log-spaced over a 100-fold range centred
-#' on the median heuristic, \eqn{\gamma_0} times \eqn{10^{-1}} to \eqn{10}, where
-#' \eqn{\gamma_0} is [median_gamma()] of the training `x` centred and scaled
-#' as the model's default `scale = TRUE` scales it (with `scale = FALSE`, give a
-#' `tuneGrid`); one value is \eqn{\gamma_0} itself. The model's own
-#' parameters, with one value each at `tuneLength = 1` (the model's default
-#' where it has a fixed one):
+#' same ranges instead). The ranges are those of [tune_krein()]'s default
+#' grid and of the dials parameters ([rbf_gamma()]): krein keeps one table of
+#' them. The width is log-spaced from 1/32 to 32 times the median
+#' heuristic \eqn{\gamma_0}, [median_gamma()] of the training `x` centred and
+#' scaled as the model's default `scale = TRUE` scales it (with `scale =
+#' FALSE`, give a `tuneGrid`); for odd `tuneLength` one value is
+#' \eqn{\gamma_0} itself. The model's own parameters, with one value each at
+#' `tuneLength = 1` (the model's default where it has a fixed one):
 #'
 #' | name | parameters | default grid |
 #' |---|---|---|
-#' | `"kqd"` | `variant`, `reg` | `variant = "RC+"`, `reg` log-spaced in 0.01 to 1 |
-#' | `"kmdc"` | `distance`, `classifier`, `reg` | `"RC"`, `"lda"`, `reg` log-spaced in 0.01 to 1 |
-#' | `"ikfd"` | `ridge_relative` | log-spaced in 1e-5 to 1e-3 |
+#' | `"kqd"` | `variant`, `reg` | `variant = "RC+"`, `reg` log-spaced in 1e-3 to 10 |
+#' | `"kmdc"` | `distance`, `classifier`, `reg` | `"RC"`, `"lda"`, `reg` log-spaced in 1e-3 to 10 |
+#' | `"ikfd"` | `ridge_relative` | log-spaced in 1e-6 to 1e-2 |
 #' | `"kfda"` | `discriminant`, `ncomp` | `"linear"`, `ncomp` as a share of variance, 0.8, 0.9, 0.95, ... |
 #' | `"onda"` | `posterior`, `ridge` | `"linear"` (ridge 0) and `"gaussian"` with `ridge` log-spaced in 1e-4 to 1e-2 (no kernel, no `gamma`) |
 #' | `"iknn"` | `k` | 1, 5, 9, ... |
-#' | `"ikpca_qd"` | `pvar`, `shrinkage` | `pvar = 0.8`, `shrinkage` log-spaced in 0.001 to 0.1 |
-#' | `"isvm"` | `C` | log-spaced in 0.1 to 10 |
+#' | `"ikpca_qd"` | `pvar`, `shrinkage` | `pvar = 0.8`, `shrinkage` log-spaced in 0.001 to 1 |
+#' | `"isvm"` | `C` | log-spaced in 0.1 to 1000 |
 #' | `"pcvm"` | none | the width alone |
 #'
 #' A model's other tunable arguments ([krein_models()]) can be added with
@@ -141,47 +142,49 @@ caret_parameters <- function(info, tune) {
   parameters
 }
 
-# A tuning range: `values(len)` gives `len` grid values (the range's centre,
-# or the model's default, for len = 1), `draw(len)` `len` random ones.
-log_range <- function(lower, upper) {
-  list(values = function(len) if (len == 1L) sqrt(lower * upper) else exp(seq(log(lower), log(upper), length.out = len)),
-       draw = function(len) exp(stats::runif(len, log(lower), log(upper))))
+# A tuning range `c(from, to)` in log10 units (times `center`): `values(len)`
+# gives `len` grid values (for len = 1 the model's default `single`, else the
+# range's centre), `draw(len)` `len` random ones.
+log_range <- function(range, center = 1, single = NULL) {
+  list(values = function(len) if (len == 1L && !is.null(single)) single else center * range_values(range, len),
+       draw = function(len) center * 10^stats::runif(len, range[1], range[2]))
 }
 # A fixed set of choices: all of them on a grid, `len` draws at random.
 choice_values <- function(values) {
   list(values = function(len) values, draw = function(len) values[sample.int(length(values), len, replace = TRUE)])
 }
 
-# The default tuning ranges per model (see ?caret_model). The centres at
-# len = 1 are the models' defaults: kqd's and kmdc's reg 0.1 (RC), ikfd's
-# ridge_relative 1e-4, ikpca_qd's shrinkage 0.01, isvm's C 1, iknn's k 1.
+# The default tuning parameters per model (see ?caret_model): fixed choices
+# here, numeric ranges (NULL here) from the registry's one table
+# (tuning_range()), as tune_krein() and the dials parameters read it; at
+# len = 1 the model's default.
 caret_tuning_specs <- list(
-  kqd = list(variant = choice_values("RC+"), reg = log_range(0.01, 1)),
-  kmdc = list(distance = choice_values("RC"), classifier = choice_values("lda"), reg = log_range(0.01, 1)),
-  ikfd = list(ridge_relative = log_range(1e-5, 1e-3)),
+  kqd = list(variant = choice_values("RC+"), reg = NULL),
+  kmdc = list(distance = choice_values("RC"), classifier = choice_values("lda"), reg = NULL),
+  ikfd = list(ridge_relative = NULL),
   # ncomp as a share of variance (< 1) adapts to each resample's rank, where
   # a count could exceed it in a small resample
   kfda = list(discriminant = choice_values("linear"),
               ncomp = list(values = function(len) 1 - 0.2 / 2^(seq_len(len) - 1L),
                            draw = function(len) stats::runif(len, 0.8, 0.99))),
   # handled by caret_onda_grid(): ridge matters for the Gaussian posteriors only
-  onda = list(posterior = choice_values(c("linear", "gaussian")), ridge = log_range(1e-4, 1e-2)),
+  onda = list(posterior = choice_values(c("linear", "gaussian")), ridge = NULL),
   iknn = list(k = list(values = function(len) 1 + 4 * (seq_len(len) - 1),
                        draw = function(len) sample(seq(1, 21, by = 2), len, replace = TRUE))),
-  ikpca_qd = list(pvar = choice_values(0.8), shrinkage = log_range(1e-3, 0.1)),
-  isvm = list(C = log_range(0.1, 10)),
+  ikpca_qd = list(pvar = choice_values(0.8), shrinkage = NULL),
+  isvm = list(C = NULL),
   pcvm = list()
 )
 
-#' The width range of the default grids: 1/10 to 10 times the median heuristic
-#' of the training x scaled as `scale = TRUE` scales it
+#' The width range of the default grids: the registry's (tuning_range()),
+#' around the median heuristic of the training x scaled as `scale = TRUE`
+#' scales it
 #' @noRd
-caret_gamma_range <- function(x) {
+caret_gamma_range <- function(x, name) {
   x <- as.matrix(x)
   if (!is.numeric(x) || nrow(x) < 2L) krein_abort("`x` must be a numeric matrix with at least two rows to choose the widths of the default grid.")
   x <- suppressMessages(scale_columns(column_scaling(x), x))
-  center <- median_gamma(x)
-  log_range(center / 10, center * 10)
+  log_range(tuning_range(name, "gamma"), center = median_gamma(x))
 }
 
 caret_default_grid <- function(info, parameters, x, len, search = "grid") {
@@ -190,14 +193,21 @@ caret_default_grid <- function(info, parameters, x, len, search = "grid") {
   specs <- caret_tuning_specs[[info$name]] %||% list()
   if (info$uses_kernel) {
     # without x (a direct call, not caret's) the width is the median heuristic of each fit
-    specs$gamma <- if (is.null(x)) choice_values(NA_real_) else caret_gamma_range(x)
+    specs$gamma <- if (is.null(x)) choice_values(NA_real_) else caret_gamma_range(x, info$name)
   }
-  defaults <- formals(get(info$fit, mode = "function"))
+  defaults <- model_defaults(info$name)
+  # the fixed choices above are the arguments the ranges depend on
+  fixed <- lapply(Filter(Negate(is.null), specs[setdiff(names(specs), "gamma")]), function(spec) spec$values(1L))
   columns <- lapply(seq_len(nrow(parameters)), function(j) {
     p <- parameters$parameter[j]
     if (!is.null(specs[[p]])) return(specs[[p]])
+    range <- if (p != "gamma") tuning_range(info$name, p, fixed)
+    if (!is.null(range)) {
+      single <- defaults[[p]]
+      return(log_range(range, single = if (is.numeric(single) && length(single) == 1L) single))
+    }
     # a parameter tuned by request: its default where that is one value, else NA
-    value <- if (p %in% names(defaults)) tryCatch(eval(defaults[[p]]), error = function(e) NULL) else NULL
+    value <- defaults[[p]]
     if (is.atomic(value) && length(value) >= 1L) choice_values(value[1]) else
       choice_values(if (parameters$class[j] == "character") NA_character_ else NA_real_)
   })

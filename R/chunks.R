@@ -147,7 +147,7 @@
 #'   })
 #'   pages <- krein_chunks(connect = connect, y = "y", page_rows = 1000,
 #'                         query = "SELECT x1, x2, y FROM board ORDER BY rowid")
-#'   fit_pages <- kfda(pages, kernel = kernel_rbf(5), bases = landmarks)
+#'   fit_pages <- kfda(pages, kernel = kernel_rbf(5), reduce = "subset", bases = landmarks)
 #'   unlink(path)
 #' }
 #' @export
@@ -614,6 +614,26 @@ scaling_from_moments <- function(moments, names) {
 # ---------------------------------------------------------------------------
 # The inputs of a chunked fit
 
+#' The inputs of a model fit over chunks, from the request inputs_from_xy()
+#' made in the model's default method: the model's registry entry says
+#' whether it fits over chunks and checks its arguments (`args`, defaults
+#' filled in) before the first pass.
+#' @noRd
+chunked_inputs <- function(info, request, args) {
+  if (is.null(info$chunks)) {
+    krein_abort(sprintf("`x` is data in chunks (krein_chunks()), over which %s() does not fit; the fits that do: %s. Read the data into memory for %s().",
+                        info$name, chunk_model_names(), info$name))
+  }
+  info$chunks(args)
+  inputs_from_chunks(request$chunks, request$kernel, scale = request$scale, na.action = request$na.action)
+}
+
+# "ikfd(), kfda(), ...": the models whose registry entry says they fit over chunks
+chunk_model_names <- function() {
+  names <- Filter(function(name) !is.null(model_info(name)$chunks), registered_models())
+  paste0(names, "()", collapse = ", ")
+}
+
 #' What the model methods get for chunked data: a `krein_inputs` with the
 #' labels, the spec (scaling and resolved kernel included), no `x`, and the
 #' chunk source (class `krein_chunked_inputs`; the Nystroem fits map over
@@ -622,7 +642,7 @@ scaling_from_moments <- function(moments, names) {
 inputs_from_chunks <- function(chunks, kernel, scale = TRUE, na.action = NULL) {
   scale <- check_flag(scale, "scale")
   if (!is.null(na.action) && na_action_name(na.action) != "fail") {
-    krein_abort("`na.action` must be NULL for chunked data: remove rows with missing values from the chunks first.")
+    krein_abort("`na.action` must be left NULL for chunked data, whose rows cannot be dropped: missing values there are an error naming the chunk; remove them from the chunks first.")
   }
   survey <- survey_chunks(chunks)
   spec <- survey$spec
@@ -883,9 +903,10 @@ map_chunks_sequential <- function(chunks, fun) {
 # chunks, and give the column means and standard deviations of K as well.
 
 check_chunk_reduce <- function(reduce) {
+  reduce <- match_choice(reduce, "reduce", c("pca", "subset", "ridge"))
   if (!identical(reduce, "subset")) {
-    krein_abort(sprintf("`reduce` must be \"subset\" for chunked data, not %s: the \"pca\" and \"ridge\" reductions need all n kernel columns. Read the data into memory for them.",
-                        describe_value(reduce)))
+    krein_abort(sprintf("`reduce` must be \"subset\" for chunked data, not \"%s\"%s: the \"pca\" and \"ridge\" reductions need all n kernel columns. Give `reduce = \"subset\"`, or read the data into memory.",
+                        reduce, if (reduce == "pca") " (the default)" else ""))
   }
   invisible()
 }

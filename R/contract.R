@@ -61,6 +61,25 @@ krein_registry <- new.env(parent = emptyenv())
 #'   a fit with these arguments is a probability model that log-loss and the
 #'   Brier score may judge; otherwise a sentence saying why not (kqd's
 #'   softmax of decision values under the error bias).
+#'
+#' @param ranges `function(args)`: the tuning ranges of the model's numeric
+#'   parameters given its fixed arguments `args` (kqd's `reg` by `variant`),
+#'   a named list of `c(from, to)` in log10 units. With the kernel width's
+#'   (`width_range`, the same for every model) this is the one table of
+#'   tuning ranges: tune_krein()'s default grid, caret_model()'s default
+#'   grid and the dials parameters of the parsnip engines read it
+#'   (tuning_range()).
+#' @param parsnip NULL, or the parsnip model the model is the `"krein"`
+#'   engine of: a list with `model` (e.g. "discrim_quad") and `args`, one
+#'   element per tuned argument under parsnip's name, a list with `krein`
+#'   (the model's name of it), `main` (a main argument of the parsnip model,
+#'   which parsnip renames; else an engine argument) and `dials` (the dials
+#'   parameter, list(pkg, fun)). The engines are registered from these
+#'   (register_parsnip_engines()).
+#' @param chunks NULL for a model that does not fit over data in chunks
+#'   ([krein_chunks()]), else `function(args)` that refuses, before any pass
+#'   over the chunks, arguments (all of them, defaults filled in) with which
+#'   it cannot (a Nystroem fit needs `landmarks`).
 #' @noRd
 register_krein_model <- function(name, label, fit, parameters, path = NULL,
                                  needs_self = function(args) FALSE,
@@ -68,14 +87,14 @@ register_krein_model <- function(name, label, fit, parameters, path = NULL,
                                  types = character(), predict_args = character(),
                                  uses_kernel = TRUE, renamed = character(),
                                  default_grid = function(size, args, data) list(),
-                                 path_values = identity,
-                                 calibrated = function(args) TRUE) {
+                                 path_values = identity, ranges = function(args) list(), parsnip = NULL,
+                                 chunks = NULL, calibrated = function(args) TRUE) {
   parameters <- as.data.frame(parameters, stringsAsFactors = FALSE)
   assign(name, list(name = name, label = label, fit = fit, parameters = parameters, path = path,
                     needs_self = needs_self, needs_inputs = needs_inputs, types = types,
                     predict_args = predict_args, uses_kernel = uses_kernel, renamed = renamed,
-                    default_grid = default_grid, path_values = path_values,
-                    calibrated = calibrated),
+                    default_grid = default_grid, path_values = path_values, ranges = ranges,
+                    parsnip = parsnip, chunks = chunks, calibrated = calibrated),
          envir = krein_registry)
   invisible(name)
 }
@@ -90,6 +109,30 @@ model_info <- function(model) {
 }
 
 registered_models <- function() sort(ls(krein_registry))
+
+#' The tuning range of the width of a Gaussian kernel (`gamma`), the same for
+#' every model: log10 of the factors on the median heuristic, 1/32 to 32
+#' @noRd
+width_range <- c(-5, 5) * log10(2)
+
+#' A model's tuning range of a numeric parameter (log10 units), from the
+#' registry; `gamma`: the kernel width's factors on the median heuristic.
+#' @param args The model's fixed arguments (defaults filled in).
+#' @noRd
+tuning_range <- function(name, parameter, args = list()) {
+  info <- model_info(name)
+  if (identical(parameter, "gamma")) return(if (info$uses_kernel) width_range)
+  defaults <- model_defaults(name)
+  args <- c(args, defaults[setdiff(names(defaults), names(args))])
+  info$ranges(args)[[parameter]]
+}
+
+#' `size` values log-spaced over a range `c(from, to)` (log10 units); one
+#' value: the middle
+#' @noRd
+range_values <- function(range, size) {
+  if (size == 1L) 10^mean(range) else 10^seq(range[1], range[2], length.out = size)
+}
 
 #' The models krein provides
 #'
@@ -124,6 +167,36 @@ krein_models <- function() {
 #' @noRd
 fit_argument_names <- function(info) {
   setdiff(names(formals(get(info$fit, mode = "function"))), c("inputs", "..."))
+}
+
+#' A model's default method, `<name>.default`: its formals hold every default
+#' of the model, written once. The formula method has only the input
+#' arguments (`kernel`, `scale`), with the same defaults (a test guards it);
+#' the fitting functions have none, fit_model() fills them from here; the
+#' registry's functions, tune_krein(), caret and parsnip read them here too.
+#' @noRd
+default_method <- function(name) {
+  utils::getS3method(name, "default", optional = TRUE, envir = environment(fit_model))
+}
+
+#' The defaults of a model's arguments (or of `arguments`), evaluated; a
+#' model registered without a default method (a test's, a package's) has
+#' them in its fitting function
+#' @noRd
+model_defaults <- function(name, arguments = fit_argument_names(model_info(name))) {
+  holder <- default_method(name) %||% get(model_info(name)$fit, mode = "function")
+  defaults <- formals(holder)[arguments]
+  names(defaults) <- arguments
+  # an argument without a default stays missing
+  defaults <- defaults[!vapply(defaults, function(value) identical(value, quote(expr = )), NA)]
+  lapply(defaults, function(value) if (is.null(value)) NULL else eval(value, environment(fit_model)))
+}
+
+#' A model argument as given in `args`, else its default
+#' @noRd
+model_argument <- function(name, args, argument) {
+  if (!is.null(args[[argument]])) return(args[[argument]])
+  model_defaults(name, argument)[[1L]]
 }
 
 #' Refuse arguments a model does not have, suggesting the closest name (or
@@ -184,6 +257,12 @@ method_arguments <- function(name, env = parent.frame()) {
 fit_model <- function(name, inputs, args, call) {
   info <- model_info(name)
   check_model_arguments(args, fit_argument_names(info), name, info$renamed)
+  defaults <- model_defaults(name)
+  args <- c(args, defaults[setdiff(names(defaults), names(args))])
+  if (inherits(inputs, "krein_chunk_request")) inputs <- chunked_inputs(info, inputs, args)
+  if (info$uses_kernel && is.null(inputs$kernel) && is.null(inputs$precomputed)) {
+    krein_abort("`kernel` is missing; give a kernel, e.g. kernel_rbf().")
+  }
   fields <- with_core_errors(sprintf("%s()", name),
                              do.call(get(info$fit, mode = "function"), c(list(inputs), args)))
   # the generic's name, not the method's: kqd(...), as the user wrote it
@@ -214,7 +293,7 @@ new_krein_model <- function(fields, inputs, name, call = NULL) {
   fit
 }
 
-#' The kernel of a fit (NULL for precomputed kernels, NA for models on the
+#' The kernel of a fit (NULL for precomputed kernels and for models on the
 #' features themselves)
 #' @noRd
 model_kernel <- function(object) object$spec$kernel
@@ -299,7 +378,12 @@ model_predictions <- function(object, new, type, extra) {
 }
 
 model_predictions_core <- function(object, new, type, extra) {
-  if (is.null(new)) return(scores_of_type(object, NULL, type, extra))
+  if (is.null(new)) {
+    if (isTRUE(object$training_scores_dropped)) {
+      krein_abort("This fit's training scores were dropped (drop_training_scores()): give the training data as `newdata` to predict them again. fitted() gives the training classes.")
+    }
+    return(scores_of_type(object, NULL, type, extra))
+  }
   rows <- new_input_rows(new)
   complete <- rows$complete
   n <- length(complete)
@@ -376,6 +460,49 @@ new_kernels <- function(object, new, points = object$x, columns = NULL, need_sel
   self <- if (need_self) new_self_similarity(object$spec, new) else NULL
   rownames(K) <- rownames(new$x %||% new$K)
   list(K = K, self = self, n = nrow(K), names = rownames(K))
+}
+
+#' Drop the training scores a fit keeps
+#'
+#' A fit keeps the scores of its training points -- kqd's and kmdc's squared
+#' distances at every value of the regularisation path, ikfd's discriminant
+#' scores, kfda's decisions and Fisher coordinates, PCVM's latent values, ...
+#' -- so that `predict(fit)` (without `newdata`) and `plot(fit)` give them
+#' without the training data, which Nystroem fits and fits over chunks do not
+#' keep. They take \eqn{n \times c} numbers (per path value for kqd and
+#' kmdc): about 800 MB for a two-class kqd fit over \eqn{10^7} rows with a
+#' path of five values. `drop_training_scores()` removes them. What stays:
+#' the training classes (so [fitted()][fitted.krein_model()], `print()`,
+#' `summary()` and the training error), and everything prediction for new
+#' data needs; `predict(fit)` without `newdata` is then an error that says
+#' to give the data (`predict(fit, newdata = <training data>)` computes the
+#' same scores again).
+#'
+#' @param object A krein fit.
+#' @returns The fit without its training scores.
+#' @examples
+#' set.seed(1)
+#' train <- checkerboard(2000, size = 2)
+#' fit <- kqd(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), landmarks = "random", m = 50,
+#'            reg = c(0.01, 0.1, 1))
+#' small <- drop_training_scores(fit)
+#' c(format(object.size(fit), units = "Kb"), format(object.size(small), units = "Kb"))
+#' identical(fitted(small), fitted(fit))
+#' p <- predict(small, train, type = "prob")  # the training data again
+#' all.equal(p, predict(fit, type = "prob"), check.attributes = FALSE)
+#' @export
+drop_training_scores <- function(object) {
+  if (!inherits(object, "krein_model")) {
+    krein_abort(sprintf("`object` must be a krein fit, not %s.", describe_value(object)))
+  }
+  scores <- setdiff(grep("^training_", names(object), value = TRUE), "training_error")
+  object[scores] <- NULL
+  # kmdc's distance model is a kqd fit of its own
+  for (name in names(object)) {
+    if (inherits(object[[name]], "krein_model")) object[[name]] <- drop_training_scores(object[[name]])
+  }
+  object$training_scores_dropped <- TRUE
+  object
 }
 
 #' @describeIn predict.krein_model The training classes (padded with `NA`

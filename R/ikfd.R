@@ -182,26 +182,14 @@ ikfd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, ridge_r
                          eps = 0.01, m = NULL, weights = c("equal", "prior"), na.action = NULL,
                          threads = NULL) {
   check_dots_empty("ikfd", ...)
-  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
+  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
   fit_model("ikfd", inputs, method_arguments("ikfd"), match.call())
 }
 
-# Data in chunks (krein_chunks(), R/chunks.R): a Ny-iKFD fit mapped over the chunks
-#' @rdname ikfd
-#' @export
-ikfd.krein_chunks <- function(x, ..., kernel = kernel_rbf(), scale = TRUE, ridge_relative = 1e-4,
-                              landmarks = NULL, eps = 0.01, m = NULL, weights = c("equal", "prior"),
-                              threads = NULL) {
-  check_dots_empty("ikfd", ...)
-  check_chunk_landmarks(landmarks)
-  inputs <- inputs_from_chunks(x, kernel, scale = scale)
-  fit_model("ikfd", inputs, method_arguments("ikfd"), match.call())
-}
-
-#' The fit behind every ikfd() interface
+#' The fit behind every ikfd() interface (the defaults are ikfd.default()'s,
+#' filled in by fit_model())
 #' @noRd
-ikfd_fit <- function(inputs, ridge_relative = 1e-4, landmarks = NULL, eps = 0.01, m = NULL,
-                     weights = c("equal", "prior"), threads = NULL) {
+ikfd_fit <- function(inputs, ridge_relative, landmarks, eps, m, weights, threads) {
   ridge_relative <- check_number(ridge_relative, "ridge_relative", lower = 0)
   weights <- match_choice(weights, "weights", c("equal", "prior"))
   threads <- check_threads(threads)
@@ -530,5 +518,10 @@ register_krein_model(
                           stringsAsFactors = FALSE),
   needs_inputs = function(args) landmarks_need_inputs(args$landmarks),
   predict_args = "rule", renamed = c(reg = "ridge_relative"),
-  default_grid = function(size, args, data) list(ridge_relative = log_values(-6, -2, size))
+  ranges = function(args) list(ridge_relative = c(-6, -2)),
+  default_grid = function(size, args, data) list(ridge_relative = range_values(tuning_range("ikfd", "ridge_relative"), size)),
+  parsnip = list(model = "discrim_linear",
+                 args = list(penalty = list(krein = "ridge_relative", main = TRUE,
+                                            dials = list(pkg = "krein", fun = "ikfd_penalty")))),
+  chunks = function(args) check_chunk_landmarks(args$landmarks)
 )

@@ -56,9 +56,20 @@
 #' numbers that are not whole are refused (krein classifies). A numeric
 #' predictor column equal to the response (its class codes 1, ..., k or its
 #' numeric labels) gives a warning: the response was probably left among the
-#' predictors. Missing values are an error naming the rows (and whether they
-#' are in the predictors or in the response) unless `na.action = na.omit` (or
-#' `na.exclude`) drops them.
+#' predictors.
+#'
+#' Missing values follow R's convention, as [stats::model.frame()],
+#' [MASS::lda()] and [e1071::svm()] do: `na.action` (of the formula method,
+#' or `NULL`, the default of the others) takes `getOption("na.action")`,
+#' which is [stats::na.omit()] unless set. [stats::na.omit()] drops the
+#' rows with missing values (in the predictors or the response) and the fit
+#' records them (`fit$na_action`; print() says how many);
+#' [stats::na.exclude()] drops them too, and [fitted()][fitted.krein_model()]
+#' and `predict(fit)` pad them with `NA`, as [stats::naresid()] does;
+#' [stats::na.fail()] makes them an error naming the rows and whether they
+#' are in the predictors or in the response. Data in chunks
+#' ([krein_chunks()]) are never dropped from: missing values there are an
+#' error naming the chunk.
 #'
 #' @section Scaling:
 #' With `scale = TRUE`, the default of every model fitted on data (as in
@@ -181,10 +192,21 @@ check_factor_levels <- function(mf, response, formula) {
 #' Training inputs from x and y: a matrix or data frame of numeric columns, a
 #' kernel matrix with kernel = "precomputed", a `krein_precomputed` or a
 #' `krein_dissimilarity` object.
+#' @param chunks TRUE for a model's default method: data in chunks
+#'   ([krein_chunks()]) give a `krein_chunk_request` that fit_model() turns
+#'   into inputs once the model has checked its arguments (chunked_inputs()).
 #' @noRd
-inputs_from_xy <- function(x, y, kernel, na.action = NULL, min_classes = 2L, scale = FALSE) {
+inputs_from_xy <- function(x, y, kernel, na.action = NULL, min_classes = 2L, scale = FALSE, chunks = FALSE) {
   if (inherits(x, "krein_chunks")) {
-    krein_abort("`x` is data in chunks (krein_chunks()); only ikfd(), kqd() and pcvm() with `landmarks` and kfda(reduce = \"subset\") fit over chunks. Read the data into memory for other models.")
+    if (!chunks) {
+      krein_abort(sprintf("`x` is data in chunks (krein_chunks()); only the model fits %s take chunks. Read the data into memory here.",
+                          chunk_model_names()))
+    }
+    if (!missing(y) && !is.null(y)) {
+      krein_abort("`y` is not used with data in chunks: the chunks carry the response (krein_chunks(y = )). Leave `y` out.")
+    }
+    return(structure(list(chunks = x, kernel = kernel, scale = scale, na.action = na.action),
+                     class = "krein_chunk_request"))
   }
   if (missing(y) || is.null(y)) krein_abort("`y` is missing; give the class labels, one per row of `x`.")
   precomputed <- NULL
@@ -257,9 +279,9 @@ finish_inputs <- function(x, y, kernel, spec, keep, min_classes, precomputed = N
       x <- scale_columns(spec$scaling, x)
     }
   }
-  # kernel = NA: a model on the features themselves (onda()), no kernel to resolve
-  if (!is.null(x) && !identical(kernel, NA)) {
-    if (missing(kernel) || is.null(kernel)) krein_abort("`kernel` is missing; give a kernel, e.g. kernel_rbf().")
+  # kernel = NULL: no kernel to resolve (a model on the features themselves,
+  # onda(); tune_krein()'s checks). A kernel model refuses it (fit_model()).
+  if (!is.null(x) && !is.null(kernel)) {
     kernel <- resolve_kernel(as_krein_kernel(kernel), x)
     check_kernel_dimension(kernel, ncol(x))
   }
@@ -315,8 +337,8 @@ as_class_factor <- function(y, min_classes = 2L) {
   y
 }
 
-#' Rows to keep under `na.action`: NULL (the default) and na.fail give an
-#' error naming the rows, and whether the predictors (`arg`) or the response
+#' Rows to keep under `na.action`: na.fail (and NULL, the default, when
+#' getOption("na.action") is na.fail) gives an error naming the rows, and whether the predictors (`arg`) or the response
 #' (`y_arg`, already quoted) hold the missing values; na.omit / na.exclude
 #' drop them and record which.
 #' @noRd
@@ -344,7 +366,18 @@ na_rows_action <- function(na_action, x, y, arg, y_arg = "`y`", unit = "row") {
 }
 
 na_action_name <- function(na_action) {
-  if (is.null(na_action)) return("fail")
+  # NULL (the default): R's convention, as model.frame(), MASS::lda() and
+  # e1071::svm() follow it: getOption("na.action"), na.omit unless set
+  if (is.null(na_action)) {
+    option <- getOption("na.action")
+    if (is.null(option)) return("fail")
+    name <- tryCatch(na_action_name(option), krein_error = function(e) NULL)
+    if (is.null(name)) {
+      krein_abort(sprintf("`na.action` is NULL, which follows getOption(\"na.action\"), and that is %s; krein takes na.fail, na.omit or na.exclude. Give one as `na.action`.",
+                          if (is.character(option)) paste0("\"", option[1], "\"") else describe_value(option)))
+    }
+    return(name)
+  }
   if (is.character(na_action) && length(na_action) == 1L) {
     name <- sub("^na\\.", "", na_action)
     if (name %in% c("fail", "omit", "exclude")) return(name)
@@ -354,7 +387,7 @@ na_action_name <- function(na_action) {
     if (identical(na_action, stats::na.omit)) return("omit")
     if (identical(na_action, stats::na.exclude)) return("exclude")
   }
-  krein_abort("`na.action` must be NULL (an error on missing values), na.fail, na.omit or na.exclude.")
+  krein_abort("`na.action` must be NULL (getOption(\"na.action\"), na.omit unless set), na.fail, na.omit or na.exclude.")
 }
 
 #' Training centres and scales of the columns (`scale = TRUE`), computed as
@@ -648,11 +681,10 @@ inputs_from_objects <- function(x, y, kernel, na.action = NULL, min_classes = 2L
     krein_abort(sprintf("`y` must have one label per object in `x` (%d), not %d.", length(objects), length(y)))
   }
   if (evaluate) {
-    if (identical(kernel, NA)) {
-      krein_abort(sprintf("`x` is %s, which have no numeric coordinates; this model works on input features. Use a kernel model (kqd(), ikfd(), kfda(), ...) with a kernel for such objects.",
+    if (is.null(kernel)) {
+      krein_abort(sprintf("`x` is %s, which have no numeric coordinates: a kernel model (kqd(), ikfd(), kfda(), ...) takes them with a kernel that compares them, e.g. kernlab::stringdot() or kernel_dissimilarity(adist); onda() works on input features only.",
                           describe_objects(objects)))
     }
-    if (is.null(kernel)) krein_abort("`kernel` is missing; give a kernel for the objects, e.g. kernlab::stringdot() or kernel_dissimilarity(adist).")
     kernel <- as_krein_kernel(kernel)
     check_object_kernel(kernel, objects, "x")
   }
@@ -740,5 +772,5 @@ tuning_inputs <- function(x, y, precomputed, na.action, info) {
     }
     return(inputs_from_objects(x, y, NULL, na.action, evaluate = FALSE))
   }
-  inputs_from_xy(x, y, if (precomputed) NULL else NA, na.action)
+  inputs_from_xy(x, y, NULL, na.action)
 }

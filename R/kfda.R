@@ -203,7 +203,6 @@ kfda <- function(x, ...) UseMethod("kfda")
 #' @export
 kfda.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf(),
                         scale = TRUE) {
-  check_kfda_dots(list(...))
   inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel, scale = scale)
   fit_model("kfda", inputs, list(...), match.call())
 }
@@ -214,45 +213,15 @@ kfda.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, discrim
                          reduce = c("pca", "subset", "ridge"), ncomp = NULL, bases = NULL,
                          ridge = NULL, prior = NULL, logdet = TRUE, tol = 1e-9, na.action = NULL,
                          threads = NULL) {
-  check_kfda_dots(list(...))
   check_dots_empty("kfda", ...)
-  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
+  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
   fit_model("kfda", inputs, method_arguments("kfda"), match.call())
 }
 
-# Data in chunks (krein_chunks(), R/chunks.R): the "subset" reduction as one
-# map-reduce pass (kfda_subset_chunks())
-#' @rdname kfda
-#' @export
-kfda.krein_chunks <- function(x, ..., kernel = kernel_rbf(), scale = TRUE, discriminant = c("linear", "quadratic"),
-                              reduce = "subset", ncomp = NULL, bases = NULL, ridge = NULL, prior = NULL,
-                              logdet = TRUE, tol = 1e-9, threads = NULL) {
-  check_kfda_dots(list(...))
-  check_dots_empty("kfda", ...)
-  check_chunk_reduce(reduce)
-  inputs <- inputs_from_chunks(x, kernel, scale = scale)
-  fit_model("kfda", inputs, method_arguments("kfda"), match.call())
-}
-
-# Arguments that are not kfda()'s but that users will try: say what to use.
-# `subset` is row selection in the formula interface; the number of random
-# bases is `bases`. `type` was the rule's name in krein 0.1.0.
-check_kfda_dots <- function(dots) {
-  if ("subset" %in% names(dots)) {
-    krein_abort("`subset` is not an argument of kfda() for matrix input; give the number (or share, or indices) of random bases as `bases`.",
-                class = "krein_argument_error")
-  }
-  if ("type" %in% names(dots)) {
-    krein_abort("`type` is not an argument of kfda(); the rule is chosen by `discriminant` (\"linear\" or \"quadratic\"). `type` is predict()'s.",
-                class = "krein_argument_error")
-  }
-}
-
-#' The fit behind every kfda() interface
+#' The fit behind every kfda() interface (the defaults are kfda.default()'s,
+#' filled in by fit_model())
 #' @noRd
-kfda_fit <- function(inputs, discriminant = c("linear", "quadratic"), reduce = c("pca", "subset", "ridge"),
-                     ncomp = NULL, bases = NULL, ridge = NULL, prior = NULL, logdet = TRUE,
-                     tol = 1e-9, threads = NULL) {
+kfda_fit <- function(inputs, discriminant, reduce, ncomp, bases, ridge, prior, logdet, tol, threads) {
   discriminant <- match_choice(discriminant, "discriminant", c("linear", "quadratic"))
   reduce <- match_choice(reduce, "reduce", c("pca", "subset", "ridge"))
   logdet <- check_flag(logdet, "logdet")
@@ -660,5 +629,9 @@ register_krein_model(
                           label = c("linear or quadratic rule", "reduction", "principal components",
                                     "random bases", "ridge"),
                           stringsAsFactors = FALSE),
-  types = "projection", default_grid = function(size, args, data) kfda_default_grid(size, args, data)
+  types = "projection", ranges = function(args) list(ridge = c(-6, -1)),
+  default_grid = function(size, args, data) kfda_default_grid(size, args, data),
+  # `type` was the rule's name in krein 0.1.0
+  renamed = c(type = "discriminant"),
+  chunks = function(args) check_chunk_reduce(args$reduce)
 )

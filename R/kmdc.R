@@ -31,8 +31,9 @@
 #'   them under [na.exclude()]). Rows of `newdata` with missing values give
 #'   `NA` rows.
 #' @param na.action What to do with training points with missing values in
-#'   `x` or `y`: `NULL` (the default) makes them an error; [na.omit()] or
-#'   [na.exclude()] drop them, as in the models (see [krein_inputs]).
+#'   `x` or `y`, as in the models (see [krein_inputs]): `NULL` (the default)
+#'   follows `getOption("na.action")` (na.omit unless set); [na.omit()] or
+#'   [na.exclude()] drop them; [na.fail()] makes them an error.
 #' @param indefinite As in [kqd()].
 #' @returns A matrix with one row per point of `newdata` and one column per
 #'   class.
@@ -79,10 +80,11 @@ mahalanobis_model <- function(inputs, distance, reg, indefinite, threads) {
 #' per class serves every row)
 #' @noRd
 distance_path_model <- function(inputs, distance, reg, indefinite, threads) {
+  # through fit_model(), as every fit: kqd's checks, defaults and core errors;
   # kmdc chooses its path value itself (kmdc_fit()): no selection here
-  fields <- kqd_fit(inputs, variant = if (distance == "RC") "RC+" else "IC-", reg = reg,
-                    indefinite = indefinite, bias = "none", select = "training", threads = threads)
-  new_krein_model(fields, inputs, "kqd")
+  fit_model("kqd", inputs, list(variant = if (distance == "RC") "RC+" else "IC-", reg = reg,
+                                indefinite = indefinite, bias = "none", select = "training",
+                                threads = threads), call = NULL)
 }
 
 # kmdc's `reg`: one number, one per class, or a path -- a matrix with one row
@@ -247,15 +249,13 @@ kmdc.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, distanc
                          prior = NULL, select = c("cv", "training"), nfolds = 5L, na.action = NULL,
                          threads = NULL) {
   check_dots_empty("kmdc", ...)
-  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
+  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
   fit_model("kmdc", inputs, method_arguments("kmdc"), match.call())
 }
 
 #' The fit behind every kmdc() interface
 #' @noRd
-kmdc_fit <- function(inputs, distance = c("RC", "IC"), classifier = c("lda", "qda"), reg = NULL,
-                     indefinite = c("auto", "yes", "no"), prior = NULL, select = c("cv", "training"),
-                     nfolds = 5L, threads = NULL) {
+kmdc_fit <- function(inputs, distance, classifier, reg, indefinite, prior, select, nfolds, threads) {
   distance <- match_choice(distance, "distance", c("RC", "IC"))
   classifier <- match_choice(classifier, "classifier", c("lda", "qda"))
   select <- match_choice(select, "select", c("cv", "training"))
@@ -488,7 +488,8 @@ register_krein_model(
                           label = c("distance", "discriminant", "regularisation"),
                           stringsAsFactors = FALSE),
   path = "reg", path_values = function(values) matrix(values, ncol = 1L),
-  needs_self = function(args) identical((args$distance %||% "RC")[1], "RC"),
+  needs_self = function(args) identical(model_argument("kmdc", args, "distance")[1], "RC"),
   types = "distance", predict_args = "reg",
-  default_grid = function(size, args, data) list(reg = default_reg_values(args$distance %||% "RC", size))
+  ranges = function(args) list(reg = reg_range(args$distance)),
+  default_grid = function(size, args, data) list(reg = range_values(tuning_range("kmdc", "reg", args), size))
 )

@@ -244,8 +244,10 @@
 #' `bias = "map"`.
 #'
 #' @param x A formula, a numeric matrix or data frame, a precomputed kernel
-#'   (see [krein_inputs]).
-#' @param y The class labels (not for the formula method).
+#'   (see [krein_inputs]), or data in chunks ([krein_chunks()]) for the fits
+#'   that take them.
+#' @param y The class labels (not for the formula method, nor for data in
+#'   chunks, which carry their own).
 #' @inheritParams krein_inputs
 #' @param formula,data,subset,na.action As in [MASS::lda()]: see [krein_inputs].
 #' @param kernel A kernel (see [kernels]), or `"precomputed"` when `x` is a
@@ -348,30 +350,17 @@ kqd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, variant 
                         prior = NULL, landmarks = NULL, eps = 0.01, m = NULL,
                         select = c("cv", "training"), nfolds = 5L, na.action = NULL, threads = NULL) {
   check_dots_empty("kqd", ...)
-  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
-  fit_model("kqd", inputs, method_arguments("kqd"), match.call())
-}
-
-# Data in chunks (krein_chunks(), R/chunks.R): a Ny-KQD fit mapped over the chunks
-#' @rdname kqd
-#' @export
-kqd.krein_chunks <- function(x, ..., kernel = kernel_rbf(), scale = TRUE, variant = "RC+", reg = NULL,
-                             indefinite = c("auto", "yes", "no"), bias = c("error", "map", "none"),
-                             prior = NULL, landmarks = NULL, eps = 0.01, m = NULL,
-                             select = c("cv", "training"), nfolds = 5L, threads = NULL) {
-  check_dots_empty("kqd", ...)
-  check_chunk_landmarks(landmarks)
-  inputs <- inputs_from_chunks(x, kernel, scale = scale)
+  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
   fit_model("kqd", inputs, method_arguments("kqd"), match.call())
 }
 
 kqd_variants <- c("RC+", "RC-", "IC+", "IC-", "FK+", "FK-")
 
-#' The fit behind every kqd() interface
+#' The fit behind every kqd() interface (the defaults are kqd.default()'s,
+#' filled in by fit_model())
 #' @noRd
-kqd_fit <- function(inputs, variant = "RC+", reg = NULL, indefinite = c("auto", "yes", "no"),
-                    bias = c("error", "map", "none"), prior = NULL, landmarks = NULL, eps = 0.01,
-                    m = NULL, select = c("cv", "training"), nfolds = 5L, threads = NULL) {
+kqd_fit <- function(inputs, variant, reg, indefinite, bias, prior, landmarks, eps, m, select, nfolds,
+                    threads) {
   variant <- check_choice(variant, "variant", kqd_variants)
   indefinite <- match_choice(indefinite, "indefinite", c("auto", "yes", "no"))
   bias <- match_choice(bias, "bias", c("error", "map", "none"))
@@ -791,10 +780,15 @@ register_krein_model(
   parameters = data.frame(parameter = c("variant", "reg"), class = c("character", "numeric"),
                           label = c("variant", "regularisation"), stringsAsFactors = FALSE),
   path = "reg",
-  needs_self = function(args) startsWith(args$variant %||% "RC+", "RC"),
+  needs_self = function(args) startsWith(model_argument("kqd", args, "variant"), "RC"),
   needs_inputs = function(args) landmarks_need_inputs(args$landmarks),
   types = "distance", predict_args = "reg",
-  default_grid = function(size, args, data) list(reg = default_reg_values(args$variant %||% "RC+", size)),
+  ranges = function(args) list(reg = reg_range(args$variant)),
+  default_grid = function(size, args, data) list(reg = range_values(tuning_range("kqd", "reg", args), size)),
+  # `penalty`, not `reg`: see ?krein_tidymodels
+  parsnip = list(model = "discrim_quad",
+                 args = list(penalty = list(krein = "reg", main = FALSE, dials = list(pkg = "krein", fun = "kqd_penalty")))),
+  chunks = function(args) check_chunk_landmarks(args$landmarks),
   calibrated = function(args) {
     if (identical((args$bias %||% "error")[1], "map")) return(TRUE)
     "with `bias = \"error\"` or `\"none\"` it is the softmax of the decision values, a monotone score whose scale no fit has calibrated (see ?kqd, Prediction); `bias = \"map\"` gives the posterior of the Gaussian model."

@@ -63,9 +63,11 @@
 #'   as described under Cost; `TRUE` runs MEB on the kernel itself, `FALSE` on
 #'   \eqn{K_j K_j'}.
 #' @param threads Threads for kernel evaluations.
-#' @param na.action `NULL` (the default) or [stats::na.fail()]: an error naming
-#'   the rows of `x` or `y` with missing values; [stats::na.omit()] or
-#'   [stats::na.exclude()]: select among the complete rows only. `indices` and
+#' @param na.action `NULL` (the default: `getOption("na.action")`, as the
+#'   models take it; see [krein_inputs]), [stats::na.omit()] or
+#'   [stats::na.exclude()]: select among the complete rows only;
+#'   [stats::na.fail()]: an error naming the rows of `x` or `y` with missing
+#'   values. `indices` and
 #'   `n` then count the complete rows, as a model fitted on the same data with
 #'   the same `na.action` does (so the landmarks can be passed to it).
 #' @returns An object of class `krein_landmarks`: a list with `method`,

@@ -186,7 +186,7 @@ onda <- function(x, ...) UseMethod("onda")
 #' @export
 onda.formula <- function(formula, data, ..., subset, na.action, scale = TRUE) {
   refuse_onda_kernel(list(...))
-  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), NA, scale = scale)
+  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), NULL, scale = scale)
   fit_model("onda", inputs, list(...), match.call())
 }
 
@@ -196,7 +196,7 @@ onda.default <- function(x, y, ..., scale = TRUE, posterior = "gaussian", dim = 
                          svm_kernel = "radial", cost = 1, svm_gamma = NULL, svm_args = list(), na.action = NULL) {
   refuse_onda_kernel(list(...))
   check_dots_empty("onda", ...)
-  inputs <- inputs_from_xy(x, y, NA, na.action, scale = scale)
+  inputs <- inputs_from_xy(x, y, NULL, na.action, scale = scale, chunks = TRUE)
   fit_model("onda", inputs, method_arguments("onda"), match.call())
 }
 
@@ -209,8 +209,7 @@ refuse_onda_kernel <- function(dots) {
 
 #' The fit behind every onda() interface
 #' @noRd
-onda_fit <- function(inputs, posterior = "gaussian", dim = NULL, prior = NULL, ridge = NULL,
-                     svm_kernel = "radial", cost = 1, svm_gamma = NULL, svm_args = list()) {
+onda_fit <- function(inputs, posterior, dim, prior, ridge, svm_kernel, cost, svm_gamma, svm_args) {
   if (is.null(inputs$x)) {
     krein_abort("onda() estimates posteriors from input features; give a numeric matrix, a data frame or a formula, not a kernel matrix.")
   }
@@ -315,7 +314,9 @@ model_print_lines.onda <- function(x) {
 #' @export
 model_summary.onda <- function(object) {
   rules <- vapply(onda_rules, function(rule) {
-    mean(krein_scores(object, NULL, "class", rule = rule) != object$y)
+    # the training points again where drop_training_scores() removed their posteriors
+    new <- if (is.null(object$training_posteriors)) list(x = object$x)
+    mean(krein_scores(object, new, "class", rule = rule) != object$y)
   }, numeric(1))
   list("Classes" = data.frame(n = as.vector(object$counts), prior = as.vector(object$prior),
                               row.names = object$levels),
@@ -575,6 +576,7 @@ register_krein_model(
                           stringsAsFactors = FALSE),
   needs_inputs = function(args) TRUE,
   types = "projection", predict_args = "rule", uses_kernel = FALSE,
+  ranges = function(args) list(ridge = c(-4, -2), cost = c(-1, 3)),
   default_grid = function(size, args, data) onda_default_grid(size, args, data)
 )
 
@@ -586,8 +588,8 @@ onda_default_grid <- function(size, args, data) {
   if (!identical(args$posterior, "svm")) {
     return(if (is.null(args$posterior)) list(posterior = c("gaussian", "linear")) else list())
   }
-  values <- list(cost = log_values(-1, 3, size))
-  if (identical(args$svm_kernel %||% "radial", "radial") && is.null(args$svm_args$gamma)) {
+  values <- list(cost = range_values(tuning_range("onda", "cost"), size))
+  if (identical(model_argument("onda", args, "svm_kernel"), "radial") && is.null(args$svm_args$gamma)) {
     values$svm_gamma <- median_gamma(data$x) * width_factors(size)
   }
   values

@@ -207,24 +207,12 @@ pcvm.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
   fit_model("pcvm", inputs, list(...), match.call())
 }
 
-# Data in chunks (krein_chunks(), R/chunks.R): Ny-PCVM with one pass over
-# the chunks per EM iteration (chunk_pcvm_basis())
-#' @rdname pcvm
-#' @export
-pcvm.krein_chunks <- function(x, ..., kernel = kernel_rbf(), scale = TRUE, landmarks = NULL,
-                              control = pcvm_control(), eps = 0.01, m = NULL, threads = NULL) {
-  check_dots_empty("pcvm", ...)
-  check_chunk_landmarks(landmarks)
-  inputs <- inputs_from_chunks(x, kernel, scale = scale)
-  fit_model("pcvm", inputs, method_arguments("pcvm"), match.call())
-}
-
 #' @rdname pcvm
 #' @export
 pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, landmarks = NULL, control = pcvm_control(),
                          eps = 0.01, m = NULL, na.action = NULL, threads = NULL) {
   check_dots_empty("pcvm", ...)
-  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
+  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
   fit_model("pcvm", inputs, method_arguments("pcvm"), match.call())
 }
 
@@ -340,10 +328,11 @@ check_pcvm_control <- function(control) {
   ), class = "pcvm_control")
 }
 
-#' The fit behind every pcvm() interface
+#' The fit behind every pcvm() interface (the defaults are pcvm.default()'s,
+#' filled in by fit_model()); over chunks, Ny-PCVM with one pass over the
+#' chunks per EM iteration (chunk_pcvm_basis())
 #' @noRd
-pcvm_fit <- function(inputs, landmarks = NULL, control = pcvm_control(), eps = 0.01, m = NULL,
-                     threads = NULL) {
+pcvm_fit <- function(inputs, landmarks, control, eps, m, threads) {
   control <- check_pcvm_control(control)
   threads <- check_threads(threads)
   if (control$optimize_width) {
@@ -661,7 +650,7 @@ register_krein_model(
   parameters = data.frame(parameter = character(), class = character(), label = character(),
                           stringsAsFactors = FALSE),
   needs_inputs = function(args) landmarks_need_inputs(args$landmarks) || isTRUE(args$control$optimize_width),
-  types = "latent"
+  types = "latent", chunks = function(args) check_chunk_landmarks(args$landmarks)
 )
 
 # 2-D decision regions circle the relevance vectors of every pairwise model

@@ -180,13 +180,13 @@ iknn.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 #' @export
 iknn.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, k = 1, na.action = NULL, threads = NULL) {
   check_dots_empty("iknn", ...)
-  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
+  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
   fit_model("iknn", inputs, method_arguments("iknn"), match.call())
 }
 
 #' The fit behind every iknn() interface
 #' @noRd
-iknn_fit <- function(inputs, k = 1, threads = NULL) {
+iknn_fit <- function(inputs, k, threads) {
   n <- length(inputs$y)
   k <- check_number(k, "k", lower = 1, upper = n, allow_lower = TRUE, integer = TRUE)
   threads <- check_threads(threads)
@@ -289,15 +289,17 @@ model_print_lines.iknn <- function(x) {
 #' @export
 model_summary.iknn <- function(object) {
   votes <- object$training_neighbours$votes
-  own <- votes[cbind(seq_along(object$y), as.integer(object$y))]
-  tied <- rowSums(votes == apply(votes, 1, max)) > 1L
-  classes <- data.frame(n = as.vector(object$counts),
-                        own_votes = as.vector(tapply(own / object$k, object$y, mean)),
-                        ties = as.vector(tapply(tied, object$y, sum)),
-                        row.names = object$levels)
-  list("Neighbours of the training points (own_votes: mean share of votes for their own class, each point among its neighbours; ties: points whose vote was tied)" = classes,
+  classes <- if (!is.null(votes)) {  # NULL: drop_training_scores() removed them
+    own <- votes[cbind(seq_along(object$y), as.integer(object$y))]
+    tied <- rowSums(votes == apply(votes, 1, max)) > 1L
+    data.frame(n = as.vector(object$counts),
+               own_votes = as.vector(tapply(own / object$k, object$y, mean)),
+               ties = as.vector(tapply(tied, object$y, sum)),
+               row.names = object$levels)
+  }
+  Filter(Negate(is.null), list("Neighbours of the training points (own_votes: mean share of votes for their own class, each point among its neighbours; ties: points whose vote was tied)" = classes,
        "Errors" = c(sprintf("leave-one-out error: %s", format(object$loo_error, digits = 3)),
-                    sprintf("share of training pairs with d2 < 0: %s", format(object$negative_d2, digits = 3))))
+                    sprintf("share of training pairs with d2 < 0: %s", format(object$negative_d2, digits = 3)))))
 }
 
 # ---------------------------------------------------------------------------
@@ -320,13 +322,13 @@ ikpca_qd.formula <- function(formula, data, ..., subset, na.action, kernel = ker
 ikpca_qd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, pvar = 0.8, shrinkage = 0.01,
                              na.action = NULL, threads = NULL) {
   check_dots_empty("ikpca_qd", ...)
-  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
+  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
   fit_model("ikpca_qd", inputs, method_arguments("ikpca_qd"), match.call())
 }
 
 #' The fit behind every ikpca_qd() interface
 #' @noRd
-ikpca_qd_fit <- function(inputs, pvar = 0.8, shrinkage = 0.01, threads = NULL) {
+ikpca_qd_fit <- function(inputs, pvar, shrinkage, threads) {
   pvar <- check_number(pvar, "pvar", lower = 0, upper = 1)
   shrinkage <- check_number(shrinkage, "shrinkage", lower = 0, upper = 1, allow_lower = TRUE)
   threads <- check_threads(threads)
@@ -434,7 +436,7 @@ isvm.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 isvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, C = 1, probability = TRUE, na.action = NULL,
                          threads = NULL) {
   check_dots_empty("isvm", ...)
-  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
+  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
   fit_model("isvm", inputs, method_arguments("isvm"), match.call())
 }
 
@@ -447,7 +449,7 @@ check_kernlab <- function(available = requireNamespace("kernlab", quietly = TRUE
 
 #' The fit behind every isvm() interface
 #' @noRd
-isvm_fit <- function(inputs, C = 1, probability = TRUE, threads = NULL) {
+isvm_fit <- function(inputs, C, probability, threads) {
   check_kernlab()
   C <- check_number(C, "C", lower = 0)
   probability <- check_flag(probability, "probability")
@@ -743,7 +745,9 @@ register_krein_model(
   parameters = data.frame(parameter = "k", class = "numeric", label = "neighbours",
                           stringsAsFactors = FALSE),
   needs_self = function(args) TRUE,
-  default_grid = function(size, args, data) list(k = unique(pmin(seq(1, by = 2, length.out = size), data$n)))
+  default_grid = function(size, args, data) list(k = unique(pmin(seq(1, by = 2, length.out = size), data$n))),
+  parsnip = list(model = "nearest_neighbor",
+                 args = list(neighbors = list(krein = "k", main = TRUE, dials = list(pkg = "dials", fun = "neighbors"))))
 )
 
 register_krein_model(
@@ -753,12 +757,18 @@ register_krein_model(
                           label = c("share of eigenvalue mass", "covariance shrinkage"),
                           stringsAsFactors = FALSE),
   types = "projection", renamed = c(reg = "shrinkage"),
-  default_grid = function(size, args, data) list(shrinkage = log_values(-3, 0, size))
+  ranges = function(args) list(shrinkage = c(-3, 0)),
+  default_grid = function(size, args, data) list(shrinkage = range_values(tuning_range("ikpca_qd", "shrinkage"), size))
 )
 
 register_krein_model(
   "isvm", label = "ISVM: kernlab's support vector machine on the kernel matrix", fit = "isvm_fit",
   parameters = data.frame(parameter = "C", class = "numeric", label = "cost",
                           stringsAsFactors = FALSE),
-  predict_args = "rule", default_grid = function(size, args, data) list(C = log_values(-1, 3, size))
+  predict_args = "rule", ranges = function(args) list(C = c(-1, 3)),
+  default_grid = function(size, args, data) list(C = range_values(tuning_range("isvm", "C"), size)),
+  # kernlab's rbfdot() sigma, parsnip's rbf_sigma, is kernel_rbf()'s gamma
+  parsnip = list(model = "svm_rbf",
+                 args = list(cost = list(krein = "C", main = TRUE, dials = list(pkg = "dials", fun = "cost")),
+                             rbf_sigma = list(krein = "gamma", main = TRUE, dials = list(pkg = "krein", fun = "rbf_gamma"))))
 )

@@ -1,14 +1,18 @@
 #' krein engines for tidymodels
 #'
-#' When parsnip is loaded, krein registers the engine `"krein"` for two of
-#' parsnip's discriminant models (their model functions come with parsnip;
-#' the discrim extension package is not needed for these engines):
+#' When parsnip is loaded, krein registers the engine `"krein"` for each
+#' parsnip model that one of its models fits, as the registry of models
+#' ([krein_models()]) says, the same registry [tune_krein()] and
+#' [caret_model()] read (the model functions come with parsnip; the discrim
+#' extension package is not needed for these engines):
 #'
 #' | parsnip model | krein model | parsnip argument | krein argument |
 #' |---|---|---|---|
 #' | `discrim_quad()` | [kqd()] | `penalty` (engine) | `reg` |
 #' | `discrim_linear()` | [ikfd()] | `penalty` (main) | `ridge_relative` |
-#' | both | | `gamma` (engine) | the Gaussian width of [kernel_rbf()] |
+#' | `nearest_neighbor()` | [iknn()] | `neighbors` (main) | `k` |
+#' | `svm_rbf()` | [isvm()] | `cost`, `rbf_sigma` (main) | `C`, the Gaussian width of [kernel_rbf()] |
+#' | all but `svm_rbf()` | | `gamma` (engine) | the Gaussian width of [kernel_rbf()] |
 #'
 #' Engine arguments are given to [parsnip::set_engine()] or
 #' [parsnip::set_args()], e.g. `discrim_quad() |> set_engine("krein",
@@ -37,10 +41,12 @@
 #' flexible discriminant analysis with MARS terms (arguments `num_terms`,
 #' `prod_degree`, `prune_method`) and `discrim_regularized()` Friedman's
 #' regularised discriminant analysis (`frac_common_cov`, `frac_identity`).
-#' [kfda()] and [onda()] stay outside parsnip: a parsnip engine belongs to a
-#' model, and a new model type for them would be a second, krein-owned model
-#' function beside parsnip's set, which tidymodels users would not look for;
-#' tune them with [tune_krein()] or [caret_model()].
+#' [kfda()], [kmdc()], [onda()], [pcvm()] and [ikpca_qd()] stay outside
+#' parsnip: a parsnip engine belongs to a model, the discriminant models
+#' that would fit them have their `"krein"` engine already (kqd, ikfd), and
+#' a new model type for them would be a second, krein-owned model function
+#' beside parsnip's set, which tidymodels users would not look for; tune them
+#' with [tune_krein()] or [caret_model()].
 #'
 #' @name krein_tidymodels
 #' @aliases krein-engines
@@ -67,16 +73,20 @@ NULL
 #'   \eqn{\gamma} is kernlab's `sigma` in `rbfdot()`, and so the quantity of
 #'   dials' `rbf_sigma()`, whose fixed range (\eqn{10^{-10}} to 1) suits no
 #'   particular data. The default range is unknown and finalised from the
-#'   predictors by [dials::finalize()] (which `tune::tune_grid()` calls): one
-#'   decade either side of the median heuristic [median_gamma()] of the
+#'   predictors by [dials::finalize()] (which `tune::tune_grid()` calls):
+#'   1/32 to 32 times the median heuristic [median_gamma()] of the
 #'   predictors centred and scaled as the models' default `scale = TRUE`
-#'   scales them, \eqn{\gamma_0/10} to \eqn{10\gamma_0}.
-#' * `kqd_penalty()`: [kqd()]'s `reg`, \eqn{10^{-3}} to 1 (log10).
+#'   scales them.
+#' * `kqd_penalty()`: [kqd()]'s `reg`, \eqn{10^{-3}} to 10 (log10).
 #' * `ikfd_penalty()`: [ikfd()]'s `ridge_relative`, \eqn{10^{-6}} to
-#'   \eqn{10^{-1}} (log10).
+#'   \eqn{10^{-2}} (log10).
 #'
-#' @param range The range, on the log10 scale of `trans`; for `rbf_gamma()`
-#'   the default `NULL` leaves it to [dials::finalize()].
+#' These are the ranges of [tune_krein()]'s and [caret_model()]'s default
+#' grids: krein keeps one table of them.
+#'
+#' @param range The range, on the log10 scale of `trans`; `NULL` (the
+#'   default) for krein's (see above); for `rbf_gamma()` it is left to
+#'   [dials::finalize()].
 #' @param trans The transformation (default log10), a `scales` transform.
 #' @returns A dials `quant_param` object.
 #' @seealso [krein_tidymodels] for the engines.
@@ -98,8 +108,9 @@ rbf_gamma <- function(range = NULL, trans = NULL) {
 
 #' @rdname rbf_gamma
 #' @export
-kqd_penalty <- function(range = c(-3, 0), trans = NULL) {
+kqd_penalty <- function(range = NULL, trans = NULL) {
   require_suggested("dials", "kqd_penalty()")
+  range <- range %||% tuning_range("kqd", "reg")
   dials::new_quant_param(type = "double", range = range, inclusive = c(TRUE, TRUE),
                          trans = trans %||% log10_transform(), label = c(kqd_penalty = "KQD regularisation"),
                          finalize = NULL)
@@ -107,8 +118,9 @@ kqd_penalty <- function(range = c(-3, 0), trans = NULL) {
 
 #' @rdname rbf_gamma
 #' @export
-ikfd_penalty <- function(range = c(-6, -1), trans = NULL) {
+ikfd_penalty <- function(range = NULL, trans = NULL) {
   require_suggested("dials", "ikfd_penalty()")
+  range <- range %||% tuning_range("ikfd", "ridge_relative")
   dials::new_quant_param(type = "double", range = range, inclusive = c(TRUE, TRUE),
                          trans = trans %||% log10_transform(), label = c(ikfd_penalty = "iKFD relative ridge"),
                          finalize = NULL)
@@ -125,8 +137,8 @@ require_suggested <- function(package, what) {
   }
 }
 
-#' The finalize function of rbf_gamma(): a decade either side of the median
-#' heuristic of the predictors, scaled as the models' default scale = TRUE
+#' The finalize function of rbf_gamma(): the registry's width range around
+#' the median heuristic of the predictors, scaled as the models' default scale = TRUE
 #' scales them (factor columns become indicators, as parsnip's encoding does)
 #' @noRd
 finalize_rbf_gamma <- function(object, x) {
@@ -135,40 +147,35 @@ finalize_rbf_gamma <- function(object, x) {
   x <- if (all(vapply(x, is.numeric, logical(1)))) as.matrix(x) else stats::model.matrix(~ . - 1, x)
   x <- suppressMessages(scale_columns(column_scaling(x), x))
   center <- log10(median_gamma(x))
-  dials::range_set(object, center + c(-1, 1))
+  dials::range_set(object, center + width_range)
 }
 
-# --- parsnip's fitting functions -------------------------------------------
+# --- parsnip's fitting function ---------------------------------------------
 
-#' Fitting functions of the parsnip engines
+#' The fitting function of the parsnip engines
 #'
 #' What parsnip calls to fit the `"krein"` engines ([krein_tidymodels]); use
-#' parsnip's `fit()` rather than these.
+#' parsnip's `fit()` rather than this.
 #'
 #' @param x A numeric matrix of predictors.
 #' @param y A factor of classes.
-#' @param penalty [kqd()]'s `reg`.
-#' @param ridge_relative [ikfd()]'s `ridge_relative` (parsnip's `penalty`).
+#' @param krein_model The krein model the engine fits (set by the engine).
 #' @param gamma The width of the Gaussian kernel; `NULL` for the median
 #'   heuristic.
 #' @param ... Further arguments of the krein model (`kernel`, `variant`,
-#'   `scale`, ...).
+#'   `scale`, ...), and the engine's own names of its arguments (kqd's
+#'   `penalty`, its `reg`).
 #' @returns The krein fit.
 #' @keywords internal
 #' @export
-kqd_parsnip_fit <- function(x, y, penalty = NULL, gamma = NULL, ...) {
-  engine_fit("kqd", x, y, gamma, c(list(reg = penalty), list(...)), c(reg = "penalty"))
-}
-
-#' @rdname kqd_parsnip_fit
-#' @export
-ikfd_parsnip_fit <- function(x, y, ridge_relative = 1e-4, gamma = NULL, ...) {
-  engine_fit("ikfd", x, y, gamma, c(list(ridge_relative = ridge_relative), list(...)), c(ridge_relative = "penalty"))
-}
-
-# `renamed`: the model's arguments that parsnip users know by another name
-# (kqd()'s `reg` is parsnip's `penalty`); krein's errors name both.
-engine_fit <- function(name, x, y, gamma, args, renamed = character()) {
+krein_parsnip_fit <- function(x, y, krein_model, gamma = NULL, ...) {
+  info <- model_info(krein_model)
+  args <- list(...)
+  # engine arguments come under parsnip's names: the model's names here
+  engine <- info$parsnip$args
+  for (arg in intersect(names(args), names(engine))) {
+    names(args)[names(args) == arg] <- engine[[arg]]$krein
+  }
   args <- args[!vapply(args, is.null, logical(1))]
   kernel <- args$kernel
   args$kernel <- NULL
@@ -177,13 +184,16 @@ engine_fit <- function(name, x, y, gamma, args, renamed = character()) {
   } else if (!is.null(gamma)) {
     krein_abort("Give the krein engine either `gamma` (for the Gaussian kernel) or `kernel`, not both.")
   }
+  # krein's errors name an engine argument by both names (kqd()'s `reg` is
+  # parsnip's `penalty`)
+  renamed <- stats::setNames(names(engine), vapply(engine, function(a) a$krein, character(1)))
   tryCatch(
-    fit_registered(model_info(name), as.matrix(x), y, kernel, args, call = call(name, quote(x), quote(y))),
+    fit_registered(info, as.matrix(x), y, kernel, args, call = call(krein_model, quote(x), quote(y))),
     krein_error = function(e) {
       message <- conditionMessage(e)
       for (arg in names(renamed)) {
-        message <- gsub(sprintf("`%s`", arg), sprintf("`%s` (%s()'s `%s`)", renamed[[arg]], name, arg), message,
-                        fixed = TRUE)
+        message <- gsub(sprintf("`%s`", arg), sprintf("`%s` (%s()'s `%s`)", renamed[[arg]], krein_model, arg),
+                        message, fixed = TRUE)
       }
       if (identical(message, conditionMessage(e))) stop(e)
       krein_abort(message, class = setdiff(class(e), c("krein_error", "error", "condition")), call = conditionCall(e))
@@ -192,29 +202,39 @@ engine_fit <- function(name, x, y, gamma, args, renamed = character()) {
 
 # --- registration ------------------------------------------------------------
 
-#' Register the krein engines with parsnip (called when both are loaded;
-#' parsnip's set_* functions leave an identical registration as it is)
+#' The models with a parsnip engine: those whose registry entry names a
+#' parsnip model (`parsnip`: its `model`, and `args`, parsnip's name of each
+#' tuned argument with the krein name, whether it is a main argument of the
+#' parsnip model, and its dials parameter)
+#' @noRd
+parsnip_models <- function() Filter(function(name) !is.null(model_info(name)$parsnip), registered_models())
+
+#' Register the krein engines with parsnip, one per model the registry maps
+#' to a parsnip model (called when both are loaded; parsnip's set_*
+#' functions leave an identical registration as it is)
 #' @noRd
 register_parsnip_engines <- function() {
-  engines <- list(
-    discrim_quad = list(fit = "kqd_parsnip_fit",
-                        args = list(penalty = list(original = "penalty", fun = "kqd_penalty"),
-                                    gamma = list(original = "gamma", fun = "rbf_gamma"))),
-    discrim_linear = list(fit = "ikfd_parsnip_fit",
-                          args = list(penalty = list(original = "ridge_relative", fun = "ikfd_penalty"),
-                                      gamma = list(original = "gamma", fun = "rbf_gamma")))
-  )
-  for (model in names(engines)) {
-    engine <- engines[[model]]
+  for (name in parsnip_models()) {
+    info <- model_info(name)
+    model <- info$parsnip$model
+    args <- info$parsnip$args
     parsnip::set_model_engine(model, mode = "classification", eng = "krein")
     parsnip::set_dependency(model, eng = "krein", pkg = "krein", mode = "classification")
-    for (arg in names(engine$args)) {
-      parsnip::set_model_arg(model = model, eng = "krein", parsnip = arg, original = engine$args[[arg]]$original,
-                             func = list(pkg = "krein", fun = engine$args[[arg]]$fun), has_submodel = FALSE)
+    # main arguments parsnip renames to the model's; engine arguments keep
+    # parsnip's names, krein_parsnip_fit() renames them
+    for (arg in names(args)) {
+      parsnip::set_model_arg(model = model, eng = "krein", parsnip = arg,
+                             original = if (args[[arg]]$main) args[[arg]]$krein else arg,
+                             func = args[[arg]]$dials, has_submodel = FALSE)
+    }
+    if (!"gamma" %in% vapply(args, `[[`, "", "krein")) {
+      parsnip::set_model_arg(model = model, eng = "krein", parsnip = "gamma", original = "gamma",
+                             func = list(pkg = "krein", fun = "rbf_gamma"), has_submodel = FALSE)
     }
     parsnip::set_fit(model = model, eng = "krein", mode = "classification",
-                     value = list(interface = "matrix", protect = c("x", "y"),
-                                  func = c(pkg = "krein", fun = engine$fit), defaults = list()))
+                     value = list(interface = "matrix", protect = c("x", "y", "krein_model"),
+                                  func = c(pkg = "krein", fun = "krein_parsnip_fit"),
+                                  defaults = list(krein_model = name)))
     parsnip::set_encoding(model = model, eng = "krein", mode = "classification",
                           options = list(predictor_indicators = "traditional", compute_intercept = FALSE,
                                          remove_intercept = TRUE, allow_sparse_x = FALSE))

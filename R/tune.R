@@ -99,6 +99,10 @@
 #' | [isvm()] | `C` \eqn{10^{-1}}..\eqn{10^{3}} |
 #' | [onda()] | `posterior` = `"gaussian"`, `"linear"`; with `posterior = "svm"` fixed: `cost` \eqn{10^{-1}}..\eqn{10^{3}} and, for the radial SVM, `svm_gamma` as the width above |
 #'
+#' These ranges (and onda's `ridge`, \eqn{10^{-4}}..\eqn{10^{-2}}) are one
+#' table, which [caret_model()]'s default grids and the dials parameters of
+#' the parsnip engines ([rbf_gamma()], [kqd_penalty()], ...) read too.
+#'
 #' Fixed arguments are not tuned (`variant = "IC-"` chooses kqd's IC range
 #' and is not varied). A model that registers with the contract gives its
 #' own default grid (`default_grid` of its registry entry).
@@ -136,9 +140,10 @@
 #' @param stratified Keep the class proportions in every fold.
 #' @param refit Refit the best model on all data.
 #' @param na.action What to do with points with missing values in `x` or
-#'   `y`, as in the models: `NULL` (the default) makes them an error;
-#'   [na.omit()] or [na.exclude()] leave them out of the tuning (and of the
-#'   refit).
+#'   `y`, as in the models (see [krein_inputs]): `NULL` (the default)
+#'   follows `getOption("na.action")` (na.omit unless set); [na.omit()] or
+#'   [na.exclude()] leave them out of the tuning (and of the refit);
+#'   [na.fail()] makes them an error.
 #' @param grid_size About how many values the default grid gives each
 #'   numeric parameter (1 to 50); used only when `grid` is missing.
 #' @param ... Fixed arguments of the model (e.g. `kernel = kernel_rbf()`,
@@ -221,7 +226,10 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   y <- inputs$y
   n <- length(y)
   folds <- check_number(folds, "folds", lower = 2, upper = n, allow_lower = TRUE, integer = TRUE)
-  kernel <- if (info$uses_kernel) as_krein_kernel(fixed$kernel %||% kernel_rbf()) else NULL
+  # (a model registered without a default method: the contract's kernel_rbf())
+  kernel <- if (info$uses_kernel) {
+    as_krein_kernel(fixed$kernel %||% model_defaults(name, "kernel")[[1L]] %||% kernel_rbf())
+  }
   fixed$kernel <- NULL
   # the object whose parameters the grid may set: the kernel, or a
   # precomputed kernel that can be rebuilt with other parameters
@@ -470,6 +478,9 @@ probe_kernel_parameter <- function(kernel, parameter, value) {
 probe_model_argument <- function(info, inputs, fixed, argument, value) {
   args <- fixed
   args[argument] <- list(value)
+  # the model's defaults for the rest, as fit_model() fills them
+  defaults <- model_defaults(info$name)
+  args <- c(args, defaults[setdiff(names(defaults), names(args))])
   probe <- inputs
   if (info$uses_kernel) {
     if (is.null(probe$precomputed)) probe$kernel <- probe_stop else probe$precomputed <- probe_stop
@@ -563,28 +574,23 @@ default_kernel_grid.krein_kernel_dissimilarity <- function(kernel, x, size) {
   list(gamma = dissimilarity_median_gamma(x$D) * width_factors(size))
 }
 
-# The models' default grids (the `default_grid` of their registry entries,
-# documented in ?tune_krein). kqd and kmdc: sigma^2 for RC, alpha for IC
-# and FK, around their defaults 0.1 and 1e-3 (for kernels with k(x, x) = 1).
-default_reg_values <- function(variant, size) {
-  if (startsWith(variant[1], "RC")) log_values(-3, 1, size) else log_values(-5, -1, size)
-}
+# The tuning range of kqd's and kmdc's `reg` (their registry `ranges`,
+# documented in ?tune_krein): sigma^2 for RC, alpha for IC and FK, around
+# their defaults 0.1 and 1e-3 (for kernels with k(x, x) = 1).
+reg_range <- function(variant) if (startsWith(variant[1], "RC")) c(-3, 1) else c(-5, -1)
 
 # kfda: the size of the reduction (components, random bases) or the ridge
 kfda_default_grid <- function(size, args, data) {
-  reduce <- args$reduce[1] %||% "pca"
-  if (identical(reduce, "ridge")) return(list(ridge = log_values(-6, -1, size)))
+  reduce <- model_argument("kfda", args, "reduce")[1]
+  if (identical(reduce, "ridge")) return(list(ridge = range_values(tuning_range("kfda", "ridge", args), size)))
   upper <- max(2, min(64, floor(data$n / 2)))
   counts <- unique(round(2^seq(1, log2(upper), length.out = size)))
   if (identical(reduce, "subset")) list(bases = counts) else list(ncomp = counts)
 }
 
-# Factors around the median-heuristic width: log-spaced over 1/32 .. 32, the
-# middle value (odd sizes) the heuristic itself.
-width_factors <- function(size) if (size == 1L) 1 else 2^seq(-5, 5, length.out = size)
-
-# `size` log-spaced values from 10^from to 10^to
-log_values <- function(from, to, size) if (size == 1L) 10^((from + to) / 2) else 10^seq(from, to, length.out = size)
+# Factors around the median-heuristic width: log-spaced over the registry's
+# width_range (1/32 .. 32), the middle value (odd sizes) the heuristic itself.
+width_factors <- function(size) range_values(width_range, size)
 
 #' The grid tune_krein() uses when none is given: the kernel's width from the
 #' median heuristic on the (scaled) inputs, and the model's own values from
@@ -848,9 +854,9 @@ fold_data <- function(job, kernel, train, test) {
 #' @noRd
 fit_registered <- function(info, x, y, kernel, args, call = NULL) {
   # `scale` is an input argument, not one of the fitting function's
-  scale <- args$scale %||% TRUE
+  scale <- args$scale %||% model_defaults(info$name, "scale")[[1L]] %||% TRUE
   args$scale <- NULL
-  inputs <- inputs_from_xy(x, y, if (info$uses_kernel) kernel else NA, NULL, scale = scale)
+  inputs <- inputs_from_xy(x, y, if (info$uses_kernel) kernel, NULL, scale = scale)
   fit_model(info$name, inputs, args, call)
 }
 

@@ -27,8 +27,8 @@ krein_warn <- function(message, class = NULL, call = NULL) {
 }
 
 #' The kernel argument of a function that always needs one (the models on
-#' the features themselves pass `kernel = NA` to the input path internally,
-#' so the input path cannot refuse NA for everybody)
+#' the features themselves pass `kernel = NULL` to the input path, so the
+#' input path cannot refuse NULL for everybody)
 #' @noRd
 check_kernel_argument <- function(kernel, x) {
   if (inherits(x, "krein_precomputed") || identical(kernel, "precomputed")) return(invisible())

@@ -10,7 +10,9 @@
 #      on 20,000 points, peak memory;
 #   2. the fit over the 10 files with plan(sequential) and with
 #      plan(multisession, workers = 2): time, test error, peak memory of the
-#      main process;
+#      main process; for every fit, its size (object.size(), MB) as kept
+#      and after drop_training_scores() (without its n x classes training
+#      scores);
 #   3. the ratios: time per point chunked (sequential) / in memory (target
 #      <= 1.5), sequential / multisession (target >= 1.6), and the largest
 #      relative difference of the decision values, chunked against in memory
@@ -64,7 +66,12 @@ if (length(args) == 3L && args[1] == "--run") {
   }
   decision <- predict(fit, test, type = "decision")[, 1]
   saveRDS(decision, file.path(dir, paste0("decision-", mode, ".rds")))
-  cat(sprintf("%g %.3f %.5f %.0f\n", n, time, mean(predict(fit, test) != test$y), peak_memory_mb()))
+  # the size of the fit as kept, and without its training scores (n x
+  # classes; drop_training_scores())
+  size <- as.numeric(utils::object.size(fit)) / 2^20
+  dropped <- as.numeric(utils::object.size(drop_training_scores(fit))) / 2^20
+  cat(sprintf("%g %.3f %.5f %.0f %.1f %.1f\n", n, time, mean(predict(fit, test) != test$y), peak_memory_mb(),
+              size, dropped))
   quit(save = "no")
 }
 
@@ -96,16 +103,17 @@ main <- function(args) {
   run <- function(mode) {
     out <- system2(rscript, c(shQuote(script), "--run", mode, shQuote(dir)), stdout = TRUE)
     values <- as.numeric(strsplit(trimws(out[length(out)]), " +")[[1]])
-    stats::setNames(values, c("n", "time", "error", "peak"))
+    stats::setNames(values, c("n", "time", "error", "peak", "size", "dropped"))
   }
   results <- lapply(c(memory = "memory", sequential = "sequential", multisession = "multisession"), run)
-  cat(sprintf("\n%-26s %9s %14s %10s %14s\n", "fit", "time (s)", "us per point", "test err", "peak RSS (MB)"))
+  cat(sprintf("\n%-26s %9s %14s %10s %14s %10s %13s\n", "fit", "time (s)", "us per point", "test err",
+              "peak RSS (MB)", "fit (MB)", "dropped (MB)"))
   for (mode in names(results)) {
     r <- results[[mode]]
-    cat(sprintf("%-26s %9.2f %14.2f %10.4f %14.0f\n",
+    cat(sprintf("%-26s %9.2f %14.2f %10.4f %14.0f %10.1f %13.1f\n",
                 switch(mode, memory = "in memory", sequential = "chunks, plan(sequential)",
                        multisession = "chunks, multisession x 2"),
-                r[["time"]], 1e6 * r[["time"]] / r[["n"]], r[["error"]], r[["peak"]]))
+                r[["time"]], 1e6 * r[["time"]] / r[["n"]], r[["error"]], r[["peak"]], r[["size"]], r[["dropped"]]))
   }
   decision <- lapply(results, function(r) NULL)
   for (mode in names(results)) decision[[mode]] <- readRDS(file.path(dir, paste0("decision-", mode, ".rds")))

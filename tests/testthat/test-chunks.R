@@ -196,7 +196,7 @@ test_that("kfda(reduce = \"subset\") over chunks equals the in-memory fit", {
       memory <- kfda(d[, 1:2], d$y, kernel = kernel_rbf(2), reduce = "subset", bases = bases,
                      discriminant = discriminant, ridge = ridge)
       for (sizes in list(300, c(100, 100, 100), c(1, 7, 150, 142))) {
-        chunked <- kfda(krein_chunks(split_rows(d, sizes), y = "y"), kernel = kernel_rbf(2),
+        chunked <- kfda(krein_chunks(split_rows(d, sizes), y = "y"), kernel = kernel_rbf(2), reduce = "subset",
                         bases = as.matrix(d[bases, 1:2]), discriminant = discriminant, ridge = ridge)
         expect_lt(relative_difference(chunked$training_decisions, memory$training_decisions), 1e-10)
         expect_lt(relative_difference(as.matrix(chunked$means), as.matrix(memory$means)), 1e-10)
@@ -218,7 +218,7 @@ test_that("kfda over chunks draws a number or share of bases from the first chun
   chunks <- krein_chunks(split_rows(d, c(80, 80, 140)), y = "y", sample_rows = 120)
   for (bases in list(15, 0.05)) {
     set.seed(4)
-    chunked <- kfda(chunks, kernel = kernel_rbf(2), bases = bases)
+    chunked <- kfda(chunks, kernel = kernel_rbf(2), reduce = "subset", bases = bases)
     set.seed(4)
     drawn <- sort(sample.int(120, 15))
     memory <- kfda(d[, 1:2], d$y, kernel = kernel_rbf(2), reduce = "subset", bases = drawn)
@@ -231,11 +231,11 @@ test_that("bad kfda arguments over chunks give clear errors", {
   d <- chunk_data(60, seed = 23)
   chunks <- krein_chunks(split_rows(d, c(30, 30)), y = "y", sample_rows = 30)
   expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), reduce = "pca"))
-  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), bases = c(1, 5, 9)))
-  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), bases = 40))
-  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), bases = -2))
-  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), bases = matrix(1, 3, 3)))
-  expect_error(kfda(chunks, kernel = kernel_rbf(2), bases = 5, ncomp = 3), class = "krein_error")
+  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), reduce = "subset", bases = c(1, 5, 9)))
+  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), reduce = "subset", bases = 40))
+  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), reduce = "subset", bases = -2))
+  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), reduce = "subset", bases = matrix(1, 3, 3)))
+  expect_error(kfda(chunks, kernel = kernel_rbf(2), reduce = "subset", bases = 5, ncomp = 3), class = "krein_error")
 })
 
 test_that("Ny-PCVM over chunks has the iterates of the in-memory fit", {
@@ -367,7 +367,7 @@ test_that("a multisession plan gives the sequential fit", {
   expect_lt(relative_difference(chunked_kqd$training_distances[[1]], memory_kqd$training_distances[[1]]), 1e-10)
   # kfda's subset reduction and Ny-PCVM's EM passes
   memory_kfda <- kfda(d[, 1:2], d$y, kernel = kernel_rbf(2), reduce = "subset", bases = landmarks)
-  chunked_kfda <- kfda(chunks, kernel = kernel_rbf(2), bases = points)
+  chunked_kfda <- kfda(chunks, kernel = kernel_rbf(2), reduce = "subset", bases = points)
   expect_lt(relative_difference(chunked_kfda$training_decisions, memory_kfda$training_decisions), 1e-10)
   selected <- select_landmarks(d[, 1:2], d$y, kernel_rbf(2), method = "random", m = 20)
   set.seed(1)

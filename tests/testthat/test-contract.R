@@ -316,3 +316,155 @@ test_that("tune_krein() scales within each fold by its training rows; caret_mode
   expect_false(is.null(model$fit(s$x, s$y, param = param)$spec$scaling))
   expect_null(model$fit(s$x, s$y, param = param, scale = FALSE)$spec$scaling)
 })
+
+test_that("each default is written once: in the default method, which every interface shares", {
+  ns <- asNamespace("krein")
+  for (name in krein:::registered_models()) {
+    defaults <- formals(krein:::default_method(name))
+    # the fitting function has no defaults of its own: fit_model() fills them
+    # from the default method, for formula fits too
+    fit_formals <- formals(get(krein:::model_info(name)$fit, envir = ns))[-1L]
+    expect_true(all(vapply(fit_formals, function(v) identical(v, quote(expr = )), NA)), info = name)
+    # data in chunks go through the default method: no method of their own
+    # (which had its own defaults: kfda's `reduce`)
+    methods <- grep(sprintf("^%s[.]", name), ls(ns), value = TRUE)
+    expect_false(sprintf("%s.krein_chunks", name) %in% methods, info = name)
+    # every method shares the default method's defaults; `na.action` is left
+    # missing in formula methods as in model.frame(), which means the same as
+    # the default method's NULL (getOption("na.action"))
+    for (method in methods) {
+      own <- formals(get(method, envir = ns))
+      shared <- setdiff(intersect(names(own), names(defaults)), c("...", "na.action"))
+      expect_identical(own[shared], defaults[shared], info = method)
+    }
+    # and a formula fit uses them: its arguments are those of the default method
+    expect_identical(names(krein:::model_defaults(name)), krein:::fit_argument_names(krein:::model_info(name)))
+  }
+})
+
+test_that("one table of tuning ranges: tune_krein(), caret_model() and the dials parameters agree", {
+  # issue 25: ikfd's ridge_relative was 1e-6..1e-2 in tune_krein(), 1e-5..1e-3
+  # in caret and 1e-6..1e-1 in dials; the width x1/32..32 against x1/10..10
+  x <- as.matrix(iris[, 1:4])
+  y <- iris$Species
+  xs <- scale(x)
+  gamma0 <- median_gamma(xs)
+  size <- 3L
+  for (name in krein:::registered_models()) {
+    info <- krein:::model_info(name)
+    tune_grid <- krein:::default_tuning_grid(info, if (info$uses_kernel) kernel_rbf(), x, TRUE,
+                                             list(), size, nrow(x), nlevels(y))
+    caret_grid <- caret_model(name)$grid(x, y, len = size)
+    if (info$uses_kernel) {
+      expect_equal(sort(unique(tune_grid$gamma)), sort(unique(caret_grid$gamma)), info = name)
+      expect_equal(range(log10(tune_grid$gamma / gamma0)), krein:::tuning_range(name, "gamma"), info = name)
+    }
+    # the parameters with a range in the table, where both grids tune them
+    for (p in setdiff(intersect(names(tune_grid), names(caret_grid)), "gamma")) {
+      range <- krein:::tuning_range(name, p)
+      if (is.null(range)) next
+      expect_equal(sort(unique(tune_grid[[p]])), sort(unique(caret_grid[[p]])), info = paste(name, p))
+      expect_equal(range(log10(tune_grid[[p]])), range, info = paste(name, p))
+    }
+  }
+  # the numeric ranges of kqd, ikfd and isvm are tuned by both
+  expect_equal(range(caret_model("ikfd")$grid(x, y, len = 3)$ridge_relative), c(1e-6, 1e-2))
+  expect_equal(range(caret_model("kqd")$grid(x, y, len = 3)$reg), c(1e-3, 10))
+  skip_if_not_installed("dials")
+  expect_equal(unname(unlist(kqd_penalty()$range)), krein:::tuning_range("kqd", "reg"))
+  expect_equal(unname(unlist(ikfd_penalty()$range)), krein:::tuning_range("ikfd", "ridge_relative"))
+  finalized <- dials::finalize(rbf_gamma(), iris[, 1:4])
+  expect_equal(unname(unlist(finalized$range)), log10(gamma0) + krein:::tuning_range("kqd", "gamma"))
+})
+
+test_that("drop_training_scores() keeps fitted() and predictions for new data, and refuses predict() without data", {
+  # issue 25: Nystroem and chunk fits kept n x classes x path values of
+  # training scores (gigabytes at 1e7 rows), with no way to drop them
+  data <- contract_data(120)
+  x <- as.matrix(data[, 1:2])
+  nystroem <- list(
+    kqd = kqd(x, data$y, kernel = kernel_rbf(0.5), landmarks = "random", m = 20, reg = c(0.01, 0.1, 1)),
+    ikfd = ikfd(x, data$y, kernel = kernel_rbf(0.5), landmarks = "random", m = 20),
+    pcvm = pcvm(x, data$y, kernel = kernel_rbf(0.5), landmarks = "random", m = 20),
+    kfda = kfda(x, data$y, kernel = kernel_rbf(0.5), reduce = "subset", bases = 20)
+  )
+  for (name in names(nystroem)) {
+    fit <- nystroem[[name]]
+    small <- drop_training_scores(fit)
+    expect_lt(as.numeric(object.size(small)), as.numeric(object.size(fit)))
+    expect_identical(fitted(small), fitted(fit), info = name)
+    expect_error(predict(small), class = "krein_error", regexp = "drop_training_scores")
+    # the training data as newdata give the same scores again
+    expect_equal(predict(small, x, type = "prob"), predict(fit, type = "prob"), tolerance = 1e-8,
+                 ignore_attr = TRUE, info = name)
+    expect_equal(predict(small, x[1:5, ], type = "decision"), predict(fit, x[1:5, ], type = "decision"))
+    expect_output(print(small))
+    expect_output(print(summary(small)))
+  }
+  # every model: fitted(), print() and summary() still work
+  for (name in krein:::registered_models()) {
+    fit <- contract_fit(name, data)
+    small <- drop_training_scores(fit)
+    expect_identical(fitted(small), fitted(fit), info = name)
+    expect_error(predict(small), class = "krein_error")
+    expect_output(print(summary(small)))
+  }
+  expect_error(drop_training_scores(list()), class = "krein_error")
+})
+
+test_that("kmdc's distance model is fitted through fit_model(), with kqd's checks", {
+  # issue 25: it called kqd_fit() directly, bypassing the contract's checks
+  data <- contract_data()
+  calls <- new.env()
+  calls$seen <- character()
+  suppressMessages(trace("fit_model", where = asNamespace("krein"), print = FALSE,
+                         tracer = bquote(assign("seen", c(get("seen", envir = .(calls)), name), envir = .(calls)))))
+  on.exit(suppressMessages(untrace("fit_model", where = asNamespace("krein"))), add = TRUE)
+  kmdc(y ~ ., data = data, kernel = kernel_rbf(0.5))
+  expect_identical(calls$seen, c("kmdc", "kqd"))
+})
+
+test_that("a model on the features has no kernel: NULL, as a precomputed fit", {
+  # issue 25: onda signalled "no kernel" with kernel = NA
+  data <- contract_data()
+  fit <- onda(y ~ ., data = data)
+  expect_null(fit$spec$kernel)
+  expect_null(krein:::model_kernel(fit))
+  # a kernel model without one says so
+  expect_error(kqd(y ~ ., data = data, kernel = NULL), class = "krein_error", regexp = "`kernel` is missing")
+  expect_error(kqd(as.matrix(data[, 1:2]), data$y, kernel = NULL), class = "krein_error", regexp = "`kernel` is missing")
+})
+
+test_that("old argument names point to the new ones through the registry", {
+  # issue 25: kfda's own check_kfda_dots() repeated the registry's `renamed`
+  data <- contract_data()
+  expect_error(kfda(y ~ ., data = data, kernel = kernel_rbf(0.5), type = "quadratic"),
+               class = "krein_argument_error", regexp = "`type` is now called `discriminant`")
+  expect_error(kfda(as.matrix(data[, 1:2]), data$y, type = "quadratic"),
+               class = "krein_argument_error", regexp = "`type` is now called `discriminant`")
+  expect_false(exists("check_kfda_dots", envir = asNamespace("krein"), inherits = FALSE))
+})
+
+test_that("data in chunks take the default method's path: its defaults, and the registry says which fit", {
+  data <- contract_data(90)
+  chunks <- krein_chunks(split(data, rep(1:3, each = 30)), y = "y")
+  points <- as.matrix(data[c(1, 20, 40, 60, 80), 1:2])
+  # the models the registry does not mark refuse before reading the chunks
+  reads <- 0
+  counting <- krein_chunks(function(i) {
+    reads <<- reads + 1
+    if (i <= 3) data[(30 * (i - 1) + 1):(30 * i), ]
+  }, y = "y")
+  expect_error(iknn(counting, kernel = kernel_rbf(0.5)), class = "krein_error", regexp = "iknn\\(\\) does not fit")
+  expect_error(kqd(counting, kernel = kernel_rbf(0.5)), class = "krein_error", regexp = "landmarks")
+  expect_error(kfda(counting, kernel = kernel_rbf(0.5), bases = points), class = "krein_error",
+               regexp = "the default")
+  expect_identical(reads, 0)
+  expect_error(kqd(chunks, data$y, kernel = kernel_rbf(0.5), landmarks = points), class = "krein_error",
+               regexp = "`y` is not used")
+  # the same fit as in memory, with the same defaults
+  chunked <- kqd(chunks, kernel = kernel_rbf(0.5), landmarks = points)
+  memory <- kqd(as.matrix(data[, 1:2]), data$y, kernel = kernel_rbf(0.5), landmarks = c(1, 20, 40, 60, 80))
+  expect_identical(chunked$reg, memory$reg)
+  expect_equal(chunked$training_distances, memory$training_distances, tolerance = 1e-10)
+})

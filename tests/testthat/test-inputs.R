@@ -60,12 +60,12 @@ test_that("formula fits dummy-code factors and rebuild newdata from terms", {
                ignore_attr = TRUE)
 })
 
-test_that("subset and na.action are honoured; the default names the rows", {
+test_that("subset and na.action are honoured; na.fail names the rows", {
   expect_equal(nrow(toy_model(y ~ a + b, data = df, subset = a > 0)$x), sum(df$a > 0))
   df_na <- df
   df_na$a[c(3, 8)] <- NA
-  expect_snapshot(show_error(toy_model(y ~ a + b, data = df_na)))
-  expect_error(toy_model(df_na[, 1:2], df_na$y), class = "krein_error", regexp = "rows 3 and 8")
+  expect_snapshot(show_error(toy_model(y ~ a + b, data = df_na, na.action = na.fail)))
+  expect_error(toy_model(df_na[, 1:2], df_na$y, na.action = na.fail), class = "krein_error", regexp = "rows 3 and 8")
   omitted <- toy_model(y ~ a + b, data = df_na, na.action = na.omit)
   expect_equal(nrow(omitted$x), 10L)
   expect_equal(as.vector(omitted$na_action), c(3L, 8L))
@@ -73,7 +73,7 @@ test_that("subset and na.action are honoured; the default names the rows", {
   expect_equal(nrow(toy_model(df_na[, 1:2], df_na$y, na.action = "na.exclude")$x), 10L)
   y_na <- df$y
   y_na[5] <- NA
-  expect_error(toy_model(df[, 1:2], y_na), class = "krein_error", regexp = "row 5")
+  expect_error(toy_model(df[, 1:2], y_na, na.action = na.fail), class = "krein_error", regexp = "row 5")
   expect_error(toy_model(df[, 1:2], df$y, na.action = mean), class = "krein_error",
                regexp = "`na.action`")
 })
@@ -238,13 +238,14 @@ test_that("a numeric predictor column equal to the response warns", {
 test_that("an NA in y is reported as in y, an NA in x as in x", {
   y_na <- df$y
   y_na[5] <- NA
-  expect_error(toy_model(df[, 1:2], y_na), class = "krein_error", regexp = "^`y` has missing values in row 5;")
+  expect_error(toy_model(df[, 1:2], y_na, na.action = na.fail), class = "krein_error",
+               regexp = "^`y` has missing values in row 5;")
   x_na <- df[, 1:2]
   x_na$a[2] <- NA
-  expect_snapshot(show_error(toy_model(x_na, y_na)))
+  expect_snapshot(show_error(toy_model(x_na, y_na, na.action = na.fail)))
   df_na <- df
   df_na$y[4] <- NA
-  expect_error(toy_model(y ~ a + b, data = df_na), class = "krein_error",
+  expect_error(toy_model(y ~ a + b, data = df_na, na.action = na.fail), class = "krein_error",
                regexp = "^`y` \\(the response\\) has missing values in row 4")
 })
 
@@ -320,7 +321,7 @@ test_that("strings and lists are an input type of their own: the kernel of the o
   # a data frame is never taken as a list of objects
   expect_identical(toy_model(df[, c("a", "b")], df$y)$spec$type, "xy")
   expect_error(toy_model(words, df$y), class = "krein_error", regexp = "numeric coordinates")
-  expect_error(toy_model(words, df$y, kernel = NA), class = "krein_error", regexp = "input features")
+  expect_error(toy_model(words, df$y, kernel = NULL), class = "krein_error", regexp = "input features")
 })
 
 test_that("class labels given as numbers or logicals become the factor factor() makes", {
@@ -331,4 +332,41 @@ test_that("class labels given as numbers or logicals become the factor factor() 
   labels <- list(c(3L, 1L, 2L, 3L, 1L), c(b = 2L, a = -1L, c = 2L), c(10, 2, 2, 1e14, -0, 0),
                  c(TRUE, FALSE, TRUE), c(7L, 7L, 9L))
   for (y in labels) expect_identical(krein:::as_class_factor(y), factor(y))
+})
+
+test_that("missing values follow getOption(\"na.action\") by default, as model.frame() and MASS::lda() do", {
+  # issue 25: `na.action = NULL` made any NA an error, where R's modelling
+  # functions follow getOption("na.action") (na.omit unless set)
+  x <- as.matrix(iris[, 1:4])
+  x[c(3, 70), 2] <- NA
+  y <- iris$Species
+  data <- data.frame(x, y = y)
+  old <- options(na.action = "na.omit")
+  on.exit(options(old), add = TRUE)
+  for (fit in list(kqd(x, y, kernel = kernel_rbf(0.5)), kqd(y ~ ., data = data, kernel = kernel_rbf(0.5)),
+                   onda(x, y))) {
+    # na.omit drops the rows and records them, as MASS::lda() does
+    expect_identical(nobs(fit), 148L)
+    expect_s3_class(fit$na_action, "omit")
+    expect_identical(as.vector(fit$na_action), c(3L, 70L))
+    expect_length(fitted(fit), 148L)
+  }
+  expect_identical(nobs(kqd(x, y, kernel = kernel_rbf(0.5))), MASS::lda(y ~ ., data = data)$N)
+  # na.fail, as the option or the argument: an error naming the rows
+  expect_error(kqd(x, y, kernel = kernel_rbf(0.5), na.action = na.fail), class = "krein_error",
+               regexp = "rows 3 and 70")
+  options(na.action = "na.fail")
+  expect_error(kqd(x, y, kernel = kernel_rbf(0.5)), class = "krein_error", regexp = "rows 3 and 70")
+  expect_error(kqd(y ~ ., data = data, kernel = kernel_rbf(0.5)), class = "krein_error", regexp = "rows 3 and 70")
+  # an option krein cannot follow is named
+  options(na.action = "na.pass")
+  expect_error(kqd(x, y, kernel = kernel_rbf(0.5)), class = "krein_error", regexp = "na.pass")
+  options(na.action = "na.omit")
+  # na.exclude pads fitted() and the training predictions with NA, as naresid() does
+  excluded <- kqd(x, y, kernel = kernel_rbf(0.5), na.action = na.exclude)
+  expect_length(fitted(excluded), 150L)
+  expect_true(all(is.na(fitted(excluded)[c(3, 70)])))
+  expect_false(anyNA(fitted(excluded)[-c(3, 70)]))
+  expect_identical(dim(predict(excluded, type = "prob")), c(150L, 3L))
+  expect_true(all(is.na(predict(excluded, type = "prob")[c(3, 70), ])))
 })

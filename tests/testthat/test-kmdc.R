@@ -230,7 +230,7 @@ test_that("kernel_mahalanobis() takes na.action, as the models do", {
   d <- gaussian_mixture_2d(60)
   X <- as.matrix(d[, 1:2])
   X[4, 1] <- NA
-  expect_error(kernel_mahalanobis(X, d$y, kernel_rbf(1)), class = "krein_error", regexp = "na.action")
+  expect_error(kernel_mahalanobis(X, d$y, kernel_rbf(1), na.action = na.fail), class = "krein_error", regexp = "na.action")
   omitted <- kernel_mahalanobis(X, d$y, kernel_rbf(1), na.action = na.omit)
   expect_identical(dim(omitted), c(59L, 2L))
   expect_equal(omitted, kernel_mahalanobis(X[-4, ], d$y[-4], kernel_rbf(1)), ignore_attr = TRUE)

@@ -180,7 +180,7 @@ test_that("select_landmarks() takes the na.action its missing-value error sugges
   d <- gaussian_mixture_2d(60)
   X <- as.matrix(d[, 1:2])
   X[c(3, 40), 1] <- NA
-  expect_error(select_landmarks(X, d$y, kernel_rbf(1)), class = "krein_error",
+  expect_error(select_landmarks(X, d$y, kernel_rbf(1), na.action = na.fail), class = "krein_error",
                regexp = "na.action = na.omit")
   set.seed(2)
   lm <- select_landmarks(X, d$y, kernel_rbf(1), method = "random", m = 10, na.action = na.omit)

@@ -209,7 +209,8 @@ test_that("kernel_matrix() takes objects", {
 test_that("missing objects: na.action drops them at the fit, predict() gives NA rows", {
   s <- string_data
   x <- replace(s$train, c(3, 20), NA)
-  expect_error(kqd(x, s$y, kernel = kernel_dissimilarity(adist)), class = "krein_error", regexp = "elements 3 and 20")
+  expect_error(kqd(x, s$y, kernel = kernel_dissimilarity(adist), na.action = na.fail), class = "krein_error",
+               regexp = "elements 3 and 20")
   fit <- kqd(x, s$y, kernel = kernel_dissimilarity(adist), na.action = na.exclude)
   reference <- kqd(s$train[-c(3, 20)], s$y[-c(3, 20)], kernel = kernel_dissimilarity(adist))
   expect_equal(predict(fit, s$new, type = "prob"), predict(reference, s$new, type = "prob"))
@@ -301,7 +302,7 @@ test_that("bad objects and kernels that cannot compare them are krein_errors", {
     kqd(list("abab", NULL, "cdcd", NULL), factor(c("a", "a", "b", "b")), kernel = kernel_dissimilarity(adist))
     kqd(s$train, s$y)
     kqd(s$train, s$y, kernel = kernel_poly(2))
-    kqd(replace(s$train, 4, NA), s$y, kernel = kernel_dissimilarity(adist))
+    kqd(replace(s$train, 4, NA), s$y, kernel = kernel_dissimilarity(adist), na.action = na.fail)
     kqd(s$train, s$y, kernel = kernel_dissimilarity(function(a, b) as.vector(adist(a, b))))
     kqd(s$train, s$y, kernel = kernel_dissimilarity(function(a, b) adist(a, b)[, -1]))
     kqd(s$train, s$y, kernel = kernel_dissimilarity(function(a, b) adist(a, b) - 1))

@@ -75,7 +75,7 @@ test_that("the tunable arguments have dials parameters; the width is finalised b
   x <- iris[, 1:4]
   finalized <- dials::finalize(rbf_gamma(), x)
   center <- log10(median_gamma(scale(as.matrix(x))))
-  expect_equal(unname(unlist(finalized$range)), center + c(-1, 1))
+  expect_equal(unname(unlist(finalized$range)), center + c(-5, 5) * log10(2))
   expect_equal(unname(unlist(rbf_gamma(c(-2, 0))$range)), c(-2, 0))
   # factor predictors count as their indicator columns
   with_factor <- data.frame(x, group = factor(rep(c("a", "b"), 75)))
@@ -97,9 +97,10 @@ test_that("a tuned workflow on Sonar: tune_grid, select_best, finalize_workflow,
   metrics <- tune::collect_metrics(tuned)
   expect_identical(nrow(metrics), 8L)
   expect_false(anyNA(metrics$mean))
-  # the widths came from the median heuristic of the predictors
+  # the widths came from the median heuristic of the predictors: 1/32 to 32
+  # times it, the registry's one range
   center <- median_gamma(scale(as.matrix(Sonar[, 1:60])))
-  expect_true(all(metrics$gamma >= center / 10 * (1 - 1e-8) & metrics$gamma <= center * 10 * (1 + 1e-8)))
+  expect_true(all(metrics$gamma >= center / 32 * (1 - 1e-8) & metrics$gamma <= center * 32 * (1 + 1e-8)))
   expect_gt(max(metrics$mean[metrics$.metric == "accuracy"]), 0.7)
   best <- tune::select_best(tuned, metric = "accuracy")
   final <- parsnip::fit(tune::finalize_workflow(wf, best), data = Sonar)
@@ -109,4 +110,32 @@ test_that("a tuned workflow on Sonar: tune_grid, select_best, finalize_workflow,
   predicted <- predict(final, Sonar[1:10, ])
   expect_s3_class(predicted$.pred_class, "factor")
   expect_identical(levels(predicted$.pred_class), levels(Sonar$Class))
+})
+
+test_that("the registry drives the engines: every model it maps to a parsnip model has one", {
+  # issue 25: only kqd and ikfd had engines, hard-coded
+  skip_if_not_installed("parsnip")
+  loadNamespace("parsnip")
+  expect_setequal(krein:::parsnip_models(), c("kqd", "ikfd", "iknn", "isvm"))
+  for (name in krein:::parsnip_models()) {
+    expect_true("krein" %in% parsnip::show_engines(krein:::model_info(name)$parsnip$model)$engine, info = name)
+  }
+  x <- as.matrix(iris[, 1:4])
+  # nearest_neighbor(): `neighbors` is iknn's k
+  spec <- parsnip::set_engine(parsnip::nearest_neighbor(neighbors = 3, mode = "classification"), "krein",
+                              gamma = 0.5)
+  fitted <- parsnip::fit(spec, Species ~ ., data = iris)
+  direct <- iknn(x, iris$Species, kernel = kernel_rbf(0.5), k = 3)
+  expect_equal(fitted$fit$k, 3)
+  expect_equal(as.matrix(predict(fitted, iris[1:20, ], type = "prob")), predict(direct, x[1:20, ], type = "prob"),
+               ignore_attr = TRUE)
+  # svm_rbf(): `cost` is isvm's C, `rbf_sigma` the Gaussian width
+  skip_if_not_installed("kernlab")
+  spec <- parsnip::set_engine(parsnip::svm_rbf(cost = 2, rbf_sigma = 0.5, mode = "classification"), "krein")
+  set.seed(3)
+  fitted <- parsnip::fit(spec, Species ~ ., data = iris)
+  set.seed(3)
+  direct <- isvm(x, iris$Species, kernel = kernel_rbf(0.5), C = 2)
+  expect_equal(fitted$fit$C, 2)
+  expect_identical(predict(fitted, iris[1:20, ])$.pred_class, unname(predict(direct, x[1:20, ])))
 })

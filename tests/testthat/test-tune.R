@@ -163,7 +163,7 @@ test_that("a model on the input features is tuned on them, with a paper's class 
                       folds = 3)
   expect_identical(tuned$results$failed, c(0, 0))
   expect_s3_class(tuned$model, "onda")
-  expect_identical(tuned$model$spec$kernel, NA)  # no kernel: the contract marks models on the features
+  expect_null(tuned$model$spec$kernel)  # no kernel: NULL, as for precomputed fits
   expect_identical(tuned$model$call, call("onda", x = quote(x), y = quote(d$y), posterior = tuned$best$posterior))
   # the fold values are those of separate fits classified by that rule
   ids <- tuned$fold_ids[, 1]
@@ -362,13 +362,17 @@ test_that("missing values in x or y are handled as the models handle them", {
   X <- as.matrix(d[, 1:2])
   Y <- d$y
   Y[4] <- NA
-  model_message <- tryCatch(kqd(X, Y), krein_error = conditionMessage)
-  expect_error(tune_krein(kqd, X, Y, grid = list(reg = 0.1)), class = "krein_error",
+  # with na.fail, the models' message (by default, getOption("na.action"))
+  model_message <- tryCatch(kqd(X, Y, na.action = na.fail), krein_error = conditionMessage)
+  expect_error(tune_krein(kqd, X, Y, grid = list(reg = 0.1), na.action = na.fail), class = "krein_error",
                regexp = model_message, fixed = TRUE)
   X_na <- X
   X_na[7, 2] <- NA
-  expect_error(tune_krein(kqd, X_na, d$y, grid = list(reg = 0.1)), class = "krein_error",
-               regexp = tryCatch(kqd(X_na, d$y), krein_error = conditionMessage), fixed = TRUE)
+  expect_error(tune_krein(kqd, X_na, d$y, grid = list(reg = 0.1), na.action = na.fail), class = "krein_error",
+               regexp = tryCatch(kqd(X_na, d$y, na.action = na.fail), krein_error = conditionMessage), fixed = TRUE)
+  # by default, as the models: the rows are dropped
+  set.seed(3)
+  expect_identical(nobs(tune_krein(kqd, X_na, Y, grid = list(reg = 0.1), folds = 3)$model), 58L)
   set.seed(3)
   tuned <- tune_krein(kqd, X_na, Y, grid = list(reg = c(0.01, 0.1)), folds = 3, na.action = na.omit)
   expect_identical(nrow(tuned$fold_ids), 58L)
