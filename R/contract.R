@@ -57,6 +57,11 @@ krein_registry <- new.env(parent = emptyenv())
 #'   argument are given to the fitting function in one fit (a vector for kqd;
 #'   kmdc, whose vector `reg` is one value per class, takes a one-column
 #'   matrix).
+#' @param landmark_args `function(landmarks)`: the model arguments of a
+#'   Nystroem fit (or a fit on a subset of bases) on the given landmarks:
+#'   training-row indices, or (for data in chunks) a select_landmarks()
+#'   result, e.g. `list(landmarks = landmarks)`; NULL for a model without
+#'   one. The property test over the registry (test-combinations.R) reads it.
 #' @noRd
 register_krein_model <- function(name, label, fit, parameters, path = NULL,
                                  needs_self = function(args) FALSE,
@@ -64,12 +69,13 @@ register_krein_model <- function(name, label, fit, parameters, path = NULL,
                                  types = character(), predict_args = character(),
                                  uses_kernel = TRUE, renamed = character(),
                                  default_grid = function(size, args, data) list(),
-                                 path_values = identity) {
+                                 path_values = identity, landmark_args = NULL) {
   parameters <- as.data.frame(parameters, stringsAsFactors = FALSE)
   assign(name, list(name = name, label = label, fit = fit, parameters = parameters, path = path,
                     needs_self = needs_self, needs_inputs = needs_inputs, types = types,
                     predict_args = predict_args, uses_kernel = uses_kernel, renamed = renamed,
-                    default_grid = default_grid, path_values = path_values),
+                    default_grid = default_grid, path_values = path_values,
+                    landmark_args = landmark_args),
          envir = krein_registry)
   invisible(name)
 }

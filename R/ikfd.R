@@ -526,5 +526,6 @@ register_krein_model(
                           stringsAsFactors = FALSE),
   needs_inputs = function(args) landmarks_need_inputs(args$landmarks),
   predict_args = "rule", renamed = c(reg = "ridge_relative"),
-  default_grid = function(size, args, data) list(ridge_relative = log_values(-6, -2, size))
+  default_grid = function(size, args, data) list(ridge_relative = log_values(-6, -2, size)),
+  landmark_args = function(landmarks) list(landmarks = landmarks)
 )

@@ -652,5 +652,8 @@ register_krein_model(
                           label = c("linear or quadratic rule", "reduction", "principal components",
                                     "random bases", "ridge"),
                           stringsAsFactors = FALSE),
-  types = "projection", default_grid = function(size, args, data) kfda_default_grid(size, args, data)
+  types = "projection", default_grid = function(size, args, data) kfda_default_grid(size, args, data),
+  landmark_args = function(landmarks) {
+    list(reduce = "subset", bases = if (inherits(landmarks, "krein_landmarks")) landmarks$points else landmarks)
+  }
 )

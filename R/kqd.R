@@ -617,5 +617,6 @@ register_krein_model(
   needs_self = function(args) startsWith(args$variant %||% "RC+", "RC"),
   needs_inputs = function(args) landmarks_need_inputs(args$landmarks),
   types = "distance", predict_args = "reg",
-  default_grid = function(size, args, data) list(reg = default_reg_values(args$variant %||% "RC+", size))
+  default_grid = function(size, args, data) list(reg = default_reg_values(args$variant %||% "RC+", size)),
+  landmark_args = function(landmarks) list(landmarks = landmarks)
 )
