@@ -8,7 +8,7 @@
 
 # 45 points in three classes, two columns in very different units (so that
 # scaling matters), 9 new points; the same as a data frame with missing
-# values in two rows; 45 + 9 strings in three classes with one missing.
+# values in two rows; 45 + 9 strings in three classes.
 combination_data <- local({
   seed <- if (exists(".Random.seed", globalenv())) get(".Random.seed", globalenv())
   set.seed(25)
@@ -492,7 +492,8 @@ check_scale <- function(name, args, row, label) {
   d <- combination_data
   xs <- scale_by(d$x, d$x)
   xs_new <- scale_by(d$x_new, d$x)
-  for (kernel in list(combination_kernel(name), list())) {
+  # (a model without a kernel, onda, once)
+  for (kernel in unique(list(combination_kernel(name), list()))) {
     this <- sprintf("%s, %s", label, if (length(kernel)) "explicit kernel" else "default kernel")
     fit <- if (length(kernel)) {
       quote(do.call(combination_fit, c(list(name, d$x, d$y, scale = TRUE), kernel, args)))
