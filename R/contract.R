@@ -80,6 +80,11 @@ krein_registry <- new.env(parent = emptyenv())
 #'   ([krein_chunks()]), else `function(args)` that refuses, before any pass
 #'   over the chunks, arguments (all of them, defaults filled in) with which
 #'   it cannot (a Nystroem fit needs `landmarks`).
+#' @param landmark_args `function(landmarks)`: the model arguments of a
+#'   Nystroem fit (or a fit on a subset of bases) on the given landmarks:
+#'   training-row indices, or (for data in chunks) a select_landmarks()
+#'   result, e.g. `list(landmarks = landmarks)`; NULL for a model without
+#'   one. The property test over the registry (test-combinations.R) reads it.
 #' @noRd
 register_krein_model <- function(name, label, fit, parameters, path = NULL,
                                  needs_self = function(args) FALSE,
@@ -88,13 +93,14 @@ register_krein_model <- function(name, label, fit, parameters, path = NULL,
                                  uses_kernel = TRUE, renamed = character(),
                                  default_grid = function(size, args, data) list(),
                                  path_values = identity, ranges = function(args) list(), parsnip = NULL,
-                                 chunks = NULL, calibrated = function(args) TRUE) {
+                                 chunks = NULL, calibrated = function(args) TRUE, landmark_args = NULL) {
   parameters <- as.data.frame(parameters, stringsAsFactors = FALSE)
   assign(name, list(name = name, label = label, fit = fit, parameters = parameters, path = path,
                     needs_self = needs_self, needs_inputs = needs_inputs, types = types,
                     predict_args = predict_args, uses_kernel = uses_kernel, renamed = renamed,
                     default_grid = default_grid, path_values = path_values, ranges = ranges,
-                    parsnip = parsnip, chunks = chunks, calibrated = calibrated),
+                    parsnip = parsnip, chunks = chunks, calibrated = calibrated,
+                    landmark_args = landmark_args),
          envir = krein_registry)
   invisible(name)
 }

@@ -523,5 +523,6 @@ register_krein_model(
   parsnip = list(model = "discrim_linear",
                  args = list(penalty = list(krein = "ridge_relative", main = TRUE,
                                             dials = list(pkg = "krein", fun = "ikfd_penalty")))),
-  chunks = function(args) check_chunk_landmarks(args$landmarks)
+  chunks = function(args) check_chunk_landmarks(args$landmarks),
+  landmark_args = function(landmarks) list(landmarks = landmarks)
 )

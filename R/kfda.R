@@ -336,7 +336,10 @@ check_covariance_factor <- function(condition, what, p, tol, hint) {
 # Fisher's canonical directions in the reduced space, as MASS::lda's
 # `scaling`: the generalised eigenvectors of the prior-weighted between-class
 # covariance against the pooled one, normalised so that the pooled
-# within-class covariance of the coordinates is the identity.
+# within-class covariance of the coordinates is the identity. An
+# eigenvector's sign is arbitrary and may flip with rounding (a fit over
+# chunks against the same fit in memory): each direction's largest
+# coefficient is made positive, as onda() does.
 fisher_directions <- function(R, means, prior) {
   center <- as.vector(means %*% prior)
   between <- (means - center) %*% (prior * t(means - center))
@@ -346,6 +349,9 @@ fisher_directions <- function(R, means, prior) {
   d <- min(nrow(R), ncol(means) - 1L)
   values <- pmax(e$values[seq_len(d)], 0)
   scaling <- R_inv %*% e$vectors[, seq_len(d), drop = FALSE]
+  # (the directions, not the eigenvectors: R's rows have arbitrary signs too)
+  largest <- max.col(abs(t(scaling)), ties.method = "first")
+  scaling <- scaling * rep(sign(scaling[cbind(largest, seq_len(d))]), each = nrow(scaling))
   colnames(scaling) <- paste0("LD", seq_len(d))
   list(scaling = scaling, center = center,
        trace_proportion = if (sum(values) > 0) values / sum(values) else values)
@@ -633,5 +639,8 @@ register_krein_model(
   default_grid = function(size, args, data) kfda_default_grid(size, args, data),
   # `type` was the rule's name in krein 0.1.0
   renamed = c(type = "discriminant"),
-  chunks = function(args) check_chunk_reduce(args$reduce)
+  chunks = function(args) check_chunk_reduce(args$reduce),
+  landmark_args = function(landmarks) {
+    list(reduce = "subset", bases = if (inherits(landmarks, "krein_landmarks")) landmarks$points else landmarks)
+  }
 )

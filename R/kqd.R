@@ -792,5 +792,6 @@ register_krein_model(
   calibrated = function(args) {
     if (identical((args$bias %||% "error")[1], "map")) return(TRUE)
     "with `bias = \"error\"` or `\"none\"` it is the softmax of the decision values, a monotone score whose scale no fit has calibrated (see ?kqd, Prediction); `bias = \"map\"` gives the posterior of the Gaussian model."
-  }
+  },
+  landmark_args = function(landmarks) list(landmarks = landmarks)
 )

@@ -650,7 +650,8 @@ register_krein_model(
   parameters = data.frame(parameter = character(), class = character(), label = character(),
                           stringsAsFactors = FALSE),
   needs_inputs = function(args) landmarks_need_inputs(args$landmarks) || isTRUE(args$control$optimize_width),
-  types = "latent", chunks = function(args) check_chunk_landmarks(args$landmarks)
+  types = "latent", chunks = function(args) check_chunk_landmarks(args$landmarks),
+  landmark_args = function(landmarks) list(landmarks = landmarks)
 )
 
 # 2-D decision regions circle the relevance vectors of every pairwise model
