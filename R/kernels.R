@@ -497,16 +497,14 @@ evaluate_kernel <- function(kernel, x, y = NULL, threads = 0L) {
   symmetric <- is.null(y)
   if (symmetric) y <- x
   if (is_builtin_kernel(kernel)) {
-    return(check_builtin_kernel_values(cpp_kernel_matrix(kernel, FALSE, x, y, y, symmetric, threads),
-                                       kernel, x, y))
+    return(builtin_kernel_matrix(kernel, kernel, FALSE, x, y, y, symmetric, threads))
   }
   switch(kernel$name,
     invariant = {
       y_tau <- apply_transform(kernel$transform, y)
       if (symmetric) check_invariant_symmetry(kernel, x, y_tau, threads)
       if (is_builtin_kernel(kernel$base)) {
-        check_builtin_kernel_values(cpp_kernel_matrix(kernel$base, TRUE, x, y, y_tau, symmetric, threads),
-                                    kernel, x, y)
+        builtin_kernel_matrix(kernel, kernel$base, TRUE, x, y, y_tau, symmetric, threads)
       } else {
         K <- pmax(evaluate_kernel(kernel$base, x, y, threads),
                   evaluate_kernel(kernel$base, x, y_tau, threads))
@@ -623,15 +621,32 @@ symmetrise_function_kernel <- function(K, what) {
   (K + t(K)) / 2
 }
 
-#' The values of a built-in kernel, checked once where the engine computed
-#' them: NaN or Inf (a non-whole polynomial degree on a negative base, inner
-#' products of huge inputs overflowing) must not flow silently into a model,
-#' where they became NA classes or obscure LAPACK failures (issue 16). The
-#' test costs two passes without allocation (anyNA, range); the counts only
-#' on failure.
+#' The matrix of a built-in kernel (`base`, the kernel itself or an invariant
+#' kernel's base), checked for NaN or Inf: such values (a non-whole polynomial
+#' degree on a negative base, inner products of huge inputs overflowing) must
+#' not flow silently into a model, where they became NA classes or obscure
+#' LAPACK failures (issue 16). The engine tests each value as it computes it
+#' and marks the matrix if one is not finite, so a good matrix costs no pass
+#' in R (a pass over a 5000 x 5000 matrix, and the copy `range()` makes,
+#' took longer than computing it: issue 32).
+#' @noRd
+builtin_kernel_matrix <- function(kernel, base, invariant, x, y, y_tau, symmetric, threads) {
+  K <- cpp_kernel_matrix(base, invariant, x, y, y_tau, symmetric, threads)
+  if (!is.null(attr(K, "krein_nonfinite", exact = TRUE))) report_nonfinite_kernel_values(K, kernel, x, y)
+  K
+}
+
+#' The values of a built-in kernel computed one by one (the diagonal), checked
+#' the same way in R: a vector, so the pass is cheap.
 #' @noRd
 check_builtin_kernel_values <- function(K, kernel, x, y = NULL) {
   if (!anyNA(K) && all(is.finite(range(K)))) return(K)
+  report_nonfinite_kernel_values(K, kernel, x, y)
+}
+
+#' The error for a built-in kernel's non-finite values, with their counts.
+#' @noRd
+report_nonfinite_kernel_values <- function(K, kernel, x, y = NULL) {
   nan <- sum(is.na(K))
   inf <- sum(is.infinite(K))
   kinds <- c(if (nan > 0) "NaN", if (inf > 0) "Inf")

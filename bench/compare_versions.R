@@ -2,7 +2,19 @@
 # workloads of the other bench/*.R scripts (krein's own calls only, no
 # competitors), timed alternately in fresh child processes.
 #
-# Make the two libraries first (optimised builds, as users get them; not
+# THE GUARD (issue 32): run it against the fixed reference commit recorded in
+# bench/README.md before resolving any issue that touches inst/include, src or
+# the input path, and put its table in the note. From the checkout's root:
+#   Rscript bench/compare_versions.R --reference [workload ...]
+# installs the reference commit (once; cached in KREIN_BENCH_CACHE, default
+# tools::R_user_dir("krein", "cache")/bench) and the checkout as it is
+# (uncommitted changes included, into a temporary library), both with
+# `R CMD INSTALL` (-O2), and compares them. Comparing only against the commit
+# where the current work began misses what an earlier issue lost: a 3x slower
+# kernel_matrix() went unseen through two issues that way. A slowdown beyond
+# the noise (new/old above 1.10 is flagged) is fixed or explained.
+#
+# Or make the two libraries yourself (optimised builds, as users get them; not
 # pkgload, which compiles with -O0), e.g. for the rework of issue 15:
 #   git worktree add /tmp/bench-old 96ba114
 #   #   (on a machine whose RcppEigen has Eigen 3.3, replace in
@@ -14,7 +26,8 @@
 #   mkdir -p /tmp/lib-new && MAKEFLAGS=-j2 R CMD INSTALL --library=/tmp/lib-new /tmp/bench-new
 # Then, from the checkout's root:
 #   KREIN_LIB_OLD=/tmp/lib-old KREIN_LIB_NEW=/tmp/lib-new Rscript bench/compare_versions.R [workload ...]
-# (no workload names: all of them; KREIN_BENCH_REPEATS sets the runs per build, default 3).
+# (no workload names: all of them; KREIN_BENCH_REPEATS sets the runs per build, default 3;
+# with --reference, KREIN_LIB_NEW, if set, replaces the install of the checkout).
 #
 # Two versions of one package cannot be loaded in one R session, so each run is
 # a child process (`--child <workload> <result file>`) with R_LIBS pointing at
@@ -29,6 +42,10 @@ workloads <- list(
   kernel_matrix_rbf = list(script = "kernel_matrix.R", reps = 10, what = "RBF kernel_matrix, n = 4000, d = 10"),
   kernel_matrix_invariant = list(script = "kernel_matrix.R", reps = 5,
                                  what = "invariant kernel_matrix (power 4), n = 4000, d = 10"),
+  kernel_matrix_poly = list(script = "kernel_matrix.R", reps = 10, what = "polynomial kernel_matrix (degree 3), n = 4000, d = 10"),
+  kernel_matrix_dist = list(script = "kernel_matrix.R", reps = 5, what = "distance kernel_matrix (power 1.5), n = 4000, d = 10"),
+  kernel_matrix_elm = list(script = "kernel_matrix.R", reps = 10, what = "ELM kernel_matrix, n = 4000, d = 10"),
+  kernel_matrix_cross = list(script = "kernel_matrix.R", reps = 3, what = "RBF cross-kernel, 1e6 x 300 points, d = 10"),
   kqd_rc = list(script = "kqd.R", reps = 1, what = "kqd RC+ fit + predict 10,000, n = 2000"),
   kqd_fk = list(script = "kqd.R", reps = 1, what = "kqd FK+ fit + predict 10,000, n = 2000"),
   kqd_rc_indefinite = list(script = "kqd.R", reps = 1, what = "kqd indefinite RC+ fit + predict 10,000, n = 2000"),
@@ -83,6 +100,19 @@ workload_code <- function(name) {
       setup = function() { set.seed(1); matrix(rnorm(4000 * 10), 4000, 10) },
       run = function(x) matrix_digest(krein::kernel_matrix(
         krein::kernel_invariant(krein::kernel_dist(s = 1, power = 4)), x, threads = 2))),
+    kernel_matrix_poly = list(
+      setup = function() { set.seed(1); matrix(rnorm(4000 * 10), 4000, 10) },
+      run = function(x) matrix_digest(krein::kernel_matrix(krein::kernel_poly(3, scale = 0.1, offset = 1),
+                                                           x, threads = 2))),
+    kernel_matrix_dist = list(
+      setup = function() { set.seed(1); matrix(rnorm(4000 * 10), 4000, 10) },
+      run = function(x) matrix_digest(krein::kernel_matrix(krein::kernel_dist(s = 3, power = 1.5), x, threads = 2))),
+    kernel_matrix_elm = list(
+      setup = function() { set.seed(1); matrix(rnorm(4000 * 10), 4000, 10) },
+      run = function(x) matrix_digest(krein::kernel_matrix(krein::kernel_elm(1), x, threads = 2))),
+    kernel_matrix_cross = list(
+      setup = function() { set.seed(2); matrix(rnorm(1e6 * 10), 1e6, 10) },
+      run = function(x) matrix_digest(krein::kernel_matrix(krein::kernel_rbf(0.05), x, x[1:300, ], threads = 2))),
     kqd_rc = kqd_case("RC+", "no"),
     kqd_fk = kqd_case("FK+", "no"),
     kqd_rc_indefinite = kqd_case("RC+", "yes"),
@@ -216,6 +246,56 @@ if (length(args) == 3L && args[1] == "--child") {
   run_child(args[2], args[3])
   quit(save = "no")
 }
+# ---- --reference: install the reference commit of bench/README.md and the checkout ----
+reference_commit <- function() {
+  readme <- file.path(dirname(script), "README.md")
+  hits <- regmatches(readLines(readme), regexec("Reference commit[^`]*`([0-9a-f]{7,40})`", readLines(readme)))
+  hits <- Filter(length, hits)
+  if (!length(hits)) stop("bench/README.md records no \"Reference commit ... `<hash>`\"")
+  hits[[1]][2]
+}
+install_into <- function(source_dir, library) {
+  dir.create(library, recursive = TRUE, showWarnings = FALSE)
+  log <- tempfile("krein-install-", fileext = ".log")
+  cat(sprintf("installing %s into %s (log: %s)\n", source_dir, library, log))
+  status <- system2(file.path(R.home("bin"), "R"), c("CMD", "INSTALL", "--no-test-load", "--no-docs",
+                    paste0("--library=", shQuote(library)), shQuote(source_dir)),
+                    stdout = log, stderr = log, env = "MAKEFLAGS=-j2")
+  if (status != 0L) stop(sprintf("installing %s failed; see %s", source_dir, log))
+}
+export_revision <- function(root, revision) {
+  dir <- tempfile("krein-src-")
+  dir.create(dir)
+  if (is.null(revision)) {  # the checkout as it is, uncommitted changes included
+    files <- system2("git", c("-C", shQuote(root), "ls-files", "--cached", "--others", "--exclude-standard"),
+                     stdout = TRUE)
+    files <- files[file.exists(file.path(root, files)) & !grepl("\\.(o|so|dll)$", files)]
+    for (sub in unique(dirname(files))) dir.create(file.path(dir, sub), recursive = TRUE, showWarnings = FALSE)
+    stopifnot(all(file.copy(file.path(root, files), file.path(dir, files))))
+  } else {
+    status <- system(sprintf("git -C %s archive --format=tar %s | tar -x -C %s", shQuote(root), revision,
+                             shQuote(dir)))
+    if (status != 0L) stop("git archive of ", revision, " failed")
+  }
+  dir
+}
+if (length(args) && args[1] == "--reference") {
+  args <- args[-1]
+  root <- dirname(dirname(script))
+  commit <- reference_commit()
+  cache <- Sys.getenv("KREIN_BENCH_CACHE", file.path(tools::R_user_dir("krein", "cache"), "bench"))
+  reference_library <- file.path(cache, paste0("lib-", commit))
+  if (!dir.exists(file.path(reference_library, "krein"))) {
+    install_into(export_revision(root, commit), reference_library)
+  }
+  new_library <- Sys.getenv("KREIN_LIB_NEW")
+  if (!nzchar(new_library)) {
+    new_library <- tempfile("krein-lib-new-")
+    install_into(export_revision(root, NULL), new_library)
+  }
+  Sys.setenv(KREIN_LIB_OLD = reference_library, KREIN_LIB_NEW = new_library)
+  cat(sprintf("reference commit (bench/README.md): %s\n", commit))
+}
 libraries <- c(old = Sys.getenv("KREIN_LIB_OLD", "/tmp/lib-old"), new = Sys.getenv("KREIN_LIB_NEW", "/tmp/lib-new"))
 stopifnot(all(dir.exists(file.path(libraries, "krein"))))
 repeats <- as.integer(Sys.getenv("KREIN_BENCH_REPEATS", "3"))
@@ -245,8 +325,9 @@ for (name in selected) {
   }
   best <- apply(times, 2, min)
   same <- agreement(readRDS(files[["old"]]), readRDS(files[["new"]]))
-  cat(sprintf("%-24s %9.3f %9.3f %9.2f  %s\n", name, best[["old"]], best[["new"]],
-              best[["new"]] / best[["old"]], same))
+  flag <- if (best[["new"]] / best[["old"]] > 1.10) "  <- SLOWER beyond noise? rerun; fix or explain" else ""
+  cat(sprintf("%-24s %9.3f %9.3f %9.2f  %s%s\n", name, best[["old"]], best[["new"]],
+              best[["new"]] / best[["old"]], same, flag))
   cat(sprintf("%-24s   runs old: %s; new: %s\n", "", paste(sprintf("%.3f", times[, "old"]), collapse = " "),
               paste(sprintf("%.3f", times[, "new"]), collapse = " ")))
   rows[[name]] <- data.frame(workload = name, what = workloads[[name]]$what, old = best[["old"]],
@@ -254,4 +335,7 @@ for (name in selected) {
 }
 results <- do.call(rbind, rows)
 rownames(results) <- NULL
+cat("\nFor the note (markdown):\n\n| workload | old | new | new/old | same results? |\n|---|---|---|---|---|\n")
+cat(sprintf("| %s | %.3f s | %.3f s | %.2f | %s |\n", results$what, results$old, results$new, results$ratio,
+            results$same), sep = "")
 invisible(results)

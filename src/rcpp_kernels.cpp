@@ -13,8 +13,11 @@ Rcpp::NumericMatrix cpp_kernel_matrix(const Rcpp::List& base, bool invariant,
   Rcpp::NumericMatrix out(Rcpp::no_init(x.rows(), y.rows()));
   Eigen::Map<Eigen::MatrixXd> out_map(out.begin(), x.rows(), y.rows());
   const krein::MatrixRef xr(x), yr(y), tr(y_tau);
-  krein::kernel_matrix(spec, xr, yr, invariant ? &tr : nullptr, out_map, symmetric, threads,
-                       glue::check_interrupt);
+  const bool finite = krein::kernel_matrix(spec, xr, yr, invariant ? &tr : nullptr, out_map,
+                                          symmetric, threads, glue::check_interrupt);
+  // The engine tested each value as it wrote it; R reads this mark instead of
+  // passing over the matrix again, and describes the values only if it is set.
+  if (!finite) out.attr("krein_nonfinite") = true;
   return out;
 }
 

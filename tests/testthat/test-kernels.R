@@ -92,6 +92,22 @@ test_that("threads do not change the result", {
   }
 })
 
+test_that("a built-in kernel matrix is checked in the engine, not copied again in R (issue 32)", {
+  # The check for NaN and Inf used to run in R on the finished matrix, and
+  # range() made a copy of it: twice the memory and, at n = 5000, more time
+  # than computing the matrix. The peak of R's vector heap while one matrix
+  # is computed must stay near one matrix.
+  big <- matrix(rnorm(600 * 3), 600)
+  for (kernel in list(kernel_rbf(0.5), kernel_poly(2), kernel_invariant(kernel_dist(s = 1, power = 2)))) {
+    kernel_matrix(kernel, big)
+    before <- gc(reset = TRUE)["Vcells", "used"]
+    K <- kernel_matrix(kernel, big)
+    peak <- gc()["Vcells", "max used"] - before
+    expect_lt(peak, 1.5 * length(K))
+    rm(K)
+  }
+})
+
 test_that("data frames, vectors and names are accepted", {
   df <- data.frame(a = x[1:5, 1], b = x[1:5, 2], c = x[1:5, 3], row.names = letters[1:5])
   K <- kernel_matrix(kernel_rbf(1), df)

@@ -9,6 +9,7 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
@@ -110,13 +111,16 @@ struct DotMap {
 // Block kernels: for one column j of the output and the rows [row_begin, row_end),
 // accumulate a per-pair statistic over the input columns (contiguous in the row
 // index, so the compiler vectorises it) and map it to kernel values written to
-// out[0 .. row_end - row_begin).
+// out[0 .. row_end - row_begin). Returns whether every value written is finite:
+// the test rides on the loop that writes the values (they are in a register),
+// where a separate pass over an n x n result would read 8 n^2 bytes again.
 constexpr int kRowBlock = 256;
 
 template <class Accumulate, class Finish>
-inline void fill_column_block(const MatrixRef& X, const MatrixRef& Y, Eigen::Index j,
+inline bool fill_column_block(const MatrixRef& X, const MatrixRef& Y, Eigen::Index j,
                               Eigen::Index row_begin, Eigen::Index row_end, double* out,
                               Accumulate accumulate, Finish finish, double init) {
+  bool finite = true;
   double acc[kRowBlock];
   const Eigen::Index d = X.cols();
   for (Eigen::Index i0 = row_begin; i0 < row_end; i0 += kRowBlock) {
@@ -128,8 +132,13 @@ inline void fill_column_block(const MatrixRef& X, const MatrixRef& Y, Eigen::Ind
       for (int i = 0; i < len; ++i) accumulate(acc[i], xk[i], yk);
     }
     double* dest = out + (i0 - row_begin);
-    for (int i = 0; i < len; ++i) dest[i] = finish(acc[i]);
+    for (int i = 0; i < len; ++i) {
+      const double value = finish(acc[i]);
+      dest[i] = value;
+      finite &= std::isfinite(value);
+    }
   }
+  return finite;
 }
 
 struct SquaredDistance {
@@ -149,17 +158,23 @@ struct EpanechnikovProduct {
 
 // Fill out(rows, j) for j in [0, m); if `upper_only`, only rows 0..j. Columns
 // go in chunks of about four million entries, with a checkpoint after each.
+// column_fill(j, row_end) returns whether the values it wrote are all finite;
+// fill_columns returns whether all of them were.
 template <class ColumnFill>
-inline void fill_columns(Eigen::Index n, Eigen::Index m, bool upper_only, int threads,
+inline bool fill_columns(Eigen::Index n, Eigen::Index m, bool upper_only, int threads,
                          const Checkpoint& checkpoint, ColumnFill column_fill) {
   const Eigen::Index chunk = std::max<Eigen::Index>(1, 4000000 / std::max<Eigen::Index>(1, n));
+  // Written only when a column has a non-finite value (rare), so the threads
+  // do not contend for it.
+  std::atomic<bool> finite{true};
   for (Eigen::Index j0 = 0; j0 < m; j0 += chunk) {
     const Eigen::Index j1 = std::min(m, j0 + chunk);
     parallel::parallel_for(j0, j1, threads, parallel::Schedule::dynamic(8), [&](Eigen::Index j) {
-      column_fill(j, upper_only ? j + 1 : n);
+      if (!column_fill(j, upper_only ? j + 1 : n)) finite.store(false, std::memory_order_relaxed);
     });
     if (checkpoint) checkpoint();
   }
+  return finite.load();
 }
 
 // Copy the upper triangle onto the lower one, tile by tile for cache locality.
@@ -182,28 +197,35 @@ inline void mirror_upper_to_lower(Eigen::Ref<Matrix> out, int threads) {
 // Distance- and coordinate-based kernels: exact differences, never the
 // ||x||^2 + ||y||^2 - 2<x, y> expansion, which cancels badly far from the origin.
 template <class Accumulate, class Finish>
-inline void coordinate_kernel(const MatrixRef& X, const MatrixRef& Y, const MatrixRef* Y_tau,
+inline bool coordinate_kernel(const MatrixRef& X, const MatrixRef& Y, const MatrixRef* Y_tau,
                               Eigen::Ref<Matrix> out, bool symmetric, int threads,
                               const Checkpoint& checkpoint, Accumulate accumulate, Finish finish,
                               double init) {
   const Eigen::Index n = X.rows(), m = Y.rows();
-  fill_columns(n, m, symmetric, threads, checkpoint, [&](Eigen::Index j, Eigen::Index row_end) {
+  const bool finite = fill_columns(n, m, symmetric, threads, checkpoint, [&](Eigen::Index j, Eigen::Index row_end) {
     double* col = out.col(j).data();
-    fill_column_block(X, Y, j, 0, row_end, col, accumulate, finish, init);
-    if (Y_tau != nullptr) {
-      double tau_values[kRowBlock];
-      for (Eigen::Index i0 = 0; i0 < row_end; i0 += kRowBlock) {
-        const Eigen::Index i1 = std::min<Eigen::Index>(row_end, i0 + kRowBlock);
-        // evaluate k(x_i, tau(y_j)) for this block into a scratch buffer, keep the max
-        fill_column_block(X, *Y_tau, j, i0, i1, tau_values, accumulate, finish, init);
-        for (Eigen::Index i = i0; i < i1; ++i) col[i] = std::max(col[i], tau_values[i - i0]);
+    const bool base_finite = fill_column_block(X, Y, j, 0, row_end, col, accumulate, finish, init);
+    if (Y_tau == nullptr) return base_finite;
+    // The invariant kernel's value is the max, whose finiteness is what counts.
+    bool max_finite = true;
+    double tau_values[kRowBlock];
+    for (Eigen::Index i0 = 0; i0 < row_end; i0 += kRowBlock) {
+      const Eigen::Index i1 = std::min<Eigen::Index>(row_end, i0 + kRowBlock);
+      // evaluate k(x_i, tau(y_j)) for this block into a scratch buffer, keep the max
+      fill_column_block(X, *Y_tau, j, i0, i1, tau_values, accumulate, finish, init);
+      for (Eigen::Index i = i0; i < i1; ++i) {
+        const double value = std::max(col[i], tau_values[i - i0]);
+        col[i] = value;
+        max_finite &= std::isfinite(value);
       }
     }
+    return max_finite;
   });
   if (symmetric) mirror_upper_to_lower(out, threads);
+  return finite;
 }
 
-inline void dot_kernel(const KernelSpec& spec, const MatrixRef& X, const MatrixRef& Y,
+inline bool dot_kernel(const KernelSpec& spec, const MatrixRef& X, const MatrixRef& Y,
                        const MatrixRef* Y_tau, Eigen::Ref<Matrix> out, bool symmetric,
                        int threads, const Checkpoint& checkpoint) {
   // Inner products through Eigen's blocked matrix product, then the kernel map.
@@ -223,18 +245,24 @@ inline void dot_kernel(const KernelSpec& spec, const MatrixRef& X, const MatrixR
     if (Y_tau != nullptr) tau_dots.noalias() = X * Y_tau->transpose();
   }
   if (checkpoint) checkpoint();
-  fill_columns(n, m, false, threads, checkpoint, [&](Eigen::Index j, Eigen::Index) {
-    for (Eigen::Index i = 0; i < n; ++i) {
+  // For a symmetric matrix only the upper triangle is mapped: the mirror below
+  // overwrites the rest.
+  const bool finite = fill_columns(n, m, symmetric, threads, checkpoint, [&](Eigen::Index j, Eigen::Index row_end) {
+    bool column_finite = true;
+    for (Eigen::Index i = 0; i < row_end; ++i) {
       const double sx = needs_norms ? self_x[i] : 0.0;
       double value = map(out(i, j), sx, needs_norms ? self_y[j] : 0.0);
       if (Y_tau != nullptr) {
         value = std::max(value, map(tau_dots(i, j), sx, needs_norms ? self_tau[j] : 0.0));
       }
       out(i, j) = value;
+      column_finite &= std::isfinite(value);
     }
+    return column_finite;
   });
   // X X' is symmetric only up to rounding in the blocked product; make it exact.
   if (symmetric) mirror_upper_to_lower(out, threads);
+  return finite;
 }
 
 }  // namespace detail
@@ -244,7 +272,11 @@ inline void dot_kernel(const KernelSpec& spec, const MatrixRef& X, const MatrixR
 // `symmetric` says that Y is X: only the upper triangle is computed and then
 // mirrored (the invariant kernel must then be symmetric, which R checks).
 // `Y_tau` holds tau(Y_j) row by row for the invariant kernel, else nullptr.
-inline void kernel_matrix(const KernelSpec& spec, const MatrixRef& X, const MatrixRef& Y,
+// Returns whether every value is finite (NaN or Inf arise from parameters or
+// inputs out of a kernel's range, e.g. a non-whole polynomial degree on a
+// negative base, or inner products that overflow); the caller decides what
+// to do with a matrix that has such values.
+inline bool kernel_matrix(const KernelSpec& spec, const MatrixRef& X, const MatrixRef& Y,
                           const MatrixRef* Y_tau, Eigen::Ref<Matrix> out, bool symmetric,
                           int threads, const Checkpoint& checkpoint = Checkpoint()) {
   if (X.cols() != Y.cols()) throw std::invalid_argument("x and y have different numbers of columns");
@@ -262,13 +294,11 @@ inline void kernel_matrix(const KernelSpec& spec, const MatrixRef& X, const Matr
     case KernelType::poly:
     case KernelType::tanh:
     case KernelType::elm:
-      dot_kernel(spec, X, Y, Y_tau, out, symmetric, threads, checkpoint);
-      return;
+      return dot_kernel(spec, X, Y, Y_tau, out, symmetric, threads, checkpoint);
     case KernelType::rbf: {
       const double gamma = spec.gamma;
-      coordinate_kernel(X, Y, Y_tau, out, symmetric, threads, checkpoint, SquaredDistance{},
-                        [gamma](double d2) { return std::exp(-gamma * d2); }, 0.0);
-      return;
+      return coordinate_kernel(X, Y, Y_tau, out, symmetric, threads, checkpoint, SquaredDistance{},
+                               [gamma](double d2) { return std::exp(-gamma * d2); }, 0.0);
     }
     case KernelType::rbf_diag: {
       if (spec.scales.size() != X.cols()) throw std::invalid_argument("scales must have one entry per column");
@@ -279,25 +309,22 @@ inline void kernel_matrix(const KernelSpec& spec, const MatrixRef& X, const Matr
       Matrix Ts;
       if (Y_tau != nullptr) Ts = (*Y_tau) * inv_sd.asDiagonal();
       const MatrixRef Xr(Xs), Yr(Ys), Tr(Ts);
-      coordinate_kernel(Xr, Yr, Y_tau != nullptr ? &Tr : nullptr, out, symmetric, threads,
-                        checkpoint, SquaredDistance{}, [](double d2) { return std::exp(-0.5 * d2); }, 0.0);
-      return;
+      return coordinate_kernel(Xr, Yr, Y_tau != nullptr ? &Tr : nullptr, out, symmetric, threads,
+                               checkpoint, SquaredDistance{}, [](double d2) { return std::exp(-0.5 * d2); }, 0.0);
     }
     case KernelType::dist: {
       const double inv_s2 = 1.0 / (spec.s * spec.s);
       const double power = spec.power;
-      coordinate_kernel(X, Y, Y_tau, out, symmetric, threads, checkpoint, SquaredDistance{},
-                        [inv_s2, power](double d2) {
-                          return std::exp(-detail::real_power(d2, power) * inv_s2);
-                        },
-                        0.0);
-      return;
+      return coordinate_kernel(X, Y, Y_tau, out, symmetric, threads, checkpoint, SquaredDistance{},
+                               [inv_s2, power](double d2) {
+                                 return std::exp(-detail::real_power(d2, power) * inv_s2);
+                               },
+                               0.0);
     }
     case KernelType::epanechnikov: {
       const double inv_w2 = 1.0 / (spec.width * spec.width);
-      coordinate_kernel(X, Y, Y_tau, out, symmetric, threads, checkpoint, EpanechnikovProduct{inv_w2},
-                        [](double prod) { return prod; }, 1.0);
-      return;
+      return coordinate_kernel(X, Y, Y_tau, out, symmetric, threads, checkpoint, EpanechnikovProduct{inv_w2},
+                               [](double prod) { return prod; }, 1.0);
     }
   }
   throw std::invalid_argument("unknown kernel type");
