@@ -721,7 +721,9 @@ check_kernel_values <- function(K) {
 #' @examples
 #' set.seed(1)
 #' # two classes of strings: words over "ab" and over "cd", with typos
-#' word <- function(letters) paste(sample(c(letters, "x"), 8, TRUE, prob = c(0.45, 0.45, 0.1)), collapse = "")
+#' word <- function(letters) {
+#'   paste(sample(c(letters, "x"), 8, TRUE, prob = c(0.45, 0.45, 0.1)), collapse = "")
+#' }
 #' strings <- c(replicate(15, word(c("a", "b"))), replicate(15, word(c("c", "d"))))
 #' y <- factor(rep(c("ab", "cd"), each = 15))
 #' fit <- kqd(strings, y, kernel = kernel_dissimilarity(adist), variant = "RC+")
