@@ -32,6 +32,7 @@ set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
+arguments=("$@")
 blas=""
 library=""
 system_wide=0
@@ -80,7 +81,7 @@ if [ -n "$blas" ] && [ -z "${KREIN_FRESH_INNER:-}" ]; then
         cp -a "$dir/." "$copies$dir/"
         mount --bind "$copies$dir" "$dir"
       done
-      "$0" "$@"' "$0" "$@"
+      "$0" "$@"' "$0" "${arguments[@]}"
   fi
 fi
 
