@@ -271,7 +271,7 @@ plot_kernel_map <- function(kernel, point, x, y = NULL, resolution = 100L, main 
   grid <- as.matrix(expand.grid(g1, g2))
   colnames(grid) <- colnames(x)
   anchor <- matrix(point, 1L, dimnames = list(NULL, colnames(x)))
-  values <- matrix(evaluate_kernel(kernel, grid, anchor, 0L)[, 1], resolution, resolution)
+  values <- matrix(evaluate_kernel(kernel, grid, anchor)[, 1], resolution, resolution)
   graphics::image(g1, g2, values, col = col, xlab = colnames(x)[1] %||% "x1",
                   ylab = colnames(x)[2] %||% "x2", main = main, ...)
   pch <- if (is.null(y)) rep(1, nrow(x)) else c(1, 2, 0, 5, 6)[(as.integer(factor(y)) - 1) %% 5 + 1]

@@ -488,7 +488,8 @@ kernel_matrix <- function(kernel, x, y = NULL, threads = NULL) {
 #'
 #' `y = NULL` means the symmetric training matrix.
 #' @noRd
-evaluate_kernel <- function(kernel, x, y = NULL, threads = 0L) {
+evaluate_kernel <- function(kernel, x, y = NULL, threads = NULL) {
+  threads <- check_threads(threads)
   symmetric <- is.null(y)
   if (symmetric) y <- x
   if (is_builtin_kernel(kernel)) {

@@ -75,6 +75,26 @@ test_that("threads is validated and capped at the processor count", {
   expect_error(kqd(x, factor(rep(1:2, 100))), "options\\(krein.threads\\)", class = "krein_error")
 })
 
+test_that("under a check that limits cores the default is 2 threads (issue 25)", {
+  old_option <- options(krein.threads = NULL)
+  old_limit <- Sys.getenv("_R_CHECK_LIMIT_CORES_", NA)
+  on.exit({
+    options(old_option)
+    if (is.na(old_limit)) Sys.unsetenv("_R_CHECK_LIMIT_CORES_") else Sys.setenv(`_R_CHECK_LIMIT_CORES_` = old_limit)
+  }, add = TRUE)
+  Sys.setenv(`_R_CHECK_LIMIT_CORES_` = "TRUE")
+  expect_identical(check_threads(NULL), min(2L, max(1L, cpp_processor_count())))
+  Sys.setenv(`_R_CHECK_LIMIT_CORES_` = "false")
+  expect_identical(check_threads(NULL), 0L)
+  Sys.unsetenv("_R_CHECK_LIMIT_CORES_")
+  expect_identical(check_threads(NULL), 0L)
+  # an explicit option or argument still wins
+  Sys.setenv(`_R_CHECK_LIMIT_CORES_` = "TRUE")
+  options(krein.threads = 1L)
+  expect_identical(check_threads(NULL), 1L)
+  expect_identical(check_threads(0), 0L)
+})
+
 # --- 3. The eigensolver where LAPACK's MRRR fails -----------------------------
 
 test_that("symmetric_eigen falls back where dstemr fails (INFO = 22) and stays exact", {
