@@ -60,8 +60,8 @@
 #'                         trControl = caret::trainControl(method = "cv", number = 3))
 #'   tuned$bestTune
 #'   # or a grid of your own
-#'   tuned <- caret::train(d[, 1:2], d$y, method = caret_model("kqd"),
-#'                         tuneGrid = expand.grid(variant = "RC+", reg = c(0.01, 0.1), gamma = c(2, 8)),
+#'   grid <- expand.grid(variant = "RC+", reg = c(0.01, 0.1), gamma = c(2, 8))
+#'   tuned <- caret::train(d[, 1:2], d$y, method = caret_model("kqd"), tuneGrid = grid,
 #'                         trControl = caret::trainControl(method = "cv", number = 3))
 #'   tuned$bestTune
 #' }

@@ -345,7 +345,8 @@ map_chunks <- function(chunks, fun, ..., per_chunk = NULL, limit = Inf) {
       # the map draws no random numbers, but loading packages on a fresh
       # worker may touch its RNG state: future.seed = NULL skips the check
       # (and the seeding) that would warn about that
-      return(future.apply::future_lapply(tasks, run_chunk_task, fun = fun, ..., future.seed = NULL))
+      return(without_cancel_notice(
+        future.apply::future_lapply(tasks, run_chunk_task, fun = fun, ..., future.seed = NULL)))
     }
     return(lapply(tasks, run_chunk_task, fun = fun, ...))
   }
@@ -389,6 +390,19 @@ map_chunks <- function(chunks, fun, ..., per_chunk = NULL, limit = Inf) {
                         index, length(per_chunk)))
   }
   out
+}
+
+#' future (>= 1.80) announces an error in one element of a map with a
+#' message "Caught <class>. Canceling all iterations ..." (older versions: a
+#' warning) before it re-signals the error. krein's error names the chunk or
+#' the task and says all: the announcement is muffled, so that the user sees
+#' one error.
+#' @noRd
+without_cancel_notice <- function(expr) {
+  is_notice <- function(condition) grepl("^Caught [^ ]+\\. Canceling all iterations", conditionMessage(condition))
+  withCallingHandlers(expr,
+    message = function(m) if (is_notice(m)) invokeRestart("muffleMessage"),
+    warning = function(w) if (is_notice(w)) invokeRestart("muffleWarning"))
 }
 
 chunk_task <- function(chunks, i, per_chunk) {

@@ -283,7 +283,7 @@ plot_kernel_map <- function(kernel, point, x, y = NULL, resolution = 100L, main 
   grid <- as.matrix(expand.grid(g1, g2))
   colnames(grid) <- colnames(x)
   anchor <- matrix(point, 1L, dimnames = list(NULL, colnames(x)))
-  values <- matrix(evaluate_kernel(kernel, grid, anchor, 0L)[, 1], resolution, resolution)
+  values <- matrix(evaluate_kernel(kernel, grid, anchor)[, 1], resolution, resolution)
   if (!all(is.finite(values))) {
     krein_abort(sprintf("The kernel is not finite between `point` and %d of the %d grid points of the plane; nothing can be drawn.",
                         sum(!is.finite(values)), length(values)))

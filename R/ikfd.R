@@ -37,10 +37,12 @@
 #' DisTools' absolute \eqn{\mu = 10^{-4}} corresponds to `ridge_relative =
 #' 1e-4 * n / tr(N)`: from a first fit, `fit$ridge_relative * 1e-4 /
 #' fit$ridge`. Should rounding leave \eqn{N + \mu I} without a Cholesky
-#' factor, \eqn{\mu} is raised to at least \eqn{10^{-12}} times the largest
-#' diagonal entry of \eqn{N} and doubled until it has one (at most 60 times),
-#' with a warning giving the final \eqn{\mu}; the fit keeps it as `ridge` and
-#' sets `ridge_increased`.
+#' factor, or with one whose smallest pivot is below the rounding level of
+#' \eqn{N} (\eqn{10^{-12}} times its largest diagonal entry; the solution would
+#' then depend on rounding errors, so on the BLAS and the compiler), \eqn{\mu}
+#' is raised to at least that level and doubled until every pivot is above it
+#' (at most 60 times), with a warning giving the final \eqn{\mu}; the fit keeps
+#' it as `ridge` and sets `ridge_increased`.
 #'
 #' @section Nystroem low rank (Ny-iKFD):
 #' With `landmarks`, the kernel is replaced by its Nystroem approximation
@@ -204,7 +206,7 @@ ikfd_fit <- function(inputs, ridge_relative, landmarks, eps, m, weights, threads
   ridge_increased <- isTRUE(fit$ridge_increased)
   if (ridge_increased) {
     krein_warn(sprintf(
-      "The regularised within-class scatter had no Cholesky factor; its ridge was raised and doubled until it had one, to mu = %s (see `ridge`). Consider a larger `ridge_relative`.",
+      "The regularised within-class scatter had no Cholesky factor with pivots above its rounding level; its ridge was raised and doubled until it had one, to mu = %s (see `ridge`). Consider a larger `ridge_relative`.",
       format_ridges(fit$ridge)))
   }
   scores <- fit$scores

@@ -493,7 +493,8 @@ kernel_matrix <- function(kernel, x, y = NULL, threads = NULL) {
 #'
 #' `y = NULL` means the symmetric training matrix.
 #' @noRd
-evaluate_kernel <- function(kernel, x, y = NULL, threads = 0L) {
+evaluate_kernel <- function(kernel, x, y = NULL, threads = NULL) {
+  threads <- check_threads(threads)
   symmetric <- is.null(y)
   if (symmetric) y <- x
   if (is_builtin_kernel(kernel)) {
@@ -754,7 +755,9 @@ check_kernel_values <- function(K) {
 #' @examples
 #' set.seed(1)
 #' # two classes of strings: words over "ab" and over "cd", with typos
-#' word <- function(letters) paste(sample(c(letters, "x"), 8, TRUE, prob = c(0.45, 0.45, 0.1)), collapse = "")
+#' word <- function(letters) {
+#'   paste(sample(c(letters, "x"), 8, TRUE, prob = c(0.45, 0.45, 0.1)), collapse = "")
+#' }
 #' strings <- c(replicate(15, word(c("a", "b"))), replicate(15, word(c("c", "d"))))
 #' y <- factor(rep(c("ab", "cd"), each = 15))
 #' fit <- kqd(strings, y, kernel = kernel_dissimilarity(adist), variant = "RC+")

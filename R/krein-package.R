@@ -73,7 +73,10 @@
 #' * `krein.threads`: the number of threads the kernel engine uses when a
 #'   function's `threads` argument is `NULL`: a whole number >= 0, where the
 #'   default, 0, uses every core (or `OMP_NUM_THREADS` where set) and values
-#'   above the number of processors are capped at it.
+#'   above the number of processors are capped at it. Under a package check
+#'   that limits cores (the environment variable `_R_CHECK_LIMIT_CORES_` set,
+#'   as `R CMD check --as-cran` does) the default is 2 threads, and krein's
+#'   tests use 2.
 #'
 #' @references
 #' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
@@ -125,4 +128,8 @@
 .onLoad <- function(libname, pkgname) {
   # the tidymodels engines (R/tidymodels.R), now or when parsnip is loaded
   register_parsnip_hook()
+  # under a check that limits cores, OpenMP's default (what a thread count of
+  # 0 and Eigen's products use) is capped too
+  cap <- check_thread_cap()
+  if (!is.null(cap)) cpp_set_omp_threads(cap)
 }

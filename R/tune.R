@@ -634,7 +634,7 @@ run_tasks <- function(run, count, steps = count) {
     one_thread <- future::nbrOfWorkers() > 1
     saved <- get_random_state()
     on.exit(set_random_state(saved), add = TRUE)
-    return(future.apply::future_lapply(seq_len(count), function(t) {
+    return(without_cancel_notice(future.apply::future_lapply(seq_len(count), function(t) {
       if (one_thread) {
         old <- options(krein.threads = 1L)
         old_omp <- cpp_set_omp_threads(1L)
@@ -644,7 +644,7 @@ run_tasks <- function(run, count, steps = count) {
         })
       }
       run(t, progress)
-    }, future.seed = TRUE, future.packages = "krein"))
+    }, future.seed = TRUE, future.packages = "krein")))
   }
   if (!isTRUE(krein_state$told_parallel)) {
     krein_state$told_parallel <- TRUE

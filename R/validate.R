@@ -301,6 +301,7 @@ check_symmetric_matrix <- function(x, arg, call = NULL) {
 }
 
 #' Number of threads to use: the argument, else the option, else all cores
+#' (2 under a check that limits cores, see check_thread_cap())
 #'
 #' A whole number >= 0 (0: OpenMP's default, every core or OMP_NUM_THREADS),
 #' capped at the processors available to the process: more threads than
@@ -310,7 +311,7 @@ check_symmetric_matrix <- function(x, arg, call = NULL) {
 check_threads <- function(threads, call = NULL) {
   arg <- "threads"
   if (is.null(threads)) {
-    threads <- getOption("krein.threads", 0L)
+    threads <- getOption("krein.threads", check_thread_cap() %||% 0L)
     arg <- "options(krein.threads)"
   }
   ok <- is.numeric(threads) && length(threads) == 1L && !is.na(threads) && is.finite(threads) &&
@@ -333,4 +334,13 @@ check_range <- function(x, arg, call = NULL) {
                 call = call)
   }
   as.double(x)
+}
+
+#' The thread cap of a package check: 2 where `_R_CHECK_LIMIT_CORES_` is set
+#' (to anything but "false"), as `R CMD check --as-cran` and CRAN's check
+#' machines set it (CRAN's policy: at most two cores); NULL otherwise.
+#' @noRd
+check_thread_cap <- function() {
+  limit <- Sys.getenv("_R_CHECK_LIMIT_CORES_", "")
+  if (nzchar(limit) && !identical(tolower(limit), "false")) 2L else NULL
 }

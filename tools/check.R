@@ -8,10 +8,8 @@ source(file.path("tools", "setup.R"))
 # The packages DESCRIPTION names in Imports, LinkingTo and Suggests, without
 # their version constraints and without the packages that come with R itself
 # (base packages such as stats or utils, and MASS).
-# caret is suggested too, but its dependency tree is large and its newest CRAN
-# versions need a newer R: its tests run when it is installed (on Debian:
-# apt-get install r-cran-caret) and are skipped otherwise. The tidymodels
-# packages are installed below, their own way.
+# caret and the tidymodels packages are suggested too; they are installed
+# below, their own way.
 package_dependencies <- function(description = "DESCRIPTION") {
   fields <- read.dcf(description, fields = c("Imports", "LinkingTo", "Suggests"))
   packages <- trimws(unlist(strsplit(fields[!is.na(fields)], ",")))
@@ -65,6 +63,20 @@ install_missing(package_dependencies())
 tryCatch(install_with_requirements(tidymodels_packages),
          error = function(e) message("The tidymodels packages were not installed (their tests are skipped): ",
                                      conditionMessage(e)))
+# caret (its current release supports R >= 3.2, its dependencies R >= 4.1) with
+# what it needs beyond the tidymodels packages (about 20 packages, stringi the
+# longest to compile), timed. A failure only skips its tests, with a message.
+local({
+  if (requireNamespace("caret", quietly = TRUE)) return()
+  start <- proc.time()[["elapsed"]]
+  installed <- tryCatch(install_with_requirements("caret"),
+                        error = function(e) message("caret was not installed (its tests are skipped): ",
+                                                    conditionMessage(e)))
+  if (requireNamespace("caret", quietly = TRUE)) {
+    message(sprintf("caret and %d packages it needs installed in %.0f s.", length(installed) - 1L,
+                    proc.time()[["elapsed"]] - start))
+  }
+})
 
 r_bin <- file.path(R.home("bin"), "R")
 work <- tempfile("krein-check-")
@@ -80,9 +92,11 @@ invisible(file.rename(tarball, file.path(work, tarball)))
 
 message("== R CMD check --no-manual")
 # NOT_CRAN=true runs the snapshot tests too; the library we installed into must
-# be visible to the check's child processes.
+# be visible to the check's child processes. _R_CHECK_LIMIT_CORES_ keeps the
+# examples (and the tests, which cap themselves anyway) at two threads, as on
+# CRAN.
 Sys.setenv(NOT_CRAN = "true", R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep),
-           `_R_CHECK_FORCE_SUGGESTS_` = "false")
+           `_R_CHECK_FORCE_SUGGESTS_` = "false", `_R_CHECK_LIMIT_CORES_` = "TRUE")
 # without a time zone, packages that ask for it (caret's dependencies) run
 # timedatectl, which fails with a warning in containers
 if (!nzchar(Sys.getenv("TZ"))) Sys.setenv(TZ = "UTC")

@@ -27,8 +27,19 @@ ensure_writable_library <- function() {
   user_lib
 }
 
+# fs (a dependency of testthat and pkgload) compiles against the system's libuv
+# and fails to configure where it is missing (no libuv1-dev on a fresh Debian
+# or Ubuntu): then let it build the copy of libuv it bundles.
+use_bundled_libuv <- function() {
+  if (nzchar(Sys.getenv("USE_BUNDLED_LIBUV"))) return(invisible())
+  found <- nzchar(Sys.which("pkg-config")) &&
+    suppressWarnings(system2("pkg-config", c("--exists", "libuv"), stdout = FALSE, stderr = FALSE)) == 0
+  if (!found) Sys.setenv(USE_BUNDLED_LIBUV = "1")
+}
+
 install_missing <- function(packages) {
   lib <- ensure_writable_library()
+  use_bundled_libuv()
   missing <- packages[!vapply(packages, requireNamespace, logical(1), quietly = TRUE)]
   if (length(missing) > 0) {
     message("Installing from ", paste(getOption("repos"), collapse = ", "), ": ",

@@ -348,6 +348,30 @@ test_that("bad `connect` sources give clear errors", {
                   transform = function(lines) gsub("nowhere.*", "nowhere", lines))
 })
 
+test_that("a chunk that fails gives krein's error alone, without future's notice (issue 25)", {
+  skip_if_not_installed("future.apply")
+  # future >= 1.80 announces a failed element with a message "Caught
+  # krein_error. Canceling all iterations ..." before re-signalling the error
+  d <- chunk_data(60, seed = 10)
+  parts <- split_rows(d, c(20, 20, 20))
+  names(parts[[2]])[2] <- "z"
+  said <- character()
+  err <- withCallingHandlers(
+    tryCatch(ikfd(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2), landmarks = as.matrix(d[1:6, 1:2])),
+             error = identity),
+    message = function(m) {
+      said <<- c(said, conditionMessage(m))
+      invokeRestart("muffleMessage")
+    },
+    warning = function(w) {
+      said <<- c(said, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    })
+  expect_s3_class(err, "krein_error")
+  expect_match(conditionMessage(err), "Chunk 2 of `x`", fixed = TRUE)
+  expect_identical(said, character())
+})
+
 test_that("a multisession plan gives the sequential fit", {
   skip_on_cran()
   skip_if_not_installed("future.apply")

@@ -131,7 +131,10 @@ test_that("a list of objects: point sets with the Hausdorff distance", {
   sets <- c(lapply(1:10, function(i) cloud(c(0, 0))), lapply(1:10, function(i) cloud(c(2, 2))))
   y <- factor(rep(c("a", "b"), each = 10))
   hausdorff <- function(p, q) {
-    d <- sqrt(outer(rowSums(p^2), rowSums(q^2), "+") - 2 * tcrossprod(p, q))
+    # distances from coordinate differences: |p|^2 + |q|^2 - 2 p'q through
+    # the BLAS is rounding-negative (NaN) or ~1e-8 for a point against itself
+    # under OpenBLAS, and d(x, x) must be exactly 0
+    d <- sqrt(Reduce(`+`, lapply(seq_len(ncol(p)), function(k) outer(p[, k], q[, k], "-")^2)))
     max(apply(d, 1, min), apply(d, 2, min))
   }
   fit <- ikfd(sets, y, kernel = kernel_dissimilarity(hausdorff, pairwise = TRUE))

@@ -58,11 +58,17 @@ inline void check_labels(const std::vector<int>& labels, int classes) {
 // factorisation for the full iKFD and Eigen's for small systems. N is a
 // scatter matrix, positive semidefinite in exact arithmetic, but rounding can
 // leave it slightly indefinite in its null space, where a ridge far below the
-// rounding level of N (a relative ridge of 1e-200, say) does not help. So if
-// the factorisation fails, mu is raised to at least 1e-12 of the largest
-// diagonal element of N (the rounding level of a scatter held in doubles,
-// with a margin) and then doubled, at most 60 times in all (up to 1e6 times
-// that diagonal), until it succeeds. A zero scatter (a kernel constant on
+// rounding level of N (a relative ridge of 1e-200, say) does not help. Whether
+// the factorisation of such an M then fails or succeeds is up to the rounding
+// (it differed between Eigen 3.3 and 3.4): where it succeeds, a pivot L_ii^2
+// of the order of the rounding error carries a direction of alpha that
+// rounding alone decides. In exact arithmetic every pivot is >= mu (N is
+// semidefinite), and the smallest pivot bounds the smallest eigenvalue of M
+// from above; so a pivot below the rounding level counts as a failure too. On
+// failure, mu is raised to at least 1e-12 of the largest diagonal element of N
+// (the rounding level of a scatter held in doubles, with a margin) and then
+// doubled, at most 60 times in all (up to 1e6 times that diagonal), until the
+// factorisation succeeds with every pivot above that level. A zero scatter (a kernel constant on
 // each class) has no scale of its own: `fallback_scale` (> 0, the size of
 // the scatter the group means would give) stands in for its diagonal, so that
 // alpha = (mA - mB) / mu cannot overflow. Returns the factor L; mu is the
@@ -75,7 +81,7 @@ inline Eigen::MatrixXd ridged_cholesky(const Eigen::MatrixXd& N, double& mu, boo
   for (int attempt = 0; attempt < 60; ++attempt) {
     Eigen::MatrixXd M = N;
     M.diagonal().array() += mu;
-    if (dense::cholesky(M, threads)) return M;
+    if (dense::cholesky(M, threads) && M.diagonal().minCoeff() >= std::sqrt(smallest_useful)) return M;
     retried = true;
     mu = std::max(2.0 * mu, smallest_useful);
   }
