@@ -34,6 +34,7 @@
 #'   `x` or `y`: `NULL` (the default) makes them an error; [na.omit()] or
 #'   [na.exclude()] drop them, as in the models (see [krein_inputs]).
 #' @param indefinite As in [kqd()].
+#' @inheritParams krein_inputs
 #' @returns A matrix with one row per point of `newdata` and one column per
 #'   class.
 #' @references
@@ -58,10 +59,12 @@
 #' @export
 kernel_mahalanobis <- function(x, y, kernel = kernel_rbf(), distance = c("RC", "IC"), reg = NULL,
                                newdata = NULL, indefinite = c("auto", "yes", "no"),
-                               na.action = NULL, threads = NULL) {
+                               na.action = NULL, threads = NULL, scale = TRUE) {
   distance <- match_choice(distance, "distance", c("RC", "IC"))
   check_kernel_argument(kernel, x)
-  inputs <- inputs_from_xy(x, y, kernel, na.action, min_classes = 1L)
+  # the models' input path (and their scaling) and, in mahalanobis_model(),
+  # their fit_model()
+  inputs <- inputs_from_xy(x, y, kernel, na.action, min_classes = 1L, scale = scale)
   fit <- mahalanobis_model(inputs, distance, reg, indefinite, threads)
   stats::predict(fit, newdata, type = "distance")
 }
@@ -78,9 +81,9 @@ mahalanobis_model <- function(inputs, distance, reg, indefinite, threads) {
 #' per class serves every row)
 #' @noRd
 distance_path_model <- function(inputs, distance, reg, indefinite, threads) {
-  fields <- kqd_fit(inputs, variant = if (distance == "RC") "RC+" else "IC-", reg = reg,
-                    indefinite = indefinite, bias = "none", threads = threads)
-  new_krein_model(fields, inputs, "kqd")
+  args <- list(variant = if (distance == "RC") "RC+" else "IC-", reg = reg, indefinite = indefinite,
+               bias = "none", threads = threads)
+  fit_model("kqd", inputs, args, NULL)
 }
 
 # kmdc's `reg`: one number, one per class, or a path -- a matrix with one row
