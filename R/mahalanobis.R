@@ -54,8 +54,8 @@
 #' @examples
 #' # Haasdonk and Pekalska (2010), Fig. 2: the XOR problem
 #' xor <- xor4()
-#' kernel_mahalanobis(xor[, 1:2], xor$y, kernel_rbf(1), distance = "IC", reg = 1e-4)
-#' kernel_mahalanobis(xor[, 1:2], xor$y, kernel_rbf(1), distance = "RC", reg = 1)
+#' kernel_mahalanobis(xor[, 1:2], xor$y, kernel_rbf(1), distance = "IC", reg = 1e-4, scale = FALSE)
+#' kernel_mahalanobis(xor[, 1:2], xor$y, kernel_rbf(1), distance = "RC", reg = 1, scale = FALSE)
 #' @export
 kernel_mahalanobis <- function(x, y, kernel = kernel_rbf(), distance = c("RC", "IC"), reg = NULL,
                                newdata = NULL, indefinite = c("auto", "yes", "no"),
