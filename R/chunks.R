@@ -663,22 +663,26 @@ inputs_from_chunks <- function(chunks, kernel, scale = TRUE, na.action = NULL) {
   rows <- survey$rows
   codes <- split(as.integer(survey$y), rep(seq_along(rows), rows))
   names(codes) <- NULL
-  if (scale) {
-    moments <- map_chunks(chunks, chunk_moments, spec = spec, per_chunk = codes)
-    spec$scaling <- scaling_from_moments(moments, spec$colnames)
-  }
   if (missing(kernel) || is.null(kernel)) krein_abort("`kernel` is missing; give a kernel, e.g. kernel_rbf().")
   if (identical(kernel, "precomputed") || inherits(kernel, "krein_precomputed")) {
     krein_abort("`kernel` cannot be \"precomputed\" for chunked data; give a kernel function such as kernel_rbf(1).")
   }
   kernel <- as_krein_kernel(kernel)
+  # a kernel fitted on data takes its own units, whatever `scale` (input_units(), R/inputs.R)
+  units <- input_units(kernel, list(), spec$n_columns)
+  if (!is.null(units)) {
+    spec$scaling <- units$scaling
+  } else if (scale) {
+    moments <- map_chunks(chunks, chunk_moments, spec = spec, per_chunk = codes)
+    spec$scaling <- scaling_from_moments(moments, spec$colnames)
+  }
   inputs <- structure(list(x = NULL, y = survey$y, kernel = kernel, precomputed = NULL, na_action = NULL,
                            spec = NULL, chunks = chunks, codes = codes),
                       class = c("krein_chunked_inputs", "krein_inputs"))
   sample <- NULL
   if (kernel_needs_data(kernel)) {
     sample <- chunk_sample(inputs, spec)
-    kernel <- resolve_kernel(kernel, sample$x)
+    kernel <- resolve_kernel(kernel, sample$x, spec$scaling)
   }
   check_kernel_dimension(kernel, spec$n_columns)
   spec$kernel <- kernel

@@ -85,6 +85,9 @@ krein_registry <- new.env(parent = emptyenv())
 #'   training-row indices, or (for data in chunks) a select_landmarks()
 #'   result, e.g. `list(landmarks = landmarks)`; NULL for a model without
 #'   one. The property test over the registry (test-combinations.R) reads it.
+#' @param fitted_arguments The arguments that may hold an object fitted on
+#'   data to which the model hands its inputs (onda's `posterior`): such an
+#'   object sets the units of the inputs (input_units(), R/inputs.R).
 #' @noRd
 register_krein_model <- function(name, label, fit, parameters, path = NULL,
                                  needs_self = function(args) FALSE,
@@ -93,14 +96,15 @@ register_krein_model <- function(name, label, fit, parameters, path = NULL,
                                  uses_kernel = TRUE, renamed = character(),
                                  default_grid = function(size, args, data) list(),
                                  path_values = identity, ranges = function(args) list(), parsnip = NULL,
-                                 chunks = NULL, calibrated = function(args) TRUE, landmark_args = NULL) {
+                                 chunks = NULL, calibrated = function(args) TRUE, landmark_args = NULL,
+                                 fitted_arguments = character()) {
   parameters <- as.data.frame(parameters, stringsAsFactors = FALSE)
   assign(name, list(name = name, label = label, fit = fit, parameters = parameters, path = path,
                     needs_self = needs_self, needs_inputs = needs_inputs, types = types,
                     predict_args = predict_args, uses_kernel = uses_kernel, renamed = renamed,
                     default_grid = default_grid, path_values = path_values, ranges = ranges,
                     parsnip = parsnip, chunks = chunks, calibrated = calibrated,
-                    landmark_args = landmark_args),
+                    landmark_args = landmark_args, fitted_arguments = fitted_arguments),
          envir = krein_registry)
   invisible(name)
 }
@@ -244,6 +248,13 @@ check_dots_empty <- function(name, ...) {
   info <- model_info(name)
   allowed <- c(fit_argument_names(info), "kernel", "scale", "na.action")
   check_model_arguments(list(...), allowed, name, info$renamed)
+}
+
+#' The objects fitted on data among a model's arguments (its registry's
+#' `fitted_arguments`), for the input path (input_units())
+#' @noRd
+fitted_objects <- function(name, args) {
+  unname(args[intersect(model_info(name)$fitted_arguments, names(args))])
 }
 
 #' The arguments a default method received, by the names of the fitting

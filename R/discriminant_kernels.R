@@ -22,7 +22,10 @@
 #'
 #' The statistics (means, covariances, priors) come from the training data of
 #' the `onda()` fit. The result is a `krein_kernel`: [kernel_matrix()]
-#' evaluates it and every krein model accepts it. For kernlab's SVM (the
+#' evaluates it and every krein model accepts it. It takes points in the
+#' original units of the `onda()` fit's data and applies that fit's scaling
+#' itself, so a model given it does not scale its inputs, whatever its
+#' `scale` (see "Objects fitted on data keep their units" in [krein_inputs]). For kernlab's SVM (the
 #' paper's DK-SVM), pass kernel matrices: `kernlab::ksvm(kernlab::as.kernelMatrix(K), y)`
 #' and predict with `kernlab::as.kernelMatrix()` of the kernel between new
 #' points and the support vectors (see the examples).
@@ -113,8 +116,10 @@ kernel_discriminant <- function(fit, kind = c("dk", "ldk", "gdk", "gmk", "ideal"
   label <- switch(kind, dk = "discriminant kernel (DK)", ldk = "linear discriminant kernel (LDK)",
                   gdk = "Gaussian discriminant kernel (GDK)", gmk = "Gaussian marginalised kernel (GMK)",
                   ideal = "ideal discriminant kernel")
+  # it takes the original units of the onda() fit's data, whatever the
+  # `scale` of a model it is given to (data_units(), R/inputs.R)
   new_krein_kernel("discriminant", list(), label, formula, TRUE, kind = kind, dimension = d,
-                   evaluate = evaluate)
+                   evaluate = evaluate, units = list(scaling = NULL))
 }
 
 model_discriminant_kernel <- function(fit, prior) {
@@ -133,7 +138,8 @@ model_discriminant_kernel <- function(fit, prior) {
   new_krein_kernel("discriminant", list(), "discriminant kernel (DK)",
                    sprintf("sum_k P(C_k|x) P(C_k|x') / P(C_k), posteriors of a %s fit (eq. 42)", class(fit)[1]),
                    TRUE, kind = "dk", dimension = NULL,
-                   evaluate = function(x, y) posterior_kernel(features, prior, x, y))
+                   evaluate = function(x, y) posterior_kernel(features, prior, x, y),
+                   units = list(scaling = NULL))
 }
 
 # B(x) Psi^-1 B(y)' (eqs. 42, 52)
@@ -277,13 +283,16 @@ plot_kernel_map <- function(kernel, point, x, y = NULL, resolution = 100L, main 
     krein_abort(sprintf("`point` must be finite, not c(%s).", paste(vapply(point, format, "", digits = 7), collapse = ", ")))
   }
   resolution <- check_number(resolution, "resolution", lower = 2, allow_lower = TRUE, integer = TRUE)
-  kernel <- resolve_kernel(kernel, x)
+  # a kernel fitted on data receives the points in its units (R/inputs.R)
+  scaling <- input_scaling(x, kernel, list(), scale = FALSE)
+  kernel <- resolve_kernel(kernel, scale_columns(scaling, x))
   g1 <- plot_grid_axis(x[, 1], resolution)
   g2 <- plot_grid_axis(x[, 2], resolution)
   grid <- as.matrix(expand.grid(g1, g2))
   colnames(grid) <- colnames(x)
   anchor <- matrix(point, 1L, dimnames = list(NULL, colnames(x)))
-  values <- matrix(evaluate_kernel(kernel, grid, anchor)[, 1], resolution, resolution)
+  values <- matrix(evaluate_kernel(kernel, scale_columns(scaling, grid), scale_columns(scaling, anchor))[, 1],
+                   resolution, resolution)
   if (!all(is.finite(values))) {
     krein_abort(sprintf("The kernel is not finite between `point` and %d of the %d grid points of the plane; nothing can be drawn.",
                         sum(!is.finite(values)), length(values)))

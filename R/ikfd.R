@@ -111,7 +111,8 @@
 #' @param landmarks `NULL` for the full iKFD; `"meb"`, `"kmeans"` or
 #'   `"random"` to select landmarks with [select_landmarks()]; a vector of
 #'   training-row indices; or a `krein_landmarks` object from
-#'   [select_landmarks()] (on the same training data). For data in chunks
+#'   [select_landmarks()] (on the same training data, with the same `scale`
+#'   and kernel: then it equals the method's own selection). For data in chunks
 #'   ([krein_chunks()], given as `x`; the fit is mapped over the chunks): a
 #'   matrix of landmark points in the original units, a `krein_landmarks`
 #'   object, or a method applied to the first chunks.
@@ -238,11 +239,10 @@ resolve_landmarks <- function(landmarks, inputs, eps, m, threads) {
       krein_abort(sprintf("`landmarks` was selected on other data (%d %s points); select them on the training data of this fit (%d points).",
                           landmarks$n, if (landmarks$precomputed) "precomputed" else "data", n))
     }
-    # landmarks selected on the data as given are in its original units
-    if (!is.null(inputs$spec$scaling) && !is.null(landmarks$points)) {
-      landmarks$points <- if (!is.null(landmarks$indices)) inputs$x[landmarks$indices, , drop = FALSE] else
-        scale_columns(inputs$spec$scaling, landmarks$points)
-    }
+    # select_landmarks() gives points in the original units: into the fit's
+    landmarks$points <- landmark_points(landmarks, inputs$x, inputs$spec$scaling)
+    landmarks$scaling <- NULL
+    landmarks$scaled_points <- NULL
     return(landmarks)
   }
   if (is.character(landmarks)) {

@@ -95,12 +95,40 @@
 #' training data and landmark points a fit stores for prediction (`fit$x`,
 #' `fit$landmarks$points`, PCVM's relevance vectors) are in the scaled units
 #' the kernel sees; `fit$spec$scaling` (`center`, `scale`) maps them back.
+#' Each column is divided by the power of two at or above its largest
+#' magnitude before its mean and standard deviation are taken (exact), so
+#' columns of tiny (`1e-300`) or huge (`1e300`) numbers are scaled as the
+#' same columns of ordinary size, without underflow or overflow.
+#'
+#' @section Objects fitted on data keep their units:
+#' What a model hands its data to may have been fitted on data itself. Such
+#' an object always receives data in the units it was fitted on, whatever
+#' the `scale` of the model that uses it; the model then works in those units
+#' (`scale` does not apply, as for precomputed kernels):
+#' * a fitted model used as [onda()]'s `posterior` (any krein fit, or another
+#'   classifier): its `predict()` takes the data as given (original units)
+#'   and applies its own scaling, so the model does not scale;
+#' * a discriminant kernel ([kernel_discriminant()]): it applies the scaling
+#'   of its [onda()] fit itself and takes the data as given, so the model does
+#'   not scale;
+#' * a kernel with a parameter taken from data (the width of
+#'   `kernel_rbf(gamma = NULL)` or the `scales` of `kernel_rbf_diag()`, as a
+#'   fit stores it in `fit$spec$kernel`): it takes the units of the data its
+#'   parameter was computed on, so the model applies the scaling of that fit
+#'   (`kernel$units$scaling`; none if that fit had `scale = FALSE`).
+#'
+#' Two such objects fitted in different units are an error. Landmarks are
+#' points, not fitted objects: [select_landmarks()] takes `scale` as the
+#' models do (selecting on the data as the model sees them) and returns
+#' points in the original units, which a model maps into its own units.
 #'
 #' @param scale `TRUE` (the default) to centre and scale every predictor
 #'   column by its training mean and standard deviation before the kernel (or
 #'   the model) sees it, `FALSE` to use the data as given; see the Scaling
 #'   section of [krein_inputs]. Ignored for precomputed kernels,
-#'   dissimilarities and objects (strings, lists).
+#'   dissimilarities and objects (strings, lists), and where a kernel or
+#'   posterior model fitted on data sets the units (see "Objects fitted on
+#'   data keep their units" in [krein_inputs]).
 #' @name krein_inputs
 #' @family kernels
 NULL
@@ -111,8 +139,10 @@ NULL
 #'   `data`, `subset` and `na.action` are used.
 #' @param env Where to evaluate them (the caller's `parent.frame()`).
 #' @param kernel The kernel argument of the model.
+#' @param fitted Other objects the model hands its inputs to (onda()'s
+#'   `posterior`): a fitted model among them sets the units (input_units()).
 #' @noRd
-inputs_from_formula <- function(mc, env, kernel, min_classes = 2L, scale = FALSE) {
+inputs_from_formula <- function(mc, env, kernel, min_classes = 2L, scale = FALSE, fitted = list()) {
   if (is.null(mc$formula)) krein_abort("`formula` is missing.")
   formula <- eval(mc$formula, env)
   if (!inherits(formula, "formula") || length(formula) != 3L) {
@@ -160,7 +190,7 @@ inputs_from_formula <- function(mc, env, kernel, min_classes = 2L, scale = FALSE
   keep <- na_rows_action(na_action, x, y, "data", sprintf("`%s` (the response)", response_name))
   spec <- list(type = "formula", terms = terms, xlevels = stats::.getXlevels(terms, mf),
                contrasts = attr(x, "contrasts"), colnames = colnames(x), n_columns = ncol(x))
-  finish_inputs(x, y, kernel, spec, keep, min_classes, scale = scale, x_arg = "data")
+  finish_inputs(x, y, kernel, spec, keep, min_classes, scale = scale, x_arg = "data", fitted = fitted)
 }
 
 # The predictor variables of a terms object that no term uses (`x` in
@@ -196,7 +226,8 @@ check_factor_levels <- function(mf, response, formula) {
 #'   ([krein_chunks()]) give a `krein_chunk_request` that fit_model() turns
 #'   into inputs once the model has checked its arguments (chunked_inputs()).
 #' @noRd
-inputs_from_xy <- function(x, y, kernel, na.action = NULL, min_classes = 2L, scale = FALSE, chunks = FALSE) {
+inputs_from_xy <- function(x, y, kernel, na.action = NULL, min_classes = 2L, scale = FALSE, chunks = FALSE,
+                           fitted = list()) {
   if (inherits(x, "krein_chunks")) {
     if (!chunks) {
       krein_abort(sprintf("`x` is data in chunks (krein_chunks()); only the model fits %s take chunks. Read the data into memory here.",
@@ -244,7 +275,7 @@ inputs_from_xy <- function(x, y, kernel, na.action = NULL, min_classes = 2L, sca
   }
   keep <- na_rows_action(na.action, x, y, "x", "`y`")
   spec <- list(type = "xy", colnames = colnames(x), n_columns = ncol(x))
-  finish_inputs(x, y, kernel, spec, keep, min_classes, scale = scale, x_arg = "x")
+  finish_inputs(x, y, kernel, spec, keep, min_classes, scale = scale, x_arg = "x", fitted = fitted)
 }
 
 #' `y` as a plain vector or factor of labels (a one-column data frame or
@@ -267,22 +298,22 @@ check_label_vector <- function(y) {
 #' (scaled) training data.
 #' @noRd
 finish_inputs <- function(x, y, kernel, spec, keep, min_classes, precomputed = NULL, scale = FALSE,
-                          x_arg = "x") {
+                          x_arg = "x", fitted = list()) {
   scale <- check_flag(scale, "scale")
   labels <- y[keep]
   y <- as_class_factor(labels, min_classes)
+  # kernel = NULL: no kernel to resolve (a model on the features themselves,
+  # onda(); tune_krein()'s checks). A kernel model refuses it (fit_model()).
+  has_kernel <- !is.null(x) && !is.null(kernel)
+  if (has_kernel) kernel <- as_krein_kernel(kernel)
   if (!is.null(x)) {
     x <- x[keep, , drop = FALSE]
     warn_response_columns(x, y, labels, x_arg)
-    if (scale) {
-      spec$scaling <- column_scaling(x)
-      x <- scale_columns(spec$scaling, x)
-    }
+    spec$scaling <- input_scaling(x, if (has_kernel) kernel, fitted, scale)
+    x <- scale_columns(spec$scaling, x)
   }
-  # kernel = NULL: no kernel to resolve (a model on the features themselves,
-  # onda(); tune_krein()'s checks). A kernel model refuses it (fit_model()).
-  if (!is.null(x) && !is.null(kernel)) {
-    kernel <- resolve_kernel(as_krein_kernel(kernel), x)
+  if (has_kernel) {
+    kernel <- resolve_kernel(kernel, x, spec$scaling)
     check_kernel_dimension(kernel, ncol(x))
   }
   spec$kernel <- kernel
@@ -293,6 +324,70 @@ finish_inputs <- function(x, y, kernel, spec, keep, min_classes, precomputed = N
          na_action = attr(keep, "na.action"), spec = structure(spec, class = "krein_input_spec")),
     class = "krein_inputs"
   )
+}
+
+# ---------------------------------------------------------------------------
+# Objects fitted on data carry their units (issue 25)
+#
+# A model hands its inputs to its kernel and, for onda(), to a posterior
+# model. Such an object may have been fitted on data itself: a model used as
+# a posterior, a discriminant kernel (kernel_discriminant()), a kernel whose
+# width was taken from data (the kernel a fit stores, `fit$spec$kernel`).
+# It must receive data in the units it was fitted in, whatever the `scale`
+# of the model that uses it, or it computes on data it never saw (the double
+# scaling of issue 25). Its units are NULL when it was not fitted on data,
+# else list(scaling = ): NULL for the data as the user gives them (a model's
+# predict() and the discriminant kernels apply their own scaling), or the
+# centres and scales of the scaled data it was fitted on. A model given such
+# an object computes in its units: finish_inputs() scales by them instead of
+# the model's own scaling (none for original units). Landmarks are points,
+# not fitted objects: they are given in the original units and mapped into
+# the model's (resolve_landmarks()).
+
+#' The units of data an object fitted on data takes (see above): NULL for an
+#' object not fitted on data, else a list with `scaling`
+#' @noRd
+data_units <- function(object) {
+  if (inherits(object, "krein_kernel")) {
+    if (!is.null(object$units)) return(object$units)
+    return(if (inherits(object, "krein_kernel_invariant")) data_units(object$base))
+  }
+  if (is.null(object) || is.character(object) || is.function(object) || is.atomic(object)) return(NULL)
+  # a fitted model (onda()'s `posterior`): its predict() takes the original units
+  if (is.list(object) || isS4(object)) return(list(scaling = NULL))
+  NULL
+}
+
+#' The units the inputs of a model must be given in: those of its kernel
+#' and the other fitted objects (`fitted`, a list) it hands them to; NULL
+#' when none was fitted on data (then `scale` decides). Objects fitted in
+#' different units are an error: no one scaling serves them all.
+#' @noRd
+input_units <- function(kernel, fitted = list(), n_columns = NULL) {
+  units <- lapply(c(list(kernel), fitted), data_units)
+  units <- units[!vapply(units, is.null, logical(1))]
+  if (length(units) == 0L) return(NULL)
+  same <- vapply(units, function(u) identical(u$scaling, units[[1L]]$scaling), logical(1))
+  if (!all(same)) {
+    krein_abort("The kernel and the posterior model were fitted on data in different units (one scaled, one not, or scaled differently); fit them on the data as given, or with the same `scale`.")
+  }
+  scaling <- units[[1L]]$scaling
+  if (!is.null(scaling) && !is.null(n_columns) && length(scaling$center) != n_columns) {
+    krein_abort(sprintf("The kernel was fitted on data with %d columns; the data have %d.",
+                        length(scaling$center), n_columns))
+  }
+  units[[1L]]
+}
+
+#' The scaling of a model's columns `x`: the units of its kernel or of
+#' other objects fitted on data (`fitted`) where they have them (whatever
+#' `scale`), else the columns' own centres and scales (`scale = TRUE`) or
+#' none (NULL)
+#' @noRd
+input_scaling <- function(x, kernel, fitted = list(), scale = TRUE) {
+  units <- input_units(kernel, fitted, ncol(x))
+  if (!is.null(units)) return(units$scaling)
+  if (scale) column_scaling(x)
 }
 
 #' The n x n training kernel of prepared inputs (computed once, by the model
@@ -394,21 +489,22 @@ na_action_name <- function(na_action) {
 #' base::scale() does, so that a fit equals one with `scale = FALSE` on
 #' `scale(x)`. A constant column (standard deviation zero up to rounding) is
 #' centred only, with a message.
+#'
+#' Each column is first divided by the power of two at or above its
+#' largest magnitude (pow2_size()): exact, so that ordinary data get the same
+#' bits as base::scale() gives, while columns of tiny (1e-300) or huge
+#' (1e300) numbers neither underflow nor overflow in the squares of the
+#' standard deviation.
 #' @noRd
 column_scaling <- function(x) {
   n <- nrow(x)
-  center <- colMeans(x)
-  centred <- sweep(x, 2L, center, check.margin = FALSE)
+  size <- pow2_size(apply(abs(x), 2L, max))
+  z <- sweep(x, 2L, size, "/", check.margin = FALSE)
+  center <- colMeans(z)
+  centred <- sweep(z, 2L, center, check.margin = FALSE)
   scale <- if (n > 1L) sqrt(colSums(centred^2) / (n - 1L)) else rep(0, ncol(x))
-  # columns of huge numbers (1e300) overflow the sums above: divide by the
-  # column's largest magnitude first (not for every column, so that ordinary
-  # data are scaled exactly as base::scale() does)
-  for (j in which(!is.finite(center) | !is.finite(scale))) {
-    size <- max(abs(x[, j]))
-    z <- x[, j] / size
-    center[j] <- size * mean(z)
-    scale[j] <- if (n > 1L) size * stats::sd(z) else 0
-  }
+  center <- center * size
+  scale <- scale * size
   # rounding leaves a constant column a standard deviation of a few ulps of its mean
   constant <- !is.finite(scale) | scale <= 100 * .Machine$double.eps * abs(center)
   if (any(constant)) {
@@ -422,16 +518,24 @@ column_scaling <- function(x) {
   list(center = center, scale = scale, constant = constant)
 }
 
-#' Apply a fit's scaling to data in the original units (NULL: none)
+#' The power of two at or above each number (1 for zero; pow2_exponent(),
+#' R/gaussian.R): dividing by it is exact and brings the numbers to at most 1
+#' in magnitude
+#' @noRd
+pow2_size <- function(v) 2^pow2_exponent(v)
+
+#' Apply a fit's scaling to data in the original units (NULL: none). The
+#' columns, centres and scales are first divided by the power of two at or
+#' above the larger of |centre| and scale (exact: the same bits as (x -
+#' center) / scale for ordinary data), so that the difference neither
+#' underflows for tiny columns nor overflows for huge ones of opposite sign.
 #' @noRd
 scale_columns <- function(scaling, x) {
   if (is.null(scaling) || is.null(x)) return(x)
-  scaled <- sweep(x, 2L, scaling$center, check.margin = FALSE)
-  scaled <- sweep(scaled, 2L, scaling$scale, "/", check.margin = FALSE)
-  # x - center can overflow where x and center are huge and of opposite sign
-  overflow <- which(colSums(is.infinite(scaled)) > 0)
-  for (j in overflow) scaled[, j] <- x[, j] / scaling$scale[j] - scaling$center[j] / scaling$scale[j]
-  scaled
+  size <- pow2_size(pmax(abs(scaling$center), scaling$scale))
+  scaled <- sweep(x, 2L, size, "/", check.margin = FALSE)
+  scaled <- sweep(scaled, 2L, scaling$center / size, check.margin = FALSE)
+  sweep(scaled, 2L, scaling$scale / size, "/", check.margin = FALSE)
 }
 
 #' Back to the original units: what plot() and print() show

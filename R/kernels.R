@@ -355,6 +355,11 @@ kernel_parameter_text <- function(kernel) {
 #' underflow or overflow; where \eqn{\gamma} itself is beyond double precision
 #' (inputs near 1e-300), the error says so.
 #'
+#' It takes `x` as given, as [kernel_matrix()] evaluates a kernel on the
+#' points given: a model with `scale = TRUE` (the default) takes the width
+#' of its scaled columns, `median_gamma(scale(x))`, which is what
+#' `kernel_rbf()` does inside the model (see [krein_inputs]).
+#'
 #' @param x A numeric matrix or data frame of numeric columns.
 #' @returns One positive number.
 #' @family kernels
@@ -387,16 +392,18 @@ median_gamma <- function(x) {
 #'
 #' `kernel_rbf(gamma = NULL)` and `kernel_rbf_diag(scales = NULL)` are
 #' completed here; every model stores the resolved kernel so that predictions
-#' use the same parameters as the fit.
+#' use the same parameters as the fit. `scaling` is the scaling that made `x`
+#' from the data as given (NULL: none), recorded as the kernel's units.
 #' @noRd
-resolve_kernel <- function(kernel, x) {
+resolve_kernel <- function(kernel, x, scaling = NULL) {
   if (inherits(kernel, "krein_kernel_dissimilarity")) {
     krein_abort("`kernel` kernel_dissimilarity() compares objects, but `x` is numeric data. Give `x` as a character vector or a list of objects (the rows of a matrix as a list: split(x, row(x))), or use a kernel for numeric data.")
   }
   if (inherits(kernel, "krein_kernel_invariant")) {
-    kernel$base <- resolve_kernel(kernel$base, x)
+    kernel$base <- resolve_kernel(kernel$base, x, scaling)
     return(kernel)
   }
+  needs_data <- kernel_needs_data(kernel)
   if (inherits(kernel, "krein_kernel_rbf") && is.null(kernel$params$gamma)) {
     kernel$params$gamma <- median_gamma(x)
   }
@@ -409,6 +416,9 @@ resolve_kernel <- function(kernel, x) {
     }
     kernel$params$scales <- 10 * v  # paper 003, Example 2: diag(10 S_j)
   }
+  # a parameter taken from data ties the kernel to the units of `x`: the
+  # scaling that made them from the data as given, NULL for none (data_units())
+  if (needs_data) kernel$units <- list(scaling = scaling)
   kernel
 }
 
@@ -442,6 +452,13 @@ check_kernel_dimension <- function(kernel, d, call = NULL) {
 #' `kernel_rbf_diag(scales = NULL)`, the width and conversion of
 #' [kernel_dissimilarity()]) are computed from `x`, which plays the role of
 #' the training data.
+#'
+#' The points are taken as given: `kernel_matrix()` does not scale them (a
+#' model with `scale = TRUE` evaluates its kernel on its scaled columns). A
+#' kernel fitted on data takes them in its own units, as in a model (see
+#' "Objects fitted on data keep their units" in [krein_inputs]): a kernel a
+#' fit stores (`fit$spec$kernel`) scales them as that fit did, so that
+#' `kernel_matrix(fit$spec$kernel, x)` is the fit's training kernel.
 #'
 #' @param kernel A kernel: a `krein_kernel` (see [kernels]), a function
 #'   `function(x, y)` of two vectors, or a kernlab kernel object.
@@ -480,6 +497,10 @@ kernel_matrix <- function(kernel, x, y = NULL, threads = NULL) {
     }
   }
   threads <- check_threads(threads)
+  # a kernel fitted on data receives the points in its units (R/inputs.R)
+  scaling <- input_scaling(x, kernel, list(), scale = FALSE)
+  x <- scale_columns(scaling, x)
+  y <- scale_columns(scaling, y)
   kernel <- resolve_kernel(kernel, x)
   check_kernel_dimension(kernel, ncol(x))
   K <- evaluate_kernel(kernel, x, y, threads)

@@ -35,6 +35,7 @@
 #'   follows `getOption("na.action")` (na.omit unless set); [na.omit()] or
 #'   [na.exclude()] drop them; [na.fail()] makes them an error.
 #' @param indefinite As in [kqd()].
+#' @inheritParams krein_inputs
 #' @returns A matrix with one row per point of `newdata` and one column per
 #'   class.
 #' @references
@@ -55,15 +56,17 @@
 #' @examples
 #' # Haasdonk and Pekalska (2010), Fig. 2: the XOR problem
 #' xor <- xor4()
-#' kernel_mahalanobis(xor[, 1:2], xor$y, kernel_rbf(1), distance = "IC", reg = 1e-4)
-#' kernel_mahalanobis(xor[, 1:2], xor$y, kernel_rbf(1), distance = "RC", reg = 1)
+#' kernel_mahalanobis(xor[, 1:2], xor$y, kernel_rbf(1), distance = "IC", reg = 1e-4, scale = FALSE)
+#' kernel_mahalanobis(xor[, 1:2], xor$y, kernel_rbf(1), distance = "RC", reg = 1, scale = FALSE)
 #' @export
 kernel_mahalanobis <- function(x, y, kernel = kernel_rbf(), distance = c("RC", "IC"), reg = NULL,
                                newdata = NULL, indefinite = c("auto", "yes", "no"),
-                               na.action = NULL, threads = NULL) {
+                               na.action = NULL, threads = NULL, scale = TRUE) {
   distance <- match_choice(distance, "distance", c("RC", "IC"))
   check_kernel_argument(kernel, x)
-  inputs <- inputs_from_xy(x, y, kernel, na.action, min_classes = 1L)
+  # the models' input path (and their scaling) and, in mahalanobis_model(),
+  # their fit_model()
+  inputs <- inputs_from_xy(x, y, kernel, na.action, min_classes = 1L, scale = scale)
   fit <- mahalanobis_model(inputs, distance, reg, indefinite, threads)
   stats::predict(fit, newdata, type = "distance")
 }

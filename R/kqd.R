@@ -272,7 +272,7 @@
 #'   `"meb"`, `"kmeans"` or `"random"` to select landmarks with
 #'   [select_landmarks()], a vector of training-row indices, or a
 #'   `krein_landmarks` object from [select_landmarks()] on the same training
-#'   data -- as [ikfd()] takes them. For data in chunks ([krein_chunks()],
+#'   data (with the same `scale`) -- as [ikfd()] takes them. For data in chunks ([krein_chunks()],
 #'   given as `x`; the fit is mapped over the chunks): a matrix of landmark points (original units), a `krein_landmarks` object
 #'   or a method applied to the first chunks.
 #' @param eps,m Passed to [select_landmarks()] when `landmarks` names a

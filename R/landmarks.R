@@ -28,6 +28,13 @@
 #' With `m = NULL`, `"kmeans"` and `"random"` use the number of landmarks the
 #' MEB selection picks, as in the paper's comparisons.
 #'
+#' The data go through the models' input path: with `scale = TRUE` (the
+#' default, as in the models) the selection sees the columns centred and
+#' scaled, as a model sees them, so landmarks selected here and passed to a
+#' model with the same `scale` (and kernel) equal those it selects itself
+#' (`landmarks = "meb"`). The returned `points` are in the original units
+#' either way, as every coordinate a user gives a model.
+#'
 #' @section Cost:
 #' With a positive definite kernel, MEB costs \eqn{O(n_j |S|)} kernel
 #' evaluations and \eqn{O(n_j |S|^2)} further operations for a class of
@@ -70,15 +77,19 @@
 #'   values. `indices` and
 #'   `n` then count the complete rows, as a model fitted on the same data with
 #'   the same `na.action` does (so the landmarks can be passed to it).
+#' @inheritParams krein_inputs
 #' @returns An object of class `krein_landmarks`: a list with `method`,
 #'   `indices` (training rows; `NULL` for k-means centres of data), `points`
-#'   (the landmark points for data; `NULL` for precomputed kernels), `class`
+#'   (the landmark points for data, in the original units; `NULL` for
+#'   precomputed kernels), `class`
 #'   (the class of each landmark: its own label, or for k-means centres the
 #'   majority class of its cluster), `n`, `eps`, and for `"meb"` a list
 #'   `balls` with, per class, the core-set `indices`, their centre `weights`,
 #'   the `radius` \eqn{R}, the largest distance of a class point to the centre
 #'   (`farthest`, at most \eqn{(1 + \epsilon) R} on convergence), `squared`
-#'   (was \eqn{K_j K_j'} used) and `converged`.
+#'   (was \eqn{K_j K_j'} used) and `converged`; with `scale = TRUE` also the
+#'   `scaling` (centres and scales) the selection used and the points in
+#'   those units (`scaled_points`).
 #' @references
 #' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
 #' indefinite kernel approximation using minimum enclosing balls.
@@ -106,11 +117,28 @@
 #' @export
 select_landmarks <- function(x, y, kernel = kernel_rbf(), method = c("meb", "kmeans", "random"),
                              eps = 0.01, m = NULL, stratified = TRUE, psd = NULL,
-                             threads = NULL, na.action = NULL) {
+                             threads = NULL, na.action = NULL, scale = TRUE) {
   check_kernel_argument(kernel, x)
-  inputs <- inputs_from_xy(x, y, kernel, na.action = na.action)
-  landmarks_from_inputs(inputs, method = method, eps = eps, m = m, stratified = stratified,
-                        psd = psd, threads = threads)
+  # the models' input path: the selection sees the data as a model with the
+  # same `scale` (and kernel) sees them
+  inputs <- inputs_from_xy(x, y, kernel, na.action = na.action, scale = scale)
+  landmarks <- landmarks_from_inputs(inputs, method = method, eps = eps, m = m, stratified = stratified,
+                                     psd = psd, threads = threads)
+  scaling <- inputs$spec$scaling
+  if (is.null(scaling) || is.null(landmarks$points)) return(landmarks)
+  # points in the original units, as every coordinate a user gives; a model
+  # with the same scaling takes the scaled ones as they are
+  # (resolve_landmarks(), R/ikfd.R), the training rows themselves by index
+  landmarks$scaling <- scaling
+  landmarks$scaled_points <- landmarks$points
+  landmarks$points <- if (!is.null(landmarks$indices)) {
+    original <- check_numeric_matrix_allow_na(x, "x")
+    if (!is.null(inputs$na_action)) original <- original[-inputs$na_action, , drop = FALSE]
+    original[landmarks$indices, , drop = FALSE]
+  } else {
+    unscale_columns(scaling, landmarks$points)
+  }
+  landmarks
 }
 
 #' Landmarks from prepared model inputs (the path select_landmarks() and the
@@ -150,6 +178,18 @@ landmarks_from_inputs <- function(inputs, method = c("meb", "kmeans", "random"),
          levels = levels(inputs$y), precomputed = is.null(inputs$x)),
     class = "krein_landmarks"
   )
+}
+
+#' The points of a `krein_landmarks` object in the units of a fit: `x` the
+#' fit's training rows as it sees them, `scaling` its scaling (NULL: none).
+#' Training rows by index; points selected with the same scaling as they
+#' were selected; other points (original units) scaled.
+#' @noRd
+landmark_points <- function(landmarks, x, scaling) {
+  if (is.null(landmarks$points)) return(NULL)
+  if (!is.null(landmarks$indices)) return(x[landmarks$indices, , drop = FALSE])
+  if (!is.null(landmarks$scaled_points) && identical(landmarks$scaling, scaling)) return(landmarks$scaled_points)
+  scale_columns(scaling, landmarks$points)
 }
 
 check_eps <- function(eps) {

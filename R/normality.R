@@ -19,12 +19,18 @@
 #' corresponding [stats::ks.test()] warning is not repeated for every column.
 #' A constant column has no p-value (`NA`).
 #'
+#' With `scale = TRUE` (the default, as in the models) the kernel data are
+#' those of the columns centred and scaled, as a model computes them;
+#' Huang, Hwang and Lin use the data as given (`scale = FALSE`). The tests of
+#' the original columns standardise them either way.
+#'
 #' @param x A numeric matrix or data frame of points (one per row), or a
 #'   precomputed kernel ([precomputed_kernel()]), in which case only the
 #'   kernel data are tested.
 #' @param kernel A kernel (see [kernel_rbf()]); ignored for precomputed
 #'   kernels.
 #' @param threads Threads for the kernel evaluation.
+#' @inheritParams krein_inputs
 #' @returns An object of class `krein_normality`: a list with `original` and
 #'   `kernel`, the p-values per column (`original` is `NULL` for a precomputed
 #'   kernel), `kernel` description, and the standardised columns needed by
@@ -40,12 +46,13 @@
 #' # exponential coordinates
 #' set.seed(1)
 #' x <- matrix(rexp(200 * 50), 200, 50)
-#' normality <- kernel_normality(x, kernel_rbf(gamma = 0.5 / 10^2))
+#' normality <- kernel_normality(x, kernel_rbf(gamma = 0.5 / 10^2), scale = FALSE)
 #' normality
 #' plot(normality)
 #' @export
-kernel_normality <- function(x, kernel = kernel_rbf(), threads = NULL) {
+kernel_normality <- function(x, kernel = kernel_rbf(), threads = NULL, scale = TRUE) {
   threads <- check_threads(threads)
+  scale <- check_flag(scale, "scale")
   if (inherits(x, "krein_precomputed")) {
     K <- check_symmetric_matrix(x$K, "x")
     original <- NULL
@@ -53,9 +60,13 @@ kernel_normality <- function(x, kernel = kernel_rbf(), threads = NULL) {
   } else {
     x <- check_finite_matrix(as_numeric_matrix(x, "x"), "x")
     if (nrow(x) < 3L) krein_abort(sprintf("`x` must have at least 3 rows to test normality, not %d.", nrow(x)))
-    kernel <- resolve_kernel(as_krein_kernel(kernel), x)
+    kernel <- as_krein_kernel(kernel)
+    # the kernel data of the columns as a model with the same `scale` sees them (R/inputs.R)
+    scaling <- input_scaling(x, kernel, list(), scale)
+    scaled <- scale_columns(scaling, x)
+    kernel <- resolve_kernel(kernel, scaled, scaling)
     check_kernel_dimension(kernel, ncol(x))
-    K <- evaluate_kernel(kernel, x, NULL, threads)
+    K <- evaluate_kernel(kernel, scaled, NULL, threads)
     original <- standardised_columns(x)
   }
   kernel_columns <- standardised_columns(K)

@@ -22,6 +22,12 @@
 #' errors at new points. Eigenvalues of \eqn{R S R'} within \eqn{100 m
 #' \epsilon} times the largest of zero are dropped.
 #'
+#' With `scale = TRUE` (the default, as in the models and
+#' [select_landmarks()]) the approximated kernel is that of the columns
+#' centred and scaled, as a model computes it; landmark points,
+#' [predict()][predict.krein_nystrom()]'s `newdata` and [nystrom_error()]'s
+#' `x` are given in the original units and scaled as the training data were.
+#'
 #' @param x The training data (a numeric matrix or data frame), or an
 #'   \eqn{n \times n} kernel matrix with `kernel = "precomputed"` (or a
 #'   [precomputed_kernel()]).
@@ -31,10 +37,12 @@
 #'   `x` (not for precomputed kernels), or the result of [select_landmarks()]
 #'   on `x`.
 #' @param threads Threads for the kernel matrices.
+#' @inheritParams krein_inputs
 #' @returns An object of class `krein_nystrom`: a list with `vectors`
 #'   (\eqn{Q}, \eqn{n \times r}), `values` (\eqn{\Lambda}, decreasing, signed),
 #'   `signature` (\eqn{p, q} of \eqn{\hat K}), `landmarks`, the landmark points
-#'   (data fits) and what [predict.krein_nystrom()] needs. `as.matrix()`
+#'   (data fits, in the units the kernel sees), the `scaling` of the columns
+#'   (`NULL` without) and what [predict.krein_nystrom()] needs. `as.matrix()`
 #'   reconstructs \eqn{\hat K} (only when asked: it is \eqn{n \times n}).
 #' @references
 #' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
@@ -52,16 +60,22 @@
 #' ny
 #' nystrom_error(ny, x)
 #' @export
-nystrom <- function(x, kernel = kernel_rbf(), landmarks, threads = NULL) {
+nystrom <- function(x, kernel = kernel_rbf(), landmarks, threads = NULL, scale = TRUE) {
   threads <- check_threads(threads)
+  scale <- check_flag(scale, "scale")
   precomputed <- inherits(x, "krein_precomputed") || identical(kernel, "precomputed")
+  scaling <- NULL
   if (precomputed) {
     K <- check_symmetric_matrix(if (inherits(x, "krein_precomputed")) x$K else x, "x")
     n <- nrow(K)
   } else {
     x <- check_numeric_matrix(x, "x")
     n <- nrow(x)
-    kernel <- resolve_kernel(as_krein_kernel(kernel), x)
+    kernel <- as_krein_kernel(kernel)
+    # the models' scaling, or the units of a kernel fitted on data (R/inputs.R)
+    scaling <- input_scaling(x, kernel, list(), scale)
+    x <- scale_columns(scaling, x)
+    kernel <- resolve_kernel(kernel, x, scaling)
     check_kernel_dimension(kernel, ncol(x))
   }
   if (missing(landmarks)) {
@@ -73,7 +87,7 @@ nystrom <- function(x, kernel = kernel_rbf(), landmarks, threads = NULL) {
       krein_abort(sprintf("`landmarks` was selected on other data (%d points); select them on `x` (%d points).",
                           landmarks$n, n))
     }
-    points <- landmarks$points
+    points <- if (!precomputed) landmark_points(landmarks, x, scaling)
     landmarks <- landmarks$indices
   } else if (is.matrix(landmarks) || is.data.frame(landmarks)) {
     if (precomputed) krein_abort("`landmarks` must be row indices for a precomputed kernel.")
@@ -81,6 +95,7 @@ nystrom <- function(x, kernel = kernel_rbf(), landmarks, threads = NULL) {
     if (ncol(points) != ncol(x)) {
       krein_abort(sprintf("`landmarks` points must have %d columns, as `x`, not %d.", ncol(x), ncol(points)))
     }
+    points <- scale_columns(scaling, points)
     landmarks <- NULL
   } else {
     landmarks <- check_landmarks(landmarks, n)
@@ -100,7 +115,7 @@ nystrom <- function(x, kernel = kernel_rbf(), landmarks, threads = NULL) {
     list(vectors = d$vectors, values = d$values,
          signature = c(p = sum(d$values > 0), q = sum(d$values < 0)),
          landmarks = landmarks, points = points, extension = d$extension,
-         landmark_rank = d$landmark_rank, kernel = kernel, n = n, threads = threads),
+         landmark_rank = d$landmark_rank, kernel = kernel, scaling = scaling, n = n, threads = threads),
     class = "krein_nystrom"
   )
 }
@@ -178,7 +193,7 @@ predict.krein_nystrom <- function(object, newdata, type = c("kernel", "coordinat
       krein_abort(sprintf("`newdata` must have %d columns, as the training data, not %d.",
                           ncol(object$points), ncol(x_new)))
     }
-    k_new <- evaluate_kernel(object$kernel, x_new, object$points, object$threads)
+    k_new <- evaluate_kernel(object$kernel, scale_columns(object$scaling, x_new), object$points, object$threads)
   }
   coordinates <- k_new %*% t(object$extension)
   if (type == "coordinates") return(coordinates)
@@ -220,6 +235,7 @@ nystrom_error <- function(object, x, size = 200) {
   } else {
     x <- check_numeric_matrix(x, "x")
     if (nrow(x) != object$n) krein_abort(sprintf("`x` must be the training data (%d rows), not %d rows.", object$n, nrow(x)))
+    x <- scale_columns(object$scaling, x)
     exact <- evaluate_kernel(object$kernel, x[rows, , drop = FALSE], x, object$threads)
   }
   approx <- object$vectors[rows, , drop = FALSE] %*% (object$values * t(object$vectors))

@@ -116,12 +116,16 @@
 #'   \eqn{n_{new} \times K} matrix of posteriors (columns in the order of the
 #'   levels of `y`, or named by them); it is called once for the training
 #'   points and once for each `predict()`, with numeric matrices of the
-#'   model's input columns. Rows must be finite and sum to 1.
+#'   model's input columns (scaled with `scale = TRUE`). Rows must be finite
+#'   and sum to 1.
 #' * a fitted model whose `predict(model, newdata, type = "prob")` gives such
 #'   a matrix -- any krein classifier, for example. It is called with the
 #'   input columns of `onda()`'s fit: a numeric matrix for matrix or data
 #'   frame input, a data frame of the model matrix's columns for the formula
-#'   interface (the variables themselves when they are numeric).
+#'   interface (the variables themselves when they are numeric), in the
+#'   original units: the model was fitted on data as given and scales them
+#'   itself, so `onda()` does not scale, whatever `scale` (see "Objects fitted
+#'   on data keep their units" in [krein_inputs]).
 #'
 #' @param x A numeric matrix or data frame of inputs (see [krein_inputs]).
 #' @param y Class labels, one per row.
@@ -186,7 +190,8 @@ onda <- function(x, ...) UseMethod("onda")
 #' @export
 onda.formula <- function(formula, data, ..., subset, na.action, scale = TRUE) {
   refuse_onda_kernel(list(...))
-  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), NULL, scale = scale)
+  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), NULL, scale = scale,
+                                fitted = fitted_objects("onda", list(...)))
   fit_model("onda", inputs, list(...), match.call())
 }
 
@@ -196,8 +201,10 @@ onda.default <- function(x, y, ..., scale = TRUE, posterior = "gaussian", dim = 
                          svm_kernel = "radial", cost = 1, svm_gamma = NULL, svm_args = list(), na.action = NULL) {
   refuse_onda_kernel(list(...))
   check_dots_empty("onda", ...)
-  inputs <- inputs_from_xy(x, y, NULL, na.action, scale = scale, chunks = TRUE)
-  fit_model("onda", inputs, method_arguments("onda"), match.call())
+  args <- method_arguments("onda")
+  inputs <- inputs_from_xy(x, y, NULL, na.action, scale = scale, chunks = TRUE,
+                           fitted = fitted_objects("onda", args))
+  fit_model("onda", inputs, args, match.call())
 }
 
 refuse_onda_kernel <- function(dots) {
@@ -575,7 +582,7 @@ register_krein_model(
                                     "SVM kernel width"),
                           stringsAsFactors = FALSE),
   needs_inputs = function(args) TRUE,
-  types = "projection", predict_args = "rule", uses_kernel = FALSE,
+  types = "projection", predict_args = "rule", uses_kernel = FALSE, fitted_arguments = "posterior",
   ranges = function(args) list(ridge = c(-4, -2), cost = c(-1, 3)),
   default_grid = function(size, args, data) onda_default_grid(size, args, data)
 )

@@ -237,6 +237,10 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   # strings and other objects: their kernel (or dissimilarities) once, sliced
   # per fold and read by the default grid
   object_cache <- if (!is.null(inputs$objects)) object_tuning_cache(kernel, x)
+  # a kernel or posterior fitted on data sets the units of the inputs, as in
+  # every fit (input_units(), R/inputs.R): no scaling of the folds of its own
+  units <- if (!precomputed && is.null(object_cache)) input_units(kernel, fitted_objects(name, fixed))
+  scale <- scale && is.null(units)
   if (missing(grid) || is.null(grid)) {
     grid_size <- check_number(grid_size, "grid_size", lower = 1, upper = 50, allow_lower = TRUE, integer = TRUE)
     grid <- default_tuning_grid(info, tunable, if (!is.null(object_cache)) object_cache else x,
@@ -257,7 +261,7 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   predict_only <- names(fixed) %in% predict_only_arguments(info)
   job <- list(info = info, x = x, y = y, grid = grid, kernel = kernel, fixed = fixed[!predict_only],
               fixed_predict = fixed[predict_only], precomputed = precomputed,
-              scale = scale && !precomputed, objects = object_cache)
+              scale = scale && !precomputed, units = units, objects = object_cache)
   run <- function(t, progress) {
     set.seed(seeds[t], kind = "Mersenne-Twister", normal.kind = "Inversion", sample.kind = "Rejection")
     test <- fold_ids[, tasks$rep[t]] == tasks$fold[t]
@@ -833,9 +837,13 @@ fold_data <- function(job, kernel, train, test) {
   }
   kernels <- NULL
   list(
+    # a fit on the inputs scales them by the units of a kernel or posterior
+    # fitted on data (job$units) itself
     inputs = function() list(train = x_train, test = x_test),
     kernel = function() {
       if (is.null(kernels)) {
+        x_train <- scale_columns(job$units$scaling, x_train)
+        x_test <- scale_columns(job$units$scaling, x_test)
         resolved <- resolve_kernel(kernel, x_train)
         threads <- check_threads(NULL)
         kernels <<- list(

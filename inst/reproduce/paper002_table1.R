@@ -228,7 +228,7 @@ run_fold <- function(data, train_rows, test_rows, reg_mode, include_pcvm) {
     xt <- data$x[train_rows, , drop = FALSE]
     # the paper fits the data as given (krein's default would scale the columns)
     train <- list(args = list(xt, y_train, kernel = data$kernel, scale = FALSE), select = function(method, m = NULL)
-      select_landmarks(xt, y_train, kernel = data$kernel, method = method, eps = 0.01, m = m))
+      select_landmarks(xt, y_train, kernel = data$kernel, method = method, eps = 0.01, m = m, scale = FALSE))
     newdata <- data$x[test_rows, , drop = FALSE]
   }
   accuracy <- function(fit, ...) mean(predict(fit, newdata, type = "class", ...) == y_test)

@@ -116,3 +116,35 @@ test_that("kernel_discriminant() on an S4 fit, a number or nothing is a krein_er
   svm <- kernlab::ksvm(as.matrix(d[, 1:2]), d$y)
   expect_snapshot(show_error(kernel_discriminant(svm)))
 })
+
+# Issue 25, item 1: a discriminant kernel applies its onda() fit's scaling
+# itself; a model with scale = TRUE scaled the data once more (kqd with the
+# GDK: training error 0.54 against 0.013 with scale = FALSE). It takes the
+# data as given, whatever the model's `scale`.
+test_that("a discriminant kernel receives the data as given, whatever the model's `scale` (issue 25, item 1)", {
+  X <- as.matrix(iris[, 1:4])
+  y <- iris$Species
+  fit <- onda(X, y)
+  for (kind in c("gdk", "ldk", "dk")) {
+    kernel <- kernel_discriminant(fit, kind)
+    scaled <- kqd(X, y, kernel = kernel, variant = "RC+")
+    plain <- kqd(X, y, kernel = kernel, variant = "RC+", scale = FALSE)
+    expect_null(scaled$spec$scaling)
+    expect_equal(predict(scaled, X, type = "decision"), predict(plain, X, type = "decision"), tolerance = 1e-10,
+                 info = kind)
+    expect_lt(scaled$training_error, 0.05)
+  }
+  # through the formula interface and another model too
+  gdk <- kernel_discriminant(onda(Species ~ ., data = iris), "gdk")
+  expect_equal(predict(ikfd(Species ~ ., data = iris, kernel = gdk), iris, type = "decision"),
+               predict(ikfd(Species ~ ., data = iris, kernel = gdk, scale = FALSE), iris, type = "decision"),
+               tolerance = 1e-10)
+  # tune_krein() does not scale its folds for it either
+  set.seed(1)
+  tuned <- tune_krein(kqd, X, y, grid = list(reg = c(0.01, 0.1)), kernel = gdk, variant = "RC+", folds = 3)
+  set.seed(1)
+  plain <- tune_krein(kqd, X, y, grid = list(reg = c(0.01, 0.1)), kernel = gdk, variant = "RC+", folds = 3,
+                      scale = FALSE)
+  expect_equal(tuned$results$mean, plain$results$mean, tolerance = 1e-10)
+  expect_lt(min(tuned$results$mean), 0.1)
+})

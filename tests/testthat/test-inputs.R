@@ -369,4 +369,73 @@ test_that("missing values follow getOption(\"na.action\") by default, as model.f
   expect_false(anyNA(fitted(excluded)[-c(3, 70)]))
   expect_identical(dim(predict(excluded, type = "prob")), c(150L, 3L))
   expect_true(all(is.na(predict(excluded, type = "prob")[c(3, 70), ])))
+# Issue 25, item 8: scale = TRUE divides each column by the power of two at
+# or above its largest magnitude first; before, the squares of a column of
+# 1e-300 numbers underflowed, the column was called constant and left
+# unscaled ("Constant predictor columns `x1`, `x2`"), and the fits were wrong
+# (training error 0.5) or stopped (the median heuristic asked to "rescale x").
+test_that("scale = TRUE fits tiny and huge data as the same data of ordinary size (issue 25, item 8)", {
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  X <- as.matrix(d[, 1:2])
+  Y <- d$y
+  # ordinary data: the same bits as base::scale()
+  expect_identical(unname(krein:::scale_columns(krein:::column_scaling(X), X)), unname(scale(X)[, ]))
+  models <- list(kqd = function(x) kqd(x, Y, kernel = kernel_rbf(1)),
+                 ikfd = function(x) ikfd(x, Y, kernel = kernel_rbf(1)),
+                 pcvm = function(x) { set.seed(3); pcvm(x, Y, kernel = kernel_rbf(1)) },
+                 iknn = function(x) iknn(x, Y, kernel = kernel_rbf(1)),
+                 onda = function(x) onda(x, Y),
+                 kqd_default_kernel = function(x) kqd(x, Y))
+  if (requireNamespace("e1071", quietly = TRUE)) {
+    models$isvm <- function(x) { set.seed(3); isvm(x, Y, kernel = kernel_rbf(1)) }
+  }
+  for (name in names(models)) {
+    reference <- models[[name]](X)
+    for (factor in c(1e-300, 1e300)) {
+      expect_no_message(fit <- models[[name]](X * factor))
+      expect_equal(fit$spec$scaling$scale, reference$spec$scaling$scale * factor, tolerance = 1e-12,
+                   info = paste(name, factor))
+      expect_identical(fit$training_error, reference$training_error, info = paste(name, factor))
+      expect_equal(predict(fit, X[1:10, ] * factor, type = "decision"),
+                   predict(reference, X[1:10, ], type = "decision"), tolerance = 1e-8,
+                   info = paste(name, factor))
+    }
+  }
+  # a truly constant column is still centred only, with the message
+  expect_message(krein:::column_scaling(cbind(X, z = 3e-300)), "Constant predictor column `z`")
+})
+
+# Issue 25, item 1: objects fitted on data carry their units
+# (R/inputs.R, data_units(), input_units()).
+test_that("a kernel with a width taken from data keeps the units it was fitted on (issue 25, item 1)", {
+  X <- as.matrix(iris[, 1:4])
+  y <- iris$Species
+  first <- kqd(X, y)  # kernel_rbf(): the median heuristic on the scaled data
+  kernel <- first$spec$kernel
+  expect_identical(kernel$units$scaling, first$spec$scaling)
+  # given to another model, whatever its `scale`, the kernel sees the data
+  # as it saw them: the same fit
+  again <- kqd(X, y, kernel = kernel, scale = FALSE)
+  expect_identical(again$spec$scaling, first$spec$scaling)
+  expect_equal(predict(again, X, type = "decision"), predict(first, X, type = "decision"), tolerance = 1e-10)
+  # on part of the data, the units of the kernel, not the part's own scaling
+  part <- ikfd(X[1:120, ], y[1:120], kernel = kernel)
+  expect_identical(part$spec$scaling, first$spec$scaling)
+  # a width taken from data as given (scale = FALSE) keeps the data as given
+  plain <- kqd(X, y, scale = FALSE)
+  expect_null(kqd(X, y, kernel = plain$spec$kernel)$spec$scaling)
+  # objects fitted in different units cannot share one model's inputs
+  expect_error(krein:::input_units(kernel, list(first)), class = "krein_error", regexp = "different units")
+  expect_error(kqd(X[, 1:3], y, kernel = kernel), class = "krein_error", regexp = "4 columns")
+})
+
+test_that("kernel_matrix() gives a kernel fitted on data the points in its units (issue 25, item 1)", {
+  X <- as.matrix(iris[, 1:4])
+  fit <- ikfd(X, iris$Species)
+  K <- kernel_matrix(fit$spec$kernel, X[1:20, ])
+  expect_equal(K, kernel_matrix(kernel_rbf(fit$spec$kernel$params$gamma), scale(X)[1:20, ]),
+               tolerance = 1e-12, ignore_attr = TRUE)
+  expect_equal(K, krein:::training_kernel(list(kernel = fit$spec$kernel, x = fit$x))[1:20, 1:20],
+               tolerance = 1e-12, ignore_attr = TRUE)
 })

@@ -11,8 +11,8 @@ test_that("kernel_mahalanobis() gives paper 001's d2_IC (eq. 4) and d2_RC (eq. 7
   # paper 001 eqs. (4) and (7) = Table II's IC- and RC+ distances, class-wise
   d <- fx_three_classes()
   k <- fx_kernels(d)
-  ic <- kernel_mahalanobis(d$x, d$y, kernel = d$kernel, distance = "IC", reg = 1e-2, newdata = d$x_new)
-  rc <- kernel_mahalanobis(d$x, d$y, kernel = d$kernel, distance = "RC", reg = 0.1, newdata = d$x_new)
+  ic <- kernel_mahalanobis(d$x, d$y, scale = FALSE, kernel = d$kernel, distance = "IC", reg = 1e-2, newdata = d$x_new)
+  rc <- kernel_mahalanobis(d$x, d$y, scale = FALSE, kernel = d$kernel, distance = "RC", reg = 0.1, newdata = d$x_new)
   expect_identical(colnames(ic), levels(d$y))
   ref_ic <- ref_kqd_distance(k$K, d$y, k$K_new, k$self_new, "IC-", 1e-2, FALSE)
   ref_rc <- ref_kqd_distance(k$K, d$y, k$K_new, k$self_new, "RC+", 0.1, FALSE)
@@ -21,7 +21,7 @@ test_that("kernel_mahalanobis() gives paper 001's d2_IC (eq. 4) and d2_RC (eq. 7
   # one-class use (paper 001 Sec. 6: "one-class models"): a class's distances
   # use only its own points
   own <- d$y == "alpha"
-  one <- kernel_mahalanobis(d$x[own, ], factor(rep("alpha", sum(own))), kernel = d$kernel,
+  one <- kernel_mahalanobis(d$x[own, ], factor(rep("alpha", sum(own))), scale = FALSE, kernel = d$kernel,
                             distance = "RC", reg = 0.1, newdata = d$x_new)
   expect_equal(dim(one), c(nrow(d$x_new), 1L))
   expect_lt(ref_rel_diff(one[, 1], rc[, "alpha"]), 1e-10)
@@ -105,8 +105,8 @@ test_that("kmdc() is MASS::lda / MASS::qda on the class-wise squared distances",
   d <- fx_two_classes(5, n = 30)
   kernel <- kernel_rbf(gamma = 0.5)
   x_new <- matrix(rnorm(12), 6)
-  D <- kernel_mahalanobis(d$x, d$y, kernel = kernel, distance = "RC", reg = 0.1, newdata = d$x)
-  D_new <- kernel_mahalanobis(d$x, d$y, kernel = kernel, distance = "RC", reg = 0.1, newdata = x_new)
+  D <- kernel_mahalanobis(d$x, d$y, scale = FALSE, kernel = kernel, distance = "RC", reg = 0.1, newdata = d$x)
+  D_new <- kernel_mahalanobis(d$x, d$y, scale = FALSE, kernel = kernel, distance = "RC", reg = 0.1, newdata = x_new)
   for (classifier in c("lda", "qda")) {
     fit <- kmdc(d$x, d$y, kernel = kernel, distance = "RC", classifier = classifier, reg = 0.1, scale = FALSE)
     oracle_fit <- if (classifier == "lda") MASS::lda(unname(D), d$y) else MASS::qda(unname(D), d$y)
@@ -144,7 +144,7 @@ test_that("kmdc's decision values are MASS's discriminant functions, prob their 
   new_x <- iris[seq(2, 150, by = 10), 1:4]
   y <- iris$Species[seq(1, 150, by = 2)]
   kernel <- kernel_rbf(0.5)
-  D_new <- kernel_mahalanobis(fit_x, y, kernel = kernel, distance = "IC", reg = 1e-3, newdata = new_x)
+  D_new <- kernel_mahalanobis(fit_x, y, scale = FALSE, kernel = kernel, distance = "IC", reg = 1e-3, newdata = new_x)
   for (classifier in c("lda", "qda")) {
     set.seed(7)
     fit <- kmdc(fit_x, y, kernel = kernel, distance = "IC", classifier = classifier, reg = 1e-3,
@@ -154,7 +154,7 @@ test_that("kmdc's decision values are MASS's discriminant functions, prob their 
     D <- matrix(NA_real_, nrow(fit_x), 3)
     for (k in unique(fit$folds)) {
       out <- fit$folds == k
-      D[out, ] <- kernel_mahalanobis(fit_x[!out, ], y[!out], kernel = kernel, distance = "IC", reg = 1e-3,
+      D[out, ] <- kernel_mahalanobis(fit_x[!out, ], y[!out], scale = FALSE, kernel = kernel, distance = "IC", reg = 1e-3,
                                      newdata = fit_x[out, ])
     }
     colnames(D) <- colnames(D_new)
@@ -243,8 +243,8 @@ test_that("kernel_mahalanobis() takes na.action, as the models do", {
 test_that("kmdc's prior is the discriminant's prior", {
   d <- fx_two_classes(5, n = 30)
   x_new <- matrix(rnorm(12), 6)
-  D <- kernel_mahalanobis(d$x, d$y, kernel = kernel_rbf(0.5), distance = "RC", reg = 0.1)
-  D_new <- kernel_mahalanobis(d$x, d$y, kernel = kernel_rbf(0.5), distance = "RC", reg = 0.1, newdata = x_new)
+  D <- kernel_mahalanobis(d$x, d$y, scale = FALSE, kernel = kernel_rbf(0.5), distance = "RC", reg = 0.1)
+  D_new <- kernel_mahalanobis(d$x, d$y, scale = FALSE, kernel = kernel_rbf(0.5), distance = "RC", reg = 0.1, newdata = x_new)
   fit <- kmdc(d$x, d$y, kernel = kernel_rbf(0.5), classifier = "lda", reg = 0.1, prior = c(0.8, 0.2), scale = FALSE)
   oracle <- predict(MASS::lda(unname(D), d$y, prior = c(0.8, 0.2)), unname(D_new))
   expect_equal(unname(predict(fit, x_new, type = "prob")), unname(oracle$posterior), tolerance = 1e-6)
@@ -288,7 +288,7 @@ test_that("kmdc drops or pads rows with missing values as na.action says", {
   expect_identical(nobs(fit), 58L)
   expect_true(all(is.na(predict(fit, type = "distance")[c(2, 9), ])))
   expect_identical(sum(is.na(fitted(fit))), 2L)
-  distances <- kernel_mahalanobis(train[-c(2, 9), 1:2], train$y[-c(2, 9)], kernel = kernel_rbf(1),
+  distances <- kernel_mahalanobis(train[-c(2, 9), 1:2], train$y[-c(2, 9)], scale = FALSE, kernel = kernel_rbf(1),
                                   newdata = train[, 1:2])
   expect_true(all(is.na(distances[c(2, 9), ])))
   expect_equal(distances[-c(2, 9), ], predict(fit, train[-c(2, 9), ], type = "distance"), ignore_attr = TRUE)
@@ -380,7 +380,7 @@ test_that("kmdc(distance = \"IC\") reports the out-of-fold training error it tra
   for (f in unique(fit$folds)) {
     out <- fit$folds == f
     oof[out, ] <- kernel_mahalanobis(Xs[!out, ], Y[!out], kernel = k, distance = "IC", reg = 1e-3,
-                                     newdata = Xs[out, , drop = FALSE])
+                                     newdata = Xs[out, , drop = FALSE], scale = FALSE)
   }
   colnames(oof) <- paste0("d2_", levels(Y))
   lda <- MASS::lda(oof, Y)
@@ -423,4 +423,31 @@ test_that("a kmdc path defaults to its cross-validated best (issue 25)", {
   expect_output(print(path), "lowest 5-fold CV error")
   expect_identical(kmdc(X, d$y, kernel = k, distance = "RC", reg = matrix(regs, ncol = 1),
                         select = "training")$best, which.min(path$path_error))
+# Issue 25, item 2: kernel_mahalanobis() did not scale, kqd() does: on
+# columns of unequal scale the distances differed by up to 4.9, though the
+# docs say they are kqd's RC+/IC- distances. Same input path, same `scale`.
+test_that("kernel_mahalanobis() gives kqd()'s RC+ and IC- distances, with the same `scale` (issue 25, item 2)", {
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  X <- cbind(d$x1 * 100, d$x2)
+  new <- X[c(3, 30, 50), ] + 0.5
+  # the defaults agree
+  expect_equal(kernel_mahalanobis(X, d$y, kernel_rbf(1), distance = "RC", reg = 0.1),
+               predict(kqd(X, d$y, kernel = kernel_rbf(1), variant = "RC+", reg = 0.1), X, type = "distance"),
+               tolerance = 1e-10, ignore_attr = TRUE)
+  for (scale in c(TRUE, FALSE)) {
+    rc <- kqd(X, d$y, kernel = kernel_rbf(1), variant = "RC+", reg = 0.1, scale = scale)
+    expect_equal(kernel_mahalanobis(X, d$y, kernel_rbf(1), distance = "RC", reg = 0.1, scale = scale),
+                 predict(rc, X, type = "distance"), tolerance = 1e-10, ignore_attr = TRUE)
+    expect_equal(kernel_mahalanobis(X, d$y, kernel_rbf(1), distance = "RC", reg = 0.1, scale = scale,
+                                    newdata = new),
+                 predict(rc, new, type = "distance"), tolerance = 1e-10, ignore_attr = TRUE)
+    ic <- kqd(X, d$y, kernel = kernel_rbf(1), variant = "IC-", reg = 1e-3, scale = scale)
+    expect_equal(kernel_mahalanobis(X, d$y, kernel_rbf(1), distance = "IC", reg = 1e-3, scale = scale,
+                                    newdata = new),
+                 predict(ic, new, type = "distance"), tolerance = 1e-10, ignore_attr = TRUE)
+  }
+  # the models' checks: a bad `scale` or `indefinite` is kqd's error
+  expect_error(kernel_mahalanobis(X, d$y, scale = NA), class = "krein_error", regexp = "`scale`")
+  expect_error(kernel_mahalanobis(X, d$y, indefinite = "maybe"), class = "krein_error", regexp = "`indefinite`")
 })

@@ -14,7 +14,7 @@ test_that("every point of a class lies within (1 + eps) R of its MEB centre", {
   d <- checkerboard(600, size = 3)
   x <- as.matrix(d[, 1:2])
   for (eps in c(0.1, 0.01)) {
-    lm <- select_landmarks(x, d$y, kernel_rbf(5), method = "meb", eps = eps)
+    lm <- select_landmarks(x, d$y, kernel_rbf(5), method = "meb", eps = eps, scale = FALSE)
     for (ball in lm$balls) {
       rows <- which(d$y == ball$class)
       K_class <- kernel_matrix(x[rows, ], kernel = kernel_rbf(5))
@@ -72,9 +72,9 @@ test_that("selections are reproducible under set.seed() and kmeans/random defaul
     expect_identical(a, b)
   }
   set.seed(10)
-  meb <- select_landmarks(d[, 1:2], d$y, kernel_rbf(5), method = "meb")
+  meb <- select_landmarks(d[, 1:2], d$y, kernel_rbf(5), method = "meb", scale = FALSE)
   set.seed(11)
-  km <- select_landmarks(d[, 1:2], d$y, kernel_rbf(5), method = "kmeans")
+  km <- select_landmarks(d[, 1:2], d$y, kernel_rbf(5), method = "kmeans", scale = FALSE)
   expect_identical(nrow(km$points), length(meb$indices))
   expect_null(km$indices)
 })
@@ -84,7 +84,7 @@ test_that("k-means landmarks are the centres; on a precomputed kernel the neares
   d <- checkerboard(300, size = 2)
   x <- as.matrix(d[, 1:2])
   set.seed(1)
-  km <- select_landmarks(x, d$y, kernel_rbf(2), method = "kmeans", m = 12)
+  km <- select_landmarks(x, d$y, kernel_rbf(2), method = "kmeans", m = 12, scale = FALSE)
   set.seed(1)
   reference <- stats::kmeans(x, centers = 12, iter.max = 100L, nstart = 1L)
   expect_equal(unname(km$points), unname(reference$centers))
@@ -110,12 +110,12 @@ test_that("nystrom() takes landmark objects and landmark points", {
   set.seed(7)
   d <- checkerboard(300, size = 2)
   x <- as.matrix(d[, 1:2])
-  lm <- select_landmarks(x, d$y, kernel_rbf(2), method = "meb")
-  a <- nystrom(x, kernel_rbf(2), landmarks = lm)
-  b <- nystrom(x, kernel_rbf(2), landmarks = lm$indices)
+  lm <- select_landmarks(x, d$y, kernel_rbf(2), method = "meb", scale = FALSE)
+  a <- nystrom(x, kernel_rbf(2), landmarks = lm, scale = FALSE)
+  b <- nystrom(x, kernel_rbf(2), landmarks = lm$indices, scale = FALSE)
   expect_equal(a$values, b$values)
-  km <- select_landmarks(x, d$y, kernel_rbf(2), method = "kmeans", m = 15)
-  c <- nystrom(x, kernel_rbf(2), landmarks = km)
+  km <- select_landmarks(x, d$y, kernel_rbf(2), method = "kmeans", m = 15, scale = FALSE)
+  c <- nystrom(x, kernel_rbf(2), landmarks = km, scale = FALSE)
   C <- kernel_matrix(x, km$points, kernel = kernel_rbf(2))
   W <- kernel_matrix(km$points, kernel = kernel_rbf(2))
   expect_equal(as.matrix(c), C %*% MASS::ginv(W) %*% t(C), tolerance = 1e-8)
@@ -139,7 +139,7 @@ test_that("k-means with m = the number of points makes every point a landmark (i
   d <- gaussian_mixture_2d(60)
   X <- as.matrix(d[, 1:2])
   # stats::kmeans()'s Hartigan-Wong refused it with a base error
-  lm <- select_landmarks(X, d$y, kernel_rbf(1), method = "kmeans", m = 60)
+  lm <- select_landmarks(X, d$y, kernel_rbf(1), method = "kmeans", m = 60, scale = FALSE)
   expect_equal(nrow(lm$points), 60L)
   expect_equal(lm$points[order(lm$points[, 1]), ], X[order(X[, 1]), ], ignore_attr = TRUE)
   # each landmark keeps the class of its point
@@ -188,4 +188,36 @@ test_that("select_landmarks() takes the na.action its missing-value error sugges
   # the indices count the complete rows, as a model fitted with na.omit does
   fit <- ikfd(X, d$y, kernel = kernel_rbf(1), landmarks = lm, na.action = na.omit, scale = FALSE)
   expect_equal(fit$landmarks$points, X[stats::complete.cases(X), ][lm$indices, ], ignore_attr = TRUE)
+})
+
+# Issue 25, item 2: select_landmarks() selected on the data as given, the
+# models on their scaled data: MEB landmarks chosen beforehand shared 2 of 16
+# points with ikfd(landmarks = "meb"). Same input path, same `scale`.
+test_that("landmarks selected beforehand equal a model's own selection, with the same `scale` (issue 25, item 2)", {
+  set.seed(1)
+  d <- gaussian_mixture_2d(200)
+  X <- cbind(d$x1 * 1000, d$x2)
+  # the defaults agree
+  set.seed(2)
+  selected <- select_landmarks(X, d$y, kernel_rbf(1), method = "meb")
+  set.seed(2)
+  own <- ikfd(X, d$y, kernel = kernel_rbf(1), landmarks = "meb")
+  expect_identical(ikfd(X, d$y, kernel = kernel_rbf(1), landmarks = selected)$landmarks$indices,
+                   own$landmarks$indices)
+  for (method in c("meb", "kmeans", "random")) {
+    for (scale in c(TRUE, FALSE)) {
+      set.seed(2)
+      selected <- select_landmarks(X, d$y, kernel_rbf(1), method = method, m = 12, scale = scale)
+      set.seed(2)
+      own <- ikfd(X, d$y, kernel = kernel_rbf(1), landmarks = method, m = 12, scale = scale)
+      given <- ikfd(X, d$y, kernel = kernel_rbf(1), landmarks = selected, scale = scale)
+      info <- paste(method, scale)
+      expect_identical(given$landmarks$indices, own$landmarks$indices, info = info)
+      expect_identical(given$landmarks$points, own$landmarks$points, info = info)
+      expect_equal(predict(given, X, type = "decision"), predict(own, X, type = "decision"),
+                   tolerance = 1e-10, info = info)
+      # the points are in the original units
+      if (method != "kmeans") expect_identical(selected$points, X[selected$indices, ], info = info)
+    }
+  }
 })

@@ -377,3 +377,28 @@ test_that("rule = \"nearest_mean\" is paper 004's Table 2 rule and reproduces it
   expect_equal(percent[["mahalanobis"]], 97.7)
   expect_gt(percent[["mahalanobis"]] - 83.2, 2 * 4.61)
 })
+
+# Issue 25, item 1: onda() handed a fitted posterior model its scaled
+# columns (training error 0.667, every row about (0.16, 0.32, 0.52), against
+# 0.047 with scale = FALSE). The model takes the data as given.
+test_that("a fitted posterior model receives the data as given, whatever onda()'s `scale` (issue 25, item 1)", {
+  post <- kqd(Species ~ ., data = iris, variant = "RC+")
+  fit <- onda(Species ~ ., data = iris, posterior = post)
+  expect_null(fit$spec$scaling)
+  expected <- unname(predict(post, iris, type = "prob"))
+  expect_equal(unname(fit$training_posteriors), expected, tolerance = 1e-10)
+  expect_lt(fit$training_error, 0.1)
+  expect_equal(unname(predict(fit, iris[c(1, 51, 101), ], type = "prob")), expected[c(1, 51, 101), ],
+               tolerance = 1e-10)
+  unscaled <- onda(Species ~ ., data = iris, posterior = post, scale = FALSE)
+  expect_equal(unscaled$training_posteriors, fit$training_posteriors, tolerance = 1e-10)
+  # the matrix interface, and a function calling predict() on the data as given
+  X <- as.matrix(iris[, 1:4])
+  post_x <- kqd(X, iris$Species, variant = "RC+")
+  fit_x <- onda(X, iris$Species, posterior = post_x)
+  by_function <- onda(X, iris$Species, scale = FALSE,
+                      posterior = function(x_train, y_train, x_new) predict(post_x, x_new, type = "prob"))
+  expect_equal(fit_x$training_posteriors, by_function$training_posteriors, tolerance = 1e-10)
+  expect_equal(predict(fit_x, X, type = "projection"), predict(by_function, X, type = "projection"),
+               tolerance = 1e-10)
+})
