@@ -369,6 +369,8 @@ test_that("missing values follow getOption(\"na.action\") by default, as model.f
   expect_false(anyNA(fitted(excluded)[-c(3, 70)]))
   expect_identical(dim(predict(excluded, type = "prob")), c(150L, 3L))
   expect_true(all(is.na(predict(excluded, type = "prob")[c(3, 70), ])))
+})
+
 # Issue 25, item 8: scale = TRUE divides each column by the power of two at
 # or above its largest magnitude first; before, the squares of a column of
 # 1e-300 numbers underflowed, the column was called constant and left

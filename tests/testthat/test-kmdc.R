@@ -423,6 +423,8 @@ test_that("a kmdc path defaults to its cross-validated best (issue 25)", {
   expect_output(print(path), "lowest 5-fold CV error")
   expect_identical(kmdc(X, d$y, kernel = k, distance = "RC", reg = matrix(regs, ncol = 1),
                         select = "training")$best, which.min(path$path_error))
+})
+
 # Issue 25, item 2: kernel_mahalanobis() did not scale, kqd() does: on
 # columns of unequal scale the distances differed by up to 4.9, though the
 # docs say they are kqd's RC+/IC- distances. Same input path, same `scale`.
