@@ -354,7 +354,7 @@ kmdc_select_path <- function(select, nfolds, inputs, distance, classifier, path,
     fit <- tryCatch(
       withCallingHandlers(
         kmdc_fit(fold_inputs, distance, classifier, path, indefinite, prior, select = "training",
-                 threads = threads),
+                 nfolds = nfolds, threads = threads),
         krein_warning = function(w) invokeRestart("muffleWarning")),
       krein_error = function(e) e)
     if (inherits(fit, "krein_error")) {

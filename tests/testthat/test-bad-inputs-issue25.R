@@ -110,7 +110,7 @@ test_that("item 10: arguments are not ignored without a word", {
   control$maxit <- 10
   expect_snapshot(error = TRUE, pcvm(X, Y, control = control))
   expect_snapshot(error = TRUE, pcvm_control(maxit = 10))
-  expect_snapshot(error = TRUE, pcvm_control(10, 1e-3, 1e-3, FALSE, "latent", 5))
+  expect_snapshot(error = TRUE, pcvm_control(10, 1e-3, 1e-3, FALSE, "latent", "fixed", 5))
 })
 
 test_that("item 10: an asymmetric kernel function is symmetrised with a message, as dissimilarities are", {
@@ -132,8 +132,8 @@ test_that("item 10: an asymmetric kernel function is symmetrised with a message,
 
 test_that("item 12: the parsnip engines name parsnip's `penalty`", {
   data <- issue25_data()
-  expect_snapshot(error = TRUE, kqd_parsnip_fit(data$X, data$Y, penalty = -1))
-  expect_snapshot(error = TRUE, ikfd_parsnip_fit(data$X, data$Y, ridge_relative = -1))
+  expect_snapshot(error = TRUE, krein_parsnip_fit(data$X, data$Y, krein_model = "kqd", penalty = -1))
+  expect_snapshot(error = TRUE, krein_parsnip_fit(data$X, data$Y, krein_model = "ikfd", penalty = -1))
 })
 
 test_that("item 13: messages describe the value given", {

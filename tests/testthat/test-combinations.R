@@ -94,7 +94,8 @@ test_that("kfda's Fisher directions have one sign, over chunks as in memory", {
   rows <- c(1L, 2L, 3L, 10L, 14L, 20L, 27L, 33L, 41L)
   chunks <- krein_chunks(unname(split(d$data, rep(1:3, each = 15))), y = "y")
   for (scale in c(TRUE, FALSE)) {
-    chunked <- kfda(chunks, kernel = kernel_rbf(0.7), bases = d$x[rows, ], scale = scale, threads = 1)
+    chunked <- kfda(chunks, kernel = kernel_rbf(0.7), reduce = "subset", bases = d$x[rows, ], scale = scale,
+                    threads = 1)
     memory <- kfda(d$x, d$y, kernel = kernel_rbf(0.7), reduce = "subset", bases = rows, scale = scale, threads = 1)
     expect_equal(predict(chunked, d$data_new, type = "projection"), predict(memory, d$x_new, type = "projection"),
                  tolerance = 1e-8, ignore_attr = TRUE)

@@ -283,7 +283,7 @@ test_that("kmdc drops or pads rows with missing values as na.action says", {
   set.seed(22)
   train <- gaussian_mixture_2d(60)
   train$x1[c(2, 9)] <- NA
-  expect_snapshot(show_error(kmdc(y ~ ., data = train, kernel = kernel_rbf(1))))
+  expect_snapshot(show_error(kmdc(y ~ ., data = train, kernel = kernel_rbf(1), na.action = na.fail)))
   fit <- kmdc(y ~ ., data = train, kernel = kernel_rbf(1), na.action = na.exclude, scale = FALSE)
   expect_identical(nobs(fit), 58L)
   expect_true(all(is.na(predict(fit, type = "distance")[c(2, 9), ])))

@@ -516,9 +516,10 @@ test_that("pcvm()'s default start is fixed: the fit does not depend on the seed 
   expect_identical(predict(a, new), predict(b, new))
   expect_equal(predict(a, new, type = "prob"), predict(b, new, type = "prob"), tolerance = 1e-12)
   # the EM from that start, by the plain-R transcription (helper-pcvm.R)
-  x <- scale(as.matrix(d[, 1:2]))
+  # the fit's kernel takes the data in the units it was fitted on: raw, which
+  # it scales itself (issue 25, item 1)
   signs <- ifelse(d$y == levels(d$y)[1], 1, -1)
-  K <- kernel_matrix(x, kernel = a$spec$kernel)
+  K <- kernel_matrix(a$spec$kernel, as.matrix(d[, 1:2]))
   start <- list(weights = rep(0.7, 80), bias = 0, latent = 5 * signs + 0.5)
   ref <- ref_pcvm_em(K, signs, signs, start, a$control)
   expect_identical(a$models[[1]]$relevant, which(ref$weights > 0))
