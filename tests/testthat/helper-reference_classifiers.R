@@ -37,19 +37,3 @@ matrix_with_spectrum <- function(values, seed = 1) {
   M <- Q %*% diag(values, n) %*% t(Q)
   (M + t(M)) / 2
 }
-
-# Error-message snapshots that read the same under every testthat 3e release:
-# the condition's class and message printed as plain output (testthat 3.3
-# changed how expect_snapshot(error = TRUE) renders conditions). Fails unless
-# the expression signals a krein_error.
-show_error <- function(expr) {
-  condition <- tryCatch({
-    expr
-    NULL
-  }, error = function(e) e)
-  if (is.null(condition)) stop("expected a krein_error, but there was no error")
-  if (!inherits(condition, "krein_error")) {
-    stop("expected a krein_error, got: ", conditionMessage(condition))
-  }
-  cat("<krein_error> ", conditionMessage(condition), "\n", sep = "")
-}

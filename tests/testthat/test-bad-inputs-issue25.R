@@ -91,7 +91,7 @@ test_that("item 12: onda() in the span of the data gives the posteriors of the f
   gdk <- kernel_discriminant(fit, kind = "gdk")
   B <- gaussian_posteriors(full, new) / rep(sqrt(fit$prior), each = 5)
   expect_equal(kernel_matrix(gdk, new), tcrossprod(B), tolerance = 1e-8, ignore_attr = TRUE)
-  expect_snapshot(error = TRUE, onda(x, y, ridge = 0))
+  expect_snapshot(show_error(onda(x, y, ridge = 0)))
 })
 
 test_that("item 10: arguments are not ignored without a word", {
@@ -99,18 +99,18 @@ test_that("item 10: arguments are not ignored without a word", {
   X <- data$X
   Y <- data$Y
   if (requireNamespace("e1071", quietly = TRUE)) {
-    expect_snapshot(error = TRUE, onda(X, Y, posterior = "svm", svm_args = list(foo = 1)))
+    expect_snapshot(show_error(onda(X, Y, posterior = "svm", svm_args = list(foo = 1))))
   }
-  expect_snapshot(error = TRUE, tune_krein(kqd, X, Y, list(reg = 0.1, reg = 0.2), folds = 3))
+  expect_snapshot(show_error(tune_krein(kqd, X, Y, list(reg = 0.1, reg = 0.2), folds = 3)))
   control <- pcvm_control()
   control$max_iter <- -5
   control$tol <- -1
-  expect_snapshot(error = TRUE, pcvm(X, Y, control = control))
+  expect_snapshot(show_error(pcvm(X, Y, control = control)))
   control <- pcvm_control()
   control$maxit <- 10
-  expect_snapshot(error = TRUE, pcvm(X, Y, control = control))
-  expect_snapshot(error = TRUE, pcvm_control(maxit = 10))
-  expect_snapshot(error = TRUE, pcvm_control(10, 1e-3, 1e-3, FALSE, "latent", "fixed", 5))
+  expect_snapshot(show_error(pcvm(X, Y, control = control)))
+  expect_snapshot(show_error(pcvm_control(maxit = 10)))
+  expect_snapshot(show_error(pcvm_control(10, 1e-3, 1e-3, FALSE, "latent", "fixed", 5)))
 })
 
 test_that("item 10: an asymmetric kernel function is symmetrised with a message, as dissimilarities are", {
@@ -132,18 +132,18 @@ test_that("item 10: an asymmetric kernel function is symmetrised with a message,
 
 test_that("item 12: the parsnip engines name parsnip's `penalty`", {
   data <- issue25_data()
-  expect_snapshot(error = TRUE, krein_parsnip_fit(data$X, data$Y, krein_model = "kqd", penalty = -1))
-  expect_snapshot(error = TRUE, krein_parsnip_fit(data$X, data$Y, krein_model = "ikfd", penalty = -1))
+  expect_snapshot(show_error(krein_parsnip_fit(data$X, data$Y, krein_model = "kqd", penalty = -1)))
+  expect_snapshot(show_error(krein_parsnip_fit(data$X, data$Y, krein_model = "ikfd", penalty = -1)))
 })
 
 test_that("item 13: messages describe the value given", {
   data <- issue25_data()
   d <- data$d
-  expect_snapshot(error = TRUE, kqd(~ x1, data = d))
-  expect_snapshot(error = TRUE, checkerboard(1:2))
-  expect_snapshot(error = TRUE, kqd(array(1, c(2, 2, 2)), data$Y[1:2]))
+  expect_snapshot(show_error(kqd(~ x1, data = d)))
+  expect_snapshot(show_error(checkerboard(1:2)))
+  expect_snapshot(show_error(kqd(array(1, c(2, 2, 2)), data$Y[1:2])))
   one_point <- factor(c("lonely", rep("b", 59)))
-  expect_snapshot(error = TRUE, kmdc(data$X, one_point, kernel = kernel_rbf(1), classifier = "qda"))
+  expect_snapshot(show_error(kmdc(data$X, one_point, kernel = kernel_rbf(1), classifier = "qda")))
 })
 
 # ---- item 11: chunk sources ------------------------------------------------

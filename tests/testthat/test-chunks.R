@@ -162,29 +162,29 @@ test_that("bad chunks give errors naming the chunk", {
 
   renamed <- parts
   names(renamed[[2]])[2] <- "z"
-  expect_snapshot(error = TRUE, fit_on(renamed))
+  expect_snapshot(show_error(fit_on(renamed)))
   typed <- parts
   typed[[3]]$x2 <- as.character(typed[[3]]$x2)
-  expect_snapshot(error = TRUE, fit_on(typed))
+  expect_snapshot(show_error(fit_on(typed)))
   leveled <- parts
   leveled[[2]]$y <- factor(leveled[[2]]$y, levels = c("2", "1"))
-  expect_snapshot(error = TRUE, fit_on(leveled))
+  expect_snapshot(show_error(fit_on(leveled)))
   missing_values <- parts
   missing_values[[2]]$x1[c(3, 7)] <- NA
-  expect_snapshot(error = TRUE, fit_on(missing_values))
-  expect_snapshot(error = TRUE, fit_on(parts, y = "class"))
+  expect_snapshot(show_error(fit_on(missing_values)))
+  expect_snapshot(show_error(fit_on(parts, y = "class")))
   with_text <- lapply(parts, function(p) transform(p, g = "a"))
-  expect_snapshot(error = TRUE, fit_on(with_text))
-  expect_snapshot(error = TRUE, ikfd(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2), landmarks = 1:5))
-  expect_snapshot(error = TRUE, ikfd(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2)))
-  expect_snapshot(error = TRUE, ikfd(krein_chunks(parts), kernel = kernel_rbf(2), landmarks = points))
-  expect_snapshot(error = TRUE, krein_chunks(list(d, 1:3), y = "y"))
-  expect_snapshot(error = TRUE, krein_chunks(c("no-such-file.csv"), y = "y"))
-  expect_snapshot(error = TRUE, krein_chunks(parts, y = 3))
+  expect_snapshot(show_error(fit_on(with_text)))
+  expect_snapshot(show_error(ikfd(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2), landmarks = 1:5)))
+  expect_snapshot(show_error(ikfd(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2))))
+  expect_snapshot(show_error(ikfd(krein_chunks(parts), kernel = kernel_rbf(2), landmarks = points)))
+  expect_snapshot(show_error(krein_chunks(list(d, 1:3), y = "y")))
+  expect_snapshot(show_error(krein_chunks(c("no-such-file.csv"), y = "y")))
+  expect_snapshot(show_error(krein_chunks(parts, y = 3)))
   expect_error(ikfd(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2), landmarks = points[, 1, drop = FALSE]),
                class = "krein_error")
   # models without a map-reduce fit say so
-  expect_snapshot(error = TRUE, onda(krein_chunks(parts, y = "y")))
+  expect_snapshot(show_error(onda(krein_chunks(parts, y = "y"))))
 })
 
 test_that("kfda(reduce = \"subset\") over chunks equals the in-memory fit", {
@@ -230,11 +230,11 @@ test_that("kfda over chunks draws a number or share of bases from the first chun
 test_that("bad kfda arguments over chunks give clear errors", {
   d <- chunk_data(60, seed = 23)
   chunks <- krein_chunks(split_rows(d, c(30, 30)), y = "y", sample_rows = 30)
-  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), reduce = "pca"))
-  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), reduce = "subset", bases = c(1, 5, 9)))
-  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), reduce = "subset", bases = 40))
-  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), reduce = "subset", bases = -2))
-  expect_snapshot(error = TRUE, kfda(chunks, kernel = kernel_rbf(2), reduce = "subset", bases = matrix(1, 3, 3)))
+  expect_snapshot(show_error(kfda(chunks, kernel = kernel_rbf(2), reduce = "pca")))
+  expect_snapshot(show_error(kfda(chunks, kernel = kernel_rbf(2), reduce = "subset", bases = c(1, 5, 9))))
+  expect_snapshot(show_error(kfda(chunks, kernel = kernel_rbf(2), reduce = "subset", bases = 40)))
+  expect_snapshot(show_error(kfda(chunks, kernel = kernel_rbf(2), reduce = "subset", bases = -2)))
+  expect_snapshot(show_error(kfda(chunks, kernel = kernel_rbf(2), reduce = "subset", bases = matrix(1, 3, 3))))
   expect_error(kfda(chunks, kernel = kernel_rbf(2), reduce = "subset", bases = 5, ncomp = 3), class = "krein_error")
 })
 
@@ -292,9 +292,9 @@ test_that("the inverse Mills ratio matches its definition and its tail", {
 test_that("Ny-PCVM over chunks needs the landmarks' classes", {
   d <- chunk_data(60, seed = 25)
   chunks <- krein_chunks(split_rows(d, c(30, 30)), y = "y")
-  expect_snapshot(error = TRUE, pcvm(chunks, kernel = kernel_rbf(2), landmarks = as.matrix(d[1:6, 1:2])))
-  expect_snapshot(error = TRUE, pcvm(chunks, kernel = kernel_rbf(2), landmarks = as.matrix(d[1:6, 1:2]),
-                                     control = pcvm_control(optimize_width = TRUE)))
+  expect_snapshot(show_error(pcvm(chunks, kernel = kernel_rbf(2), landmarks = as.matrix(d[1:6, 1:2]))))
+  expect_snapshot(show_error(pcvm(chunks, kernel = kernel_rbf(2), landmarks = as.matrix(d[1:6, 1:2]),
+                                     control = pcvm_control(optimize_width = TRUE))))
 })
 
 # A database file written from `d` and a connect() that carries its name (a
@@ -335,16 +335,16 @@ test_that("bad `connect` sources give clear errors", {
   d <- chunk_data(60, seed = 30)
   database <- board_database(d)
   on.exit(unlink(database$path), add = TRUE)
-  expect_snapshot(error = TRUE, krein_chunks(connect = "board.sqlite", y = "y", query = "SELECT * FROM board"))
-  expect_snapshot(error = TRUE, krein_chunks(connect = database$connect, y = "y"))
-  expect_snapshot(error = TRUE, krein_chunks(connect = database$connect, y = "y", query = c("SELECT 1", NA)))
-  expect_snapshot(error = TRUE, krein_chunks(connect = function() 42, y = "y", query = "SELECT * FROM board"))
-  expect_snapshot(error = TRUE, krein_chunks(connect = function() stop("no server"), y = "y", query = "SELECT * FROM board"))
-  expect_snapshot(error = TRUE, krein_chunks(list(d), connect = database$connect, y = "y", query = "SELECT * FROM board"))
-  expect_snapshot(error = TRUE, krein_chunks(connect = database$connect, y = "y", query = "SELECT * FROM board WHERE part = 9"))
+  expect_snapshot(show_error(krein_chunks(connect = "board.sqlite", y = "y", query = "SELECT * FROM board")))
+  expect_snapshot(show_error(krein_chunks(connect = database$connect, y = "y")))
+  expect_snapshot(show_error(krein_chunks(connect = database$connect, y = "y", query = c("SELECT 1", NA))))
+  expect_snapshot(show_error(krein_chunks(connect = function() 42, y = "y", query = "SELECT * FROM board")))
+  expect_snapshot(show_error(krein_chunks(connect = function() stop("no server"), y = "y", query = "SELECT * FROM board")))
+  expect_snapshot(show_error(krein_chunks(list(d), connect = database$connect, y = "y", query = "SELECT * FROM board")))
+  expect_snapshot(show_error(krein_chunks(connect = database$connect, y = "y", query = "SELECT * FROM board WHERE part = 9")))
   expect_error(krein_chunks(connect = database$connect, y = "y", query = "SELECT * FROM nowhere"), class = "krein_error")
   broken <- krein_chunks(connect = database$connect, y = "y", query = c("SELECT x1, x2, y FROM board", "SELECT * FROM nowhere"))
-  expect_snapshot(error = TRUE, ikfd(broken, kernel = kernel_rbf(2), landmarks = as.matrix(d[1:5, 1:2])),
+  expect_snapshot(show_error(ikfd(broken, kernel = kernel_rbf(2), landmarks = as.matrix(d[1:5, 1:2]))),
                   transform = function(lines) gsub("nowhere.*", "nowhere", lines))
 })
 
@@ -436,9 +436,9 @@ test_that("bad `output` arguments give clear errors", {
   d <- chunk_data(60, seed = 28)
   fit <- ikfd(d[, 1:2], d$y, kernel = kernel_rbf(2), landmarks = 1:10)
   chunks <- krein_chunks(split_rows(d[, 1:2], c(30, 30)))
-  expect_snapshot(error = TRUE, predict(fit, chunks, output = "predictions.csv"))
-  expect_snapshot(error = TRUE, predict(fit, chunks, output = "p-%d-%d.csv"))
-  expect_snapshot(error = TRUE, predict(fit, chunks, output = file.path("no-such-folder", "p-%d.csv")))
-  expect_snapshot(error = TRUE, predict(fit, chunks, output = function(p) NULL))
-  expect_snapshot(error = TRUE, predict(fit, d[, 1:2], output = "p-%d.csv"))
+  expect_snapshot(show_error(predict(fit, chunks, output = "predictions.csv")))
+  expect_snapshot(show_error(predict(fit, chunks, output = "p-%d-%d.csv")))
+  expect_snapshot(show_error(predict(fit, chunks, output = file.path("no-such-folder", "p-%d.csv"))))
+  expect_snapshot(show_error(predict(fit, chunks, output = function(p) NULL)))
+  expect_snapshot(show_error(predict(fit, d[, 1:2], output = "p-%d.csv")))
 })

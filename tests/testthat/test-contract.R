@@ -114,7 +114,7 @@ for (name in krein:::registered_models()) {
     test <- x[1:8, ]
     expect_equal(predict(fit, test[, c("x2", "x1")], type = "prob"), predict(fit, test, type = "prob"))
     expect_error(predict(fit, test[, "x1", drop = FALSE]), class = "krein_error")
-    expect_snapshot(predict(fit, test[, "x1", drop = FALSE]), error = TRUE, variant = name)
+    expect_snapshot(show_error(predict(fit, test[, "x1", drop = FALSE])), variant = name)
   })
 
   test_that(sprintf("%s: unknown and misspelled arguments are errors", name), {

@@ -329,10 +329,10 @@ test_that("renamed and unknown arguments, and bad rules, are errors", {
   d <- three_class_data()
   train <- data.frame(d$x, y = d$y)
   # `reg` was renamed `ridge_relative`
-  expect_snapshot(ikfd(y ~ ., data = train, reg = 1e-3), error = TRUE)
+  expect_snapshot(show_error(ikfd(y ~ ., data = train, reg = 1e-3)))
   expect_error(ikfd(d$x, d$y, reg = 1e-3), class = "krein_argument_error")
   fit <- ikfd(d$x, d$y, kernel = kernel_rbf(1))
-  expect_snapshot(predict(fit, d$x[1:3, ], rule = "argmax"), error = TRUE)
+  expect_snapshot(show_error(predict(fit, d$x[1:3, ], rule = "argmax")))
   expect_error(predict(fit, d$x[1:3, ], rule = "argmax"), class = "krein_error")
 })
 

@@ -300,11 +300,11 @@ test_that("renamed and unknown arguments are errors that say what to use", {
   df <- data.frame(d$x, y = d$y)
   # `type` is predict()'s; the rule is `discriminant`
   expect_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), type = "quadratic"), class = "krein_argument_error")
-  expect_snapshot(kfda(d$x, d$y, kernel = kernel_rbf(0.5), type = "quadratic"), error = TRUE)
-  expect_snapshot(kfda(y ~ ., data = df, kernel = kernel_rbf(0.5), type = "quadratic"), error = TRUE)
+  expect_snapshot(show_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), type = "quadratic")))
+  expect_snapshot(show_error(kfda(y ~ ., data = df, kernel = kernel_rbf(0.5), type = "quadratic")))
   expect_error(kfda(d$x, d$y, kernel = kernel_rbf(0.5), subset = 10), class = "krein_argument_error")
   expect_error(kfda(d$x, d$y, scalee = 5), class = "krein_argument_error")
-  expect_snapshot(kfda(d$x, d$y, kernel_rbf(0.5)), error = TRUE)
+  expect_snapshot(show_error(kfda(d$x, d$y, kernel_rbf(0.5))))
 })
 
 test_that("a subset fit predicts its training points without keeping them", {

@@ -14,7 +14,7 @@ test_that("kqd stops with a krein_error on non-finite training distances (reg = 
   # with bias = "error" this reached the tie loop of the pair bias with NaN
   # scores and grew memory until std::bad_alloc; with bias = "none" it
   # returned NaN probabilities
-  expect_snapshot(error = TRUE, kqd(d$X, d$Y, kernel = kernel_rbf(1), variant = "RC-", reg = 1e-200))
+  expect_snapshot(show_error(kqd(d$X, d$Y, kernel = kernel_rbf(1), variant = "RC-", reg = 1e-200)))
   expect_error(kqd(d$X, d$Y, kernel = kernel_rbf(1), variant = "RC-", reg = 1e-200, bias = "none"),
                "not finite", class = "krein_error")
   expect_error(kqd(d$X, d$Y, kernel = kernel_rbf(1), variant = "IC+", reg = 1e-200, indefinite = "yes"),
@@ -51,7 +51,7 @@ test_that("kqd prediction refuses non-finite distances of new points, naming the
   K_new[2:3, ] <- rep(1e305 * seq_len(ncol(K)) / ncol(K), each = 2)
   new <- precomputed_kernel(K_new, self = c(1, 1e305, 1e305))
   expect_error(predict(fit, new, type = "prob"), "rows 2 and 3 are not finite", class = "krein_error")
-  expect_snapshot(error = TRUE, predict(fit, new, type = "prob"))
+  expect_snapshot(show_error(predict(fit, new, type = "prob")))
   expect_true(all(is.finite(predict(fit, precomputed_kernel(K[1:3, ], self = rep(1, 3)), type = "prob"))))
 })
 
@@ -71,7 +71,7 @@ test_that("threads is validated and capped at the processor count", {
   }
   old <- options(krein.threads = -2)
   on.exit(options(old), add = TRUE)
-  expect_snapshot(error = TRUE, kernel_matrix(kernel_rbf(1), x))
+  expect_snapshot(show_error(kernel_matrix(kernel_rbf(1), x)))
   expect_error(kqd(x, factor(rep(1:2, 100))), "options\\(krein.threads\\)", class = "krein_error")
 })
 
@@ -127,11 +127,11 @@ test_that("ikfd on a spam subset with k-means landmarks fits (dstemr failed ther
 
 test_that("built-in kernels with NaN or Inf values stop with an error naming the kernel", {
   d <- robust_data()
-  expect_snapshot(error = TRUE, {
-    kernel_matrix(kernel_poly(degree = 0.5, offset = 0), d$X)
-    kernel_matrix(kernel_linear(), d$X * 1e300)
-    kernel_matrix(kernel_tanh(), d$X * 1e300)
-    kernel_matrix(kernel_invariant(kernel_linear()), d$X * 1e300)
+  expect_snapshot({
+    show_error(kernel_matrix(kernel_poly(degree = 0.5, offset = 0), d$X))
+    show_error(kernel_matrix(kernel_linear(), d$X * 1e300))
+    show_error(kernel_matrix(kernel_tanh(), d$X * 1e300))
+    show_error(kernel_matrix(kernel_invariant(kernel_linear()), d$X * 1e300))
   })
   # against new points and for the self-similarities of new points too
   expect_error(kernel_matrix(kernel_linear(), d$X[1:3, ] * 1e300, d$X * 1e300), "kernel_linear\\(\\)",
@@ -142,7 +142,7 @@ test_that("built-in kernels with NaN or Inf values stop with an error naming the
 })
 
 test_that("kernel widths whose square underflows or overflows are rejected", {
-  expect_snapshot(error = TRUE, kernel_dist(s = 1e-200))
+  expect_snapshot(show_error(kernel_dist(s = 1e-200)))
   expect_error(kernel_dist(s = 1e200), "`s` must be", class = "krein_error")
   expect_error(kernel_epanechnikov(width = 1e-200), "`width` must be", class = "krein_error")
   expect_no_error(kernel_dist(s = 1e-100))
@@ -180,7 +180,7 @@ test_that("median_gamma is scale-safe: tiny and huge data get the right width", 
   # squared distances of 1e-300 data underflow to 0 and gamma (1e600) is no
   # double: an error that says so, not "no two distinct rows"
   expect_error(median_gamma(d$X * 1e-300), "outside the range of double precision", class = "krein_error")
-  expect_snapshot(error = TRUE, median_gamma(d$X * 1e-300))
+  expect_snapshot(show_error(median_gamma(d$X * 1e-300)))
   expect_error(median_gamma(matrix(1e-300, 5, 2)), "no two distinct rows", class = "krein_error")
   expect_error(median_gamma(matrix(0, 5, 2)), "no two distinct rows", class = "krein_error")
 })

@@ -160,9 +160,9 @@ test_that("bad input gives a krein_error", {
   expect_snapshot(show_error(onda(precomputed_kernel(kernel_matrix(case$x, kernel = kernel_rbf(1))), case$y)))
   fit <- onda(case$x, case$y)
   expect_error(predict(fit, case$x, rule = "nearest"), class = "krein_error")
-  expect_snapshot(predict(fit, case$x, rule = "nearest"), error = TRUE)
+  expect_snapshot(show_error(predict(fit, case$x, rule = "nearest")))
   expect_error(onda(case$x, case$y, kernel = kernel_rbf()), class = "krein_argument_error")
-  expect_snapshot(onda(y ~ ., data = data.frame(case$x, y = case$y), kernel = kernel_rbf()), error = TRUE)
+  expect_snapshot(show_error(onda(y ~ ., data = data.frame(case$x, y = case$y), kernel = kernel_rbf())))
   expect_error(onda(case$x, case$y, dimm = 2), class = "krein_argument_error")
 })
 
@@ -235,7 +235,7 @@ test_that("onda goes through the shared input path: NA rows, na.exclude and newd
   expect_length(predict(fit, rule = "nearest_mean"), 150)
   expect_true(all(is.na(predict(fit, type = "decision")[c(4, 9), ])))
   expect_error(predict(fit, iris[, 1:3]), class = "krein_error")
-  expect_snapshot(predict(fit, iris[, 1:3]), error = TRUE)
+  expect_snapshot(show_error(predict(fit, iris[, 1:3])))
 })
 
 test_that("linear posteriors are eq. (23) and sum to 1, for any prior (issue 16, item 8)", {

@@ -146,7 +146,7 @@ test_that("pcvm() with CG M-steps gives the same models and predictions, two and
 test_that("the solver options are checked", {
   set.seed(46)
   board <- checkerboard(40, size = 2)
-  expect_snapshot(error = TRUE, with_pcvm_options(list(krein.pcvm_solver = "qr"), pcvm(y ~ x1 + x2, data = board)))
+  expect_snapshot(show_error(with_pcvm_options(list(krein.pcvm_solver = "qr"), pcvm(y ~ x1 + x2, data = board))))
   expect_error(with_pcvm_options(list(krein.pcvm_cg_max_steps = -1), pcvm(y ~ x1 + x2, data = board)),
                class = "krein_error")
   expect_error(with_pcvm_options(list(krein.pcvm_cg_min_active = 1.5), pcvm(y ~ x1 + x2, data = board)),

@@ -499,7 +499,7 @@ test_that("print shows Ny-PCVM's landmarks; unknown arguments are errors", {
   ny <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), landmarks = "random",
                                       m = 20, control = at_most_500))
   expect_output(print(ny), "Probabilistic classification vector machine \\(Nystroem, 20 random landmarks\\)")
-  expect_snapshot(pcvm(y ~ x1 + x2, data = train, max_iter = 10), error = TRUE)
+  expect_snapshot(show_error(pcvm(y ~ x1 + x2, data = train, max_iter = 10)))
   expect_error(predict(ny, train, rule = "decision"), class = "krein_argument_error")
 })
 

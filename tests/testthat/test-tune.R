@@ -457,8 +457,8 @@ test_that("a best value on the grid's edge warns, naming the parameter and the s
                  class = "krein_grid_edge_warning")
   expect_identical(tuned$best$gamma, 0.5)
   set.seed(1)
-  expect_snapshot(invisible(tune_krein(kqd, X, d$y, grid = list(gamma = c(0.02, 0.1, 0.5)), reg = 0.1,
-                                       folds = 3, refit = FALSE)))
+  expect_snapshot(show_conditions(tune_krein(kqd, X, d$y, grid = list(gamma = c(0.02, 0.1, 0.5)), reg = 0.1,
+                                             folds = 3, refit = FALSE)))
   # an interior optimum, or two values only: no warning
   expect_no_warning(tune_krein(kqd, X, d$y, grid = list(gamma = c(1e-4, 5, 1e5)), reg = 0.1, folds = 3,
                                refit = FALSE))
