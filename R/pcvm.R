@@ -282,12 +282,23 @@ pcvm_control <- function(max_iter = NULL, tol = NULL, prune = 1e-3, optimize_wid
   reference <- convergence == "weights"
   max_iter <- max_iter %||% if (reference) 500 else 2000
   tol <- tol %||% if (reference) 1e-3 else 3e-4
-  structure(list(max_iter = check_number(max_iter, "max_iter", lower = 1, allow_lower = TRUE, integer = TRUE),
-                 tol = check_number(tol, "tol", lower = 0),
-                 prune = check_number(prune, "prune", lower = 0, allow_lower = TRUE),
-                 optimize_width = check_flag(optimize_width, "optimize_width"),
-                 convergence = convergence, start = start),
-            class = "pcvm_control")
+  validated_pcvm_control(list(max_iter = max_iter, tol = tol, prune = prune, optimize_width = optimize_width,
+                              convergence = convergence, start = start),
+                         label = identity)
+}
+
+#' The fields of a pcvm_control, checked; `label` names a field in messages
+#' (its name in pcvm_control(), `control$name` for a list given to a model)
+#' @noRd
+validated_pcvm_control <- function(values, label) {
+  structure(list(
+    max_iter = check_number(values$max_iter, label("max_iter"), lower = 1, allow_lower = TRUE, integer = TRUE),
+    tol = check_number(values$tol, label("tol"), lower = 0),
+    prune = check_number(values$prune, label("prune"), lower = 0, allow_lower = TRUE),
+    optimize_width = check_flag(values$optimize_width, label("optimize_width")),
+    convergence = check_choice(values$convergence, label("convergence"), c("latent", "weights")),
+    start = check_choice(values$start, label("start"), c("fixed", "random"))
+  ), class = "pcvm_control")
 }
 
 #' The start of EM for a pair: the reference code's random one, or its
@@ -317,15 +328,7 @@ check_pcvm_control <- function(control) {
                                 if (length(extra)) paste("has", paste0("`", extra, "`", collapse = ", "), "besides")),
                               collapse = " and ")))
   }
-  field <- function(name) sprintf("control$%s", name)
-  structure(list(
-    max_iter = check_number(control$max_iter, field("max_iter"), lower = 1, allow_lower = TRUE, integer = TRUE),
-    tol = check_number(control$tol, field("tol"), lower = 0),
-    prune = check_number(control$prune, field("prune"), lower = 0, allow_lower = TRUE),
-    optimize_width = check_flag(control$optimize_width, field("optimize_width")),
-    convergence = check_choice(control$convergence, field("convergence"), c("latent", "weights")),
-    start = check_choice(control$start, field("start"), c("fixed", "random"))
-  ), class = "pcvm_control")
+  validated_pcvm_control(control, label = function(name) sprintf("control$%s", name))
 }
 
 #' The fit behind every pcvm() interface (the defaults are pcvm.default()'s,
