@@ -597,24 +597,34 @@ chunk_predictors <- function(spec, data) {
 # Scaling over chunks: per chunk the count, means and centred sums of squares,
 # merged with the pairwise update of Chan, Golub and LeVeque (1983):
 # M2 = M2_a + M2_b + delta^2 n_a n_b / n, delta = mean_b - mean_a.
+# As in column_scaling(), each column is held in units of a power of two at or
+# above its largest magnitude (`size`; exact), so that the squares of tiny
+# (1e-300) or huge (1e300) columns neither underflow nor overflow; two chunks
+# merge in the larger of their units.
 
 chunk_moments <- function(data, task, spec) {
   x <- chunk_predictors(spec, data)
-  center <- colMeans(x)
-  list(n = nrow(x), mean = center, m2 = colSums(sweep(x, 2L, center, check.margin = FALSE)^2))
+  size <- pow2_size(apply(abs(x), 2L, max))
+  z <- sweep(x, 2L, size, "/", check.margin = FALSE)
+  center <- colMeans(z)
+  list(n = nrow(x), size = size, mean = center, m2 = colSums(sweep(z, 2L, center, check.margin = FALSE)^2))
 }
 
 merge_moments <- function(a, b) {
+  size <- pmax(a$size, b$size)
+  a_mean <- a$mean * (a$size / size)
+  b_mean <- b$mean * (b$size / size)
   n <- a$n + b$n
-  delta <- b$mean - a$mean
-  list(n = n, mean = a$mean + delta * b$n / n, m2 = a$m2 + b$m2 + delta^2 * a$n * b$n / n)
+  delta <- b_mean - a_mean
+  list(n = n, size = size, mean = a_mean + delta * b$n / n,
+       m2 = a$m2 * (a$size / size)^2 + b$m2 * (b$size / size)^2 + delta^2 * a$n * b$n / n)
 }
 
 # column_scaling()'s result (and its message on constant columns) from moments
 scaling_from_moments <- function(moments, names) {
   total <- Reduce(merge_moments, moments)
-  center <- total$mean
-  scale <- if (total$n > 1) sqrt(total$m2 / (total$n - 1)) else rep(0, length(center))
+  center <- total$mean * total$size
+  scale <- (if (total$n > 1) sqrt(total$m2 / (total$n - 1)) else rep(0, length(center))) * total$size
   constant <- !is.finite(scale) | scale <= 100 * .Machine$double.eps * abs(center)
   if (any(constant)) {
     message(sprintf("Constant predictor column%s %s: centred but not scaled.",

@@ -41,6 +41,29 @@ test_that("the moments of the scaling pass merge exactly (Chan, Golub and LeVequ
   expect_equal(scaling_from_moments(parts, colnames(x)), column_scaling(x), tolerance = 1e-12)
 })
 
+# Issue 25, item 8, over chunks: the moments are held in units of a power of
+# two per column; before, the squares of 1e-300 numbers underflowed, the
+# columns were called constant ("centred but not scaled") and the fit was wrong.
+test_that("chunked scaling of tiny and huge data is that of the same data at ordinary size (issue 25, item 8)", {
+  d <- chunk_data(120, seed = 5)
+  parts <- split_rows(d, c(50, 40, 30))
+  landmarks <- as.matrix(d[c(3, 10, 40, 77, 101, 12), 1:2])
+  for (factor in c(1e-300, 1e300)) {
+    tiny <- lapply(parts, function(p) transform(p, x1 = x1 * factor, x2 = x2 * factor))
+    # one chunk of smaller numbers than the others: the merge changes units
+    tiny[[2]][, 1:2] <- tiny[[2]][, 1:2] / 1024
+    expected <- lapply(parts, identity)
+    expected[[2]][, 1:2] <- expected[[2]][, 1:2] / 1024
+    reference <- ikfd(krein_chunks(expected, y = "y"), kernel = kernel_rbf(2), landmarks = landmarks)
+    expect_no_message(fit <- ikfd(krein_chunks(tiny, y = "y"), kernel = kernel_rbf(2),
+                                  landmarks = landmarks * factor))
+    expect_equal(fit$spec$scaling$scale, reference$spec$scaling$scale * factor, tolerance = 1e-12)
+    expect_equal(fit$spec$scaling$center, reference$spec$scaling$center * factor, tolerance = 1e-12)
+    expect_identical(fit$fitted_class, reference$fitted_class)
+    expect_lt(relative_difference(fit$coefficients, reference$coefficients), 1e-10)
+  }
+})
+
 test_that("Ny-KQD over chunks equals the in-memory fit for all six variants", {
   d <- chunk_data(240, seed = 3)
   landmarks <- seq(1, 240, by = 8)
