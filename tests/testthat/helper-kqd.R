@@ -304,3 +304,11 @@ ref_weighted_pair_bias <- function(g_first, g_second, w_first, w_second) {
   }
   -t
 }
+
+# Held-out errors along a regularisation path, counted in plain R (the
+# transcription of cross-validation that kqd's and kmdc's `select = "cv"` are
+# checked against): `errors_on_fold(train, test)` gets logical row masks and
+# returns the number of errors of every path value on the test rows
+held_out_errors <- function(folds, errors_on_fold) {
+  Reduce(`+`, lapply(sort(unique(folds)), function(f) errors_on_fold(folds != f, folds == f)))
+}

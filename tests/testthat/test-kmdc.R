@@ -410,14 +410,12 @@ test_that("a kmdc path defaults to its cross-validated best (issue 25)", {
   folds <- draw_folds(d$y, 5L, stratified = TRUE)
   expect_identical(path$cv_folds, folds)
   Xs <- scale(X)
-  wrong <- numeric(length(regs))
-  for (f in 1:5) {
-    test <- folds == f
-    for (r in seq_along(regs)) {
-      part <- kmdc(Xs[!test, ], d$y[!test], kernel = k, distance = "RC", reg = regs[r], scale = FALSE)
-      wrong[r] <- wrong[r] + sum(predict(part, Xs[test, , drop = FALSE]) != d$y[test])
-    }
-  }
+  wrong <- held_out_errors(folds, function(train, test) {
+    vapply(regs, function(reg) {
+      part <- kmdc(Xs[train, ], d$y[train], kernel = k, distance = "RC", reg = reg, scale = FALSE)
+      sum(predict(part, Xs[test, , drop = FALSE]) != d$y[test])
+    }, numeric(1))
+  })
   expect_equal(path$cv_error, wrong / nrow(X), tolerance = 1e-12)
   expect_identical(path$best, max(which(wrong == min(wrong))))
   expect_output(print(path), "lowest 5-fold CV error")

@@ -377,15 +377,11 @@ test_that("a regularisation path defaults to its cross-validated best (issue 25)
   folds <- draw_folds(d$y, 5L, stratified = TRUE)
   expect_identical(fit$cv_folds, folds)
   xs <- scale(x)
-  wrong <- numeric(length(path))
-  for (f in 1:5) {
-    test <- folds == f
-    part <- kqd(xs[!test, ], d$y[!test], kernel = k, variant = "IC-", reg = path, scale = FALSE,
+  wrong <- held_out_errors(folds, function(train, test) {
+    part <- kqd(xs[train, ], d$y[train], kernel = k, variant = "IC-", reg = path, scale = FALSE,
                 select = "training")
-    for (r in seq_along(path)) {
-      wrong[r] <- wrong[r] + sum(predict(part, xs[test, , drop = FALSE], reg = path[r]) != d$y[test])
-    }
-  }
+    vapply(path, function(reg) sum(predict(part, xs[test, , drop = FALSE], reg = reg) != d$y[test]), numeric(1))
+  })
   expect_equal(fit$cv_error, wrong / nrow(x), tolerance = 1e-12)
   lowest <- which(wrong == min(wrong))
   expect_identical(fit$best, max(lowest))
