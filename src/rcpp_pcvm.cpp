@@ -7,7 +7,8 @@
 // landmark columns (Ny-PCVM, `low_rank`); `y_rows` labels its rows and
 // `y_columns` its columns (+1 / -1). `start` is list(weights, bias, latent),
 // `control` a pcvm_control() list (a plain list works too: absent entries
-// take the core's defaults). `width_step`, for the full PCVM only, is
+// take the core's defaults). The result adds to the fit the training error of
+// each iteration and the count of M-steps solved by the Hessian's fallback. `width_step`, for the full PCVM only, is
 // an R function(active, weights, bias, latent) called after each M-step that
 // returns the kernel for the next iteration. `gram` = FALSE selects the
 // full PCVM's path before the Gram matrix K'K (Phi_A'Phi_A formed in
@@ -31,6 +32,14 @@ Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
       settings.convergence = krein::pcvm::Convergence::weights;
     } else if (rule != "latent") {
       throw std::invalid_argument("unknown PCVM convergence rule '" + rule + "'");
+    }
+  }
+  if (control.containsElementNamed("e_step") && !Rf_isNull(control["e_step"])) {
+    const std::string kind = Rcpp::as<std::string>(control["e_step"]);
+    if (kind == "reference") {
+      settings.e_step = krein::pcvm::EStep::reference;
+    } else if (kind != "exact") {
+      throw std::invalid_argument("unknown PCVM E-step '" + kind + "'");
     }
   }
   const Eigen::VectorXd w = Rcpp::as<Eigen::VectorXd>(start["weights"]);
@@ -75,6 +84,8 @@ Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
   return Rcpp::List::create(Rcpp::Named("weights") = fit.weights, Rcpp::Named("bias") = fit.bias,
                             Rcpp::Named("iterations") = fit.iterations, Rcpp::Named("converged") = fit.converged,
                             Rcpp::Named("all_pruned") = fit.all_pruned,
+                            Rcpp::Named("training_errors") = fit.training_errors,
+                            Rcpp::Named("hessian_fallbacks") = fit.hessian_fallbacks,
                             Rcpp::Named("solver") = Rcpp::List::create(
                                 Rcpp::Named("cg_iterations") = statistics.cg_iterations,
                                 Rcpp::Named("cg_steps") = statistics.cg_steps,

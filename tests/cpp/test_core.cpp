@@ -556,10 +556,13 @@ void test_pcvm_em() {
   one.prune = -std::numeric_limits<double>::infinity();
   std::vector<Eigen::Index> all(n);
   for (int i = 0; i < n; ++i) all[i] = i;
-  const krein::pcvm::Step step = krein::pcvm::step_full(K, y, all, w, -0.3, &latent, 1);
+  const Eigen::VectorXd Z = krein::pcvm::expected_latent(latent, y, krein::pcvm::EStep::exact);
+  const krein::pcvm::Step step = krein::pcvm::step_full(K, y, all, w, -0.3, Z, 1);
   const krein::pcvm::Fit first = krein::pcvm::fit(per_step, w, -0.3, &latent, one);
   expect((first.weights - step.weights).cwiseAbs().maxCoeff() == 0.0 && first.bias == step.bias &&
-             first.iterations == 1 && !first.converged,
+             first.iterations == 1 && !first.converged && first.training_errors.size() == 1 &&
+             first.training_errors[0] == (y.array() * latent.array() <= 0.0).cast<double>().mean() &&
+             first.hessian_fallbacks == 0,
          "PCVM EM with max_iter = 1 is one step");
   const krein::pcvm::Fit first_gram = krein::pcvm::fit(full, w, -0.3, &latent, one);
   expect((first_gram.weights - step.weights).cwiseAbs().maxCoeff() < 1e-12 * step.weights.cwiseAbs().maxCoeff() &&
@@ -622,6 +625,59 @@ void test_pcvm_em() {
   // (the replaced kernel's steps form Phi_A'Phi_A: as f_per_step from the second on)
   expect(calls == hooked.iterations && (hooked.weights - f.weights).cwiseAbs().maxCoeff() < 1e-10,
          "the after-step hook runs once per iteration and may replace the kernel");
+  expect(static_cast<int>(f.training_errors.size()) == f.iterations, "PCVM records one training error per iteration");
+}
+
+// The two E-steps: the exact one's inverse Mills ratio and the reference
+// code's phi(f) / (Psi(y f) + eps), which agree where y f is moderate and part
+// where it is very negative (the reference form goes to f there).
+void test_pcvm_e_steps() {
+  Eigen::VectorXd f(5), y(5);
+  f << 0.5, -2.0, -9.0, -40.0, 3.0;
+  y << 1.0, 1.0, 1.0, 1.0, -1.0;
+  const Eigen::VectorXd exact = krein::pcvm::expected_latent(f, y, krein::pcvm::EStep::exact);
+  const Eigen::VectorXd reference = krein::pcvm::expected_latent(f, y, krein::pcvm::EStep::reference);
+  const double eps = std::numeric_limits<double>::epsilon();
+  double worst = 0.0;
+  for (int i = 0; i < 5; ++i) {
+    const double t = y[i] * f[i];
+    const double pdf = std::exp(-0.5 * f[i] * f[i]) / std::sqrt(2.0 * M_PI);
+    const double cdf = 0.5 * std::erfc(-t / std::sqrt(2.0));
+    worst = std::max(worst, std::abs(reference[i] - (f[i] + y[i] * pdf / (cdf + eps))));
+  }
+  expect(worst == 0.0, "the reference E-step is f + y phi(f) / (Psi(y f) + eps)");
+  expect(std::abs(exact[0] - reference[0]) < 1e-12 && std::abs(exact[1] - reference[1]) < 1e-9 &&
+             std::abs(exact[4] - reference[4]) < 1e-12,
+         "the two E-steps agree for moderate y f");
+  expect(std::abs(reference[3] - f[3]) < 1e-300 && std::abs(exact[3]) < 0.03 && std::abs(reference[2] - f[2]) < 0.01,
+         "for y f far below zero the reference E-step stays at f, the exact one goes to about 0");
+}
+
+// The M-step's solve: Cholesky, and where rounding breaks it, the
+// eigendecomposition with the eigenvalues raised to 1.
+void test_pcvm_hessian_fallback() {
+  const Eigen::MatrixXd x = random_matrix(6, 3, 21);
+  Eigen::MatrixXd spd = x.transpose() * x + Eigen::MatrixXd::Identity(3, 3);
+  const Eigen::VectorXd rhs = Eigen::VectorXd::LinSpaced(3, 1.0, 3.0);
+  Eigen::MatrixXd a = spd;
+  bool fallback = true;
+  const Eigen::VectorXd direct = krein::pcvm::solve_hessian(a, rhs, 1, fallback);
+  expect(!fallback && (spd * direct - rhs).norm() < 1e-12 * rhs.norm(), "the Hessian solve by Cholesky");
+  // I + u u' with |u|^2 = 1e34: the identity is lost to rounding; the
+  // matrix as stored is rank one and Cholesky fails
+  Eigen::VectorXd u(3);
+  u << 1e17, 1e17, 1e-3;
+  Eigen::MatrixXd lost = u * u.transpose();
+  lost.diagonal().array() += 1.0;
+  Eigen::MatrixXd b = lost;
+  const Eigen::VectorXd solved = krein::pcvm::solve_hessian(b, rhs, 1, fallback);
+  // rounding of 1e34-sized entries leaves no more than a backward-stable
+  // answer to ask for: a small residual relative to |A| |x|, finite, and the
+  // component along u (eigenvalue 2e34) about zero
+  expect(fallback && solved.allFinite() &&
+             (lost * solved - rhs).norm() <= 1e-12 * lost.norm() * std::max(1.0, solved.norm()) &&
+             std::abs(u.normalized().dot(solved)) < 1e-10 * solved.norm(),
+         "where Cholesky fails, the Hessian is solved with its eigenvalues raised to 1");
 }
 
 // KFDA on the kernel data: the centred class factors carry the class scatter
@@ -723,6 +779,8 @@ int main() {
   test_kqd_nystrom();
   test_pcvm_estep();
   test_pcvm_em();
+  test_pcvm_e_steps();
+  test_pcvm_hessian_fallback();
   test_kfda();
   std::printf("core: %d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;

@@ -1,14 +1,19 @@
 # Plain-R references for pcvm() (paper 002, Sec. 2.4, eqs. 4-7; Chen, Tino &
 # Yao 2009, in the order and constants of the authors' reference code).
 
-# Transcription of one EM iteration (?pcvm, section "Model and EM"), with the
-# E-step ratio phi(f) / Psi(y f) computed in log space by R's dnorm / pnorm.
-# K holds the basis functions' kernel columns (n x basis), `y` labels its
-# rows and `y_columns` its columns.
-ref_pcvm_step <- function(K, y, active, w, b, latent = NULL, y_columns = y) {
+# Transcription of one EM iteration (?pcvm, section "Model and EM"). The
+# E-step: "exact", the ratio phi(f) / Psi(y f) computed in log space by R's
+# dnorm / pnorm; "reference", as the authors' MATLAB code writes it,
+# normpdf(f) ./ (normcdf(y .* f) + eps). K holds the basis functions' kernel
+# columns (n x basis), `y` labels its rows and `y_columns` its columns.
+ref_pcvm_step <- function(K, y, active, w, b, latent = NULL, y_columns = y, e_step = "exact") {
   Phi <- K[, active, drop = FALSE] * rep(y_columns[active], each = nrow(K))
   f <- if (is.null(latent)) drop(Phi %*% w) + b else latent
-  Z <- f + y * exp(dnorm(f, log = TRUE) - pnorm(y * f, log.p = TRUE))
+  Z <- if (e_step == "exact") {
+    f + y * exp(dnorm(f, log = TRUE) - pnorm(y * f, log.p = TRUE))
+  } else {
+    f + y * dnorm(f) / (pnorm(y * f) + .Machine$double.eps)
+  }
   M <- sqrt(2) * w
   Hess <- diag(length(active)) + outer(M, M) * crossprod(Phi)
   w_new <- M * solve(Hess, M * drop(crossprod(Phi, Z - b)))
@@ -24,7 +29,7 @@ ref_pcvm_step <- function(K, y, active, w, b, latent = NULL, y_columns = y) {
 # default rule of ?pcvm_control, `convergence = "latent"`: stop when the
 # training latent values f = Phi_A w + b of two iterates satisfy
 # ||f_t - f_{t-1}||_2 <= tol ||f_{t-1}||_2 (f on the kernel the next
-# iteration uses).
+# iteration uses). The E-step is `control$e_step` (?pcvm_control).
 ref_pcvm_em <- function(K, signs, column_signs, start, control, kernel = NULL, x = NULL, threads = 1L) {
   n_basis <- length(start$weights)
   active <- seq_len(n_basis)
@@ -36,7 +41,7 @@ ref_pcvm_em <- function(K, signs, column_signs, start, control, kernel = NULL, x
   for (iteration in seq_len(control$max_iter)) {
     iterations <- iteration
     latent <- if (iteration == 1L) start$latent
-    step <- ref_pcvm_step(K, signs, active, w_full[active], b, latent, column_signs)
+    step <- ref_pcvm_step(K, signs, active, w_full[active], b, latent, column_signs, control$e_step %||% "exact")
     if (isTRUE(control$optimize_width)) {
       kernel <- krein:::optimize_rbf_width(kernel, x, active, signs, step, step$Z, threads)
       K <- krein:::evaluate_kernel(kernel, x, NULL, threads)

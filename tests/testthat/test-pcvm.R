@@ -532,3 +532,64 @@ test_that("pcvm()'s default start is fixed: the fit does not depend on the seed 
   expect_identical(r1$models[[1]]$weights, r2$models[[1]]$weights)
   expect_snapshot(show_error(pcvm_control(start = "mean")))
 })
+
+# Issue 28: the exact E-step runs away where the reference code's does not.
+# A problem small enough for the tests that reproduces it: the checkerboard
+# at N = 800 with its Gaussian kernel scaled by 100 (scaling the kernel
+# scales the start's latent values, as a large N does; see ?pcvm, "Which
+# E-step"). Measured: exact E-step, test error 0.29 and a training error that
+# rose from 0.08 to 0.27 during EM; the reference E-step, 0.09.
+runaway_problem <- function() {
+  set.seed(7)
+  train <- checkerboard(800)
+  set.seed(99)
+  test <- checkerboard(2000)
+  x <- scale(as.matrix(train[, 1:2]))
+  test_x <- scale(as.matrix(test[, 1:2]), attr(x, "scaled:center"), attr(x, "scaled:scale"))
+  list(K = kernel_matrix(kernel_rbf(5), x) * 100, test_K = kernel_matrix(kernel_rbf(5), test_x, x) * 100,
+       y = train$y, test_y = test$y)
+}
+
+test_that("the default E-step does not run away where the exact one does, which warns (issue 28)", {
+  d <- runaway_problem()
+  error <- function(fit) mean(predict(fit, precomputed_kernel(d$test_K)) != d$test_y)
+  expect_no_warning(default <- pcvm(precomputed_kernel(d$K), d$y))
+  expect_identical(default$control$e_step, "reference")
+  expect_identical(default$models[[1]]$trouble, "")
+  expect_lt(error(default), 0.12)
+  expect_warning(exact <- pcvm(precomputed_kernel(d$K), d$y, control = pcvm_control(e_step = "exact")),
+                 "EM went wrong for 1 vs 2 \\(its training error rose", class = "krein_pcvm_trouble_warning")
+  expect_match(exact$models[[1]]$trouble, "training error rose")
+  expect_gt(error(exact), 2 * error(default))
+  expect_output(print(exact), "EM went wrong: 1 vs 2")
+  expect_match(summary(exact)$model[["Pairwise models"]]$trouble, "training error rose")
+  # the record behind it: one training error per iteration
+  expect_length(exact$models[[1]]$training_errors, exact$models[[1]]$iterations)
+})
+
+test_that("each E-step equals its plain-R transcription where the two differ (issue 28)", {
+  # small enough to stay well conditioned (runaway_problem()'s is not: its
+  # solves lose 8 digits), with the kernel scaled so that points fall far
+  # on the wrong side (y f < -8), where the two E-steps part
+  set.seed(21)
+  board <- checkerboard(60, size = 2)
+  K <- kernel_matrix(kernel_rbf(5), as.matrix(board[, 1:2])) * 100
+  signs <- ifelse(board$y == levels(board$y)[1], 1, -1)
+  set.seed(3)
+  start <- ref_pcvm_start(length(signs), signs)
+  fits <- list()
+  for (e_step in c("reference", "exact")) {
+    # the reference setting: the authors' E-step, stopping rule and start
+    control <- pcvm_control(e_step = e_step, convergence = "weights", start = "random", max_iter = 30)
+    got <- krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 1L)
+    expect_same_iterates(got, ref_pcvm_em(K, signs, signs, start, control))
+    # the training error of the last iteration: that of the latent values
+    # its E-step started from, those of the iterate before
+    last <- got$iterations
+    before <- ref_pcvm_em(K, signs, signs, start, modifyList(control, list(max_iter = last - 1L)))
+    f <- drop(K %*% (signs * before$weights)) + before$bias
+    expect_equal(got$training_errors[last], mean(signs * f <= 0))
+    fits[[e_step]] <- got
+  }
+  expect_gt(max(abs(fits$reference$weights - fits$exact$weights)), 1)
+})

@@ -29,12 +29,14 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "krein/deterministic_uniform.hpp"
 #include "krein/parallel_dense.hpp"
+#include "krein/symmetric_eigen.hpp"
 
 namespace krein {
 namespace pcvm {
@@ -55,10 +57,31 @@ inline double inverse_mills(double t) {
   return tail;  // 1 / Mills ratio
 }
 
-// The expected latent values of the E-step.
-inline Eigen::VectorXd expected_latent(const Eigen::VectorXd& f, const Eigen::VectorXd& y) {
+// The E-step's expected latent values (Control::e_step):
+//   exact:     Z_i = f_i + y_i phi(f_i) / Psi(y_i f_i), the posterior mean of
+//              the latent value under the probit model (Chen, Tino & Yao 2009);
+//   reference: Z_i = f_i + y_i phi(f_i) / (Psi(y_i f_i) + eps), eps = 2^-52,
+//              as the authors' MATLAB code computes it. For y_i f_i above
+//              about -8 the two agree to 1e-9; below, where phi and Psi both
+//              vanish, eps keeps the denominator from following them, so
+//              Z_i -> f_i and a badly misclassified point stops pulling its
+//              latent value towards the boundary, where the exact E-step
+//              pulls it by about |f_i| (see ?pcvm, "Which E-step").
+enum class EStep { exact, reference };
+
+inline double standard_normal_density(double t) { return std::exp(-0.5 * t * t) / std::sqrt(2.0 * M_PI); }
+
+inline Eigen::VectorXd expected_latent(const Eigen::VectorXd& f, const Eigen::VectorXd& y, EStep kind) {
   Eigen::VectorXd Z(f.size());
-  for (Eigen::Index i = 0; i < f.size(); ++i) Z[i] = f[i] + y[i] * inverse_mills(y[i] * f[i]);
+  if (kind == EStep::exact) {
+    for (Eigen::Index i = 0; i < f.size(); ++i) Z[i] = f[i] + y[i] * inverse_mills(y[i] * f[i]);
+  } else {
+    const double eps = std::numeric_limits<double>::epsilon();
+    for (Eigen::Index i = 0; i < f.size(); ++i) {
+      const double cdf = 0.5 * std::erfc(-y[i] * f[i] / std::sqrt(2.0));
+      Z[i] = f[i] + y[i] * standard_normal_density(f[i]) / (cdf + eps);
+    }
+  }
   return Z;
 }
 
@@ -66,20 +89,35 @@ struct Step {
   Eigen::VectorXd weights;  // new weights of the active set (before pruning)
   double bias = 0.0;
   Eigen::VectorXd latent;   // Z, the E-step's expected latent values
+  bool hessian_fallback = false;  // solved by solve_hessian()'s fallback
 };
 
-// One EM iteration with the full kernel. `latent` replaces f in the E-step
-// when given (the reference code's random start consistent with y). Phi_A'
-// = diag(y_A) K[A, ] is formed once, as the a x n matrix the tiled rank-k
-// update takes.
+// Solves Hess x = rhs for the M-step's Hess = I + M Phi'Phi M, given by its
+// lower triangle (overwritten). Its eigenvalues are at least 1 in exact
+// arithmetic, but where weights have grown huge (1e6: an EM that runs away,
+// see ?pcvm) the identity is lost to rounding beside entries of 1e12 and the
+// Cholesky factorisation can fail; then the symmetric eigendecomposition
+// solves it with the eigenvalues raised to 1, the least they are in exact
+// arithmetic, and `fallback` is set.
+inline Eigen::VectorXd solve_hessian(Eigen::MatrixXd& Hess, const Eigen::VectorXd& rhs, int threads, bool& fallback) {
+  const Eigen::MatrixXd lower = Hess;  // cholesky() overwrites its argument
+  fallback = false;
+  if (dense::cholesky(Hess, threads)) return dense::cholesky_solve(Hess, rhs);
+  fallback = true;
+  const SymmetricEigen eigen = symmetric_eigen(lower, true);
+  const Eigen::ArrayXd values = eigen.values.array().max(1.0);
+  return eigen.vectors * ((eigen.vectors.transpose() * rhs).array() / values).matrix();
+}
+
+// The M-step of one EM iteration with the full kernel, from the E-step's
+// expected latent values Z (fit() computes them). Phi_A' = diag(y_A) K[A, ]
+// is formed once, as the a x n matrix the tiled rank-k update takes.
 inline Step step_full(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::VectorXd& y,
                       const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
-                      const Eigen::VectorXd* latent, int threads) {
+                      const Eigen::VectorXd& Z, int threads) {
   const Eigen::Index n = K.rows(), a = static_cast<Eigen::Index>(active.size());
   Eigen::MatrixXd PhiT(a, n);
   for (Eigen::Index j = 0; j < a; ++j) PhiT.row(j) = K.col(active[j]).transpose() * y[active[j]];
-  const Eigen::VectorXd f = latent ? *latent : (PhiT.transpose() * w).array() + b;
-  const Eigen::VectorXd Z = expected_latent(f, y);
   const Eigen::VectorXd m = std::sqrt(2.0) * w;
   // Hess = I + M Phi'Phi M (lower triangle), positive definite for any kernel
   Eigen::MatrixXd Hess = Eigen::MatrixXd::Zero(a, a);
@@ -88,10 +126,9 @@ inline Step step_full(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::V
     Hess.col(j).tail(a - j) = Hess.col(j).tail(a - j).cwiseProduct(m.tail(a - j)) * m[j];
     Hess(j, j) += 1.0;
   }
-  if (!dense::cholesky(Hess, threads)) throw std::runtime_error("the PCVM Hessian is not positive definite");
   const Eigen::VectorXd rhs = m.cwiseProduct(PhiT * (Z.array() - b).matrix());
   Step out;
-  out.weights = m.cwiseProduct(dense::cholesky_solve(Hess, rhs));
+  out.weights = m.cwiseProduct(solve_hessian(Hess, rhs, threads, out.hessian_fallback));
   const double fitted_sum = PhiT.rowwise().sum().dot(out.weights);
   out.bias = (Z.sum() - fitted_sum) / (static_cast<double>(n) + 1.0 / (2.0 * b * b));
   out.latent = Z;
@@ -104,27 +141,24 @@ inline Step step_full(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::V
 // thin QR K_nm = Q R computed once (Q orthonormal, n x m; R, m x m, one
 // column per landmark) and D = diag(y_A):
 //   Phi_A w = Q (R_A D w),  Phi_A'Phi_A = D R_A'R_A D,  Phi_A'v = D R_A' (Q'v)
-// so an iteration costs O(n m + m |A|^2) and no n x |A| matrix is formed.
-// `y_rows` labels the training points, `y_columns` the landmarks.
+// so an M-step costs O(n m + m |A|^2) and no n x |A| matrix is formed.
+// `y_rows` labels the training points, `y_columns` the landmarks; Z are the
+// E-step's expected latent values.
 inline Step step_factored(const Eigen::Ref<const Eigen::MatrixXd>& Q, const Eigen::Ref<const Eigen::MatrixXd>& R,
                           const Eigen::VectorXd& y_rows, const Eigen::VectorXd& y_columns,
                           const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
-                          const Eigen::VectorXd* latent) {
+                          const Eigen::VectorXd& Z) {
   const Eigen::Index n = Q.rows(), k = R.rows(), a = static_cast<Eigen::Index>(active.size());
   Eigen::MatrixXd RA(k, a);  // R_A D
   for (Eigen::Index j = 0; j < a; ++j) RA.col(j) = R.col(active[j]) * y_columns[active[j]];
-  const Eigen::VectorXd f = latent ? *latent : (Q * (RA * w)).array() + b;
-  const Eigen::VectorXd Z = expected_latent(f, y_rows);
   const Eigen::VectorXd m = std::sqrt(2.0) * w;
   const Eigen::MatrixXd RAM = RA * m.asDiagonal();
   Eigen::MatrixXd Hess = Eigen::MatrixXd::Identity(a, a);
   Hess.selfadjointView<Eigen::Lower>().rankUpdate(RAM.transpose());
-  const Eigen::LLT<Eigen::MatrixXd> llt(Hess);
-  if (llt.info() != Eigen::Success) throw std::runtime_error("the PCVM Hessian is not positive definite");
   const Eigen::VectorXd projected = Q.transpose() * (Z.array() - b).matrix();
   const Eigen::VectorXd rhs = RAM.transpose() * projected;  // M Phi_A'(Z - b 1)
   Step out;
-  out.weights = m.cwiseProduct(llt.solve(rhs));
+  out.weights = m.cwiseProduct(solve_hessian(Hess, rhs, 1, out.hessian_fallback));
   const double fitted_sum = Q.colwise().sum().dot(RA * out.weights);
   out.bias = (Z.sum() - fitted_sum) / (static_cast<double>(n) + 1.0 / (2.0 * b * b));
   out.latent = Z;
@@ -194,11 +228,8 @@ inline Eigen::VectorXd latent_values(const Eigen::Ref<const Eigen::MatrixXd>& K,
 inline Step step_gram(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::MatrixXd& G,
                       const std::vector<Eigen::Index>& position, const Eigen::VectorXd& column_sums,
                       const Eigen::VectorXd& y, const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w,
-                      double b, const Eigen::VectorXd* latent, int threads) {
+                      double b, const Eigen::VectorXd& Z, int threads) {
   const Eigen::Index n = K.rows(), a = static_cast<Eigen::Index>(active.size());
-  // f = Phi_A w + b: the coefficients y_j w_j on K's active columns
-  const Eigen::VectorXd f = latent ? *latent : detail::latent_values(K, active, y, w, b, threads);
-  const Eigen::VectorXd Z = expected_latent(f, y);
   const Eigen::VectorXd m = std::sqrt(2.0) * w;
   // below two tiles the factorisation is one or a few tiles: threads would
   // only add their start-up (and, on a busy machine, waits for a descheduled one)
@@ -211,14 +242,13 @@ inline Step step_gram(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::M
     for (Eigen::Index i = j; i < a; ++i) Hess(i, j) = G(position[active[i]], gj) * (y[active[i]] * m[i] * scale);
     Hess(j, j) += 1.0;
   });
-  if (!dense::cholesky(Hess, workers)) throw std::runtime_error("the PCVM Hessian is not positive definite");
   const Eigen::VectorXd residual = (Z.array() - b).matrix();
   Eigen::VectorXd rhs(a);  // M Phi_A'(Z - b 1)
   parallel::parallel_for(0, a, workers, parallel::Schedule::blocks(), [&](Eigen::Index j) {
     rhs[j] = m[j] * y[active[j]] * K.col(active[j]).dot(residual);
   });
   Step out;
-  out.weights = m.cwiseProduct(dense::cholesky_solve(Hess, rhs));
+  out.weights = m.cwiseProduct(solve_hessian(Hess, rhs, workers, out.hessian_fallback));
   double fitted_sum = 0.0;  // 1'Phi_A w
   for (Eigen::Index j = 0; j < a; ++j) fitted_sum += column_sums[active[j]] * y[active[j]] * out.weights[j];
   out.bias = (Z.sum() - fitted_sum) / (static_cast<double>(n) + 1.0 / (2.0 * b * b));
@@ -388,13 +418,11 @@ class SketchPreconditioner {
 inline bool step_cg(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::MatrixXd& W,
                     const Eigen::VectorXd& column_sums, const Eigen::VectorXd& y,
                     const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
-                    const Eigen::VectorXd* latent, const SolverControl& control, int threads,
+                    const Eigen::VectorXd& Z, const SolverControl& control, int threads,
                     SolverStatistics& statistics, Step& out) {
   const Eigen::Index n = K.rows(), a = static_cast<Eigen::Index>(active.size());
   Eigen::VectorXd scale(a);  // the diagonal of M D
   for (Eigen::Index j = 0; j < a; ++j) scale[j] = std::sqrt(2.0) * w[j] * y[active[j]];
-  const Eigen::VectorXd f = latent ? *latent : detail::latent_values(K, active, y, w, b, threads);
-  const Eigen::VectorXd Z = expected_latent(f, y);
   Eigen::VectorXd rhs;  // M D K_A'(Z - b 1)
   detail::active_transpose_times(K, active, (Z.array() - b).matrix(), rhs, threads);
   rhs.array() *= scale.array();
@@ -480,10 +508,11 @@ class FullBasis {
     G_.resize(0, 0);  // the old kernel's: free them
     W_.resize(0, 0);
   }
+  const Eigen::VectorXd& labels() const { return y_; }
   Step step(const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
-            const Eigen::VectorXd* latent) const {
-    if (replaced_) return step_full(owned_, y_, active, w, b, latent, threads_);
-    if (!gram_) return step_full(borrowed_, y_, active, w, b, latent, threads_);
+            const Eigen::VectorXd& Z) const {
+    if (replaced_) return step_full(owned_, y_, active, w, b, Z, threads_);
+    if (!gram_) return step_full(borrowed_, y_, active, w, b, Z, threads_);
     if (column_sums_.size() == 0) column_sums_ = borrowed_.colwise().sum().transpose();
     const Eigen::Index a = static_cast<Eigen::Index>(active.size());
     const bool iterative = solver_.solver == Solver::cg ||
@@ -497,12 +526,12 @@ class FullBasis {
         statistics_.sketch_rank = W_.rows();
       }
       Step out;
-      if (step_cg(borrowed_, W_, column_sums_, y_, active, w, b, latent, solver_, threads_, statistics_, out)) {
+      if (step_cg(borrowed_, W_, column_sums_, y_, active, w, b, Z, solver_, threads_, statistics_, out)) {
         return out;
       }
     }
     if (G_.size() == 0) form_gram(active);
-    return step_gram(borrowed_, G_, position_, column_sums_, y_, active, w, b, latent, threads_);
+    return step_gram(borrowed_, G_, position_, column_sums_, y_, active, w, b, Z, threads_);
   }
   // f = K[, A] diag(y_A) w + b on the training points, O(n |A|)
   Eigen::VectorXd latent(const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b) const {
@@ -560,9 +589,10 @@ class FactoredBasis {
     R_ = qr.matrixQR().topRows(k).triangularView<Eigen::Upper>();
   }
   Eigen::Index size() const { return y_columns_.size(); }
+  const Eigen::VectorXd& labels() const { return y_rows_; }
   Step step(const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
-            const Eigen::VectorXd* latent) const {
-    return step_factored(Q_, R_, y_rows_, y_columns_, active, w, b, latent);
+            const Eigen::VectorXd& Z) const {
+    return step_factored(Q_, R_, y_rows_, y_columns_, active, w, b, Z);
   }
   // f = Q R_A diag(y_A) w + b on the training points, O(n m)
   Eigen::VectorXd latent(const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b) const {
@@ -590,6 +620,7 @@ struct Control {
   double tol = 1e-3;    // see Convergence
   double prune = 1e-3;  // weights below prune are dropped with their basis functions
   Convergence convergence = Convergence::latent;
+  EStep e_step = EStep::exact;
 };
 
 struct Fit {
@@ -598,16 +629,31 @@ struct Fit {
   int iterations = 0;
   bool converged = false;
   bool all_pruned = false;  // EM stopped: pruning removed every basis function
+  // per iteration, the share of training points on the wrong side (y_i f_i
+  // <= 0) of the latent values its E-step started from: a run that goes wrong
+  // shows as a rise (R reports it)
+  std::vector<double> training_errors;
+  int hessian_fallbacks = 0;  // M-steps solved by solve_hessian()'s fallback
 };
 
 // Called after each M-step, before pruning, with the active set the step ran
 // on and its result (the width step of optimize_width).
 using AfterStep = std::function<void(const std::vector<Eigen::Index>& active, const Step& step)>;
 
+// The share of points with y_i f_i <= 0
+inline double training_error(const Eigen::VectorXd& f, const Eigen::VectorXd& y) {
+  Eigen::Index wrong = 0;
+  for (Eigen::Index i = 0; i < f.size(); ++i) wrong += y[i] * f[i] <= 0.0;
+  return f.size() ? static_cast<double>(wrong) / static_cast<double>(f.size()) : 0.0;
+}
+
 // EM from the start (w over all basis functions, active where positive; b;
 // `latent`, when given, replaces f in the first E-step: the reference code's
 // random start consistent with the labels). The start is drawn by the
-// caller, so that R's RNG reproduces a fit.
+// caller, so that R's RNG reproduces a fit. Each iteration takes the E-step
+// here, from the training latent values f of the current weights (computed
+// once per iteration: the next E-step's input is also what the `latent`
+// stopping rule compares), and the M-step in the basis.
 template <class Basis>
 inline Fit fit(const Basis& basis, Eigen::VectorXd w, double b, const Eigen::VectorXd* latent,
                const Control& control, const AfterStep& after_step = {},
@@ -615,17 +661,26 @@ inline Fit fit(const Basis& basis, Eigen::VectorXd w, double b, const Eigen::Vec
   const Eigen::Index n_basis = basis.size();
   if (w.size() != n_basis) throw std::invalid_argument("one start weight per basis function");
   std::vector<Eigen::Index> active;
-  for (Eigen::Index j = 0; j < n_basis; ++j) {
-    if (w[j] > 0) active.push_back(j);
-  }
+  auto active_weights = [&]() {
+    active.clear();
+    for (Eigen::Index j = 0; j < n_basis; ++j) {
+      if (w[j] > 0) active.push_back(j);
+    }
+    Eigen::VectorXd values(active.size());
+    for (size_t k = 0; k < active.size(); ++k) values[k] = w[active[k]];
+    return values;
+  };
+  Eigen::VectorXd w_active = active_weights();
   Fit out;
-  Eigen::VectorXd f_previous;  // the training latent values of the last iterate (latent rule)
+  // the latent values the next E-step starts from
+  Eigen::VectorXd f = latent ? *latent : basis.latent(active, w_active, b);
   for (int iteration = 1; iteration <= control.max_iter; ++iteration) {
     if (checkpoint) checkpoint();
     out.iterations = iteration;
-    Eigen::VectorXd w_active(active.size());
-    for (size_t k = 0; k < active.size(); ++k) w_active[k] = w[active[k]];
-    const Step step = basis.step(active, w_active, b, iteration == 1 ? latent : nullptr);
+    out.training_errors.push_back(training_error(f, basis.labels()));
+    const Eigen::VectorXd Z = expected_latent(f, basis.labels(), control.e_step);
+    const Step step = basis.step(active, w_active, b, Z);
+    out.hessian_fallbacks += step.hessian_fallback;
     if (after_step) after_step(active, step);
     Eigen::VectorXd w_new = Eigen::VectorXd::Zero(n_basis);
     for (size_t k = 0; k < active.size(); ++k) {
@@ -635,27 +690,20 @@ inline Fit fit(const Basis& basis, Eigen::VectorXd w, double b, const Eigen::Vec
     const double change = (w_new - w).cwiseAbs().maxCoeff();
     w = std::move(w_new);
     b = step.bias;
-    active.clear();
-    for (Eigen::Index j = 0; j < n_basis; ++j) {
-      if (w[j] > 0) active.push_back(j);
-    }
+    w_active = active_weights();
     if (active.empty()) {
       out.all_pruned = true;
       break;
     }
-    if (control.convergence == Convergence::weights) {
-      if (iteration > 1 && change < control.tol) {
-        out.converged = true;
-        break;
-      }
-      continue;
+    if (control.convergence == Convergence::weights && iteration > 1 && change < control.tol) {
+      out.converged = true;
+      break;
     }
     // after the width step: f on the kernel of the next iteration
-    Eigen::VectorXd w_active_new(active.size());
-    for (size_t k = 0; k < active.size(); ++k) w_active_new[k] = w[active[k]];
-    Eigen::VectorXd f = basis.latent(active, w_active_new, b);
-    const bool settled = iteration > 1 && (f - f_previous).norm() <= control.tol * f_previous.norm();
-    f_previous = std::move(f);
+    Eigen::VectorXd f_next = basis.latent(active, w_active, b);
+    const bool settled = control.convergence == Convergence::latent && iteration > 1 &&
+                         (f_next - f).norm() <= control.tol * f.norm();
+    f = std::move(f_next);
     if (settled) {
       out.converged = true;
       break;
