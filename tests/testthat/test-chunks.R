@@ -306,6 +306,71 @@ test_that("Ny-PCVM over chunks: three classes, one pairwise EM each", {
   expect_identical(chunked$fitted_class, memory$fitted_class)
 })
 
+test_that("Ny-PCVM over chunks reads the data once per EM iteration for all pairs of classes", {
+  # issue 28: each pair of classes made its own passes over the chunks, so a
+  # 3-class fit read the data three times per EM iteration. Now one pass
+  # serves every pair still running, and a pair that has stopped leaves the
+  # later passes.
+  set.seed(5)
+  landmarks <- select_landmarks(iris[, 1:4], iris$Species, kernel_rbf(0.5), method = "random", m = 24)
+  parts <- split_rows(iris, c(40, 70, 40))
+  seen <- new.env()
+  # a function source is read in the main process: count its reads of chunk 1
+  source <- function(i) {
+    if (i == 1L) seen$reads <- seen$reads + 1L
+    if (i <= length(parts)) parts[[i]]
+  }
+  # for each block's EM statistics, the read they were computed in and the pairs computed
+  suppressMessages(trace("pcvm_block_statistics", where = asNamespace("krein"), print = FALSE,
+                         tracer = bquote(assign("em", c(get("em", envir = .(seen)), list(list(
+                           read = get("reads", envir = .(seen)),
+                           pairs = vapply(tasks, function(task) paste(task$pair, collapse = "-"), "")))),
+                           envir = .(seen)))))
+  on.exit(suppressMessages(untrace("pcvm_block_statistics", where = asNamespace("krein"))), add = TRUE)
+  fit_chunks <- function(control) {
+    seen$reads <- 0L
+    seen$em <- list()
+    suppressWarnings(pcvm(krein_chunks(source, y = "Species"), kernel = kernel_rbf(0.5), landmarks = landmarks,
+                          control = control))
+  }
+  # the reads that are not EM passes (the first chunk's columns, the survey,
+  # the column moments, the landmark factors, the training latent values)
+  fit_chunks(pcvm_control(convergence = "weights", max_iter = 1))
+  outside_em <- seen$reads - 1L
+  controls <- list(pcvm_control(convergence = "weights", tol = 1e-2), pcvm_control(tol = 1e-2),
+                   pcvm_control(max_iter = 15))
+  stopped <- list()
+  for (control in controls) {
+    chunked <- fit_chunks(control)
+    memory <- suppressWarnings(pcvm(iris[, 1:4], iris$Species, kernel = kernel_rbf(0.5), landmarks = landmarks,
+                                    control = control))
+    iterations <- vapply(chunked$models, `[[`, integer(1), "iterations")
+    stopped[[length(stopped) + 1L]] <- iterations
+    pairs <- vapply(chunked$models, function(model) paste(model$pair, collapse = "-"), "")
+    # a pair's passes: one per iteration and, with the "latent" rule, one
+    # more, whose latent values test its last iteration (no pair is pruned away here)
+    needed <- iterations + (control$convergence == "latent")
+    reads <- vapply(seen$em, `[[`, integer(1), "read")
+    passes <- unique(reads)
+    expect_identical(length(passes), max(needed))
+    expect_identical(seen$reads, outside_em + max(needed))
+    served <- lapply(passes, function(read) sort(unique(unlist(lapply(seen$em[reads == read], `[[`, "pairs")))))
+    expect_identical(served, lapply(seq_along(passes), function(t) sort(pairs[needed >= t])))
+    for (k in seq_along(chunked$models)) {
+      a <- memory$models[[k]]
+      b <- chunked$models[[k]]
+      expect_lt(relative_difference(b$coefficients, a$coefficients), 1e-10)
+      expect_equal(b$bias, a$bias, tolerance = 1e-10)
+      expect_identical(b[c("relevant", "iterations", "converged")], a[c("relevant", "iterations", "converged")])
+    }
+    expect_lt(relative_difference(chunked$training_latent, memory$training_latent), 1e-10)
+  }
+  # under both rules the pairs stopped at different iterations, so that the
+  # later passes served fewer pairs
+  expect_gt(length(unique(stopped[[1]])), 1L)
+  expect_gt(length(unique(stopped[[2]])), 1L)
+})
+
 test_that("the inverse Mills ratio matches its definition and its tail", {
   t <- c(-40, -10, -5.0001, -5, 0, 3)
   direct <- exp(stats::dnorm(t, log = TRUE) - stats::pnorm(t, log.p = TRUE))
