@@ -1096,11 +1096,29 @@ add_statistics <- function(a, b) Map(`+`, a, b)
 
 add_pair_statistics <- function(a, b) Map(add_statistics, a, b)
 
+# The M-step's solve of H x = rhs, H = I + M R_A'R_A M (the signs D folded
+# into R_A), by Cholesky as in pcvm.hpp. H is positive definite with
+# eigenvalues >= 1 in exact arithmetic, but with huge weights its rounding
+# errors (of the order of eps |M|^2) exceed 1 and chol() can fail; then the
+# solve goes through the symmetric eigendecomposition with the eigenvalues
+# raised to 1, their exact lower bound. `fallback` says which was used.
+solve_pcvm_hessian <- function(hessian, rhs) {
+  factor <- tryCatch(chol(hessian), error = function(e) NULL)
+  if (!is.null(factor)) {
+    return(list(solution = backsolve(factor, backsolve(factor, rhs, transpose = TRUE)), fallback = FALSE))
+  }
+  decomposition <- eigen(hessian, symmetric = TRUE)
+  vectors <- decomposition$vectors
+  solution <- vectors %*% (crossprod(vectors, rhs) / pmax(decomposition$values, 1))
+  list(solution = drop(solution), fallback = TRUE)
+}
+
 #' The basis pcvm_fit() uses over chunks: the landmark classes and points,
 #' `em(problems, control)` (EM for every pair of classes, given as
 #' pcvm_pair_problem() results, in lockstep, one pass over the chunks per
-#' iteration; a list of results as cpp_pcvm_fit()'s) and `latent(models)`
-#' (the training latent values, one more pass).
+#' iteration; a list of results as cpp_pcvm_fit()'s, with
+#' `hessian_fallbacks`) and `latent(models)` (the training latent values,
+#' one more pass).
 #' @noRd
 chunk_pcvm_basis <- function(inputs, landmarks, threads) {
   if (anyNA(landmarks$class)) {
@@ -1121,7 +1139,7 @@ chunk_pcvm_basis <- function(inputs, landmarks, threads) {
            R = R[, columns, drop = FALSE], n = length(problem$signs),
            start = 1L + c(pair[2L] - 1L, pair[1L]),  # see start_latent below
            w = problem$start$weights, b = problem$start$bias, current = NULL, previous = NULL,
-           running = TRUE, iterations = 0L, converged = FALSE, all_pruned = FALSE)
+           running = TRUE, iterations = 0L, converged = FALSE, all_pruned = FALSE, hessian_fallbacks = 0L)
     })
     # The start latent values for the first pass. A row is in k - 1 pairs,
     # one with each other class: column j holds its start in the pair with
@@ -1173,9 +1191,9 @@ chunk_pcvm_basis <- function(inputs, landmarks, threads) {
       scaled <- sqrt(2) * w[active]
       signs <- state$column_signs[active]
       RAM <- state$R[, active, drop = FALSE] * rep(signs * scaled, each = nrow(state$R))
-      L <- chol(diag(length(active)) + crossprod(RAM))
-      rhs <- scaled * signs * statistics$g[active]
-      step <- scaled * backsolve(L, backsolve(L, rhs, transpose = TRUE))
+      solved <- solve_pcvm_hessian(diag(length(active)) + crossprod(RAM), scaled * signs * statistics$g[active])
+      state$hessian_fallbacks <- state$hessian_fallbacks + solved$fallback
+      step <- scaled * solved$solution
       fitted_sum <- sum(state$sums[active] * signs * step)
       w_new <- numeric(length(w))
       w_new[active] <- ifelse(step < control$prune, 0, step)
@@ -1210,7 +1228,7 @@ chunk_pcvm_basis <- function(inputs, landmarks, threads) {
     }
     lapply(states, function(state) {
       list(weights = state$w, bias = state$b, iterations = state$iterations, converged = state$converged,
-           all_pruned = state$all_pruned)
+           all_pruned = state$all_pruned, hessian_fallbacks = state$hessian_fallbacks)
     })
   }
   latent <- function(models) {

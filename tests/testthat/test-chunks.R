@@ -377,6 +377,35 @@ test_that("the inverse Mills ratio matches its definition and its tail", {
   expect_equal(inverse_mills(t), direct, tolerance = 1e-10)
 })
 
+test_that("the chunked M-step solves through the eigendecomposition where chol() fails", {
+  # H = I + M R_A'R_A M has eigenvalues >= 1 in exact arithmetic; the solve
+  # raises those computed below 1 to 1
+  set.seed(7)
+  V <- qr.Q(qr(matrix(rnorm(16), 4)))
+  rhs <- c(1, -2, 0.5, 3)
+  indefinite <- V %*% diag(c(6, 2, 0.5, -0.25)) %*% t(V)
+  expect_error(chol(indefinite))
+  solved <- solve_pcvm_hessian(indefinite, rhs)
+  expect_true(solved$fallback)
+  expect_equal(solved$solution, solve(V %*% diag(c(6, 2, 1, 1)) %*% t(V), rhs), tolerance = 1e-12)
+  # positive definite: the Cholesky solve
+  definite <- V %*% diag(c(6, 2, 1.5, 1)) %*% t(V)
+  solved <- solve_pcvm_hessian(definite, rhs)
+  expect_false(solved$fallback)
+  expect_equal(solved$solution, solve(definite, rhs), tolerance = 1e-12)
+  # huge weights on two nearly equal basis functions: I + M R'R M rounded
+  # (errors of eps |M|^2, far above 1) is not positive definite; the
+  # solution solves it to rounding
+  R <- qr.R(qr(matrix(rnorm(40), 10, 4)))
+  R <- cbind(R, R[, 1] + 1e-9 * R[, 2])
+  RAM <- R * rep(sqrt(2) * (1:5) * 1e9, each = nrow(R))
+  huge <- diag(5) + crossprod(RAM)
+  expect_error(chol(huge))
+  solved <- solve_pcvm_hessian(huge, c(rhs, 1))
+  expect_true(solved$fallback)
+  expect_lt(max(abs(huge %*% solved$solution - c(rhs, 1))) / (max(abs(huge)) * max(abs(solved$solution))), 1e-14)
+})
+
 test_that("Ny-PCVM over chunks needs the landmarks' classes", {
   d <- chunk_data(60, seed = 25)
   chunks <- krein_chunks(split_rows(d, c(30, 30)), y = "y")
