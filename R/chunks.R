@@ -1063,6 +1063,18 @@ inverse_mills <- function(t) {
   out
 }
 
+# The E-step's expected latent values Z (pcvm.hpp's expected_latent()):
+# "exact", f + y phi(f) / Psi(y f) through inverse_mills(), or "reference",
+# the authors' MATLAB code, which divides by Psi(y f) + eps and so, below
+# y f = -7 or so, falls back towards f instead of growing like |f| (?pcvm,
+# "Model and EM").
+expected_latent <- function(f, y, kind) {
+  switch(kind,
+         exact = f + y * inverse_mills(y * f),
+         reference = f + y * stats::dnorm(f) / (stats::pnorm(y * f) + .Machine$double.eps),
+         stop(sprintf("unknown PCVM E-step \"%s\"", kind), call. = FALSE))
+}
+
 # The statistics of one EM pass over a block, one list per element of
 # `tasks` (the pairs still running: classes `pair`, landmark `columns`,
 # coefficients `current` (a over its landmarks, b), for the convergence test
@@ -1070,7 +1082,7 @@ inverse_mills <- function(t) {
 # start latent values of the rows of its first and second class, `start`).
 # `extra` holds the rows' class codes and, in the first pass, their start
 # latent values.
-pcvm_block_statistics <- function(C, self, extra, tasks) {
+pcvm_block_statistics <- function(C, self, extra, tasks, e_step) {
   codes <- extra[, 1L]
   lapply(tasks, function(task) {
     pair <- task$pair
@@ -1084,7 +1096,7 @@ pcvm_block_statistics <- function(C, self, extra, tasks) {
     } else {
       drop(Cp %*% task$current$a) + task$current$b
     }
-    Z <- f + y * inverse_mills(y * f)
+    Z <- expected_latent(f, y, e_step)
     f_previous <- if (!is.null(task$previous)) drop(Cp %*% task$previous$a) + task$previous$b
     list(g = drop(crossprod(Cp, Z - task$current$b)), z = sum(Z),
          change = if (!is.null(f_previous)) sum((f - f_previous)^2) else 0,
@@ -1128,6 +1140,7 @@ chunk_pcvm_basis <- function(inputs, landmarks, threads) {
   m <- length(landmarks$class)
   codes <- inputs$codes
   em <- function(problems, control) {
+    e_step <- control$e_step %||% "exact"
     latent_rule <- control$convergence == "latent"
     states <- lapply(problems, function(problem) {
       pair <- problem$pair
@@ -1169,7 +1182,8 @@ chunk_pcvm_basis <- function(inputs, landmarks, threads) {
         list(pair = state$pair, columns = state$columns, current = state$current,
              previous = if (test) state$previous, start = if (first) state$start)
       })
-      fun <- bare_function(function(C, self, extra) pcvm_block_statistics(C, self, extra, tasks), tasks = tasks)
+      fun <- bare_function(function(C, self, extra) pcvm_block_statistics(C, self, extra, tasks, e_step),
+                           tasks = tasks, e_step = e_step)
       map_landmark_kernel(inputs, landmarks, fun, threads = threads, combine = add_pair_statistics,
                           per_chunk = if (first) first_extra else later_extra)
     }

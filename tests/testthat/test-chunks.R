@@ -377,6 +377,47 @@ test_that("the inverse Mills ratio matches its definition and its tail", {
   expect_equal(inverse_mills(t), direct, tolerance = 1e-10)
 })
 
+test_that("the E-step's expected latent values, exact and as the authors' reference code", {
+  y <- c(1, -1, 1, -1, 1, -1, 1)
+  f <- y * c(3, 0, -2, -5.5, -8, -10, -40)  # y f as given
+  # Chen, Tino and Yao (2009): Z = E[z | y, f] = f + y phi(f) / Psi(y f),
+  # the ratio in log space
+  exact <- f + y * exp(dnorm(f, log = TRUE) - pnorm(y * f, log.p = TRUE))
+  # the authors' MATLAB code (?pcvm, "Model and EM"): phi(f) / (Psi(y f) + eps)
+  reference <- f + y * dnorm(f) / (pnorm(y * f) + .Machine$double.eps)
+  expect_equal(expected_latent(f, y, "exact"), exact, tolerance = 1e-10)
+  expect_equal(expected_latent(f, y, "reference"), reference, tolerance = 1e-14)
+  # at y f = -10 and -40 the reference form stays at f (its ratio underflows
+  # to 0 at -40); the exact Z is the mean of a normal truncated to the
+  # label's side, so y Z > 0 always
+  expect_lt(max(abs(expected_latent(f[6:7], y[6:7], "reference") - f[6:7])), 1e-6)
+  expect_identical(expected_latent(f[7], y[7], "reference"), f[7])
+  expect_true(all(y * expected_latent(f, y, "exact") > 0))
+  expect_error(expected_latent(f, y, "matlab"), "unknown PCVM E-step")
+})
+
+test_that("Ny-PCVM over chunks with the reference code's E-step has the iterates of the in-memory fit", {
+  # runs once the in-memory PCVM takes pcvm_control(e_step = ); the chunked
+  # EM reads control$e_step already (expected_latent())
+  skip_if_not("e_step" %in% names(formals(pcvm_control)), "pcvm_control() has no `e_step` yet")
+  d <- chunk_data()
+  set.seed(2)
+  landmarks <- select_landmarks(d[, 1:2], d$y, kernel_rbf(2), method = "random", m = 30)
+  for (convergence in c("latent", "weights")) {
+    control <- pcvm_control(e_step = "reference", convergence = convergence, tol = 1e-2, start = "random")
+    set.seed(3)
+    memory <- suppressWarnings(pcvm(d[, 1:2], d$y, kernel = kernel_rbf(2), landmarks = landmarks, control = control))
+    set.seed(3)
+    chunked <- suppressWarnings(pcvm(krein_chunks(split_rows(d, c(1, 7, 150, 142)), y = "y"), kernel = kernel_rbf(2),
+                                     landmarks = landmarks, control = control))
+    a <- memory$models[[1]]
+    b <- chunked$models[[1]]
+    expect_lt(relative_difference(b$coefficients, a$coefficients), 1e-10)
+    expect_equal(b$bias, a$bias, tolerance = 1e-10)
+    expect_identical(b[c("relevant", "iterations", "converged")], a[c("relevant", "iterations", "converged")])
+  }
+})
+
 test_that("the chunked M-step solves through the eigendecomposition where chol() fails", {
   # H = I + M R_A'R_A M has eigenvalues >= 1 in exact arithmetic; the solve
   # raises those computed below 1 to 1
