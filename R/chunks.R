@@ -1043,8 +1043,8 @@ kfda_subset_chunks <- function(inputs, bases, discriminant, counts, threads) {
 # a pair that has converged or lost every basis function leaves the later
 # passes. With Phi_A = C_A D (C the landmark kernel of the pair's rows, D the
 # landmark signs), a pass returns for each pair Phi'(Z - b 1) (as C'(Z - b 1)
-# over the pair's landmarks), sum(Z) and, for the "latent" convergence
-# rule, |f_t - f_{t-1}|^2 and |f_{t-1}|^2;
+# over the pair's landmarks), sum(Z), the rows with y f <= 0 and, for the
+# "latent" convergence rule, |f_t - f_{t-1}|^2 and |f_{t-1}|^2;
 # Phi_A'Phi_A = D R_A'R_A D and 1'C come from one first pass (the per-class
 # factors R of [C, 1] of chunk_class_factors(), merged over the pair's two
 # classes).
@@ -1087,7 +1087,7 @@ pcvm_block_statistics <- function(C, self, extra, tasks, e_step) {
   lapply(tasks, function(task) {
     pair <- task$pair
     in_pair <- which(codes == pair[1L] | codes == pair[2L])
-    if (!length(in_pair)) return(list(g = numeric(length(task$columns)), z = 0, change = 0, size = 0))
+    if (!length(in_pair)) return(list(g = numeric(length(task$columns)), z = 0, errors = 0, change = 0, size = 0))
     Cp <- C[in_pair, task$columns, drop = FALSE]
     first_class <- codes[in_pair] == pair[1L]
     y <- ifelse(first_class, 1, -1)
@@ -1098,7 +1098,7 @@ pcvm_block_statistics <- function(C, self, extra, tasks, e_step) {
     }
     Z <- expected_latent(f, y, e_step)
     f_previous <- if (!is.null(task$previous)) drop(Cp %*% task$previous$a) + task$previous$b
-    list(g = drop(crossprod(Cp, Z - task$current$b)), z = sum(Z),
+    list(g = drop(crossprod(Cp, Z - task$current$b)), z = sum(Z), errors = sum(y * f <= 0),
          change = if (!is.null(f_previous)) sum((f - f_previous)^2) else 0,
          size = if (!is.null(f_previous)) sum(f_previous^2) else 0)
   })
@@ -1129,8 +1129,8 @@ solve_pcvm_hessian <- function(hessian, rhs) {
 #' `em(problems, control)` (EM for every pair of classes, given as
 #' pcvm_pair_problem() results, in lockstep, one pass over the chunks per
 #' iteration; a list of results as cpp_pcvm_fit()'s, with
-#' `hessian_fallbacks`) and `latent(models)` (the training latent values,
-#' one more pass).
+#' `training_errors` and `hessian_fallbacks`) and `latent(models)` (the
+#' training latent values, one more pass).
 #' @noRd
 chunk_pcvm_basis <- function(inputs, landmarks, threads) {
   if (anyNA(landmarks$class)) {
@@ -1152,7 +1152,8 @@ chunk_pcvm_basis <- function(inputs, landmarks, threads) {
            R = R[, columns, drop = FALSE], n = length(problem$signs),
            start = 1L + c(pair[2L] - 1L, pair[1L]),  # see start_latent below
            w = problem$start$weights, b = problem$start$bias, current = NULL, previous = NULL,
-           running = TRUE, iterations = 0L, converged = FALSE, all_pruned = FALSE, hessian_fallbacks = 0L)
+           running = TRUE, iterations = 0L, converged = FALSE, all_pruned = FALSE,
+           training_errors = numeric(control$max_iter), hessian_fallbacks = 0L)
     })
     # The start latent values for the first pass. A row is in k - 1 pairs,
     # one with each other class: column j holds its start in the pair with
@@ -1199,6 +1200,7 @@ chunk_pcvm_basis <- function(inputs, landmarks, threads) {
         return(state)
       }
       state$iterations <- iteration
+      state$training_errors[iteration] <- statistics$errors / state$n
       # the M-step of step_factored()
       w <- state$w
       active <- which(w > 0)
@@ -1242,7 +1244,8 @@ chunk_pcvm_basis <- function(inputs, landmarks, threads) {
     }
     lapply(states, function(state) {
       list(weights = state$w, bias = state$b, iterations = state$iterations, converged = state$converged,
-           all_pruned = state$all_pruned, hessian_fallbacks = state$hessian_fallbacks)
+           all_pruned = state$all_pruned, training_errors = state$training_errors[seq_len(state$iterations)],
+           hessian_fallbacks = state$hessian_fallbacks)
     })
   }
   latent <- function(models) {

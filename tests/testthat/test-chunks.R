@@ -418,6 +418,74 @@ test_that("Ny-PCVM over chunks with the reference code's E-step has the iterates
   }
 })
 
+# A plain-R transcription of one pair's EM over its basis functions K (?pcvm,
+# "Model and EM"; the M-step of ref_pcvm_step(), helper-pcvm.R), for
+# `iterations` iterations with the E-step `expected(f, y)`, and the training
+# error of each iteration: the proportion of rows with y f <= 0 for the f its
+# E-step used (the start latent values in the first).
+ref_pcvm_training_errors <- function(K, y, y_columns, start, iterations, prune, expected) {
+  w <- start$weights
+  b <- start$bias
+  errors <- numeric(iterations)
+  for (t in seq_len(iterations)) {
+    active <- which(w > 0)
+    Phi <- K[, active, drop = FALSE] * rep(y_columns[active], each = nrow(K))
+    f <- if (t == 1L) start$latent else drop(Phi %*% w[active]) + b
+    errors[t] <- mean(y * f <= 0)
+    Z <- expected(f, y)
+    M <- sqrt(2) * w[active]
+    step <- M * solve(diag(length(active)) + outer(M, M) * crossprod(Phi), M * drop(crossprod(Phi, Z - b)))
+    b <- sum(Z - Phi %*% step) / (nrow(K) + 1 / (2 * b^2))
+    w[active] <- ifelse(step < prune, 0, step)
+  }
+  list(weights = w, bias = b, training_errors = errors)
+}
+
+test_that("Ny-PCVM over chunks counts each iteration's training errors and takes control$e_step", {
+  d <- chunk_data()
+  set.seed(2)
+  landmarks <- select_landmarks(d[, 1:2], d$y, kernel_rbf(2), method = "random", m = 30)
+  # the pair's EM problem, its result and the basis that made it
+  seen <- new.env()
+  suppressMessages(trace("pcvm_pair_model", where = asNamespace("krein"), print = FALSE,
+                         tracer = bquote(assign("pair", list(basis = basis, problem = problem, em = em),
+                                                envir = .(seen)))))
+  on.exit(suppressMessages(untrace("pcvm_pair_model", where = asNamespace("krein"))), add = TRUE)
+  control <- pcvm_control(convergence = "weights", max_iter = 8, start = "random")
+  set.seed(3)
+  suppressWarnings(pcvm(krein_chunks(split_rows(d, c(100, 200)), y = "y"), kernel = kernel_rbf(2),
+                        landmarks = landmarks, scale = FALSE, control = control))
+  problem <- seen$pair$problem
+  em <- seen$pair$em
+  K <- kernel_matrix(kernel_rbf(2), as.matrix(d[problem$rows, 1:2]), landmarks$points[problem$columns, ])
+  exact <- function(f, y) f + y * exp(dnorm(f, log = TRUE) - pnorm(y * f, log.p = TRUE))
+  ref <- ref_pcvm_training_errors(K, problem$signs, problem$column_signs, problem$start, em$iterations,
+                                  control$prune, exact)
+  expect_identical(em$iterations, 8L)
+  expect_length(em$training_errors, 8L)
+  expect_equal(em$training_errors, ref$training_errors)
+  expect_gt(min(em$training_errors[-1]), 0)
+  expect_equal(em$weights, ref$weights, tolerance = 1e-10)
+  expect_equal(em$bias, ref$bias, tolerance = 1e-10)
+  expect_identical(em$hessian_fallbacks, 0L)
+  # control$e_step, given to the chunked EM directly (pcvm_control() has no
+  # such field yet): from a start whose latent values are confidently wrong
+  # for three rows (y f = -8, -10, -40), where the two E-steps differ most
+  wrong <- c(3, 30, 90)
+  problem$start$latent[wrong] <- -c(8, 10, 40) * problem$signs[wrong]
+  reference <- function(f, y) f + y * dnorm(f) / (pnorm(y * f) + .Machine$double.eps)
+  fits <- list()
+  for (kind in c("exact", "reference")) {
+    fits[[kind]] <- seen$pair$basis$em(list(problem), c(control, e_step = kind))[[1]]
+    ref <- ref_pcvm_training_errors(K, problem$signs, problem$column_signs, problem$start, fits[[kind]]$iterations,
+                                    control$prune, list(exact = exact, reference = reference)[[kind]])
+    expect_equal(fits[[kind]]$weights, ref$weights, tolerance = 1e-10)
+    expect_equal(fits[[kind]]$bias, ref$bias, tolerance = 1e-10)
+    expect_equal(fits[[kind]]$training_errors, ref$training_errors)
+  }
+  expect_gt(max(abs(fits$exact$weights - fits$reference$weights)), 1e-6)
+})
+
 test_that("the chunked M-step solves through the eigendecomposition where chol() fails", {
   # H = I + M R_A'R_A M has eigenvalues >= 1 in exact arithmetic; the solve
   # raises those computed below 1 to 1
