@@ -1037,12 +1037,17 @@ kfda_subset_chunks <- function(inputs, bases, discriminant, counts, threads) {
 # constants of inst/include/krein/pcvm.hpp, step_factored()) needs at every
 # iteration the expected latent values of all training points, which depend
 # on the current weights: no finite sufficient statistic, so each iteration
-# is one pass over the chunks. With Phi_A = C_A D (C the landmark kernel of
-# the pair's rows, D the landmark signs), a pass returns Phi'(Z - b 1) (as
-# C'(Z - b 1) over the pair's landmarks), sum(Z) and, for the "latent"
-# convergence rule, |f_t - f_{t-1}|^2 and |f_{t-1}|^2; Phi_A'Phi_A = D R_A'R_A
-# D and 1'C come from one first pass (the per-class factors R of [C, 1] of
-# chunk_class_factors(), merged over the pair's two classes).
+# is one pass over the chunks. The EMs of all pairs of classes run in
+# lockstep so that one pass serves every pair still running (one pass per
+# pair would read the data k(k - 1) / 2 times per iteration for k classes);
+# a pair that has converged or lost every basis function leaves the later
+# passes. With Phi_A = C_A D (C the landmark kernel of the pair's rows, D the
+# landmark signs), a pass returns for each pair Phi'(Z - b 1) (as C'(Z - b 1)
+# over the pair's landmarks), sum(Z), the rows with y f <= 0 and, for the
+# "latent" convergence rule, |f_t - f_{t-1}|^2 and |f_{t-1}|^2;
+# Phi_A'Phi_A = D R_A'R_A D and 1'C come from one first pass (the per-class
+# factors R of [C, 1] of chunk_class_factors(), merged over the pair's two
+# classes).
 
 # phi(t) / Psi(t), as pcvm.hpp's inverse_mills(): directly for t >= -5, and
 # below (where both underflow) by Laplace's continued fraction of the Mills
@@ -1058,29 +1063,74 @@ inverse_mills <- function(t) {
   out
 }
 
-# The statistics of one EM pass over a block: `extra` holds the rows' class
-# codes and, for the first iteration, the start latent values of the pair's rows.
-pcvm_block_statistics <- function(C, self, extra, pair, columns, current, previous, first) {
+# The E-step's expected latent values Z (pcvm.hpp's expected_latent()):
+# "exact", f + y phi(f) / Psi(y f) through inverse_mills(), or "reference",
+# the authors' MATLAB code, which divides by Psi(y f) + eps and so, below
+# y f = -7 or so, falls back towards f instead of growing like |f| (?pcvm,
+# "Model and EM").
+expected_latent <- function(f, y, kind) {
+  switch(kind,
+         exact = f + y * inverse_mills(y * f),
+         reference = f + y * stats::dnorm(f) / (stats::pnorm(y * f) + .Machine$double.eps),
+         stop(sprintf("unknown PCVM E-step \"%s\"", kind), call. = FALSE))
+}
+
+# The statistics of one EM pass over a block, one list per element of
+# `tasks` (the pairs still running: classes `pair`, landmark `columns`,
+# coefficients `current` (a over its landmarks, b), for the convergence test
+# the `previous` ones and, in the first pass, the columns of `extra` with the
+# start latent values of the rows of its first and second class, `start`).
+# `extra` holds the rows' class codes and, in the first pass, their start
+# latent values.
+pcvm_block_statistics <- function(C, self, extra, tasks, e_step) {
   codes <- extra[, 1L]
-  in_pair <- codes == pair[1L] | codes == pair[2L]
-  zero <- list(g = numeric(length(columns)), z = 0, change = 0, size = 0)
-  if (!any(in_pair)) return(zero)
-  Cp <- C[in_pair, columns, drop = FALSE]
-  y <- ifelse(codes[in_pair] == pair[1L], 1, -1)
-  f <- if (first) extra[in_pair, 2L] else drop(Cp %*% current$a) + current$b
-  Z <- f + y * inverse_mills(y * f)
-  f_previous <- if (!is.null(previous)) drop(Cp %*% previous$a) + previous$b
-  list(g = drop(crossprod(Cp, Z - current$b)), z = sum(Z),
-       change = if (!is.null(previous)) sum((f - f_previous)^2) else 0,
-       size = if (!is.null(previous)) sum(f_previous^2) else 0)
+  lapply(tasks, function(task) {
+    pair <- task$pair
+    in_pair <- which(codes == pair[1L] | codes == pair[2L])
+    if (!length(in_pair)) return(list(g = numeric(length(task$columns)), z = 0, errors = 0, change = 0, size = 0))
+    Cp <- C[in_pair, task$columns, drop = FALSE]
+    first_class <- codes[in_pair] == pair[1L]
+    y <- ifelse(first_class, 1, -1)
+    f <- if (!is.null(task$start)) {
+      extra[cbind(in_pair, ifelse(first_class, task$start[1L], task$start[2L]))]
+    } else {
+      drop(Cp %*% task$current$a) + task$current$b
+    }
+    Z <- expected_latent(f, y, e_step)
+    f_previous <- if (!is.null(task$previous)) drop(Cp %*% task$previous$a) + task$previous$b
+    list(g = drop(crossprod(Cp, Z - task$current$b)), z = sum(Z), errors = sum(y * f <= 0),
+         change = if (!is.null(f_previous)) sum((f - f_previous)^2) else 0,
+         size = if (!is.null(f_previous)) sum(f_previous^2) else 0)
+  })
 }
 
 add_statistics <- function(a, b) Map(`+`, a, b)
 
-#' The basis pcvm_pair() uses over chunks: the landmark classes and points,
-#' `em(pair, columns, column_signs, start, control)` (the result of
-#' cpp_pcvm_fit(), one pass per iteration) and `latent(models)` (the training
-#' latent values, one more pass).
+add_pair_statistics <- function(a, b) Map(add_statistics, a, b)
+
+# The M-step's solve of H x = rhs, H = I + M R_A'R_A M (the signs D folded
+# into R_A), by Cholesky as in pcvm.hpp. H is positive definite with
+# eigenvalues >= 1 in exact arithmetic, but with huge weights its rounding
+# errors (of the order of eps |M|^2) exceed 1 and chol() can fail; then the
+# solve goes through the symmetric eigendecomposition with the eigenvalues
+# raised to 1, their exact lower bound. `fallback` says which was used.
+solve_pcvm_hessian <- function(hessian, rhs) {
+  factor <- tryCatch(chol(hessian), error = function(e) NULL)
+  if (!is.null(factor)) {
+    return(list(solution = backsolve(factor, backsolve(factor, rhs, transpose = TRUE)), fallback = FALSE))
+  }
+  decomposition <- eigen(hessian, symmetric = TRUE)
+  vectors <- decomposition$vectors
+  solution <- vectors %*% (crossprod(vectors, rhs) / pmax(decomposition$values, 1))
+  list(solution = drop(solution), fallback = TRUE)
+}
+
+#' The basis pcvm_fit() uses over chunks: the landmark classes and points,
+#' `em(problems, control)` (EM for every pair of classes, given as
+#' pcvm_pair_problem() results, in lockstep, one pass over the chunks per
+#' iteration; a list of results as cpp_pcvm_fit()'s, with
+#' `training_errors` and `hessian_fallbacks`) and `latent(models)` (the
+#' training latent values, one more pass).
 #' @noRd
 chunk_pcvm_basis <- function(inputs, landmarks, threads) {
   if (anyNA(landmarks$class)) {
@@ -1089,76 +1139,114 @@ chunk_pcvm_basis <- function(inputs, landmarks, threads) {
   factors <- chunk_class_factors(inputs, landmarks, threads)
   m <- length(landmarks$class)
   codes <- inputs$codes
-  em <- function(pair, columns, column_signs, start, control) {
-    # R with R'R = [C, 1]'[C, 1] over the pair's rows
-    R <- cpp_triangular_factor(rbind(factors[[pair[1L]]], factors[[pair[2L]]]))
-    sums <- drop(crossprod(R[, seq_len(m), drop = FALSE], R[, m + 1L]))[columns]  # 1'C
-    R <- R[, columns, drop = FALSE]
-    n <- sum(inputs$y %in% levels(inputs$y)[pair])
-    # the start latent values of the pair's rows, in row order, split by chunk
-    latent <- rep(NA_real_, length(inputs$y))
-    latent[as.integer(inputs$y) %in% pair] <- start$latent
-    chunk_of <- rep(seq_along(codes), lengths(codes))
-    first_extra <- lapply(seq_along(codes), function(i) cbind(codes[[i]], latent[chunk_of == i]))
-    later_extra <- lapply(codes, function(v) cbind(v))
-    rm(latent, chunk_of)
-    coefficients_of <- function(w, b) {
-      a <- numeric(length(columns))
-      a[w > 0] <- column_signs[w > 0] * w[w > 0]
-      list(a = a, b = b)
+  em <- function(problems, control) {
+    e_step <- control$e_step %||% "exact"
+    latent_rule <- control$convergence == "latent"
+    states <- lapply(problems, function(problem) {
+      pair <- problem$pair
+      columns <- problem$columns
+      # R with R'R = [C, 1]'[C, 1] over the pair's rows
+      R <- cpp_triangular_factor(rbind(factors[[pair[1L]]], factors[[pair[2L]]]))
+      list(pair = pair, columns = columns, column_signs = problem$column_signs,
+           sums = drop(crossprod(R[, seq_len(m), drop = FALSE], R[, m + 1L]))[columns],  # 1'C
+           R = R[, columns, drop = FALSE], n = length(problem$signs),
+           start = 1L + c(pair[2L] - 1L, pair[1L]),  # see start_latent below
+           w = problem$start$weights, b = problem$start$bias, current = NULL, previous = NULL,
+           running = TRUE, iterations = 0L, converged = FALSE, all_pruned = FALSE,
+           training_errors = numeric(control$max_iter), hessian_fallbacks = 0L)
+    })
+    # The start latent values for the first pass. A row is in k - 1 pairs,
+    # one with each other class: column j holds its start in the pair with
+    # the j-th other class (pair (a, b), a < b as combn() gives them: column
+    # b - 1 for the rows of a, column a for those of b), so the pass carries
+    # (k - 1) n values, not one column per pair.
+    start_latent <- matrix(NA_real_, length(inputs$y), nlevels(inputs$y) - 1L)
+    for (problem in problems) {
+      first <- problem$signs > 0
+      start_latent[problem$rows[first], problem$pair[2L] - 1L] <- problem$start$latent[first]
+      start_latent[problem$rows[!first], problem$pair[1L]] <- problem$start$latent[!first]
     }
-    pass <- function(current, previous, first) {
-      fun <- bare_function(function(C, self, extra) {
-        pcvm_block_statistics(C, self, extra, pair, columns, current, previous, first)
-      }, pair = pair, columns = columns, current = current, previous = previous, first = first)
-      map_landmark_kernel(inputs, landmarks, fun, threads = threads, combine = add_statistics,
+    chunk_of <- rep(seq_along(codes), lengths(codes))
+    first_extra <- lapply(seq_along(codes), function(i) cbind(codes[[i]], start_latent[chunk_of == i, , drop = FALSE]))
+    later_extra <- lapply(codes, function(v) cbind(v))
+    rm(start_latent, chunk_of)
+    coefficients_of <- function(state) {
+      a <- numeric(length(state$columns))
+      on <- state$w > 0
+      a[on] <- state$column_signs[on] * state$w[on]
+      list(a = a, b = state$b)
+    }
+    # one pass over the chunks for the pairs `live`: their statistics, in
+    # order; f_{t-1} is computed only where the "latent" test reads it (`test`)
+    pass <- function(live, first, test) {
+      tasks <- lapply(states[live], function(state) {
+        list(pair = state$pair, columns = state$columns, current = state$current,
+             previous = if (test) state$previous, start = if (first) state$start)
+      })
+      fun <- bare_function(function(C, self, extra) pcvm_block_statistics(C, self, extra, tasks, e_step),
+                           tasks = tasks, e_step = e_step)
+      map_landmark_kernel(inputs, landmarks, fun, threads = threads, combine = add_pair_statistics,
                           per_chunk = if (first) first_extra else later_extra)
     }
-    latent_rule <- control$convergence == "latent"
     settled <- function(statistics) sqrt(statistics$change) <= control$tol * sqrt(statistics$size)
-    w <- start$weights
-    b <- start$bias
-    previous <- NULL
-    out <- list(iterations = 0L, converged = FALSE, all_pruned = FALSE)
-    for (iteration in seq_len(control$max_iter)) {
-      current <- coefficients_of(w, b)
-      statistics <- pass(current, previous, first = iteration == 1L)
+    # a pair's iteration from its pass's statistics (pcvm.hpp's fit() and
+    # step_factored())
+    advance <- function(state, statistics, iteration) {
       # the "latent" test of the previous iteration (pcvm.hpp's fit(): after
       # iteration t > 1, f_t against f_{t-1}), known only now
       if (latent_rule && iteration > 2L && settled(statistics)) {
-        out$converged <- TRUE
-        break
+        state$converged <- TRUE
+        state$running <- FALSE
+        return(state)
       }
-      out$iterations <- iteration
+      state$iterations <- iteration
+      state$training_errors[iteration] <- statistics$errors / state$n
       # the M-step of step_factored()
+      w <- state$w
       active <- which(w > 0)
       scaled <- sqrt(2) * w[active]
-      RAM <- R[, active, drop = FALSE] * rep(column_signs[active] * scaled, each = nrow(R))
-      L <- chol(diag(length(active)) + crossprod(RAM))
-      rhs <- scaled * column_signs[active] * statistics$g[active]
-      step <- scaled * backsolve(L, backsolve(L, rhs, transpose = TRUE))
-      fitted_sum <- sum(sums[active] * column_signs[active] * step)
-      b_new <- (statistics$z - fitted_sum) / (n + 1 / (2 * b^2))
+      signs <- state$column_signs[active]
+      RAM <- state$R[, active, drop = FALSE] * rep(signs * scaled, each = nrow(state$R))
+      solved <- solve_pcvm_hessian(diag(length(active)) + crossprod(RAM), scaled * signs * statistics$g[active])
+      state$hessian_fallbacks <- state$hessian_fallbacks + solved$fallback
+      step <- scaled * solved$solution
+      fitted_sum <- sum(state$sums[active] * signs * step)
       w_new <- numeric(length(w))
       w_new[active] <- ifelse(step < control$prune, 0, step)
       change <- max(abs(w_new - w))
-      previous <- current
-      w <- w_new
-      b <- b_new
-      if (!any(w > 0)) {
-        out$all_pruned <- TRUE
-        break
+      state$previous <- state$current
+      state$b <- (statistics$z - fitted_sum) / (state$n + 1 / (2 * state$b^2))
+      state$w <- w_new
+      if (!any(w_new > 0)) {
+        state$all_pruned <- TRUE
+        state$running <- FALSE
+      } else if (!latent_rule && iteration > 1L && change < control$tol) {
+        state$converged <- TRUE
+        state$running <- FALSE
       }
-      if (!latent_rule && iteration > 1L && change < control$tol) {
-        out$converged <- TRUE
-        break
-      }
-      if (latent_rule && iteration == control$max_iter && iteration > 1L) {
-        # the test after the last iteration needs one more pass
-        out$converged <- settled(pass(coefficients_of(w, b), previous, first = FALSE))
-      }
+      state
     }
-    c(list(weights = w, bias = b), out)
+    running <- function() which(vapply(states, `[[`, logical(1), "running"))
+    for (iteration in seq_len(control$max_iter)) {
+      live <- running()
+      if (!length(live)) break
+      for (p in live) states[[p]]$current <- coefficients_of(states[[p]])
+      statistics <- pass(live, first = iteration == 1L, test = latent_rule && iteration > 2L)
+      for (k in seq_along(live)) states[[live[k]]] <- advance(states[[live[k]]], statistics[[k]], iteration)
+    }
+    # the "latent" test after the last iteration needs one more pass, for
+    # the pairs that ran to max_iter
+    live <- running()
+    if (latent_rule && control$max_iter > 1L && length(live)) {
+      for (p in live) states[[p]]$current <- coefficients_of(states[[p]])
+      statistics <- pass(live, first = FALSE, test = TRUE)
+      for (k in seq_along(live)) states[[live[k]]]$converged <- settled(statistics[[k]])
+    }
+    lapply(states, function(state) {
+      list(weights = state$w, bias = state$b, iterations = state$iterations, converged = state$converged,
+           all_pruned = state$all_pruned, training_errors = state$training_errors[seq_len(state$iterations)],
+           hessian_fallbacks = state$hessian_fallbacks)
+    })
   }
   latent <- function(models) {
     score <- function(C, self, codes) pcvm_pair_latent(models, function(model) C, nrow(C))

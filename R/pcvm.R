@@ -147,10 +147,15 @@
 #' first chunks; a bare matrix of points has none). Unlike iKFD and KQD,
 #' PCVM has no finite sufficient statistic: the E-step's expected latent
 #' values depend on the current weights at every training point. So the fit
-#' reads the data once per EM iteration (per pair of classes): each pass
-#' evaluates the landmark kernel of every chunk again and returns
-#' \eqn{\Phi'(\bar z - b)}, \eqn{\sum \bar z} and the two norms of the
-#' convergence test; \eqn{\Phi'\Phi} and \eqn{\Phi'1} come from one
+#' reads the data once per EM iteration: the pairs of classes run their EM
+#' side by side, and each pass evaluates the landmark kernel of every chunk
+#' again and returns, for every pair still running, \eqn{\Phi'(\bar z -
+#' b)}, \eqn{\sum \bar z} and the two norms of the convergence test; a pair
+#' that has converged leaves the later passes. The data are read as often as
+#' the longest-running pair iterates (with the default
+#' `convergence = "latent"`, once more: the test of an iteration needs the
+#' next one's latent values), whatever the number of classes. \eqn{\Phi'\Phi} and
+#' \eqn{\Phi'1} come from one
 #' first pass (the per-class QR factors of Ny-iKFD). With the default
 #' `pcvm_control()` (up to 2000 iterations) that can be hundreds of reads
 #' of the data: keep the chunks fast to read (files on a local disk, or a
@@ -378,7 +383,7 @@ check_pcvm_control <- function(control) {
 
 #' The fit behind every pcvm() interface (the defaults are pcvm.default()'s,
 #' filled in by fit_model()); over chunks, Ny-PCVM with one pass over the
-#' chunks per EM iteration (chunk_pcvm_basis())
+#' chunks per EM iteration for all pairs of classes (chunk_pcvm_basis())
 #' @noRd
 pcvm_fit <- function(inputs, landmarks, control, eps, m, threads) {
   control <- check_pcvm_control(control)
@@ -399,9 +404,17 @@ pcvm_fit <- function(inputs, landmarks, control, eps, m, threads) {
          points = landmarks$points)
   }
   pairs <- utils::combn(nlevels(inputs$y), 2L)
-  models <- lapply(seq_len(ncol(pairs)), function(p) {
-    pcvm_pair(inputs, basis, pairs[, p], control, threads)
-  })
+  models <- if (is.null(basis$em)) {
+    lapply(seq_len(ncol(pairs)), function(p) {
+      pcvm_pair(inputs, basis, pairs[, p], control, threads)
+    })
+  } else {
+    # over chunks: the pairs' EMs in lockstep, each pass over the chunks
+    # serving every pair still running (chunk_pcvm_basis())
+    problems <- lapply(seq_len(ncol(pairs)), function(p) pcvm_pair_problem(inputs, basis, pairs[, p], control))
+    Map(function(problem, em) pcvm_pair_model(inputs, basis, problem, em, inputs$kernel),
+        problems, basis$em(problems, control))
+  }
   # the training predictions of predict(fit): prediction needs only the
   # relevance vectors (or landmarks); `x` is kept for plot()
   training_latent <- pcvm_training_latent(models, inputs, basis, threads)
@@ -444,13 +457,15 @@ pcvm_fit <- function(inputs, landmarks, control, eps, m, threads) {
        x = if (is.null(landmarks)) inputs$x, threads = threads)
 }
 
-# One binary PCVM on the points of classes pair[1] (+1) and pair[2] (-1).
-pcvm_pair <- function(inputs, basis, pair, control, threads) {
+#' The EM problem of a pair of classes (the first +1, the second -1): its
+#' training rows and their signs, its basis functions (Ny-PCVM: the
+#' landmarks of its two classes, `columns`; PCVM: its rows) and their signs,
+#' and the start of EM, drawn here from R's RNG
+#' @noRd
+pcvm_pair_problem <- function(inputs, basis, pair, control) {
   levels <- levels(inputs$y)
   rows <- which(as.integer(inputs$y) %in% pair)
   signs <- ifelse(as.integer(inputs$y[rows]) == pair[1], 1, -1)
-  n <- length(rows)
-  kernel <- inputs$kernel
   low_rank <- !is.null(basis$classes)
   if (low_rank) {
     # the landmarks of the pair's classes are its basis functions
@@ -460,35 +475,57 @@ pcvm_pair <- function(inputs, basis, pair, control, threads) {
       krein_abort(sprintf("Ny-PCVM needs landmarks of both classes %s and %s; select more landmarks.",
                           levels[pair[1]], levels[pair[2]]))
     }
-    kernel_columns <- if (is.null(basis$em)) basis$C[rows, columns, drop = FALSE]
-    n_basis <- length(columns)
   } else {
-    kernel_columns <- if (control$optimize_width) {
-      evaluate_kernel(kernel, inputs$x[rows, , drop = FALSE], NULL, threads)
-    } else if (length(rows) == nrow(basis$K)) {
-      basis$K  # two classes: no copy of the n x n kernel
-    } else {
-      basis$K[rows, rows, drop = FALSE]
-    }
+    columns <- NULL
     column_signs <- signs
-    n_basis <- n
   }
-  start <- pcvm_start(control$start %||% "random", n_basis, signs)
+  n_basis <- length(column_signs)
+  list(pair = pair, rows = rows, signs = signs, low_rank = low_rank, columns = columns,
+       column_signs = column_signs, start = pcvm_start(control$start %||% "random", n_basis, signs))
+}
+
+# One binary PCVM on the points of classes pair[1] (+1) and pair[2] (-1), in
+# memory.
+pcvm_pair <- function(inputs, basis, pair, control, threads) {
+  problem <- pcvm_pair_problem(inputs, basis, pair, control)
+  rows <- problem$rows
+  signs <- problem$signs
+  kernel <- inputs$kernel
+  kernel_columns <- if (problem$low_rank) {
+    basis$C[rows, problem$columns, drop = FALSE]
+  } else if (control$optimize_width) {
+    evaluate_kernel(kernel, inputs$x[rows, , drop = FALSE], NULL, threads)
+  } else if (length(rows) == nrow(basis$K)) {
+    basis$K  # two classes: no copy of the n x n kernel
+  } else {
+    basis$K[rows, rows, drop = FALSE]
+  }
   width_step <- if (control$optimize_width) function(active, weights, bias, Z) {
     kernel <<- optimize_rbf_width(kernel, inputs$x[rows, , drop = FALSE], active, signs,
                                   list(weights = weights, bias = bias), Z, threads)
     evaluate_kernel(kernel, inputs$x[rows, , drop = FALSE], NULL, threads)
   }
-  em <- if (!is.null(basis$em)) {
-    basis$em(pair, columns, column_signs, start, control)  # over chunks: one pass per iteration
-  } else {
-    # options(krein.pcvm_gram = FALSE), internal: the full PCVM's path before
-    # the Gram matrix K'K (Phi_A'Phi_A formed in every EM iteration), for the
-    # benchmark (bench/pcvm.R) and the equality tests; the M-step solver
-    # options travel in the control list (pcvm_solver_options())
-    cpp_pcvm_fit(kernel_columns, low_rank, signs, column_signs, start, c(control, pcvm_solver_options()),
-                 width_step, threads, gram = !identical(getOption("krein.pcvm_gram"), FALSE))
-  }
+  # options(krein.pcvm_gram = FALSE), internal: the full PCVM's path before
+  # the Gram matrix K'K (Phi_A'Phi_A formed in every EM iteration), for the
+  # benchmark (bench/pcvm.R) and the equality tests; the M-step solver
+  # options travel in the control list (pcvm_solver_options())
+  em <- cpp_pcvm_fit(kernel_columns, problem$low_rank, signs, problem$column_signs, problem$start,
+                     c(control, pcvm_solver_options()), width_step, threads,
+                     gram = !identical(getOption("krein.pcvm_gram"), FALSE))
+  pcvm_pair_model(inputs, basis, problem, em, kernel)
+}
+
+#' A pair's model from its EM result (cpp_pcvm_fit()'s or the chunked
+#' EM's); `kernel` is the one EM ended with (its own with optimize_width)
+#' @noRd
+pcvm_pair_model <- function(inputs, basis, problem, em, kernel) {
+  levels <- levels(inputs$y)
+  pair <- problem$pair
+  rows <- problem$rows
+  signs <- problem$signs
+  columns <- problem$columns
+  column_signs <- problem$column_signs
+  low_rank <- problem$low_rank
   if (em$all_pruned) {
     # no basis function left: the maximum-likelihood probit model of the
     # pair without them, P(+1) = the proportion of its first class

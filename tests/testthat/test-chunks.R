@@ -306,10 +306,212 @@ test_that("Ny-PCVM over chunks: three classes, one pairwise EM each", {
   expect_identical(chunked$fitted_class, memory$fitted_class)
 })
 
+test_that("Ny-PCVM over chunks reads the data once per EM iteration for all pairs of classes", {
+  # issue 28: each pair of classes made its own passes over the chunks, so a
+  # 3-class fit read the data three times per EM iteration. Now one pass
+  # serves every pair still running, and a pair that has stopped leaves the
+  # later passes.
+  set.seed(5)
+  landmarks <- select_landmarks(iris[, 1:4], iris$Species, kernel_rbf(0.5), method = "random", m = 24)
+  parts <- split_rows(iris, c(40, 70, 40))
+  seen <- new.env()
+  # a function source is read in the main process: count its reads of chunk 1
+  source <- function(i) {
+    if (i == 1L) seen$reads <- seen$reads + 1L
+    if (i <= length(parts)) parts[[i]]
+  }
+  # for each block's EM statistics, the read they were computed in and the pairs computed
+  suppressMessages(trace("pcvm_block_statistics", where = asNamespace("krein"), print = FALSE,
+                         tracer = bquote(assign("em", c(get("em", envir = .(seen)), list(list(
+                           read = get("reads", envir = .(seen)),
+                           pairs = vapply(tasks, function(task) paste(task$pair, collapse = "-"), "")))),
+                           envir = .(seen)))))
+  on.exit(suppressMessages(untrace("pcvm_block_statistics", where = asNamespace("krein"))), add = TRUE)
+  fit_chunks <- function(control) {
+    seen$reads <- 0L
+    seen$em <- list()
+    suppressWarnings(pcvm(krein_chunks(source, y = "Species"), kernel = kernel_rbf(0.5), landmarks = landmarks,
+                          control = control))
+  }
+  # the reads that are not EM passes (the first chunk's columns, the survey,
+  # the column moments, the landmark factors, the training latent values)
+  fit_chunks(pcvm_control(convergence = "weights", max_iter = 1))
+  outside_em <- seen$reads - 1L
+  controls <- list(pcvm_control(convergence = "weights", tol = 1e-2), pcvm_control(tol = 1e-2),
+                   pcvm_control(max_iter = 15))
+  stopped <- list()
+  for (control in controls) {
+    chunked <- fit_chunks(control)
+    memory <- suppressWarnings(pcvm(iris[, 1:4], iris$Species, kernel = kernel_rbf(0.5), landmarks = landmarks,
+                                    control = control))
+    iterations <- vapply(chunked$models, `[[`, integer(1), "iterations")
+    stopped[[length(stopped) + 1L]] <- iterations
+    pairs <- vapply(chunked$models, function(model) paste(model$pair, collapse = "-"), "")
+    # a pair's passes: one per iteration and, with the "latent" rule, one
+    # more, whose latent values test its last iteration (no pair is pruned away here)
+    needed <- iterations + (control$convergence == "latent")
+    reads <- vapply(seen$em, `[[`, integer(1), "read")
+    passes <- unique(reads)
+    expect_identical(length(passes), max(needed))
+    expect_identical(seen$reads, outside_em + max(needed))
+    served <- lapply(passes, function(read) sort(unique(unlist(lapply(seen$em[reads == read], `[[`, "pairs")))))
+    expect_identical(served, lapply(seq_along(passes), function(t) sort(pairs[needed >= t])))
+    for (k in seq_along(chunked$models)) {
+      a <- memory$models[[k]]
+      b <- chunked$models[[k]]
+      expect_lt(relative_difference(b$coefficients, a$coefficients), 1e-10)
+      expect_equal(b$bias, a$bias, tolerance = 1e-10)
+      expect_identical(b[c("relevant", "iterations", "converged")], a[c("relevant", "iterations", "converged")])
+    }
+    expect_lt(relative_difference(chunked$training_latent, memory$training_latent), 1e-10)
+  }
+  # under both rules the pairs stopped at different iterations, so that the
+  # later passes served fewer pairs
+  expect_gt(length(unique(stopped[[1]])), 1L)
+  expect_gt(length(unique(stopped[[2]])), 1L)
+})
+
 test_that("the inverse Mills ratio matches its definition and its tail", {
   t <- c(-40, -10, -5.0001, -5, 0, 3)
   direct <- exp(stats::dnorm(t, log = TRUE) - stats::pnorm(t, log.p = TRUE))
   expect_equal(inverse_mills(t), direct, tolerance = 1e-10)
+})
+
+test_that("the E-step's expected latent values, exact and as the authors' reference code", {
+  y <- c(1, -1, 1, -1, 1, -1, 1)
+  f <- y * c(3, 0, -2, -5.5, -8, -10, -40)  # y f as given
+  # Chen, Tino and Yao (2009): Z = E[z | y, f] = f + y phi(f) / Psi(y f),
+  # the ratio in log space
+  exact <- f + y * exp(dnorm(f, log = TRUE) - pnorm(y * f, log.p = TRUE))
+  # the authors' MATLAB code (?pcvm, "Model and EM"): phi(f) / (Psi(y f) + eps)
+  reference <- f + y * dnorm(f) / (pnorm(y * f) + .Machine$double.eps)
+  expect_equal(expected_latent(f, y, "exact"), exact, tolerance = 1e-10)
+  expect_equal(expected_latent(f, y, "reference"), reference, tolerance = 1e-14)
+  # at y f = -10 and -40 the reference form stays at f (its ratio underflows
+  # to 0 at -40); the exact Z is the mean of a normal truncated to the
+  # label's side, so y Z > 0 always
+  expect_lt(max(abs(expected_latent(f[6:7], y[6:7], "reference") - f[6:7])), 1e-6)
+  expect_identical(expected_latent(f[7], y[7], "reference"), f[7])
+  expect_true(all(y * expected_latent(f, y, "exact") > 0))
+  expect_error(expected_latent(f, y, "matlab"), "unknown PCVM E-step")
+})
+
+test_that("Ny-PCVM over chunks with the reference code's E-step has the iterates of the in-memory fit", {
+  # the chunked EM takes control$e_step through expected_latent(), the
+  # in-memory one in C++ (pcvm.hpp)
+  d <- chunk_data()
+  set.seed(2)
+  landmarks <- select_landmarks(d[, 1:2], d$y, kernel_rbf(2), method = "random", m = 30)
+  for (convergence in c("latent", "weights")) {
+    control <- pcvm_control(e_step = "reference", convergence = convergence, tol = 1e-2, start = "random")
+    set.seed(3)
+    memory <- suppressWarnings(pcvm(d[, 1:2], d$y, kernel = kernel_rbf(2), landmarks = landmarks, control = control))
+    set.seed(3)
+    chunked <- suppressWarnings(pcvm(krein_chunks(split_rows(d, c(1, 7, 150, 142)), y = "y"), kernel = kernel_rbf(2),
+                                     landmarks = landmarks, control = control))
+    a <- memory$models[[1]]
+    b <- chunked$models[[1]]
+    expect_lt(relative_difference(b$coefficients, a$coefficients), 1e-10)
+    expect_equal(b$bias, a$bias, tolerance = 1e-10)
+    expect_identical(b[c("relevant", "iterations", "converged")], a[c("relevant", "iterations", "converged")])
+  }
+})
+
+# A plain-R transcription of one pair's EM over its basis functions K (?pcvm,
+# "Model and EM"; the M-step of ref_pcvm_step(), helper-pcvm.R), for
+# `iterations` iterations with the E-step `expected(f, y)`, and the training
+# error of each iteration: the proportion of rows with y f <= 0 for the f its
+# E-step used (the start latent values in the first).
+ref_pcvm_training_errors <- function(K, y, y_columns, start, iterations, prune, expected) {
+  w <- start$weights
+  b <- start$bias
+  errors <- numeric(iterations)
+  for (t in seq_len(iterations)) {
+    active <- which(w > 0)
+    Phi <- K[, active, drop = FALSE] * rep(y_columns[active], each = nrow(K))
+    f <- if (t == 1L) start$latent else drop(Phi %*% w[active]) + b
+    errors[t] <- mean(y * f <= 0)
+    Z <- expected(f, y)
+    M <- sqrt(2) * w[active]
+    step <- M * solve(diag(length(active)) + outer(M, M) * crossprod(Phi), M * drop(crossprod(Phi, Z - b)))
+    b <- sum(Z - Phi %*% step) / (nrow(K) + 1 / (2 * b^2))
+    w[active] <- ifelse(step < prune, 0, step)
+  }
+  list(weights = w, bias = b, training_errors = errors)
+}
+
+test_that("Ny-PCVM over chunks counts each iteration's training errors and takes control$e_step", {
+  d <- chunk_data()
+  set.seed(2)
+  landmarks <- select_landmarks(d[, 1:2], d$y, kernel_rbf(2), method = "random", m = 30)
+  # the pair's EM problem, its result and the basis that made it
+  seen <- new.env()
+  suppressMessages(trace("pcvm_pair_model", where = asNamespace("krein"), print = FALSE,
+                         tracer = bquote(assign("pair", list(basis = basis, problem = problem, em = em),
+                                                envir = .(seen)))))
+  on.exit(suppressMessages(untrace("pcvm_pair_model", where = asNamespace("krein"))), add = TRUE)
+  control <- pcvm_control(convergence = "weights", max_iter = 8, start = "random", e_step = "exact")
+  set.seed(3)
+  suppressWarnings(pcvm(krein_chunks(split_rows(d, c(100, 200)), y = "y"), kernel = kernel_rbf(2),
+                        landmarks = landmarks, scale = FALSE, control = control))
+  problem <- seen$pair$problem
+  em <- seen$pair$em
+  K <- kernel_matrix(kernel_rbf(2), as.matrix(d[problem$rows, 1:2]), landmarks$points[problem$columns, ])
+  exact <- function(f, y) f + y * exp(dnorm(f, log = TRUE) - pnorm(y * f, log.p = TRUE))
+  ref <- ref_pcvm_training_errors(K, problem$signs, problem$column_signs, problem$start, em$iterations,
+                                  control$prune, exact)
+  expect_identical(em$iterations, 8L)
+  expect_length(em$training_errors, 8L)
+  expect_equal(em$training_errors, ref$training_errors)
+  expect_gt(min(em$training_errors[-1]), 0)
+  expect_equal(em$weights, ref$weights, tolerance = 1e-10)
+  expect_equal(em$bias, ref$bias, tolerance = 1e-10)
+  expect_identical(em$hessian_fallbacks, 0L)
+  # each control$e_step, given to the chunked EM directly: from a start
+  # whose latent values are confidently wrong
+  # for three rows (y f = -8, -10, -40), where the two E-steps differ most
+  wrong <- c(3, 30, 90)
+  problem$start$latent[wrong] <- -c(8, 10, 40) * problem$signs[wrong]
+  reference <- function(f, y) f + y * dnorm(f) / (pnorm(y * f) + .Machine$double.eps)
+  fits <- list()
+  for (kind in c("exact", "reference")) {
+    fits[[kind]] <- seen$pair$basis$em(list(problem), modifyList(control, list(e_step = kind)))[[1]]
+    ref <- ref_pcvm_training_errors(K, problem$signs, problem$column_signs, problem$start, fits[[kind]]$iterations,
+                                    control$prune, list(exact = exact, reference = reference)[[kind]])
+    expect_equal(fits[[kind]]$weights, ref$weights, tolerance = 1e-10)
+    expect_equal(fits[[kind]]$bias, ref$bias, tolerance = 1e-10)
+    expect_equal(fits[[kind]]$training_errors, ref$training_errors)
+  }
+  expect_gt(max(abs(fits$exact$weights - fits$reference$weights)), 1e-6)
+})
+
+test_that("the chunked M-step solves through the eigendecomposition where chol() fails", {
+  # H = I + M R_A'R_A M has eigenvalues >= 1 in exact arithmetic; the solve
+  # raises those computed below 1 to 1
+  set.seed(7)
+  V <- qr.Q(qr(matrix(rnorm(16), 4)))
+  rhs <- c(1, -2, 0.5, 3)
+  indefinite <- V %*% diag(c(6, 2, 0.5, -0.25)) %*% t(V)
+  expect_error(chol(indefinite))
+  solved <- solve_pcvm_hessian(indefinite, rhs)
+  expect_true(solved$fallback)
+  expect_equal(solved$solution, solve(V %*% diag(c(6, 2, 1, 1)) %*% t(V), rhs), tolerance = 1e-12)
+  # positive definite: the Cholesky solve
+  definite <- V %*% diag(c(6, 2, 1.5, 1)) %*% t(V)
+  solved <- solve_pcvm_hessian(definite, rhs)
+  expect_false(solved$fallback)
+  expect_equal(solved$solution, solve(definite, rhs), tolerance = 1e-12)
+  # huge weights on two nearly equal basis functions: I + M R'R M rounded
+  # (errors of eps |M|^2, far above 1) is not positive definite; the
+  # solution solves it to rounding
+  R <- qr.R(qr(matrix(rnorm(40), 10, 4)))
+  R <- cbind(R, R[, 1] + 1e-9 * R[, 2])
+  RAM <- R * rep(sqrt(2) * (1:5) * 1e9, each = nrow(R))
+  huge <- diag(5) + crossprod(RAM)
+  expect_error(chol(huge))
+  solved <- solve_pcvm_hessian(huge, c(rhs, 1))
+  expect_true(solved$fallback)
+  expect_lt(max(abs(huge %*% solved$solution - c(rhs, 1))) / (max(abs(huge)) * max(abs(solved$solution))), 1e-14)
 })
 
 test_that("Ny-PCVM over chunks needs the landmarks' classes", {
