@@ -420,7 +420,9 @@ pcvm_fit <- function(inputs, landmarks, control, eps, m, threads) {
   training_latent <- pcvm_training_latent(models, inputs, basis, threads)
   for (p in seq_along(models)) {
     rows <- as.integer(inputs$y) %in% models[[p]]$pair
-    models[[p]]$trouble <- pcvm_trouble(models[[p]]$training_errors, max(abs(training_latent[rows, p])), sum(rows))
+    # a bias-only pair (every basis function pruned) is reported as such below
+    models[[p]]$trouble <- if (models[[p]]$bias_only) "" else
+      pcvm_trouble(models[[p]]$training_errors, max(abs(training_latent[rows, p])), sum(rows))
   }
   bias_only <- vapply(models, `[[`, logical(1), "bias_only")
   if (any(bias_only)) {
