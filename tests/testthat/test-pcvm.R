@@ -13,7 +13,7 @@ without_max_iter_warning <- function(expr) {
 }
 
 # Fits that only need a model: at most the reference code's 500 iterations
-# (the default max_iter is 2000), which keeps the suite fast.
+# (the default max_iter is 5000), which keeps the suite fast.
 at_most_500 <- pcvm_control(max_iter = 500)
 
 # One EM iteration: the C++ loop stopped after one step, without pruning.
@@ -219,7 +219,7 @@ test_that("pcvm() by default converges without a warning where the reference rul
   expect_no_warning(default <- pcvm(Species ~ ., data = two))
   expect_true(default$models[[1]]$converged)
   expect_identical(default$control[c("max_iter", "tol", "convergence", "start")],
-                   list(max_iter = 2000L, tol = 3e-4, convergence = "latent", start = "fixed"))
+                   list(max_iter = 5000L, tol = 3e-4, convergence = "latent", start = "fixed"))
   set.seed(3)
   expect_no_warning(fit <- pcvm(Species ~ ., data = two, control = pcvm_control(start = "random")))
   expect_true(fit$models[[1]]$converged)
