@@ -1,0 +1,104 @@
+# Benchmark: is PCVM accurate at every N? (issue 28)
+# PCVM (full), Ny-PCVM (MEB landmarks, eps = 0.001) and e1071::svm on the
+# checkerboard (4 x 4 board), banana and sine data, each with the same
+# Gaussian kernel (gamma chosen once per data set: the best e1071::svm width
+# of 0.3, 1, 3, 5, 10, 30 on N = 2000, held-out data; the same for every
+# model and N), on inputs scaled to unit variance, SVM cost 1. Every PCVM
+# runs from its default start and from `starts` random ones
+# (pcvm_control(start = "random") after set.seed(1..starts)); the test error
+# on 10,000 points drawn apart from the training data.
+# Run from the checkout's root after installing krein:
+#   Rscript bench/pcvm_accuracy.R [N ...]
+# Environment: KREIN_BENCH_SETS (default "checkerboard,banana,sine"),
+# KREIN_BENCH_STARTS (default 5), KREIN_BENCH_FULL_MAX (the largest N for the
+# full PCVM, default 30000: its kernel is 8 N^2 bytes), KREIN_BENCH_E_STEP
+# (default "reference"; "exact" measures the former E-step).
+# Prints a line per fit as it ends, then per data set, N and model: test
+# error (mean and worst over the starts), the worst over the SVM's, fit time
+# (mean), EM runs that did not converge or went wrong (pcvm()'s warnings).
+# Target: every PCVM run within 1.3x of the SVM's test error, none
+# unconverged.
+suppressPackageStartupMessages(library(krein))
+options(krein.threads = 2)
+
+arguments <- commandArgs(trailingOnly = TRUE)
+sizes <- if (length(arguments)) as.numeric(arguments) else c(1e3, 3e3, 1e4, 3e4, 1e5)
+sets <- strsplit(Sys.getenv("KREIN_BENCH_SETS", "checkerboard,banana,sine"), ",")[[1]]
+starts <- as.integer(Sys.getenv("KREIN_BENCH_STARTS", "5"))
+full_max <- as.numeric(Sys.getenv("KREIN_BENCH_FULL_MAX", "30000"))
+e_step <- Sys.getenv("KREIN_BENCH_E_STEP", "reference")
+
+generators <- list(checkerboard = function(n) checkerboard(n), banana = function(n) banana(n),
+                   sine = function(n) sine_populations(n / 2))
+widths <- c(checkerboard = 5, banana = 3, sine = 10)
+
+# One fit: its test error, time and what its warnings said
+measure <- function(fit_call, test_x, test_y) {
+  notes <- character()
+  timing <- system.time(fit <- withCallingHandlers(fit_call(), warning = function(w) {
+    notes <<- c(notes, conditionMessage(w))
+    invokeRestart("muffleWarning")
+  }))[["elapsed"]]
+  list(error = mean(predict(fit, test_x) != test_y), time = timing,
+       unconverged = any(grepl("max_iter", notes)), trouble = any(grepl("went wrong", notes)),
+       vectors = if (inherits(fit, "pcvm")) length(unique(unlist(lapply(fit$models, `[[`, "relevant")))) else NA)
+}
+
+rows <- list()
+record <- function(set, N, model, start, m) {
+  cat(sprintf("%-12s %7d  %-8s %-6s  error %.4f  %7.1f s  vectors %5s%s%s\n", set, N, model, start, m$error,
+              m$time, format(m$vectors), if (isTRUE(m$unconverged)) "  UNCONVERGED" else "",
+              if (isTRUE(m$trouble)) "  WENT WRONG" else ""))
+  rows[[length(rows) + 1L]] <<- data.frame(set = set, N = N, model = model, start = start, error = m$error,
+                                           time = m$time, unconverged = isTRUE(m$unconverged),
+                                           trouble = isTRUE(m$trouble))
+}
+
+for (set in sets) {
+  set.seed(99)
+  test <- generators[[set]](10000)
+  for (N in sizes) {
+    set.seed(7)
+    train <- generators[[set]](N)
+    x <- scale(as.matrix(train[, 1:2]))
+    test_x <- scale(as.matrix(test[, 1:2]), attr(x, "scaled:center"), attr(x, "scaled:scale"))
+    kernel <- kernel_rbf(widths[[set]])
+    if (requireNamespace("e1071", quietly = TRUE)) {
+      record(set, N, "svm", "-", measure(function() e1071::svm(x, train$y, gamma = widths[[set]], cost = 1,
+                                                                scale = FALSE), test_x, test$y))
+    }
+    models <- list(`Ny-PCVM` = list(landmarks = "meb", eps = 0.001))
+    if (N <= full_max) models <- c(list(PCVM = list()), models)
+    for (model in names(models)) {
+      for (start in c(0L, seq_len(starts))) {
+        control <- if (start == 0L) pcvm_control(e_step = e_step) else pcvm_control(e_step = e_step, start = "random")
+        set.seed(max(start, 1L))
+        call <- function() do.call(pcvm, c(list(x, train$y, kernel = kernel, scale = FALSE, control = control),
+                                           models[[model]]))
+        record(set, N, model, if (start == 0L) "fixed" else as.character(start), measure(call, test_x, test$y))
+        gc()
+      }
+    }
+  }
+}
+
+results <- do.call(rbind, rows)
+cat(sprintf("\nE-step: %s; %d random starts and the default start per PCVM\n", e_step, starts))
+cat(sprintf("%-12s %7s  %-8s %10s %10s %12s %9s %12s %10s\n", "data", "N", "model", "mean err", "worst err",
+            "worst / svm", "mean time", "unconverged", "went wrong"))
+worst_ratio <- 0
+for (set in sets) for (N in sizes) {
+  svm_error <- results$error[results$set == set & results$N == N & results$model == "svm"]
+  for (model in c("svm", "PCVM", "Ny-PCVM")) {
+    r <- results[results$set == set & results$N == N & results$model == model, ]
+    if (!nrow(r)) next
+    ratio <- if (length(svm_error)) max(r$error) / svm_error else NA
+    if (model != "svm" && !is.na(ratio)) worst_ratio <- max(worst_ratio, ratio)
+    cat(sprintf("%-12s %7d  %-8s %10.4f %10.4f %12.2f %8.1f s %12d %10d\n", set, N, model, mean(r$error),
+                max(r$error), ratio, mean(r$time), sum(r$unconverged), sum(r$trouble)))
+  }
+}
+pcvm_rows <- results$model != "svm"
+cat(sprintf(paste0("\nWorst PCVM / SVM test error over every run: %.2f (target <= 1.3); unconverged runs: %d;",
+                   " runs that went wrong: %d (target 0 each)\n"),
+            worst_ratio, sum(results$unconverged[pcvm_rows]), sum(results$trouble[pcvm_rows])))
