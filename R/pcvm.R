@@ -200,7 +200,10 @@
 #'   (\eqn{y_j w_j} over the relevance vectors, or the landmark vector
 #'   \eqn{a} for Ny-PCVM), `bias`, `iterations`, `converged`, `bias_only`
 #'   (every basis function pruned), `solver` (full PCVM: what its M-steps
-#'   did, see Model and EM), the pair, and
+#'   did, see Model and EM), `training_errors` (the training error of each
+#'   EM iteration), `trouble` (what went wrong in EM, `""` if nothing; see
+#'   Which E-step), `hessian_fallbacks` (M-steps solved by
+#'   eigendecomposition), the pair, and
 #'   with `optimize_width` its own `kernel`), `control`, `landmarks`,
 #'   `training_latent` (the \eqn{n \times} pairs latent values of the
 #'   training points), `x` (the training inputs of a full PCVM, for plot()),
