@@ -7,7 +7,8 @@
 //
 // Labels y in {-1, +1}; weights w >= 0 on the active basis functions
 // phi_j(x) = k(x, x_j) y_j; f(x) = sum_j phi_j(x) w_j + b; p(+1 | x) = Psi(f(x)).
-//   E:  Z_i = f_i + y_i phi(f_i) / Psi(y_i f_i)
+//   E:  Z_i = f_i + y_i phi(f_i) / Psi(y_i f_i), or the reference code's
+//       phi(f_i) / (Psi(y_i f_i) + eps) (Control::e_step, expected_latent())
 //   w:  M = sqrt(2) diag(w_old),  Hess = I + M Phi'Phi M,
 //       w = M Hess^{-1} M Phi'(Z - b_old 1)
 //   b:  b = sum(Z - Phi w) / (n + 1 / (2 b_old^2))
