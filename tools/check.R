@@ -97,10 +97,6 @@ message("== R CMD check --no-manual")
 # CRAN.
 Sys.setenv(NOT_CRAN = "true", R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep),
            `_R_CHECK_FORCE_SUGGESTS_` = "false", `_R_CHECK_LIMIT_CORES_` = "TRUE")
-# OpenBLAS starts a thread per core for each process; beside krein's two they
-# oversubscribe the machine (the suite took 446 s under OpenBLAS, 206 s CPU
-# under the reference BLAS): one BLAS thread, unless the user chose otherwise
-if (!nzchar(Sys.getenv("OPENBLAS_NUM_THREADS"))) Sys.setenv(OPENBLAS_NUM_THREADS = "1")
 # without a time zone, packages that ask for it (caret's dependencies) run
 # timedatectl, which fails with a warning in containers
 if (!nzchar(Sys.getenv("TZ"))) Sys.setenv(TZ = "UTC")
