@@ -62,9 +62,10 @@ inline double inverse_mills(double t) {
 //   exact:     Z_i = f_i + y_i phi(f_i) / Psi(y_i f_i), the posterior mean of
 //              the latent value under the probit model (Chen, Tino & Yao 2009);
 //   reference: Z_i = f_i + y_i phi(f_i) / (Psi(y_i f_i) + eps), eps = 2^-52,
-//              as the authors' MATLAB code computes it. For y_i f_i above
-//              about -8 the two agree to 1e-9; below, where phi and Psi both
-//              vanish, eps keeps the denominator from following them, so
+//              as the authors' MATLAB code computes it. Their relative
+//              difference is eps / Psi(y_i f_i): 2e-7 at y_i f_i = -6, 36% at
+//              -8; below, where phi and Psi both vanish, eps keeps the
+//              denominator from following them, so
 //              Z_i -> f_i and a badly misclassified point stops pulling its
 //              latent value towards the boundary, where the exact E-step
 //              pulls it by about |f_i| (see ?pcvm, "Which E-step").
