@@ -7,6 +7,7 @@
 #include <RcppEigen.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "krein/kernels.hpp"
@@ -55,6 +56,23 @@ inline double list_number(const Rcpp::List& list, const char* name, double fallb
   SEXP value = list[name];
   if (Rf_isNull(value)) return fallback;
   return Rcpp::as<double>(value);
+}
+
+// A choice from a named list, given as a string and mapped to an enum value by
+// `choices` (name, value pairs), or `fallback` when it is absent or NULL. An
+// unknown name is an error naming `what` (R validates the user's options, so
+// this guards the glue only).
+template <typename Enum>
+Enum list_choice(const Rcpp::List& list, const char* name, const std::vector<std::pair<std::string, Enum>>& choices,
+                 Enum fallback, const char* what) {
+  if (!list.containsElementNamed(name)) return fallback;
+  SEXP value = list[name];
+  if (Rf_isNull(value)) return fallback;
+  const std::string given = Rcpp::as<std::string>(value);
+  for (const auto& choice : choices) {
+    if (choice.first == given) return choice.second;
+  }
+  throw std::invalid_argument(std::string("unknown ") + what + " '" + given + "'");
 }
 
 inline krein::KernelType kernel_type(const std::string& name) {

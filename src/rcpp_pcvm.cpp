@@ -26,38 +26,23 @@ Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
   settings.max_iter = static_cast<int>(glue::list_number(control, "max_iter", settings.max_iter));
   settings.tol = glue::list_number(control, "tol", settings.tol);
   settings.prune = glue::list_number(control, "prune", settings.prune);
-  if (control.containsElementNamed("convergence") && !Rf_isNull(control["convergence"])) {
-    const std::string rule = Rcpp::as<std::string>(control["convergence"]);
-    if (rule == "weights") {
-      settings.convergence = krein::pcvm::Convergence::weights;
-    } else if (rule != "latent") {
-      throw std::invalid_argument("unknown PCVM convergence rule '" + rule + "'");
-    }
-  }
-  if (control.containsElementNamed("e_step") && !Rf_isNull(control["e_step"])) {
-    const std::string kind = Rcpp::as<std::string>(control["e_step"]);
-    if (kind == "reference") {
-      settings.e_step = krein::pcvm::EStep::reference;
-    } else if (kind != "exact") {
-      throw std::invalid_argument("unknown PCVM E-step '" + kind + "'");
-    }
-  }
+  using krein::pcvm::Convergence;
+  using krein::pcvm::EStep;
+  settings.convergence = glue::list_choice<Convergence>(
+      control, "convergence", {{"latent", Convergence::latent}, {"weights", Convergence::weights}},
+      settings.convergence, "PCVM convergence rule");
+  settings.e_step = glue::list_choice<EStep>(control, "e_step", {{"reference", EStep::reference}, {"exact", EStep::exact}},
+                                             settings.e_step, "PCVM E-step");
   const Eigen::VectorXd w = Rcpp::as<Eigen::VectorXd>(start["weights"]);
   const double b = Rcpp::as<double>(start["bias"]);
   Eigen::VectorXd latent;
   if (!Rf_isNull(start["latent"])) latent = Rcpp::as<Eigen::VectorXd>(start["latent"]);
   const Eigen::VectorXd* latent_ptr = Rf_isNull(start["latent"]) ? nullptr : &latent;
   krein::pcvm::SolverControl solver;
-  if (control.containsElementNamed("solver") && !Rf_isNull(control["solver"])) {
-    const std::string name = Rcpp::as<std::string>(control["solver"]);
-    if (name == "cholesky") {
-      solver.solver = krein::pcvm::Solver::cholesky;
-    } else if (name == "cg") {
-      solver.solver = krein::pcvm::Solver::cg;
-    } else if (name != "auto") {
-      throw std::invalid_argument("unknown PCVM solver '" + name + "'");
-    }
-  }
+  using krein::pcvm::Solver;
+  solver.solver = glue::list_choice<Solver>(
+      control, "solver", {{"auto", Solver::automatic}, {"cholesky", Solver::cholesky}, {"cg", Solver::cg}},
+      solver.solver, "PCVM solver");
   solver.cg_max_steps = static_cast<int>(glue::list_number(control, "cg_max_steps", solver.cg_max_steps));
   solver.cg_min_active = static_cast<Eigen::Index>(glue::list_number(control, "cg_min_active", 0.0));
   krein::pcvm::Fit fit;

@@ -94,19 +94,23 @@ struct Step {
   bool hessian_fallback = false;  // solved by solve_hessian()'s fallback
 };
 
-// Solves Hess x = rhs for the M-step's Hess = I + M Phi'Phi M, given by its
-// lower triangle (overwritten). Its eigenvalues are at least 1 in exact
+// Solves Hess x = rhs for the M-step's Hess = I + M Phi'Phi M, whose lower
+// triangle `form_hessian()` returns. Its eigenvalues are at least 1 in exact
 // arithmetic, but where weights have grown huge (1e6: an EM that runs away,
 // see ?pcvm) the identity is lost to rounding beside entries of 1e12 and the
-// Cholesky factorisation can fail; then the symmetric eigendecomposition
+// Cholesky factorisation can fail; then the Hessian is formed again (the
+// factorisation overwrote it; forming it twice on that rare path is cheaper
+// than copying it in every iteration) and the symmetric eigendecomposition
 // solves it with the eigenvalues raised to 1, the least they are in exact
 // arithmetic, and `fallback` is set.
-inline Eigen::VectorXd solve_hessian(Eigen::MatrixXd& Hess, const Eigen::VectorXd& rhs, int threads, bool& fallback) {
-  const Eigen::MatrixXd lower = Hess;  // cholesky() overwrites its argument
+template <typename FormHessian>
+inline Eigen::VectorXd solve_hessian(FormHessian form_hessian, const Eigen::VectorXd& rhs, int threads,
+                                     bool& fallback) {
   fallback = false;
+  Eigen::MatrixXd Hess = form_hessian();
   if (dense::cholesky(Hess, threads)) return dense::cholesky_solve(Hess, rhs);
   fallback = true;
-  const SymmetricEigen eigen = symmetric_eigen(lower, true);
+  const SymmetricEigen eigen = symmetric_eigen(form_hessian(), true);
   const Eigen::ArrayXd values = eigen.values.array().max(1.0);
   return eigen.vectors * ((eigen.vectors.transpose() * rhs).array() / values).matrix();
 }
@@ -122,15 +126,18 @@ inline Step step_full(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::V
   for (Eigen::Index j = 0; j < a; ++j) PhiT.row(j) = K.col(active[j]).transpose() * y[active[j]];
   const Eigen::VectorXd m = std::sqrt(2.0) * w;
   // Hess = I + M Phi'Phi M (lower triangle), positive definite for any kernel
-  Eigen::MatrixXd Hess = Eigen::MatrixXd::Zero(a, a);
-  dense::rank_update(Hess, PhiT, 1.0, threads);
-  for (Eigen::Index j = 0; j < a; ++j) {
-    Hess.col(j).tail(a - j) = Hess.col(j).tail(a - j).cwiseProduct(m.tail(a - j)) * m[j];
-    Hess(j, j) += 1.0;
-  }
+  const auto form_hessian = [&]() {
+    Eigen::MatrixXd Hess = Eigen::MatrixXd::Zero(a, a);
+    dense::rank_update(Hess, PhiT, 1.0, threads);
+    for (Eigen::Index j = 0; j < a; ++j) {
+      Hess.col(j).tail(a - j) = Hess.col(j).tail(a - j).cwiseProduct(m.tail(a - j)) * m[j];
+      Hess(j, j) += 1.0;
+    }
+    return Hess;
+  };
   const Eigen::VectorXd rhs = m.cwiseProduct(PhiT * (Z.array() - b).matrix());
   Step out;
-  out.weights = m.cwiseProduct(solve_hessian(Hess, rhs, threads, out.hessian_fallback));
+  out.weights = m.cwiseProduct(solve_hessian(form_hessian, rhs, threads, out.hessian_fallback));
   const double fitted_sum = PhiT.rowwise().sum().dot(out.weights);
   out.bias = (Z.sum() - fitted_sum) / (static_cast<double>(n) + 1.0 / (2.0 * b * b));
   out.latent = Z;
@@ -155,12 +162,15 @@ inline Step step_factored(const Eigen::Ref<const Eigen::MatrixXd>& Q, const Eige
   for (Eigen::Index j = 0; j < a; ++j) RA.col(j) = R.col(active[j]) * y_columns[active[j]];
   const Eigen::VectorXd m = std::sqrt(2.0) * w;
   const Eigen::MatrixXd RAM = RA * m.asDiagonal();
-  Eigen::MatrixXd Hess = Eigen::MatrixXd::Identity(a, a);
-  Hess.selfadjointView<Eigen::Lower>().rankUpdate(RAM.transpose());
+  const auto form_hessian = [&]() {
+    Eigen::MatrixXd Hess = Eigen::MatrixXd::Identity(a, a);
+    Hess.selfadjointView<Eigen::Lower>().rankUpdate(RAM.transpose());
+    return Hess;
+  };
   const Eigen::VectorXd projected = Q.transpose() * (Z.array() - b).matrix();
   const Eigen::VectorXd rhs = RAM.transpose() * projected;  // M Phi_A'(Z - b 1)
   Step out;
-  out.weights = m.cwiseProduct(solve_hessian(Hess, rhs, 1, out.hessian_fallback));
+  out.weights = m.cwiseProduct(solve_hessian(form_hessian, rhs, 1, out.hessian_fallback));
   const double fitted_sum = Q.colwise().sum().dot(RA * out.weights);
   out.bias = (Z.sum() - fitted_sum) / (static_cast<double>(n) + 1.0 / (2.0 * b * b));
   out.latent = Z;
@@ -237,20 +247,23 @@ inline Step step_gram(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::M
   // only add their start-up (and, on a busy machine, waits for a descheduled one)
   const int workers = a >= 2 * dense::tile_size ? threads : 1;
   // Hess = I + M D G[A, A] D M (lower triangle)
-  Eigen::MatrixXd Hess(a, a);
-  parallel::parallel_for(0, a, workers, parallel::Schedule::dynamic(), [&](Eigen::Index j) {
-    const Eigen::Index cj = active[j], gj = position[cj];
-    const double scale = m[j] * y[cj];
-    for (Eigen::Index i = j; i < a; ++i) Hess(i, j) = G(position[active[i]], gj) * (y[active[i]] * m[i] * scale);
-    Hess(j, j) += 1.0;
-  });
+  const auto form_hessian = [&]() {
+    Eigen::MatrixXd Hess(a, a);
+    parallel::parallel_for(0, a, workers, parallel::Schedule::dynamic(), [&](Eigen::Index j) {
+      const Eigen::Index cj = active[j], gj = position[cj];
+      const double scale = m[j] * y[cj];
+      for (Eigen::Index i = j; i < a; ++i) Hess(i, j) = G(position[active[i]], gj) * (y[active[i]] * m[i] * scale);
+      Hess(j, j) += 1.0;
+    });
+    return Hess;
+  };
   const Eigen::VectorXd residual = (Z.array() - b).matrix();
   Eigen::VectorXd rhs(a);  // M Phi_A'(Z - b 1)
   parallel::parallel_for(0, a, workers, parallel::Schedule::blocks(), [&](Eigen::Index j) {
     rhs[j] = m[j] * y[active[j]] * K.col(active[j]).dot(residual);
   });
   Step out;
-  out.weights = m.cwiseProduct(solve_hessian(Hess, rhs, workers, out.hessian_fallback));
+  out.weights = m.cwiseProduct(solve_hessian(form_hessian, rhs, workers, out.hessian_fallback));
   double fitted_sum = 0.0;  // 1'Phi_A w
   for (Eigen::Index j = 0; j < a; ++j) fitted_sum += column_sums[active[j]] * y[active[j]] * out.weights[j];
   out.bias = (Z.sum() - fitted_sum) / (static_cast<double>(n) + 1.0 / (2.0 * b * b));
