@@ -1,6 +1,7 @@
 // Glue between R/kernels.R and the kernel engine in inst/include/krein/kernels.hpp:
 // convert the kernel specification list, call, return. Validation is done in R.
 #include "glue.h"
+#include "krein/memory.hpp"
 
 // [[Rcpp::export]]
 Rcpp::NumericMatrix cpp_kernel_matrix(const Rcpp::List& base, bool invariant,
@@ -11,6 +12,8 @@ Rcpp::NumericMatrix cpp_kernel_matrix(const Rcpp::List& base, bool invariant,
   const krein::KernelSpec spec = glue::kernel_spec(base, invariant);
   // Written in place into R's memory: a 5000 x 5000 kernel is 200 MB, not to be copied.
   Rcpp::NumericMatrix out(Rcpp::no_init(x.rows(), y.rows()));
+  // before the first write: fewer page faults (see memory.hpp)
+  krein::memory::advise_huge_pages(out.begin(), sizeof(double) * static_cast<std::size_t>(out.size()));
   Eigen::Map<Eigen::MatrixXd> out_map(out.begin(), x.rows(), y.rows());
   const krein::MatrixRef xr(x), yr(y), tr(y_tau);
   const bool finite = krein::kernel_matrix(spec, xr, yr, invariant ? &tr : nullptr, out_map,
