@@ -522,6 +522,25 @@ test_that("a partial spectrum that does not converge falls back to the full SVD 
   expect_equal(predict(fit, new, type = "prob"), predict(full, new, type = "prob"), tolerance = 1e-12)
 })
 
+test_that("the partial SVD accepts a residual at the backward error of a full SVD (Ionosphere)", {
+  # issue 30: on mlbench's Ionosphere (70 % of it, 245 rows) the block Lanczos
+  # stalled at a largest relative residual of 7.07e-14, above the former
+  # tolerance 8 sqrt(n) eps = 2.8e-14, and kfda() warned and fell back to the
+  # full SVD; the residual is far below what a full SVD guarantees (n eps)
+  skip_if_not_installed("mlbench")
+  e <- new.env()
+  utils::data("Ionosphere", package = "mlbench", envir = e)
+  d <- e$Ionosphere
+  d$V2 <- NULL  # constant
+  set.seed(1)
+  train <- sample(nrow(d), round(0.7 * nrow(d)))
+  expect_no_warning(fit <- kfda(Class ~ ., d[train, ]))
+  expect_false(isTRUE(fit$spectrum$fallback))
+  full <- with_pca_method("svd", kfda(Class ~ ., d[train, ]))
+  expect_equal(predict(fit, d[-train, ], type = "prob"), predict(full, d[-train, ], type = "prob"),
+               tolerance = 1e-8)
+})
+
 test_that("the internal option krein.kfda_pca is checked", {
   d <- three_class_data()
   expect_error(with_pca_method("lanczos", kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 3)),
