@@ -750,7 +750,7 @@ model_summary.kqd <- function(object) {
   lm <- object$landmarks
   if (!is.null(lm)) classes$landmarks <- as.vector(table(factor(lm$class, levels = object$levels)))
   out <- list(classes, path)
-  names(out) <- c("Classes (signature p, q, z of the centred class kernel)",
+  names(out) <- c(paste0("Classes (signature p, q, z of the centred class kernel", kqd_signature_note(object), ")"),
                   sprintf("Regularisation path (bias by %s; best: row %d, %s)", object$bias_method, object$best,
                           kqd_selection_text(object)))
   if (!is.null(lm)) {
@@ -760,6 +760,22 @@ model_summary.kqd <- function(object) {
       length(lm$class), lm$method, length(signs), sum(signs > 0), sum(signs < 0))
   }
   out
+}
+
+# Why a kqd fit's signature table has NA entries, for summary(): the paths
+# that compute no eigenvalues of the centred class kernel.
+kqd_signature_note <- function(object) {
+  missing <- is.na(object$signature[, "p"])
+  if (!any(missing)) return("")
+  if (object$variant %in% c("FK+", "FK-")) {
+    return("; not computed for FK: its class matrix is positive semidefinite by construction")
+  }
+  cholesky <- vapply(object$core$classes, function(cl) isTRUE(cl$cholesky), logical(1))
+  if (any(cholesky[missing])) {
+    return(paste0("; NA where a Cholesky factorisation (positive definite class kernel, one reg value)",
+                  " replaced the eigendecomposition; indefinite = \"yes\" computes it"))
+  }
+  "; NA: not computed"
 }
 
 # Inputs that are not two columns: the points' squared distances to the

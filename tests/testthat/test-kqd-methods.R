@@ -135,3 +135,18 @@ test_that("kqd() fits dissimilarity data and predicts from new dissimilarities",
                  predict(by_hand, converted, type = "distance"))
   }
 })
+
+test_that("summary() says why a kqd fit's signature is missing (issue 30)", {
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  header <- function(fit) names(krein:::model_summary(fit))[1]
+  # RC+ with one reg value on a positive definite kernel: the Cholesky path
+  fit <- kqd(d[, 1:2], d$y, kernel = kernel_rbf(1), reg = 0.1)
+  expect_true(all(is.na(fit$signature)))
+  expect_match(header(fit), "Cholesky factorisation", fixed = TRUE)
+  expect_match(header(kqd(d[, 1:2], d$y, kernel = kernel_rbf(1), variant = "FK+", reg = 0.1)),
+               "not computed for FK", fixed = TRUE)
+  computed <- kqd(d[, 1:2], d$y, kernel = kernel_rbf(1), reg = 0.1, indefinite = "yes")
+  expect_false(anyNA(computed$signature))
+  expect_identical(header(computed), "Classes (signature p, q, z of the centred class kernel)")
+})
