@@ -199,15 +199,29 @@
 #'   \eqn{\sum_j P(\omega_j) e_j} (\eqn{e_j} the error rate within class
 #'   \eqn{j}). With the default prior, the class proportions, every error
 #'   counts the same: the paper's error count.
-#' * `"map"`: \eqn{b_j = -\frac12 \sum_i \log \mu_i + \log P(\omega_j)}, with
-#'   \eqn{\mu_i} the eigenvalues of the (regularised) class covariance in the
-#'   span of the class, \eqn{|\lambda_i| / n_j} (plus \eqn{\alpha / n_j} for
-#'   IC+ and FK+, plus \eqn{\sigma^2} for RC+), over the eigenvalues counted
-#'   as nonzero (and above \eqn{\alpha} for IC- and FK-). As the paper warns,
-#'   this is numerically fragile: krein warns when the classes keep different
-#'   numbers of eigenvalues or the smallest kept one is below \eqn{10^{-8}}
-#'   times the largest. RC- has no class covariance model: its MAP bias is the
-#'   log prior.
+#' * `"map"`: \eqn{b_j = -\frac12 \log \det \Sigma_j + \log P(\omega_j)}, the
+#'   bias of the Gaussian model's maximum a posteriori decision. For RC+ the
+#'   class covariance \eqn{\Sigma_j = C_j + \sigma_j^2 I} covers the whole
+#'   feature space (the RC distance weights the part of a point outside the
+#'   class's span by \eqn{1/\sigma_j^2}), so \eqn{b_j = -\frac12 \sum_i
+#'   \log(1 + |\lambda_i| / (n_j \sigma_j^2)) - \frac n2 \log \sigma_j^2 +
+#'   \log P(\omega_j)}: the log-determinant in the span of the \eqn{n}
+#'   training points, whose last term is the same for every class when
+#'   \eqn{\sigma^2} is. This is stable, and it is what makes the MAP decision
+#'   the Gaussian model's: summing \eqn{\log(|\lambda_i| / n_j + \sigma^2)} over
+#'   each class's own nonzero eigenvalues, as the paper's formula reads, leaves
+#'   out \eqn{\log \sigma^2} for every dimension outside the class's span and
+#'   put the MAP fit below chance on real data where classes differ in size
+#'   (krein <= 0.1). For the other variants \eqn{b_j = -\frac12 \sum_i \log
+#'   \mu_i + \log P(\omega_j)} with \eqn{\mu_i} the eigenvalues of the
+#'   (regularised) class covariance in the span of the class,
+#'   \eqn{(|\lambda_i| + \alpha) / n_j} for IC+ and FK+, over the eigenvalues
+#'   counted as nonzero, and \eqn{|\lambda_i| / n_j} over those above
+#'   \eqn{\alpha} for IC- and FK-. As the paper warns, this is numerically
+#'   fragile: krein warns when the classes keep different numbers of
+#'   eigenvalues or the smallest kept one is below \eqn{10^{-8}} times the
+#'   largest. RC- has no class covariance model: its MAP bias is the log
+#'   prior.
 #' * `"none"`: \eqn{b_j = \log P(\omega_j)}.
 #'
 #' @section Prediction:
@@ -602,10 +616,27 @@ kqd_error_weights <- function(prior, y) {
   w
 }
 
-# MAP bias (paper 000, Sec. IV-D, first paragraph): -1/2 sum log of the class
-# covariance eigenvalues. Documented in ?kqd; fragile by nature, so it warns.
+# MAP bias (paper 000, Sec. IV-D, first paragraph): -1/2 the log-determinant
+# of the class covariance. Documented in ?kqd.
+#
+# RC+ models class j as a Gaussian with covariance C_j + sigma_j^2 I in the
+# whole feature space (its distance weights the part of x - m_j outside the
+# class's span by 1 / sigma_j^2). Its log-determinant over a space of
+# dimension D is sum_i log(lambda_i / n_j + sigma_j^2) + (D - k_j) log
+# sigma_j^2 over the class's k_j nonzero eigenvalues, i.e.
+#   sum_i log(1 + lambda_i / (n_j sigma_j^2)) + D log sigma_j^2.
+# The first sum is stable (small eigenvalues add about 0), and the second
+# term is the same for every class when sigma^2 is (D = n, the dimension of
+# the span of all training points, for per-class values). Summing log(lambda_i
+# / n_j + sigma_j^2) over the k_j eigenvalues alone, as the paper's formula
+# reads, leaves out (D - k_j) log sigma^2: with classes of different sizes
+# that favoured the larger class by about log(1 / sigma^2) / 2 per
+# eigenvalue, and the MAP fit fell below chance on real data (8% on mlbench's
+# Vowel, 33% on BreastCancer; issue 30). The other variants keep the paper's
+# sum over the kept eigenvalues, which is fragile, so they warn.
 kqd_map_bias <- function(core, reg, variant) {
   if (variant == "RC-") return(rep(0, length(core$classes)))
+  n <- sum(vapply(core$classes, function(cl) as.numeric(cl$n_j %||% length(cl$members)), numeric(1)))
   kept <- integer(length(core$classes))
   smallest_ratio <- numeric(length(core$classes))
   b <- vapply(seq_along(core$classes), function(j) {
@@ -613,17 +644,17 @@ kqd_map_bias <- function(core, reg, variant) {
     n_j <- cl$n_j %||% length(cl$members)
     # the nonzero eigenvalues (a Nystroem core also keeps the zero ones)
     lambda <- abs(cl$values[abs(cl$values) > (cl$zero %||% 0)])
+    if (variant == "RC+") return(-0.5 * sum(log1p(lambda / (n_j * reg[j]))) - 0.5 * n * log(reg[j]))
     mu <- switch(variant,
       "IC+" = (lambda + reg[j]) / n_j,
       "FK+" = (lambda + reg[j]) / n_j,
       "IC-" = lambda[lambda >= reg[j]] / n_j,
-      "FK-" = lambda[lambda >= reg[j]] / n_j,
-      "RC+" = lambda / n_j + reg[j])
+      "FK-" = lambda[lambda >= reg[j]] / n_j)
     kept[j] <<- length(mu)
     smallest_ratio[j] <<- if (length(mu)) min(mu) / max(mu) else 1
     -0.5 * sum(log(mu))
   }, numeric(1))
-  if (length(unique(kept)) > 1L || any(smallest_ratio < 1e-8)) {
+  if (variant != "RC+" && (length(unique(kept)) > 1L || any(smallest_ratio < 1e-8))) {
     krein_warn(paste0(
       "The MAP bias is numerically unreliable here (the classes keep ", paste(kept, collapse = "/"),
       " eigenvalues; small eigenvalues dominate the log-determinants). Consider bias = \"error\"."))

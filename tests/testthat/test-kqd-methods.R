@@ -54,9 +54,10 @@ test_that("bias = 'none' uses the log priors and 'map' the log-determinants", {
   fit <- kqd(y ~ x1 + x2, data = board, kernel = kernel_rbf(1), bias = "none",
              prior = c(0.3, 0.7), scale = FALSE)
   expect_equal(unname(fit$bias[1, ]), log(c(0.3, 0.7)))
-  # MAP: -1/2 sum log of the regularised covariance eigenvalues (|lambda| + n_j sigma^2)/n_j
-  fit_map <- suppressWarnings(kqd(y ~ x1 + x2, data = board, kernel = kernel_rbf(1),
-                                  variant = "RC+", reg = 0.1, bias = "map", scale = FALSE))
+  # MAP for RC+: -1/2 the log-determinant of C_j + sigma^2 I over the span of
+  # the n training points, sum log(1 + |lambda| / (n_j sigma^2)) + n log sigma^2
+  fit_map <- expect_no_warning(kqd(y ~ x1 + x2, data = board, kernel = kernel_rbf(1),
+                                   variant = "RC+", reg = 0.1, bias = "map", scale = FALSE))
   K <- kernel_matrix(kernel_rbf(1), board[, 1:2])
   expected <- vapply(levels(board$y), function(level) {
     idx <- which(board$y == level)
@@ -64,11 +65,40 @@ test_that("bias = 'none' uses the log priors and 'map' the log-determinants", {
     H <- diag(n_j) - 1 / n_j
     lambda <- eigen(H %*% K[idx, idx] %*% H, symmetric = TRUE)$values
     lambda <- lambda[abs(lambda) > 100 * n_j * .Machine$double.eps * max(abs(lambda))]
-    -0.5 * sum(log(abs(lambda) / n_j + 0.1)) + log(n_j / nrow(board))
+    -0.5 * sum(log(1 + abs(lambda) / (n_j * 0.1))) - 0.5 * nrow(board) * log(0.1) + log(n_j / nrow(board))
   }, numeric(1))
   expect_equal(unname(fit_map$bias[1, ]), unname(expected), tolerance = 1e-8)
   expect_warning(kqd(y ~ x1 + x2, data = board, kernel = kernel_rbf(1), variant = "IC+",
                      reg = 1e-6, bias = "map", scale = FALSE), class = "krein_warning")
+})
+
+test_that("RC+ with the MAP bias is the Gaussian model's MAP rule (linear kernel oracle)", {
+  # issue 30: with a linear kernel the feature space is R^p, and RC+ with
+  # bias = "map" is the Gaussian classifier with class covariance S_j +
+  # sigma^2 I (S_j the class's maximum-likelihood covariance) and the class
+  # proportions as priors: its decision values differ between classes as the
+  # log posteriors do. The oracle is that density written out in plain R. One
+  # class has fewer points than dimensions (rank 3 in R^5), where the
+  # paper's sum over the class's own eigenvalues left out 2 log sigma^2.
+  set.seed(3)
+  p <- 5
+  x <- rbind(matrix(rnorm(4 * p), 4, p), matrix(rnorm(30 * p, mean = 0.7), 30, p))
+  y <- factor(rep(c("small", "large"), c(4, 30)))
+  new <- matrix(rnorm(8 * p, mean = 0.3), 8, p)
+  sigma2 <- 0.5
+  fit <- kqd(x, y, kernel = kernel_linear(), variant = "RC+", reg = sigma2, bias = "map", scale = FALSE)
+  log_posterior <- sapply(levels(y), function(level) {
+    xj <- x[y == level, , drop = FALSE]
+    m <- colMeans(xj)
+    S <- crossprod(sweep(xj, 2, m)) / nrow(xj) + sigma2 * diag(p)
+    centred <- sweep(new, 2, m)
+    -0.5 * rowSums((centred %*% solve(S)) * centred) - 0.5 * determinant(S)$modulus +
+      log(nrow(xj) / nrow(x))
+  })
+  decision <- predict(fit, new, type = "decision")[, levels(y)]
+  expect_equal(unname(decision[, 1] - decision[, 2]), unname(log_posterior[, 1] - log_posterior[, 2]),
+               tolerance = 1e-8)
+  expect_identical(as.character(predict(fit, new)), levels(y)[max.col(log_posterior)])
 })
 
 test_that("a class of one point: RC and FK+ work, IC and FK- refuse", {
