@@ -449,11 +449,14 @@ default_class_rule.isvm <- function(object) "vote"
 #' Which rows of new inputs are complete, and their names
 #' @noRd
 new_input_rows <- function(new) {
+  # complete.cases() only where something is missing (anyNA() is one pass
+  # and stops at the first NA)
+  all_complete <- function(m) if (anyNA(m)) stats::complete.cases(m) else rep(TRUE, NROW(m))
   if (!is.null(new$x)) {
-    complete <- stats::complete.cases(new$x)
+    complete <- all_complete(new$x)
     names <- rownames(new$x)
   } else {
-    complete <- stats::complete.cases(new$K)
+    complete <- all_complete(new$K)
     if (!is.null(new$self)) complete <- complete & !is.na(new$self)
     names <- rownames(new$K)
   }
