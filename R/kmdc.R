@@ -75,6 +75,8 @@ kernel_mahalanobis <- function(x, y, kernel = kernel_rbf(), distance = c("RC", "
 #' the distance model of kernel_mahalanobis() and kmdc()
 #' @noRd
 mahalanobis_model <- function(inputs, distance, reg, indefinite, threads) {
+  # one distance per class: the single default value, not kqd()'s default path
+  if (is.null(reg)) reg <- kqd_default_reg(if (distance == "RC") "RC+" else "IC-")
   distance_path_model(inputs, distance, per_class_reg(reg, nlevels(inputs$y)), indefinite, threads)
 }
 
@@ -180,8 +182,12 @@ per_class_reg <- function(reg, n_classes) {
 #' @param formula,data,subset,na.action As in [MASS::lda()]: see [krein_inputs].
 #' @param distance `"RC"` or `"IC"`: the distances of [kernel_mahalanobis()].
 #' @param classifier `"lda"` or `"qda"`.
-#' @param reg \eqn{\sigma^2} (RC) or \eqn{\alpha} (IC): `NULL` for 0.1 (RC)
-#'   or 0.001 (IC); one positive number, or one per class; or a
+#' @param reg \eqn{\sigma^2} (RC) or \eqn{\alpha} (IC): `NULL` for the
+#'   default -- for RC the cross-validated path of [kqd()] (seven values
+#'   \eqn{s \cdot 10^{-5}, \dots, s \cdot 10}, \eqn{s} the spread of the
+#'   training kernel, \eqn{\mathrm{tr}(HKH)/n}; see its Regularisation and
+#'   the path), for IC 0.001; `reg = 0.1` gives the former default of RC;
+#'   one positive number, or one per class; or a
 #'   regularisation path, a matrix with one row per value and one column
 #'   (shared by the classes) or one per class. A path costs one
 #'   decomposition per class (and, for IC, per fold of the out-of-fold
@@ -190,8 +196,8 @@ per_class_reg <- function(reg, n_classes) {
 #'   (`select = "cv"`) that is the value with the lowest `nfolds`-fold
 #'   cross-validated error of the whole classifier (distance model and
 #'   discriminant refitted on each fold's training part; folds stratified by
-#'   class and drawn from R's random number generator, so [set.seed()]
-#'   reproduces the choice), ties to the more regularised (larger) value,
+#'   class and dealt in turn, as [kqd()]'s, so the choice does not depend on
+#'   the seed), ties to the more regularised (larger) value,
 #'   as for [kqd()] (see its Regularisation and the path); `select =
 #'   "training"` keeps the former rule, the lowest training error of the
 #'   discriminant (on out-of-fold distances for IC), ties to the first
@@ -279,6 +285,12 @@ kmdc_fit <- function(inputs, distance, classifier, reg, indefinite, prior, selec
                         nlevels(y), nlevels(y) + 1L, if (length(small) > 1) "es" else "",
                         paste0("\"", small, "\"", collapse = ", "), if (length(small) > 1) "have" else "has"))
   }
+  # the default: kqd()'s cross-validated path for RC, where every class has
+  # the three points its cross-validation needs (kmdc_select_path()), else
+  # kqd()'s single default value
+  if (is.null(reg) && (distance == "IC" || min(counts) < 3L)) {
+    reg <- kqd_default_reg(if (distance == "RC") "RC+" else "IC-")
+  }
   # a path of `reg` values: one distance model (one decomposition per class,
   # and per fold for IC) serves them all; a discriminant per value
   distances <- distance_path_model(inputs, distance, kmdc_reg_path(reg, nlevels(y)), indefinite, threads)
@@ -291,15 +303,27 @@ kmdc_fit <- function(inputs, distance, classifier, reg, indefinite, prior, selec
   } else {
     d_path <- distances$training_distances
   }
+  # MASS's warnings (collinear distances) are kept per path value and
+  # repeated below for the value that is used only: a path's extreme values
+  # may well give collinear distances that no prediction uses
+  discriminant_warnings <- vector("list", nrow(path))
   discriminants <- lapply(seq_len(nrow(path)), function(k) {
     if (!usable[k]) return(NULL)
     d <- d_path[[k]]
     dimnames(d) <- list(NULL, paste0("d2_", levels(y)))
-    tryCatch(
-      if (classifier == "lda") MASS::lda(d, y, prior = prior) else MASS::qda(d, y, prior = prior),
-      error = function(e) krein_abort(sprintf("The %s in the distance space failed%s: %s. The squared distances do not separate the classes; try another kernel width or `reg`.",
-                                              classifier, if (nrow(path) > 1L) paste0(" at reg = ", format_reg_row(path[k, ])) else "",
-                                              sub("[.]$", "", conditionMessage(e)))))
+    at <- if (nrow(path) > 1L) paste0(" at reg = ", format_reg_row(path[k, ])) else ""
+    withCallingHandlers(
+      tryCatch(
+        if (classifier == "lda") MASS::lda(d, y, prior = prior) else MASS::qda(d, y, prior = prior),
+        error = function(e) krein_abort(sprintf("The %s in the distance space failed%s: %s. The squared distances do not separate the classes; try another kernel width or `reg`.",
+                                                classifier, at, sub("[.]$", "", conditionMessage(e))))),
+      warning = function(w) {
+        if (inherits(w, "krein_warning")) return()
+        discriminant_warnings[[k]] <<- c(discriminant_warnings[[k]],
+                                         sprintf("The %s in the distance space%s: %s.", classifier, at,
+                                                 sub("[.]$", "", conditionMessage(w))))
+        invokeRestart("muffleWarning")
+      })
   })
   # the discriminant's error on the points it was trained on (out-of-fold
   # distances for IC)
@@ -311,6 +335,7 @@ kmdc_fit <- function(inputs, distance, classifier, reg, indefinite, prior, selec
   cv <- kmdc_select_path(select, nfolds, inputs, distance, classifier, path, indefinite, prior,
                          path_error, threads)
   best <- cv$best
+  for (text in unique(discriminant_warnings[[best]])) krein_warn(text)
   list(distance = distance, classifier = classifier, prior = prior, distances = distances,
        discriminant = discriminants[[best]], discriminants = discriminants, path_error = path_error,
        cv_error = cv$error, cv_folds = cv$folds, select = cv$select, best = best, folds = folds,
@@ -344,7 +369,7 @@ kmdc_select_path <- function(select, nfolds, inputs, distance, classifier, path,
   }
   K <- training_kernel(inputs, threads)
   self <- diag(K)
-  fold_ids <- draw_folds(y, folds, stratified = TRUE)
+  fold_ids <- interleaved_folds(y, folds)
   wrong <- matrix(0, folds, nrow(path))
   for (f in seq_len(folds)) {
     test <- fold_ids == f

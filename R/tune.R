@@ -631,6 +631,20 @@ draw_folds <- function(y, folds, stratified) {
   ids
 }
 
+# The folds of a model's own choice of a path value (kqd, kmdc): stratified
+# like draw_folds(), but dealt in turn instead of at random -- the points of
+# each class in data order, the classes one after another, go to folds 1, 2,
+# ..., folds, 1, 2, ... -- so that a default fit is a function of the data
+# and the arguments alone, predicts the same classes whatever the seed, and
+# leaves the random number generator untouched. tune_krein() keeps random
+# folds (draw_folds()), which its `seed` and `repeats` control.
+interleaved_folds <- function(y, folds) {
+  order <- unlist(split(seq_along(y), y), use.names = FALSE)
+  ids <- integer(length(y))
+  ids[order] <- rep_len(seq_len(folds), length(y))
+  ids
+}
+
 run_tasks <- function(run, count, steps = count) {
   progress <- if (requireNamespace("progressr", quietly = TRUE)) progressr::progressor(steps = steps) else function(...) NULL
   if (requireNamespace("future.apply", quietly = TRUE)) {

@@ -420,7 +420,7 @@ test_that("kmdc's distance model is fitted through fit_model(), with kqd's check
   suppressMessages(trace("fit_model", where = asNamespace("krein"), print = FALSE,
                          tracer = bquote(assign("seen", c(get("seen", envir = .(calls)), name), envir = .(calls)))))
   on.exit(suppressMessages(untrace("fit_model", where = asNamespace("krein"))), add = TRUE)
-  kmdc(y ~ ., data = data, kernel = kernel_rbf(0.5))
+  kmdc(y ~ ., data = data, kernel = kernel_rbf(0.5), reg = 0.1)
   expect_identical(calls$seen, c("kmdc", "kqd"))
 })
 

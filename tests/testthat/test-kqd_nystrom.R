@@ -135,8 +135,10 @@ test_that("a Ny-KQD regularisation path equals separate fits; predict types and 
   # MAP biases from the feature-space spectrum: the full fit's when every point is a landmark
   all_points <- seq_len(nrow(d$x))
   for (variant in c("IC+", "RC+", "FK+")) {
-    full <- ny_quiet(kqd(d$x, d$y, kernel = kernel, variant = variant, bias = "map", scale = FALSE))
-    ny <- ny_quiet(kqd(d$x, d$y, kernel = kernel, variant = variant, bias = "map", scale = FALSE,
+    # one value each (a full fit's default for RC is a cross-validated path)
+    reg <- kqd_default_reg(variant)
+    full <- ny_quiet(kqd(d$x, d$y, kernel = kernel, variant = variant, bias = "map", scale = FALSE, reg = reg))
+    ny <- ny_quiet(kqd(d$x, d$y, kernel = kernel, variant = variant, bias = "map", scale = FALSE, reg = reg,
                        landmarks = all_points))
     expect_equal(ny$bias, full$bias, tolerance = 1e-8)
   }
