@@ -347,8 +347,8 @@ model_print_lines.onda <- function(x) {
   c(sprintf("discriminant space: %d dimension%s, eigenvalues %s", dim, if (dim > 1) "s" else "",
             paste(format(x$values[seq_len(dim)], digits = 4), collapse = ", ")),
     if (!is.null(x$pooling)) {
-      sprintf("class covariances: %s (pooling = %s)", if (x$pooling == 0) "each class its own" else if (x$pooling == 1) "the pooled one" else "shrunk towards the pooled one",
-              format(x$pooling, digits = 3))
+      kind <- if (x$pooling == 0) "each class its own" else if (x$pooling == 1) "the pooled one" else "shrunk towards the pooled one"
+      sprintf("class covariances: %s (pooling = %s)", kind, format(x$pooling, digits = 3))
     },
     if (!is.null(x$ridge) && x$ridge > 0) paste0("ridge on the class covariances: ", format(x$ridge, digits = 3)),
     paste0("training error of the paper's nearest-class-mean rule (rule = \"nearest_mean\"): ",
