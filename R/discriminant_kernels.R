@@ -82,7 +82,7 @@ kernel_discriminant <- function(fit, kind = c("dk", "ldk", "gdk", "gmk", "ideal"
   # full model)
   reduced_gaussian <- identical(fit$posterior, "gaussian") && !is.null(fit$estimator$span)
   gaussian <- if (kind == "gmk" || (kind == "gdk" && !reduced_gaussian)) {
-    fit$estimator$gaussian %||% onda_gaussian_classes(fit$x, fit$y, prior, fit$ridge)
+    fit$estimator$gaussian %||% onda_gaussian_classes(fit$x, fit$y, prior, fit$ridge, fit$pooling)
   }
   features <- switch(kind,
     dk = function(x) onda_posteriors(fit, x),

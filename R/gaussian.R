@@ -24,6 +24,10 @@
 #'   coordinate.
 #' @param shrinkage Between 0 and 1: each covariance S becomes (1 - s) S + s tr(S) / p I
 #'   before the ridge is added.
+#' @param pooling Between 0 and 1: each class covariance S_k first becomes
+#'   (1 - l) S_k + l S_pooled, the regularised discriminant analysis of
+#'   Friedman (1989): 0 quadratic, 1 the pooled covariance for every class
+#'   (with the class's own log-determinant term, the same for all).
 #' @param threads Threads for the class factors.
 #' @param moments The class means (p x K), centred factors and counts of `x`
 #'   as cpp_kfda_class_factors() gives them, when they were computed
@@ -38,7 +42,7 @@
 #'   `weights` (p x K) and `constant` (K).
 #' @noRd
 gaussian_classes <- function(x, y, prior = NULL, pooled = FALSE, denominator = c("ml", "unbiased"),
-                             ridge = 0, shrinkage = 0, threads = 1L, moments = NULL) {
+                             ridge = 0, shrinkage = 0, threads = 1L, moments = NULL, pooling = 0) {
   denominator <- match_choice(denominator, "denominator", c("ml", "unbiased"))
   levels <- levels(y)
   classes <- length(levels)
@@ -64,7 +68,12 @@ gaussian_classes <- function(x, y, prior = NULL, pooled = FALSE, denominator = c
   factors <- if (pooled) {
     rep(list(pooled_factor), classes)
   } else {
-    lapply(seq_len(classes), function(k) adjusted(roots[[k]] / sqrt(max(1, counts[k] - unbiased))))
+    lapply(seq_len(classes), function(k) {
+      R <- roots[[k]] / sqrt(max(1, counts[k] - unbiased))
+      # (1 - l) S_k + l S_pooled as the factor of the stacked, weighted factors
+      if (pooling > 0) R <- cpp_triangular_factor(rbind(sqrt(1 - pooling) * R, sqrt(pooling) * pooled_root))
+      adjusted(R)
+    })
   }
   means <- t(moments$means)
   dimnames(means) <- list(levels, colnames(x))
@@ -72,7 +81,7 @@ gaussian_classes <- function(x, y, prior = NULL, pooled = FALSE, denominator = c
                 factors = factors, logdet = vapply(factors, factor_logdet, numeric(1)),
                 rcond = vapply(factors, factor_rcond, numeric(1)), pooled_factor = pooled_factor,
                 pooled_rcond = factor_rcond(pooled_factor), pooled = pooled, ridge = ridge,
-                shrinkage = shrinkage)
+                shrinkage = shrinkage, pooling = pooling)
   if (pooled && model$pooled_rcond > 0) {
     # the linear form: log(q_k f_k(x)) = x' W_k + c_k + a term common to all classes
     R <- pooled_factor
@@ -244,3 +253,11 @@ times_pow2 <- function(v, k) {
     k <- k - step
   }
 }
+
+# The default weight of the pooled covariance in each class covariance
+# (gaussian_classes(pooling = )) of ikpca_qd() and onda()'s Gaussian
+# posteriors, from the class sizes: 0 (each class its own covariance) when
+# the smallest class has at least twice as many points as coordinates p, 1
+# (the pooled covariance) when it has at most p -- where its own covariance
+# is singular --, and linear in between: min(1, max(0, 2 - min(n_k) / p)).
+pooling_by_class_sizes <- function(counts, p) min(1, max(0, 2 - min(counts) / p))

@@ -66,7 +66,8 @@
 #   scatter (see ?ikfd), not the absolute ridge of PRTools, so the same grid
 #   covers a different range.
 # * KPCA-QD is ikpca_qd() with pvar = 0.8 (the value the paper states for
-#   its Sec. V-C) and the grid above for its covariance `shrinkage`.
+#   its Sec. V-C), the paper's QDA (pooling = 0: each class its own
+#   covariance) and the grid above for its covariance `shrinkage`.
 # * SVM is isvm() (kernlab, C-SVM on the kernel matrix). Without Platt
 #   probabilities its class is the one-vs-one vote (predict(rule = "vote")).
 # * Ties in the CV error go to the first grid value (the smallest
@@ -99,7 +100,7 @@ classifiers <- select_classifiers(list(
   "KFD"     = list(ikfd, list(rule = "decision"), list(ridge_relative = log_grid(1e-6, 1e1))),
   "SVM"     = list(isvm, list(probability = FALSE), list(C = log_grid(1e-1, 1e6))),
   "KNN"     = list(iknn, list(), list(k = 1:8)),
-  "KPCA-QD" = list(ikpca_qd, list(pvar = 0.8), list(shrinkage = log_grid(1e-7, 1)))
+  "KPCA-QD" = list(ikpca_qd, list(pvar = 0.8, pooling = 0), list(shrinkage = log_grid(1e-7, 1)))
 ))
 
 # Paper 000, Table IV: mean (sd) test error in %, columns s = 0.5 ... 500,

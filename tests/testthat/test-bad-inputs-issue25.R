@@ -81,8 +81,9 @@ test_that("item 12: onda() in the span of the data gives the posteriors of the f
   x <- matrix(stats::rnorm(12 * 30), 12, dimnames = list(NULL, paste0("v", 1:30)))
   y <- factor(rep(c("a", "b", "c"), 4))
   new <- matrix(stats::rnorm(5 * 30), 5)
-  expect_warning(fit <- onda(x, y, scale = FALSE), class = "krein_singular_covariance_warning")
-  full <- suppressWarnings(onda_gaussian_classes(x, y, fit$prior))
+  # the paper's ML class covariances (pooling = 0) need the ridge, and warn
+  expect_warning(fit <- onda(x, y, scale = FALSE, pooling = 0), class = "krein_singular_covariance_warning")
+  full <- suppressWarnings(onda_gaussian_classes(x, y, fit$prior, pooling = 0))
   expect_equal(fit$ridge, full$ridge)
   expect_equal(predict(fit, new, type = "prob"), gaussian_posteriors(full, new), tolerance = 1e-8,
                ignore_attr = TRUE)
@@ -91,6 +92,12 @@ test_that("item 12: onda() in the span of the data gives the posteriors of the f
   gdk <- kernel_discriminant(fit, kind = "gdk")
   B <- gaussian_posteriors(full, new) / rep(sqrt(fit$prior), each = 5)
   expect_equal(kernel_matrix(gdk, new), tcrossprod(B), tolerance = 1e-8, ignore_attr = TRUE)
+  # the default pools completely (issue 30): the same in the span, silently
+  expect_no_warning(pooled <- onda(x, y, scale = FALSE))
+  expect_identical(pooled$pooling, 1)
+  full <- onda_gaussian_classes(x, y, pooled$prior, ridge = pooled$ridge, pooling = 1)
+  expect_equal(predict(pooled, new, type = "prob"), gaussian_posteriors(full, new), tolerance = 1e-8,
+               ignore_attr = TRUE)
   expect_snapshot(show_error(onda(x, y, ridge = 0)))
 })
 

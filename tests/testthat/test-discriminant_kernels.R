@@ -19,7 +19,8 @@ expect_psd <- function(K) {
 
 test_that("each discriminant kernel is positive semidefinite and equals its equation", {
   d <- kernel_case()
-  fit <- onda(d$x, d$y, scale = FALSE)
+  # the paper's Gaussian classes: ML class covariances (pooling = 0)
+  fit <- onda(d$x, d$y, scale = FALSE, pooling = 0)
   prior <- as.vector(fit$prior)
   B <- predict(fit, d$x, type = "prob")
   B_new <- predict(fit, d$new, type = "prob")

@@ -32,7 +32,7 @@ test_that("posterior = \"gaussian\" gives the posteriors of MASS::qda(method = \
   case <- four_class_data()
   new <- matrix(rnorm(30), 10, 3, dimnames = list(NULL, c("u", "v", "w")))
   for (prior in list(NULL, c(0.1, 0.2, 0.3, 0.4))) {
-    fit <- onda(case$x, case$y, prior = prior)
+    fit <- onda(case$x, case$y, prior = prior, pooling = 0)
     oracle <- MASS::qda(case$x, case$y, method = "mle", prior = prior %||% (as.vector(table(case$y)) / 160))
     expect_equal(unname(predict(fit, new, type = "prob")), unname(predict(oracle, new)$posterior),
                  tolerance = 1e-8)
@@ -401,4 +401,73 @@ test_that("a fitted posterior model receives the data as given, whatever onda()'
   expect_equal(fit_x$training_posteriors, by_function$training_posteriors, tolerance = 1e-10)
   expect_equal(predict(fit_x, X, type = "projection"), predict(by_function, X, type = "projection"),
                tolerance = 1e-10)
+})
+
+# Issue 30: the default Gaussian posteriors pool the class covariances
+# towards the pooled within-class one, by a weight from the class sizes.
+# Plain-R transcription: Sigma_k' = (1 - l) Sigma_k + l Sigma_W (ML, Sigma_W =
+# sum_k n_k Sigma_k / n), Gaussian densities (eq. 30) and Bayes (eq. 33).
+ref_pooled_posteriors <- function(x, y, new, prior, l) {
+  classes <- lapply(levels(y), function(v) {
+    xv <- x[y == v, , drop = FALSE]
+    list(m = colMeans(xv), S = crossprod(sweep(xv, 2, colMeans(xv))) / nrow(xv), n = nrow(xv))
+  })
+  pooled <- Reduce(`+`, lapply(classes, function(c) c$n * c$S)) / nrow(x)
+  log_f <- sapply(seq_along(classes), function(k) {
+    S <- (1 - l) * classes[[k]]$S + l * pooled
+    apply(new, 1, function(v) -0.5 * sum((v - classes[[k]]$m) * solve(S, v - classes[[k]]$m))) -
+      0.5 * determinant(S)$modulus + log(prior[k])
+  })
+  f <- exp(log_f - apply(log_f, 1, max))
+  f / rowSums(f)
+}
+
+test_that("the default Gaussian posteriors pool the class covariances by the class sizes (issue 30)", {
+  set.seed(30)
+  # 8 columns, classes of 12, 30 and 40 points: l = 2 - 12 / 8 = 0.5
+  y <- factor(rep(c("a", "b", "c"), c(12, 30, 40)))
+  x <- matrix(rnorm(82 * 8), 82, 8) + outer(as.integer(y), seq(0.2, 1.6, by = 0.2))
+  new <- matrix(rnorm(10 * 8, 1), 10, 8)
+  fit <- onda(x, y, scale = FALSE)
+  expect_equal(fit$pooling, min(1, max(0, 2 - 12 / 8)))
+  expect_equal(fit$pooling, 0.5)
+  expect_equal(unname(predict(fit, new, type = "prob")),
+               unname(ref_pooled_posteriors(x, y, new, as.vector(table(y)) / 82, 0.5)), tolerance = 1e-8)
+  # the paper's estimator is one argument away
+  paper <- onda(x, y, scale = FALSE, pooling = 0)
+  expect_identical(paper$pooling, 0)
+  expect_equal(unname(predict(paper, new, type = "prob")),
+               unname(ref_gaussian_posteriors(x, y, new, as.vector(table(y)) / 82)), tolerance = 1e-8)
+  # classes of at least twice the number of columns keep their own covariances
+  large <- four_class_data()
+  expect_identical(onda(large$x, large$y)$pooling, 0)
+  # a class with no more points than columns: the pooled covariance for all
+  expect_identical(onda(x[-(1:5), ], droplevels(y[-(1:5)]), scale = FALSE)$pooling, 1)
+  expect_error(onda(x, y, pooling = -0.1), class = "krein_error", regexp = "pooling")
+})
+
+test_that("a class covariance made singular by a column constant within the class: the default pools, without a warning", {
+  case <- four_class_data()
+  x <- case$x
+  x[case$y == "a", "w"] <- 1   # constant within class "a"
+  expect_no_warning(fit <- onda(x, case$y))
+  expect_identical(fit$pooling, 0.75)
+  expect_identical(fit$ridge, 0)
+  new <- matrix(rnorm(30), 10, 3, dimnames = list(NULL, c("u", "v", "w")))
+  scaled <- scale(x)
+  new_scaled <- scale(new, attr(scaled, "scaled:center"), attr(scaled, "scaled:scale"))
+  expect_equal(unname(predict(fit, new, type = "prob")),
+               unname(ref_pooled_posteriors(scaled, case$y, new_scaled, rep(0.25, 4), 0.75)), tolerance = 1e-8)
+  # the paper's estimator still needs the ridge, and says so
+  expect_warning(paper <- onda(x, case$y, pooling = 0), class = "krein_singular_covariance_warning")
+  expect_gt(paper$ridge, 0)
+  # more columns than points: the default pools completely, and its ridge is
+  # part of the default (no warning); the paper's estimator warns
+  set.seed(3)
+  wide <- matrix(rnorm(20 * 30), 20, 30)
+  labels <- factor(rep(c("p", "q"), 10))
+  expect_no_warning(fit_wide <- onda(wide, labels))
+  expect_identical(fit_wide$pooling, 1)
+  expect_gt(fit_wide$ridge, 0)
+  expect_warning(onda(wide, labels, pooling = 0), class = "krein_singular_covariance_warning")
 })

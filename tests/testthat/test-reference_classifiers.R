@@ -128,7 +128,8 @@ test_that("ikpca_qd equals QDA on the transcribed IKPCA map (Appendix I-E)", {
   train <- checkerboard(60, size = 2)
   test <- checkerboard(20, size = 2)
   kernel <- kernel_rbf(1)
-  fit <- ikpca_qd(train[, 1:2], train$y, kernel = kernel, pvar = 0.9, shrinkage = 0.2, scale = FALSE)
+  # the paper's QDA: each class its own covariance (pooling = 0)
+  fit <- ikpca_qd(train[, 1:2], train$y, kernel = kernel, pvar = 0.9, shrinkage = 0.2, pooling = 0, scale = FALSE)
   K <- kernel_matrix(kernel, train[, 1:2])
   Kx <- kernel_matrix(kernel, test[, 1:2], train[, 1:2])
   n <- 60
@@ -169,7 +170,7 @@ test_that("ikpca_qd without shrinkage is MASS::qda (ML covariances) on its kerne
   set.seed(12)
   train <- checkerboard(80, size = 2)
   test <- checkerboard(25, size = 2)
-  fit <- ikpca_qd(train[, 1:2], train$y, kernel = kernel_rbf(1), pvar = 0.7, shrinkage = 0)
+  fit <- ikpca_qd(train[, 1:2], train$y, kernel = kernel_rbf(1), pvar = 0.7, shrinkage = 0, pooling = 0)
   expect_gt(fit$ncomp, 1)
   Z <- predict(fit, type = "projection")
   Zx <- predict(fit, test[, 1:2], type = "projection")
@@ -187,16 +188,65 @@ test_that("ikpca_qd without shrinkage is MASS::qda (ML covariances) on its kerne
 })
 
 test_that("a singular class covariance in the kernel PCA space is a clear error", {
-  # without shrinkage, a class with fewer points than components has a
-  # singular ML covariance; any shrinkage makes it regular again
+  # without shrinkage or pooling, a class with fewer points than components
+  # has a singular ML covariance; any shrinkage makes it regular again, and
+  # so does the default pooling, which gives such a class the pooled
+  # covariance
   set.seed(13)
   train <- checkerboard(60, size = 2)
   few <- which(train$y == levels(train$y)[1])[-(1:3)]
   train <- train[-few, ]
   fit <- ikpca_qd(train[, 1:2], train$y, kernel = kernel_rbf(1), pvar = 0.95, shrinkage = 0.1)
   expect_gt(fit$ncomp, 3)
-  expect_error(ikpca_qd(train[, 1:2], train$y, kernel = kernel_rbf(1), pvar = 0.95, shrinkage = 0),
+  expect_error(ikpca_qd(train[, 1:2], train$y, kernel = kernel_rbf(1), pvar = 0.95, shrinkage = 0, pooling = 0),
                class = "krein_singular_covariance", regexp = "kernel PCA space is singular")
+  pooled <- ikpca_qd(train[, 1:2], train$y, kernel = kernel_rbf(1), pvar = 0.95, shrinkage = 0)
+  expect_identical(pooled$pooling, 1)
+  expect_true(all(pooled$gaussian$rcond > sqrt(.Machine$double.eps)))
+})
+
+test_that("ikpca_qd's default pools the class covariances by the class sizes (Friedman's RDA)", {
+  # the rule: l = min(1, max(0, 2 - n_min / p)) for the smallest class size
+  # n_min and p components, and the class covariances (1 - l) C_j + l C_pooled
+  # (ML, C_pooled = sum_j n_j C_j / n) before the shrinkage towards the
+  # identity; transcribed on the kernel PCA coordinates the fit reports
+  set.seed(21)
+  train <- checkerboard(70, size = 2)
+  test <- checkerboard(20, size = 2)
+  # a small first class: 8 points
+  train <- train[-which(train$y == levels(train$y)[1])[-(1:8)], ]
+  fit <- ikpca_qd(train[, 1:2], train$y, kernel = kernel_rbf(1), pvar = 0.8, shrinkage = 0.05)
+  counts <- as.vector(table(train$y))
+  p <- fit$ncomp
+  expect_gt(p, 4)   # 2 - 8 / p in (0, 1): a partial pooling
+  expected_pooling <- min(1, max(0, 2 - min(counts) / p))
+  expect_gt(expected_pooling, 0)
+  expect_lt(expected_pooling, 1)
+  expect_equal(fit$pooling, expected_pooling)
+  Z <- predict(fit, type = "projection")
+  Zx <- predict(fit, test[, 1:2], type = "projection")
+  moments <- lapply(levels(train$y), function(l) {
+    Zl <- Z[train$y == l, , drop = FALSE]
+    list(m = colMeans(Zl), C = crossprod(sweep(Zl, 2, colMeans(Zl))) / nrow(Zl), n = nrow(Zl))
+  })
+  pooled <- Reduce(`+`, lapply(moments, function(c) c$n * c$C)) / nrow(Z)
+  g <- sapply(moments, function(c) {
+    C <- (1 - expected_pooling) * c$C + expected_pooling * pooled
+    C <- 0.95 * C + 0.05 * sum(diag(C)) / p * diag(p)
+    apply(Zx, 1, function(z) -0.5 * sum((z - c$m) * solve(C, z - c$m)) - 0.5 * determinant(C)$modulus) +
+      log(c$n / nrow(Z))
+  })
+  expect_equal(unname(predict(fit, test[, 1:2], type = "decision")), unname(g), tolerance = 1e-8)
+  # classes with at least twice as many points as components keep their own
+  # covariances: the paper's QDA
+  big <- ikpca_qd(train[, 1:2], train$y, kernel = kernel_rbf(1), pvar = 0.3, shrinkage = 0.05)
+  expect_lte(big$ncomp, 4)
+  expect_identical(big$pooling, 0)
+  expect_equal(predict(big, test[, 1:2], type = "prob"),
+               predict(ikpca_qd(train[, 1:2], train$y, kernel = kernel_rbf(1), pvar = 0.3, shrinkage = 0.05,
+                                pooling = 0), test[, 1:2], type = "prob"))
+  expect_error(ikpca_qd(train[, 1:2], train$y, kernel = kernel_rbf(1), pooling = 2), class = "krein_error",
+               regexp = "pooling")
 })
 
 test_that("ikpca_qd on a constant kernel is a krein_error", {
