@@ -9,7 +9,8 @@
 #' models with a kernel, the Gaussian kernel's `gamma` (other kernels: pass
 #' `kernel = ` to `train()`, which forwards it; `gamma` is then ignored). A
 #' `tuneGrid` needs a column for each; a value of `NA` takes the model's
-#' default (for `gamma`, the median heuristic), but caret counts any `NA` in a
+#' default (for `gamma`, the median heuristic; for `"isvm"`, its default
+#' width \eqn{1/p}), but caret counts any `NA` in a
 #' grid as a missing result and warns, so prefer values. Other model arguments
 #' can be passed to `train()`, which forwards them to the model, `scale` among
 #' them (the default `TRUE` centres and scales the columns by the training
@@ -108,7 +109,7 @@ caret_model <- function(name, tune = NULL) {
       param$parameter <- NULL  # caret's placeholder for a model without parameters
       kernel <- NULL
       if (info$uses_kernel) {
-        kernel <- args$kernel %||% kernel_rbf(param$gamma)
+        kernel <- args$kernel %||% gaussian_or_default_kernel(info$name, param$gamma)
         args$kernel <- NULL
         param$gamma <- NULL
       }
