@@ -26,7 +26,8 @@
 #' them. The width is log-spaced from 1/32 to 32 times the median
 #' heuristic \eqn{\gamma_0}, [median_gamma()] of the training `x` centred and
 #' scaled as the model's default `scale = TRUE` scales it (with `scale =
-#' FALSE`, give a `tuneGrid`); for odd `tuneLength` one value is
+#' FALSE`, give a `tuneGrid`), for `"isvm"` times its default width
+#' \eqn{\gamma_0 = 1/p}; for odd `tuneLength` one value is
 #' \eqn{\gamma_0} itself. The model's own parameters, with one value each at
 #' `tuneLength = 1` (the model's default where it has a fixed one):
 #'
@@ -178,14 +179,14 @@ caret_tuning_specs <- list(
 )
 
 #' The width range of the default grids: the registry's (tuning_range()),
-#' around the median heuristic of the training x scaled as `scale = TRUE`
-#' scales it
+#' around the width of the model's default kernel (the median heuristic;
+#' isvm's 1/p) on the training x scaled as `scale = TRUE` scales it
 #' @noRd
 caret_gamma_range <- function(x, name) {
   x <- as.matrix(x)
   if (!is.numeric(x) || nrow(x) < 2L) krein_abort("`x` must be a numeric matrix with at least two rows to choose the widths of the default grid.")
   x <- suppressMessages(scale_columns(column_scaling(x), x))
-  log_range(tuning_range(name, "gamma"), center = median_gamma(x))
+  log_range(tuning_range(name, "gamma"), center = rbf_heuristic_gamma(gaussian_or_default_kernel(name, NULL), x))
 }
 
 caret_default_grid <- function(info, parameters, x, len, search = "grid") {
