@@ -55,9 +55,9 @@
 #' the order of the data, goes to fold \eqn{(i - 1) \bmod 5 + 1}), so the
 #' random number generator is untouched and the choice is a function of the
 #' data; `fit$cost_cv` holds the errors, shown by [summary()][summary.krein_model()].
-#' The search fits 20 SVMs on 80% of the points: a default fit took 1.5 to 4
-#' times as long as one with a given `C` (and its Platt model) on the
-#' benchmark sets of NEWS. Before version 0.1.0.9000 the
+#' The search fits 20 SVMs on 80% of the points: a default fit took up to
+#' 4.6 times as long as one with a given `C` (and its Platt model) on the
+#' data sets of NEWS, typically 2 to 4 times. Before version 0.1.0.9000 the
 #' defaults were `kernel = kernel_rbf()` and `C = 1`, which left many
 #' points inside the margin: on mlbench's Vowel, 685 of 693 points were
 #' support vectors and the test accuracy 0.626, against 0.751 for
