@@ -9,7 +9,8 @@
 #' models with a kernel, the Gaussian kernel's `gamma` (other kernels: pass
 #' `kernel = ` to `train()`, which forwards it; `gamma` is then ignored). A
 #' `tuneGrid` needs a column for each; a value of `NA` takes the model's
-#' default (for `gamma`, the median heuristic), but caret counts any `NA` in a
+#' default (for `gamma`, the median heuristic; for `"isvm"`, its default
+#' width \eqn{1/p}), but caret counts any `NA` in a
 #' grid as a missing result and warns, so prefer values. Other model arguments
 #' can be passed to `train()`, which forwards them to the model, `scale` among
 #' them (the default `TRUE` centres and scales the columns by the training
@@ -25,7 +26,8 @@
 #' them. The width is log-spaced from 1/32 to 32 times the median
 #' heuristic \eqn{\gamma_0}, [median_gamma()] of the training `x` centred and
 #' scaled as the model's default `scale = TRUE` scales it (with `scale =
-#' FALSE`, give a `tuneGrid`); for odd `tuneLength` one value is
+#' FALSE`, give a `tuneGrid`), for `"isvm"` times its default width
+#' \eqn{\gamma_0 = 1/p}; for odd `tuneLength` one value is
 #' \eqn{\gamma_0} itself. The model's own parameters, with one value each at
 #' `tuneLength = 1` (the model's default where it has a fixed one):
 #'
@@ -108,7 +110,7 @@ caret_model <- function(name, tune = NULL) {
       param$parameter <- NULL  # caret's placeholder for a model without parameters
       kernel <- NULL
       if (info$uses_kernel) {
-        kernel <- args$kernel %||% kernel_rbf(param$gamma)
+        kernel <- args$kernel %||% gaussian_or_default_kernel(info$name, param$gamma)
         args$kernel <- NULL
         param$gamma <- NULL
       }
@@ -177,14 +179,14 @@ caret_tuning_specs <- list(
 )
 
 #' The width range of the default grids: the registry's (tuning_range()),
-#' around the median heuristic of the training x scaled as `scale = TRUE`
-#' scales it
+#' around the width of the model's default kernel (the median heuristic;
+#' isvm's 1/p) on the training x scaled as `scale = TRUE` scales it
 #' @noRd
 caret_gamma_range <- function(x, name) {
   x <- as.matrix(x)
   if (!is.numeric(x) || nrow(x) < 2L) krein_abort("`x` must be a numeric matrix with at least two rows to choose the widths of the default grid.")
   x <- suppressMessages(scale_columns(column_scaling(x), x))
-  log_range(tuning_range(name, "gamma"), center = median_gamma(x))
+  log_range(tuning_range(name, "gamma"), center = rbf_heuristic_gamma(gaussian_or_default_kernel(name, NULL), x))
 }
 
 caret_default_grid <- function(info, parameters, x, len, search = "grid") {

@@ -202,6 +202,15 @@ model_defaults <- function(name, arguments = fit_argument_names(model_info(name)
   lapply(defaults, function(value) if (is.null(value)) NULL else eval(value, environment(fit_model)))
 }
 
+#' The kernel of a fit through caret or parsnip without a `kernel`: the
+#' Gaussian of width `gamma`, or without one the model's default kernel
+#' (isvm()'s takes the width 1/p, the others the median heuristic)
+#' @noRd
+gaussian_or_default_kernel <- function(name, gamma) {
+  if (!is.null(gamma)) return(kernel_rbf(gamma))
+  model_defaults(name, "kernel")[[1L]] %||% kernel_rbf()
+}
+
 #' A model argument as given in `args`, else its default
 #' @noRd
 model_argument <- function(name, args, argument) {

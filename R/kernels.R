@@ -75,8 +75,16 @@ new_krein_kernel <- function(name, params, label, formula, positive_definite, ..
 #' `sigma2 = 1e10`.
 #'
 #' @param gamma The width \eqn{\gamma > 0}. `NULL` (the default) chooses it from
-#'   the training data by the median heuristic, \eqn{\gamma = 1 /
-#'   \mathrm{median}\|x_i - x_j\|^2}: see [median_gamma()].
+#'   the training data by `heuristic`.
+#' @param heuristic How `gamma = NULL` is chosen from the training data (as
+#'   the model sees them: centred and scaled with `scale = TRUE`):
+#'   * `"median"` (the default): the median heuristic, \eqn{\gamma = 1 /
+#'     \mathrm{median}\|x_i - x_j\|^2}: see [median_gamma()];
+#'   * `"dimension"`: \eqn{\gamma = 1 / p} for \eqn{p} input columns, the
+#'     default of libsvm and [e1071::svm()] (which scale the inputs too):
+#'     the default kernel of [isvm()].
+#'
+#'   Ignored when `gamma` is given.
 #' @param degree The degree of the polynomial, a positive number (usually whole;
 #'   a non-whole degree is defined only where `scale` \eqn{\langle x, x'\rangle} +
 #'   `offset` >= 0, and krein stops with an error where the kernel is NaN).
@@ -156,9 +164,14 @@ kernel_poly <- function(degree = 2, scale = 1, offset = 1) {
 
 #' @rdname kernels
 #' @export
-kernel_rbf <- function(gamma = NULL) {
+kernel_rbf <- function(gamma = NULL, heuristic = c("median", "dimension")) {
   if (!is.null(gamma)) gamma <- check_number(gamma, "gamma", lower = 0)
-  new_krein_kernel("rbf", list(gamma = gamma), "Gaussian RBF", "exp(-gamma ||x - x'||^2)", TRUE)
+  heuristic <- match_choice(heuristic, "heuristic", c("median", "dimension"))
+  kernel <- new_krein_kernel("rbf", list(gamma = gamma), "Gaussian RBF", "exp(-gamma ||x - x'||^2)", TRUE)
+  # only a width left to the data records its rule, and the median (the
+  # default) is left implicit: kernel_rbf() is the object it always was
+  if (is.null(gamma) && heuristic != "median") kernel$heuristic <- heuristic
+  kernel
 }
 
 #' @rdname kernels
@@ -334,7 +347,8 @@ kernel_parameter_text <- function(kernel) {
   shown <- vapply(names(p), function(nm) {
     v <- p[[nm]]
     if (is.null(v)) {
-      return(sprintf("%s = %s", nm, if (nm == "gamma") "<median heuristic>" else "<from training data>"))
+      return(sprintf("%s = %s", nm, if (nm != "gamma") "<from training data>" else
+        if (identical(kernel$heuristic, "dimension")) "<1 / number of input columns>" else "<median heuristic>"))
     }
     if (length(v) > 4L) return(sprintf("%s = <%d values>", nm, length(v)))
     sprintf("%s = %s", nm, paste(format(v, digits = 4), collapse = ", "))
@@ -388,6 +402,17 @@ median_gamma <- function(x) {
   gamma
 }
 
+#' The width `kernel_rbf(gamma = NULL, heuristic)` takes from the training
+#' inputs `x` (as the model sees them)
+#' @noRd
+rbf_heuristic_gamma <- function(kernel, x) {
+  if (identical(kernel$heuristic, "dimension")) {
+    if (ncol(x) < 1L) krein_abort("`x` has no columns, so no kernel width can be chosen from it; give `gamma`.")
+    return(1 / ncol(x))
+  }
+  median_gamma(x)
+}
+
 #' Fill in the parameters a kernel takes from the training data
 #'
 #' `kernel_rbf(gamma = NULL)` and `kernel_rbf_diag(scales = NULL)` are
@@ -405,7 +430,8 @@ resolve_kernel <- function(kernel, x, scaling = NULL) {
   }
   needs_data <- kernel_needs_data(kernel)
   if (inherits(kernel, "krein_kernel_rbf") && is.null(kernel$params$gamma)) {
-    kernel$params$gamma <- median_gamma(x)
+    kernel$params$gamma <- rbf_heuristic_gamma(kernel, x)
+    kernel$heuristic <- NULL
   }
   if (inherits(kernel, "krein_kernel_rbf_diag") && is.null(kernel$params$scales)) {
     if (nrow(x) < 2L) krein_abort("`x` must have at least two rows to choose `scales` from the data.")

@@ -19,8 +19,10 @@
 #' penalty = tune(), gamma = tune())`; any other argument of the krein
 #' model (`variant`, `kernel`, `scale`, `landmarks`, ...) can be given there
 #' too and is passed on. A `kernel` replaces the Gaussian one (and `gamma`
-#' must then be left out). `gamma = NULL` (the default) takes the median
-#' heuristic of the training data, as `kernel_rbf()` does. The predictors are
+#' must then be left out). `gamma = NULL` (the default) takes the model's
+#' default kernel: the median heuristic of the training data, as `kernel_rbf()`
+#' does (for `svm_rbf()`, [isvm()]'s width \eqn{1/p}, `kernel_rbf(heuristic =
+#' "dimension")`). The predictors are
 #' centred and scaled by the training rows (the models' default `scale =
 #' TRUE`), so no recipe step for that is needed; factor predictors become
 #' indicator columns. Predictions come in parsnip's formats: `type = "class"`
@@ -160,8 +162,8 @@ finalize_rbf_gamma <- function(object, x) {
 #' @param x A numeric matrix of predictors.
 #' @param y A factor of classes.
 #' @param krein_model The krein model the engine fits (set by the engine).
-#' @param gamma The width of the Gaussian kernel; `NULL` for the median
-#'   heuristic.
+#' @param gamma The width of the Gaussian kernel; `NULL` for the model's
+#'   default kernel (the median heuristic; for isvm the width \eqn{1/p}).
 #' @param ... Further arguments of the krein model (`kernel`, `variant`,
 #'   `scale`, ...), and the engine's own names of its arguments (kqd's
 #'   `penalty`, its `reg`).
@@ -180,7 +182,7 @@ krein_parsnip_fit <- function(x, y, krein_model, gamma = NULL, ...) {
   kernel <- args$kernel
   args$kernel <- NULL
   if (is.null(kernel)) {
-    kernel <- kernel_rbf(gamma)
+    kernel <- gaussian_or_default_kernel(krein_model, gamma)
   } else if (!is.null(gamma)) {
     krein_abort("Give the krein engine either `gamma` (for the Gaussian kernel) or `kernel`, not both.")
   }

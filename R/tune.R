@@ -83,7 +83,9 @@
 #' (`kernel_rbf()`, the default; also as the base of [kernel_invariant()])
 #' takes `grid_size` values log-spaced from 1/32 to 32 times the median
 #' heuristic [median_gamma()] of all the rows of `x` as the model sees them
-#' (centred and scaled with `scale = TRUE`); a width the user gave is kept.
+#' (centred and scaled with `scale = TRUE`), or times \eqn{1/p} for
+#' `kernel_rbf(heuristic = "dimension")` ([isvm()]'s default kernel); a
+#' width the user gave is kept.
 #' Numeric model parameters are log-spaced (\eqn{10^a} to \eqn{10^b} in
 #' `grid_size` steps):
 #'
@@ -565,7 +567,9 @@ default_kernel_grid.default <- function(kernel, x, size) list()
 default_kernel_grid.krein_kernel_rbf <- function(kernel, x, size) {
   # only a width left to the data is tuned; a width the user gave stays
   if (!is.null(kernel$params$gamma)) return(list())
-  list(gamma = median_gamma(x) * width_factors(size))
+  # around the width the kernel would take: the median heuristic, or 1/p
+  # for heuristic = "dimension" (isvm()'s default kernel)
+  list(gamma = rbf_heuristic_gamma(kernel, x) * width_factors(size))
 }
 #' @export
 default_kernel_grid.krein_kernel_invariant <- function(kernel, x, size) default_kernel_grid(kernel$base, x, size)

@@ -56,7 +56,9 @@ test_that("the default grids tune the width around the median heuristic and foll
       expect_identical(nrow(grid), as.integer(rows), label = paste(name, len))
       if (info$uses_kernel) {
         widths <- sort(unique(grid$gamma))
-        expect_equal(widths, if (len == 1) gamma0 else gamma0 * 2^seq(-5, 5, length.out = len), label = name)
+        # isvm's default kernel takes the width 1/p (issue 30)
+        centre <- if (name == "isvm") 1 / 4 else gamma0
+        expect_equal(widths, if (len == 1) centre else centre * 2^seq(-5, 5, length.out = len), label = name)
       }
     }
   }
@@ -64,7 +66,9 @@ test_that("the default grids tune the width around the median heuristic and foll
   expect_equal(caret_model("pcvm")$grid(x, iris$Species, len = 3)$gamma, gamma0 * c(1 / 32, 1, 32))
   # at tuneLength 1, the models' defaults
   expect_identical(caret_model("ikfd")$grid(x, iris$Species, len = 1)$ridge_relative, 1e-4)
-  expect_identical(caret_model("isvm")$grid(x, iris$Species, len = 1)$C, 1)
+  # isvm's C = NULL (a cross-validation) has no single value: the middle of
+  # its range
+  expect_identical(caret_model("isvm")$grid(x, iris$Species, len = 1)$C, 10)
   expect_identical(caret_model("iknn")$grid(x, iris$Species, len = 1)$k, 1)
   # random search: tuneLength points drawn from the same ranges
   set.seed(3)

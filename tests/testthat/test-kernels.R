@@ -251,3 +251,19 @@ test_that("kernel_dissimilarity() checks its arguments, prints, and refuses nume
   K <- kernel_matrix(function(a, b) length(intersect(a, b)), list(1:3, 2:5, 7))
   expect_equal(K, matrix(c(3, 2, 0, 2, 4, 0, 0, 0, 1), 3))
 })
+
+test_that("kernel_rbf(heuristic = \"dimension\") takes gamma = 1/p from the data (isvm()'s default)", {
+  # issue 30: libsvm's and e1071's width; kernel_rbf() itself keeps the
+  # median heuristic
+  x <- matrix(c(0, 1, 3, 0, 2, 1, 1, 1, 0), 3)
+  kernel <- kernel_rbf(heuristic = "dimension")
+  expect_equal(kernel_matrix(kernel, x), exp(-as.matrix(stats::dist(x))^2 / 3), ignore_attr = TRUE,
+               tolerance = 1e-12)
+  expect_output(print(kernel), "gamma = <1 / number of input columns>")
+  expect_identical(kernel_rbf(heuristic = "median"), kernel_rbf())
+  expect_identical(kernel_rbf(2, heuristic = "dimension"), kernel_rbf(2))
+  expect_error(kernel_rbf(heuristic = "mean"), class = "krein_error", regexp = "`heuristic`")
+  # tune_krein()'s default width grid is centred on the kernel's own rule
+  expect_equal(default_kernel_grid(kernel, x, 3)$gamma, c(1 / 32, 1, 32) / 3)
+  expect_identical(formals(isvm.default)$kernel, quote(kernel_rbf(heuristic = "dimension")))
+})

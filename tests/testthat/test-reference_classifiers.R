@@ -291,6 +291,64 @@ test_that("isvm fits kernlab's SVM on the kernel matrix and predicts from the su
   expect_snapshot(show_error(predict(fit, test, rule = "majority")))
 })
 
+test_that("isvm's defaults: the width 1/p and the cost of the lowest stratified 5-fold CV error", {
+  skip_if_not_installed("kernlab")
+  # issue 30: the median-heuristic width with C = 1 made 685 of 693 Vowel
+  # points support vectors (test accuracy 0.626, e1071::svm's 0.751)
+  set.seed(4)
+  train <- checkerboard(120, size = 3)
+  seed <- .Random.seed
+  fit <- isvm(y ~ ., data = train, probability = FALSE)
+  # the folds are deterministic: the RNG is untouched
+  expect_identical(.Random.seed, seed)
+  expect_equal(fit$spec$kernel$params$gamma, 1 / 2)
+  # the rule in plain R: the i-th point of each class goes to fold
+  # (i - 1) mod 5 + 1; the error of kernlab's vote at each cost
+  K <- exp(-as.matrix(stats::dist(scale(as.matrix(train[, 1:2]))))^2 / 2)
+  y <- train$y
+  fold <- stats::ave(seq_along(y), y, FUN = function(i) (seq_along(i) - 1) %% 5 + 1)
+  costs <- c(0.1, 1, 10, 100)
+  error <- vapply(costs, function(C) {
+    wrong <- vapply(1:5, function(k) {
+      tr <- which(fold != k)
+      te <- which(fold == k)
+      m <- kernlab::ksvm(kernlab::as.kernelMatrix(K[tr, tr]), y[tr], kernel = "matrix", C = C, shrinking = FALSE)
+      sum(kernlab::predict(m, kernlab::as.kernelMatrix(K[te, tr[kernlab::SVindex(m)], drop = FALSE])) != y[te])
+    }, numeric(1))
+    sum(wrong) / length(y)
+  }, numeric(1))
+  expect_equal(fit$cost_cv, data.frame(C = costs, error = error))
+  expect_identical(fit$C, costs[which.min(error)])
+  expect_gt(fit$C, 1)  # this board needs more than the old default C = 1
+  same <- isvm(y ~ ., data = train, kernel = kernel_rbf(1 / 2), C = fit$C, probability = FALSE)
+  expect_null(same$cost_cv)
+  expect_identical(predict(fit, train), predict(same, train))
+  expect_output(print(fit), "cross-validated error")
+  expect_output(print(summary(fit)), "C by cross-validation")
+})
+
+test_that("isvm with C = 1 and its default kernel is e1071::svm with its defaults", {
+  skip_if_not_installed("kernlab")
+  skip_if_not_installed("e1071")
+  # e1071 (libsvm) scales the inputs and takes gamma = 1/p, as isvm() now
+  # does; its decision values, columns "a/b", favour a
+  set.seed(2)
+  rows <- sample(150, 100)
+  fit <- isvm(Species ~ ., data = iris[rows, ], C = 1, probability = FALSE)
+  reference <- e1071::svm(Species ~ ., data = iris[rows, ])
+  new <- iris[-rows, ]
+  expect_identical(as.character(predict(fit, new)), as.character(predict(reference, new)))
+  e <- attr(predict(reference, new, decision.values = TRUE), "decision.values")
+  expected <- matrix(0, nrow(new), 3, dimnames = list(NULL, levels(iris$Species)))
+  for (pair in colnames(e)) {
+    classes <- strsplit(pair, "/", fixed = TRUE)[[1]]
+    expected[, classes[1]] <- expected[, classes[1]] + e[, pair]
+    expected[, classes[2]] <- expected[, classes[2]] - e[, pair]
+  }
+  # two solvers stopping at their tolerances (1e-3)
+  expect_equal(unname(predict(fit, new, type = "decision")), unname(expected), tolerance = 1e-2)
+})
+
 test_that("isvm's class-wise decision values sum kernlab's one-vs-one values", {
   skip_if_not_installed("kernlab")
   fit <- isvm(iris[, 1:4], iris$Species, kernel = kernel_rbf(0.5), C = 1, probability = FALSE, scale = FALSE)
