@@ -404,13 +404,15 @@ test_that("a relative ridge far below rounding is raised and doubled, with a war
 # ridge of the grid, the leave-one-out squared errors of the ridge regressions
 # of each discriminant's first-group indicator on the kernel rows (intercept
 # unpenalised, penalty mu ||a||^2, mu = ridge_relative tr(N_d) / n), by
-# refitting without each point in turn.
-ref_ikfd_press <- function(K, y, grid) {
+# refitting without each point in turn; one row per point, one column per
+# ridge. The choice: the largest ridge whose sum (PRESS) is within one
+# standard error (sqrt(n) sd of the points' losses) of the smallest.
+ref_ikfd_loo_losses <- function(K, y, grid) {
   n <- nrow(K)
   y <- as.integer(factor(y))
   d <- if (max(y) == 2) 1 else max(y)
   vapply(grid, function(r) {
-    total <- 0
+    total <- double(n)
     for (j in seq_len(d)) {
       t <- as.double(y == j)
       mu <- r * sum(diag(ref_ikfd_scatter(K, y == j))) / n
@@ -419,11 +421,18 @@ ref_ikfd_press <- function(K, y, grid) {
         centre <- colMeans(X)
         Xc <- X - rep(centre, each = n - 1)
         a <- solve(crossprod(Xc) + mu * diag(n), crossprod(Xc, t[-i] - mean(t[-i])))
-        total <- total + (t[i] - mean(t[-i]) - sum((K[i, ] - centre) * a))^2
+        total[i] <- total[i] + (t[i] - mean(t[-i]) - sum((K[i, ] - centre) * a))^2
       }
     }
     total
-  }, double(1))
+  }, double(n))
+}
+
+ref_ikfd_ridge_choice <- function(losses, grid) {
+  press <- colSums(losses)
+  best <- which.min(press)
+  se <- sqrt(nrow(losses)) * sd(losses[, best])
+  list(press = press, se = se, chosen = grid[max(which(press <= press[best] + se))])
 }
 
 # N of one discriminant with equal weights: the within-group scatter of the
@@ -438,20 +447,23 @@ ref_ikfd_scatter <- function(K, in_A) {
   N
 }
 
-test_that("the default ridge_relative minimises the leave-one-out PRESS, as refits without each point give it (issue 30)", {
+test_that("the default ridge_relative follows the leave-one-out PRESS by the one-standard-error rule, as refits without each point give it (issue 30)", {
   grid <- 10^seq(-6, 1, by = 0.5)
   d <- three_class_data(n = 30)
   K <- kernel_matrix(kernel_rbf(1), d$x)
   fit <- ikfd(K, d$y, kernel = "precomputed")
-  press <- ref_ikfd_press(K, d$y, grid)
+  ref <- ref_ikfd_ridge_choice(ref_ikfd_loo_losses(K, d$y, grid), grid)
   expect_equal(fit$ridge_selection$grid, grid)
-  expect_equal(fit$ridge_selection$press, press, tolerance = 1e-6)
-  expect_equal(fit$ridge_relative, grid[which.min(press)])
+  expect_equal(fit$ridge_selection$press, ref$press, tolerance = 1e-6)
+  expect_equal(fit$ridge_selection$se, ref$se, tolerance = 1e-6)
+  expect_equal(fit$ridge_relative, ref$chosen)
+  # (here the rule takes a larger ridge than the smallest PRESS's)
+  expect_gt(fit$ridge_relative, grid[which.min(ref$press)])
   # the fit is the one with that ridge given
-  fixed <- ikfd(K, d$y, kernel = "precomputed", ridge_relative = grid[which.min(press)])
+  fixed <- ikfd(K, d$y, kernel = "precomputed", ridge_relative = ref$chosen)
   expect_equal(fit$coefficients, fixed$coefficients, tolerance = 1e-10)
   expect_null(fixed$ridge_selection)
-  expect_output(print(fit), "chosen by leave-one-out PRESS")
+  expect_output(print(fit), "chosen by leave-one-out PRESS, one-standard-error rule")
   # two classes: one discriminant, an indefinite kernel
   set.seed(2)
   two <- gaussian_mixture_2d(24)
@@ -459,9 +471,9 @@ test_that("the default ridge_relative minimises the leave-one-out PRESS, as refi
   K2 <- kernel_matrix(kernel_tanh(1, -1), x2)
   K2 <- (K2 + t(K2)) / 2
   fit2 <- ikfd(K2, two$y, kernel = "precomputed")
-  press2 <- ref_ikfd_press(K2, two$y, grid)
-  expect_equal(fit2$ridge_selection$press, press2, tolerance = 1e-6)
-  expect_equal(fit2$ridge_relative, grid[which.min(press2)])
+  ref2 <- ref_ikfd_ridge_choice(ref_ikfd_loo_losses(K2, two$y, grid), grid)
+  expect_equal(fit2$ridge_selection$press, ref2$press, tolerance = 1e-6)
+  expect_equal(fit2$ridge_relative, ref2$chosen)
 })
 
 test_that("the default ridge holds up on an edit-distance kernel where the former fixed one overfits (issue 30)", {
