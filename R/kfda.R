@@ -55,8 +55,8 @@
 #'   most the cap; 26 components there) reached 69% test accuracy against
 #'   95%. That former default is `ncomp = 0.99` wherever the cap does not
 #'   bind (the fit's `ncomp` shows the count). The share of the variance of
-#'   the centred kernel data kept is reported. (The percentages of the paper's Tables 3-4 are another
-#'   quantity: the cumulative share of the absolute eigenvalues of the
+#'   the centred kernel data kept is reported. (The percentages of the
+#'   paper's Tables 3-4 are another quantity: the cumulative share of the absolute eigenvalues of the
 #'   uncentred \eqn{K}.) The components are the leading singular vectors
 #'   of the centred kernel data (not the eigenvectors of their covariance,
 #'   which would square the condition number), kept up to its numerical
@@ -442,9 +442,9 @@ kfda_pca <- function(inputs, ncomp, discriminant, counts, threads) {
   selection <- NULL
   if (is.null(ncomp)) {
     candidates <- min(cap, rank)
-    Z <- cpp_kfda_project(K, spectrum$means, spectrum$v[, seq_len(candidates), drop = FALSE],
-                          sqrt(values[seq_len(candidates)]))
-    selection <- kfda_loo_components(Z, inputs$y)
+    Z_all <- cpp_kfda_project(K, spectrum$means, spectrum$v[, seq_len(candidates), drop = FALSE],
+                              sqrt(values[seq_len(candidates)]))
+    selection <- kfda_loo_components(Z_all, inputs$y)
     ncomp <- selection$chosen
   } else if (ncomp < 1) {
     ncomp <- which(share >= ncomp - 1e-12)[1]
@@ -456,7 +456,8 @@ kfda_pca <- function(inputs, ncomp, discriminant, counts, threads) {
   keep <- seq_len(ncomp)
   rotation <- spectrum$v[, keep, drop = FALSE]
   scale <- sqrt(values[keep])
-  list(Z = cpp_kfda_project(K, spectrum$means, rotation, scale), center = spectrum$means,
+  Z <- if (is.null(selection)) cpp_kfda_project(K, spectrum$means, rotation, scale) else Z_all[, keep, drop = FALSE]
+  list(Z = Z, center = spectrum$means,
        rotation = rotation, scale = scale, variance_explained = share[ncomp],
        eigenvalues = values[seq_len(rank)], spectrum = spectrum$info, points = inputs$x, bases = NULL,
        selection = selection)
