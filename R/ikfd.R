@@ -44,16 +44,16 @@
 #' PimaIndiansDiabetes and Vehicle, iris, kernlab's promotergene) its mean
 #' test accuracy equalled that of the smallest PRESS (81.2% against 81.1%).
 #' The fit keeps the grid, the sums, the standard error and the chosen
-#' ridge as `ridge_selection` (where no ridge gives
-#' finite sums, as for kernel rows without spread within the classes, it
-#' takes `1e-4`); with `weights =
-#' "prior"` the same choice is used (it is exact for equal weights). The
-#' eigendecomposition costs about one more fit (\eqn{O(n^3)}). A good ridge
-#' depends on the kernel's spectrum: Gaussian kernels on dense data take
-#' small ones (mlbench's Vowel: about \eqn{10^{-6}}), flat spectra such as
-#' those of edit-distance kernels need large ones (kernlab's promotergene:
-#' 0.1; with \eqn{10^{-4}} the discriminant separates the training classes
-#' perfectly and predicts test points barely above chance). A number gives
+#' ridge as `ridge_selection` (where no ridge gives finite sums, as for
+#' kernel rows without spread within the classes, it takes `1e-4`); with
+#' `weights = "prior"` the same choice is used (it is exact for equal
+#' weights). The eigendecomposition costs about one more fit
+#' (\eqn{O(n^3)}). A good ridge depends on the kernel's spectrum: Gaussian
+#' kernels on dense data take small ones (mlbench's Vowel: about
+#' \eqn{3 \cdot 10^{-6}}), flat spectra such as those of edit-distance
+#' kernels need large ones (kernlab's promotergene: about 3; with
+#' \eqn{10^{-4}} the discriminant separates the training classes perfectly
+#' and predicts test points barely above chance). A number gives
 #' a fixed ridge instead: `ridge_relative = 1e-4` is the default of krein
 #' 0.1.0, and the papers' experiments take theirs from cross-validation
 #' (see [tune_krein()]). Ny-iKFD (`landmarks`) keeps `1e-4` as its default:
