@@ -26,6 +26,39 @@
 #' (see Prediction).
 #'
 #' @section Regularisation:
+#' By default (`ridge_relative = NULL`) the full iKFD chooses its ridge from
+#' the data, by leave-one-out cross-validation in closed form (Cawley and
+#' Talbot 2003): with equal weights, each discriminant's direction is that of
+#' the ridge regression of its first group's indicator on the kernel rows
+#' \eqn{k_i} (with an unpenalised intercept and the penalty
+#' \eqn{\mu \|\alpha\|^2}), whose leave-one-out residuals follow from one
+#' eigendecomposition of \eqn{K} for every \eqn{\mu}. Over the
+#' `ridge_relative` in \eqn{10^{-6}, 10^{-5.5}, \dots, 10} it computes the
+#' sum of squared leave-one-out residuals over the points and discriminants
+#' (PRESS), and takes the largest ridge whose PRESS is within one standard
+#' error of the smallest (the one-standard-error rule of Breiman, Friedman,
+#' Olshen and Stone 1984: the most regularised fit the data cannot tell from
+#' the best; the standard error is \eqn{\sqrt{n}} times the standard
+#' deviation of the points' losses at the smallest PRESS). On ten random
+#' 70/30 splits of each of six real data sets (mlbench's Sonar, Glass,
+#' PimaIndiansDiabetes and Vehicle, iris, kernlab's promotergene) its mean
+#' test accuracy equalled that of the smallest PRESS (81.2% against 81.1%).
+#' The fit keeps the grid, the sums, the standard error and the chosen
+#' ridge as `ridge_selection` (where no ridge gives finite sums, as for
+#' kernel rows without spread within the classes, it takes `1e-4`); with
+#' `weights = "prior"` the same choice is used (it is exact for equal
+#' weights). The eigendecomposition and the sums cost one to two fits more
+#' (\eqn{O(n^3)}; 1.5 s -> 4.2 s on 1400 rows of kernlab's spam). A good ridge depends on the kernel's spectrum: Gaussian
+#' kernels on dense data take small ones (mlbench's Vowel: about
+#' \eqn{3 \cdot 10^{-6}}), flat spectra such as those of edit-distance
+#' kernels need large ones (kernlab's promotergene: about 3; with
+#' \eqn{10^{-4}} the discriminant separates the training classes perfectly
+#' and predicts test points barely above chance). A number gives
+#' a fixed ridge instead: `ridge_relative = 1e-4` is the default of krein
+#' 0.1.0, and the papers' experiments take theirs from cross-validation
+#' (see [tune_krein()]). Ny-iKFD (`landmarks`) keeps `1e-4` as its default:
+#' the leave-one-out choice needs the full kernel.
+#'
 #' `ridge_relative` is relative to the scale of the within-class scatter:
 #' \eqn{\mu = \mathrm{ridge\_relative} \cdot \mathrm{tr}(N) / n}, the mean
 #' eigenvalue of \eqn{N} times `ridge_relative`. Scaling the kernel by
@@ -106,8 +139,10 @@
 #' @inheritParams krein_inputs
 #' @inheritParams kqd
 #' @param ridge_relative The ridge on the within-class scatter, relative to
-#'   its mean eigenvalue (see Regularisation): a positive number. The
-#'   absolute ridge it gives is the fit's `ridge`.
+#'   its mean eigenvalue (see Regularisation): a positive number, or `NULL`
+#'   (the default) to choose it by leave-one-out cross-validation (`1e-4` for
+#'   Ny-iKFD). `1e-4` gives the fixed default of krein 0.1.0. The absolute
+#'   ridge it gives is the fit's `ridge`.
 #' @param landmarks `NULL` for the full iKFD; `"meb"`, `"kmeans"` or
 #'   `"random"` to select landmarks with [select_landmarks()]; a vector of
 #'   training-row indices; or a `krein_landmarks` object from
@@ -125,7 +160,11 @@
 #' @returns An object of class `c("ikfd", "krein_model")`: a list with
 #'   `coefficients` (one column per discriminant: \eqn{\alpha} over the
 #'   training points, or \eqn{a} over the landmarks), `bias`, `ridge` (the
-#'   absolute \eqn{\mu} of each discriminant), `ridge_relative`, `weights`,
+#'   absolute \eqn{\mu} of each discriminant), `ridge_relative` (given or
+#'   chosen), `ridge_selection` (for a chosen ridge: the `grid` of relative
+#'   ridges, their leave-one-out `press`, its standard error `se` at the
+#'   smallest and the `chosen` ridge; else `NULL`),
+#'   `weights`,
 #'   `calibration` (the Gaussian model of the training scores behind
 #'   `type = "prob"`: class means, priors, the triangular factor of the
 #'   pooled covariance, its `ridge`, and `floored`, see Probabilities),
@@ -148,6 +187,14 @@
 #' Mika, S., Raetsch, G., Weston, J., Schoelkopf, B. and Mueller, K.-R.
 #' (1999). Fisher discriminant analysis with kernels. In *Neural Networks for
 #' Signal Processing IX*, IEEE, 41-48. \doi{10.1109/NNSP.1999.788121}.
+#'
+#' Breiman, L., Friedman, J. H., Olshen, R. A. and Stone, C. J. (1984).
+#' *Classification and Regression Trees*. Wadsworth, Belmont, CA.
+#' \doi{10.1201/9781315139470}.
+#'
+#' Cawley, G. C. and Talbot, N. L. C. (2003). Efficient leave-one-out
+#' cross-validation of kernel Fisher discriminant classifiers. *Pattern
+#' Recognition*, 36(11), 2585-2592. \doi{10.1016/S0031-3203(03)00136-5}.
 #'
 #' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
 #' indefinite kernel approximation using minimum enclosing balls.
@@ -181,7 +228,7 @@ ikfd.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 
 #' @rdname ikfd
 #' @export
-ikfd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, ridge_relative = 1e-4, landmarks = NULL,
+ikfd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, ridge_relative = NULL, landmarks = NULL,
                          eps = 0.01, m = NULL, weights = c("equal", "prior"), na.action = NULL,
                          threads = NULL) {
   check_dots_empty("ikfd", ...)
@@ -193,7 +240,7 @@ ikfd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, ridge_r
 #' filled in by fit_model())
 #' @noRd
 ikfd_fit <- function(inputs, ridge_relative, landmarks, eps, m, weights, threads) {
-  ridge_relative <- check_number(ridge_relative, "ridge_relative", lower = 0)
+  if (!is.null(ridge_relative)) ridge_relative <- check_number(ridge_relative, "ridge_relative", lower = 0)
   weights <- match_choice(weights, "weights", c("equal", "prior"))
   threads <- check_threads(threads)
   y <- inputs$y
@@ -202,8 +249,11 @@ ikfd_fit <- function(inputs, ridge_relative, landmarks, eps, m, weights, threads
   fit <- if (is.null(landmarks)) {
     ikfd_full(inputs, ridge_relative, weights, threads)
   } else {
+    # the leave-one-out choice needs the full kernel: Ny-iKFD keeps DisTools' scale
+    if (is.null(ridge_relative)) ridge_relative <- 1e-4
     ikfd_nystrom(inputs, landmarks, ridge_relative, weights, threads)
   }
+  ridge_relative <- fit$ridge_relative %||% ridge_relative
   ridge_increased <- isTRUE(fit$ridge_increased)
   if (ridge_increased) {
     krein_warn(sprintf(
@@ -213,7 +263,8 @@ ikfd_fit <- function(inputs, ridge_relative, landmarks, eps, m, weights, threads
   scores <- fit$scores
   dimnames(scores) <- NULL
   list(coefficients = fit$coefficients, bias = fit$bias, ridge = fit$ridge,
-       ridge_relative = ridge_relative, ridge_increased = ridge_increased, weights = weights,
+       ridge_relative = ridge_relative, ridge_selection = fit$ridge_selection,
+       ridge_increased = ridge_increased, weights = weights,
        calibration = calibrate_scores(scores, y, threads), landmarks = landmarks, values = fit$values,
        signature = if (!is.null(fit$values)) c(p = sum(fit$values > 0), q = sum(fit$values < 0)),
        landmark_rank = fit$landmark_rank,
@@ -259,9 +310,80 @@ resolve_landmarks <- function(landmarks, inputs, eps, m, threads) {
 
 ikfd_full <- function(inputs, reg, weights, threads) {
   K <- training_kernel(inputs, threads)
+  selection <- NULL
+  if (is.null(reg)) {
+    selection <- ikfd_loo_ridge(K, inputs$y)
+    reg <- selection$chosen
+  }
   core <- unfactorisable_scatter(cpp_ikfd_full(K, as.integer(inputs$y), nlevels(inputs$y), weights, reg, threads))
   scores <- K %*% core$coefficients + rep(core$bias, each = nrow(K))
-  c(core[c("coefficients", "bias", "ridge", "ridge_increased")], list(scores = scores))
+  c(core[c("coefficients", "bias", "ridge", "ridge_increased")],
+    list(scores = scores, ridge_relative = reg, ridge_selection = selection))
+}
+
+# The relative ridges the leave-one-out selection tries (documented in ?ikfd)
+ikfd_ridge_grid <- function() 10^seq(-6, 1, by = 0.5)
+
+# The default relative ridge of the full iKFD: the largest of
+# ikfd_ridge_grid() whose leave-one-out squared error (PRESS) of the ridge
+# regressions iKFD's discriminants are (Cawley and Talbot 2003) is within one
+# standard error of the smallest (the one-standard-error rule). With equal
+# weights, discriminant d's direction (N_d + mu I)^{-1} (m_A - m_B) is that of
+# the ridge regression of the indicator of its first group on the kernel rows
+# k_i, with an unpenalised intercept and penalty mu ||alpha||^2 (the total
+# scatter N_d + between-class term, by Sherman-Morrison, gives the same
+# direction). One eigendecomposition K = Q diag(lambda) Q' gives every hat
+# matrix: without the intercept H0 = Q diag(lambda^2 / (lambda^2 + mu)) Q',
+# with it H = H0 + u u' / (1'u), u = (I - H0) 1; the leave-one-out residual
+# of point i is r_i / (1 - H_ii). I - H0 = Q diag(w) Q' with w = mu /
+# (lambda^2 + mu) is formed directly, so that 1 - H_ii keeps its digits when
+# it is small. mu = ridge_relative tr(N_d) / n, as the fit resolves it.
+ikfd_loo_ridge <- function(K, y, grid = ikfd_ridge_grid()) {
+  n <- nrow(K)
+  classes <- nlevels(y)
+  codes <- as.integer(y)
+  eig <- with_core_errors("The eigendecomposition of the kernel matrix", cpp_symmetric_eigen(K, TRUE))
+  Q <- eig$vectors
+  lambda2 <- eig$values^2
+  targets <- if (classes == 2L) matrix(as.double(codes == 1L), n, 1L) else
+    vapply(seq_len(classes), function(j) as.double(codes == j), double(n))
+  # tr(N_d) of each discriminant: the scatter of the kernel rows about the
+  # means of its two groups (the class, the others)
+  row_norms <- rowSums(K * K)
+  traces <- apply(targets, 2L, function(t) {
+    inside <- t == 1
+    within <- function(g) sum(row_norms[g]) - sum(colSums(K[g, , drop = FALSE])^2) / sum(g)
+    within(inside) + within(!inside)
+  })
+  Qt <- crossprod(Q, targets)
+  Q1 <- colSums(Q)
+  Q2 <- Q * Q
+  # the squared leave-one-out residuals of each point (summed over the
+  # discriminants), one column per ridge
+  losses <- vapply(grid, function(r) {
+    total <- double(n)
+    for (d in seq_len(ncol(targets))) {
+      mu <- r * traces[d] / n
+      if (!(mu > 0)) return(rep(Inf, n))
+      w <- mu / (lambda2 + mu)
+      u <- as.vector(Q %*% (w * Q1))
+      c1 <- sum(w * Q1^2)
+      leverage_gap <- as.vector(Q2 %*% w) - u^2 / c1      # 1 - H_ii
+      if (!(c1 > 0) || any(!(leverage_gap > 1e-12))) return(rep(Inf, n))
+      residual <- as.vector(Q %*% (w * Qt[, d])) - u * sum(u * targets[, d]) / c1
+      total <- total + (residual / leverage_gap)^2
+    }
+    total
+  }, double(n))
+  press <- colSums(losses)
+  # no finite PRESS: kernel rows without spread within the groups (tr(N) = 0,
+  # a constant or block kernel); the former fixed default then
+  if (!any(is.finite(press))) return(list(grid = grid, press = press, se = NA_real_, chosen = 1e-4))
+  # the one-standard-error rule: the largest ridge whose PRESS is within one
+  # standard error (of the sum of the points' losses) of the smallest
+  best <- which.min(press)
+  se <- sqrt(n) * stats::sd(losses[, best])
+  list(grid = grid, press = press, se = se, chosen = grid[max(which(press <= press[best] + se))])
 }
 
 # Ny-iKFD: the landmark kernel in row blocks, reduced to per-class QR factors;
@@ -449,7 +571,9 @@ model_print_lines.ikfd <- function(x) {
   lm <- x$landmarks
   c(paste0(if (d == 1L) "one discriminant" else paste(d, "one-vs-rest discriminants"), ", ",
            x$weights, " weights"),
-    paste0("ridge_relative = ", format(x$ridge_relative), "; absolute ridge mu = ", format_ridges(x$ridge),
+    paste0("ridge_relative = ", format(x$ridge_relative),
+           if (!is.null(x$ridge_selection)) " (chosen by leave-one-out PRESS, one-standard-error rule)",
+           "; absolute ridge mu = ", format_ridges(x$ridge),
            if (isTRUE(x$ridge_increased)) " (raised until the scatter had a Cholesky factor)"),
     if (isTRUE(x$calibration$floored)) {
       paste0("probability calibration: no spread of the training scores within the classes; standard deviation floored at ",
@@ -479,8 +603,10 @@ model_summary.ikfd <- function(object) {
     ridge = object$ridge, bias = object$bias, check.names = FALSE)
   out <- list(Classes = classes,
               Discriminants = discriminants,
-              Regularisation = sprintf("ridge_relative = %s (mu = ridge_relative x the mean eigenvalue of the within-class scatter), %s weights",
-                                       format(object$ridge_relative), object$weights))
+              Regularisation = sprintf("ridge_relative = %s%s (mu = ridge_relative x the mean eigenvalue of the within-class scatter), %s weights",
+                                       format(object$ridge_relative),
+                                       if (!is.null(object$ridge_selection)) ", chosen by leave-one-out PRESS (one-standard-error rule)" else "",
+                                       object$weights))
   if (!is.null(lm)) {
     out[["Nystroem approximation"]] <- sprintf(
       "%d landmarks (%s); K_mm of rank %d; approximated kernel of rank %d, signature (p, q) = (%d, %d)",

@@ -40,7 +40,8 @@ test_that("Ny-iKFD with every training point a landmark equals the full iKFD", {
   x_new <- matrix(rnorm(40), 20, 2)
   for (kernel in list(kernel_rbf(1), kernel_tanh(scale = 0.5, offset = -1))) {
     for (weights in c("equal", "prior")) {
-      full <- ikfd(d$x, d$y, kernel = kernel, weights = weights)
+      # (the same ridge: the full fit's default chooses its own, issue 30)
+      full <- ikfd(d$x, d$y, kernel = kernel, weights = weights, ridge_relative = 1e-4)
       ny <- ikfd(d$x, d$y, kernel = kernel, weights = weights, landmarks = seq_len(nrow(d$x)))
       expect_equal(predict(ny, x_new, type = "decision"), predict(full, x_new, type = "decision"),
                    tolerance = 1e-7)
@@ -53,7 +54,7 @@ test_that("with a rank-6 kernel and 6 landmarks in general position Ny-iKFD is t
   d <- three_class_data(n = 90)
   kernel <- kernel_poly(degree = 2, scale = 1, offset = 1)
   x_new <- matrix(rnorm(40), 20, 2)
-  full <- ikfd(d$x, d$y, kernel = kernel, scale = FALSE)
+  full <- ikfd(d$x, d$y, kernel = kernel, scale = FALSE, ridge_relative = 1e-4)
   ny <- ikfd(d$x, d$y, kernel = kernel, landmarks = c(1, 2, 3, 10, 20, 30), scale = FALSE)
   expect_identical(length(ny$values), 6L)
   expect_equal(predict(ny, x_new, type = "decision"), predict(full, x_new, type = "decision"),
@@ -246,7 +247,7 @@ test_that("ikfd() fits dissimilarity data", {
 test_that("print, summary and plot work for full and Nystroem fits", {
   set.seed(6)
   train <- checkerboard(200, size = 2)
-  full <- ikfd(y ~ x1 + x2, data = train, kernel = kernel_rbf(2))
+  full <- ikfd(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), ridge_relative = 1e-4)
   ny <- ikfd(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), landmarks = "kmeans", m = 20)
   expect_output(expect_identical(print(full), full), "Indefinite kernel Fisher discriminant\n")
   expect_output(print(full), "ridge_relative = 1e-04; absolute ridge mu = ")
@@ -397,4 +398,102 @@ test_that("a relative ridge far below rounding is raised and doubled, with a war
                  class = "krein_warning", regexp = "raised and doubled")
   expect_true(ny$ridge_increased)
   expect_false(ikfd(X, d$y, scale = FALSE)$ridge_increased)
+})
+
+# Plain-R transcription of the default ridge (issue 30): for each relative
+# ridge of the grid, the leave-one-out squared errors of the ridge regressions
+# of each discriminant's first-group indicator on the kernel rows (intercept
+# unpenalised, penalty mu ||a||^2, mu = ridge_relative tr(N_d) / n), by
+# refitting without each point in turn; one row per point, one column per
+# ridge. The choice: the largest ridge whose sum (PRESS) is within one
+# standard error (sqrt(n) sd of the points' losses) of the smallest.
+ref_ikfd_loo_losses <- function(K, y, grid) {
+  n <- nrow(K)
+  y <- as.integer(factor(y))
+  d <- if (max(y) == 2) 1 else max(y)
+  vapply(grid, function(r) {
+    total <- double(n)
+    for (j in seq_len(d)) {
+      t <- as.double(y == j)
+      mu <- r * sum(diag(ref_ikfd_scatter(K, y == j))) / n
+      for (i in seq_len(n)) {
+        X <- K[-i, , drop = FALSE]
+        centre <- colMeans(X)
+        Xc <- X - rep(centre, each = n - 1)
+        a <- solve(crossprod(Xc) + mu * diag(n), crossprod(Xc, t[-i] - mean(t[-i])))
+        total[i] <- total[i] + (t[i] - mean(t[-i]) - sum((K[i, ] - centre) * a))^2
+      }
+    }
+    total
+  }, double(n))
+}
+
+ref_ikfd_ridge_choice <- function(losses, grid) {
+  press <- colSums(losses)
+  best <- which.min(press)
+  se <- sqrt(nrow(losses)) * sd(losses[, best])
+  list(press = press, se = se, chosen = grid[max(which(press <= press[best] + se))])
+}
+
+# N of one discriminant with equal weights: the within-group scatter of the
+# kernel rows about the means of the group and of the others
+ref_ikfd_scatter <- function(K, in_A) {
+  N <- 0
+  for (group in list(in_A, !in_A)) {
+    R <- K[group, , drop = FALSE]
+    R <- R - rep(colMeans(R), each = nrow(R))
+    N <- N + crossprod(R)
+  }
+  N
+}
+
+test_that("the default ridge_relative follows the leave-one-out PRESS by the one-standard-error rule, as refits without each point give it (issue 30)", {
+  grid <- 10^seq(-6, 1, by = 0.5)
+  d <- three_class_data(n = 30)
+  K <- kernel_matrix(kernel_rbf(1), d$x)
+  fit <- ikfd(K, d$y, kernel = "precomputed")
+  ref <- ref_ikfd_ridge_choice(ref_ikfd_loo_losses(K, d$y, grid), grid)
+  expect_equal(fit$ridge_selection$grid, grid)
+  expect_equal(fit$ridge_selection$press, ref$press, tolerance = 1e-6)
+  expect_equal(fit$ridge_selection$se, ref$se, tolerance = 1e-6)
+  expect_equal(fit$ridge_relative, ref$chosen)
+  # (here the rule takes a larger ridge than the smallest PRESS's)
+  expect_gt(fit$ridge_relative, grid[which.min(ref$press)])
+  # the fit is the one with that ridge given
+  fixed <- ikfd(K, d$y, kernel = "precomputed", ridge_relative = ref$chosen)
+  expect_equal(fit$coefficients, fixed$coefficients, tolerance = 1e-10)
+  expect_null(fixed$ridge_selection)
+  expect_output(print(fit), "chosen by leave-one-out PRESS, one-standard-error rule")
+  # two classes: one discriminant, an indefinite kernel
+  set.seed(2)
+  two <- gaussian_mixture_2d(24)
+  x2 <- as.matrix(two[, 1:2])
+  K2 <- kernel_matrix(kernel_tanh(1, -1), x2)
+  K2 <- (K2 + t(K2)) / 2
+  fit2 <- ikfd(K2, two$y, kernel = "precomputed")
+  ref2 <- ref_ikfd_ridge_choice(ref_ikfd_loo_losses(K2, two$y, grid), grid)
+  expect_equal(fit2$ridge_selection$press, ref2$press, tolerance = 1e-6)
+  expect_equal(fit2$ridge_relative, ref2$chosen)
+})
+
+test_that("the default ridge holds up on an edit-distance kernel where the former fixed one overfits (issue 30)", {
+  skip_if_not_installed("kernlab")
+  e <- new.env()
+  utils::data("promotergene", package = "kernlab", envir = e)
+  dna <- apply(as.matrix(e$promotergene[, -1]), 1, paste, collapse = "")
+  D <- utils::adist(dna)
+  y <- e$promotergene$Class
+  set.seed(1)
+  train <- sort(sample.int(length(y), 74))
+  test <- setdiff(seq_along(y), train)
+  kd <- kernel_from_dissimilarity(D[train, train])
+  accuracy <- function(fit) mean(predict(fit, D[test, train]) == y[test])
+  # krein 0.1.0's fixed ridge separates the training classes perfectly and
+  # predicts the test points barely above the majority class (0.44): 0.56
+  old <- ikfd(kd, y[train], ridge_relative = 1e-4)
+  expect_equal(old$training_error, 0)
+  expect_lt(accuracy(old), 0.6)
+  fit <- ikfd(kd, y[train])
+  expect_gte(fit$ridge_relative, 1e-2)
+  expect_gt(accuracy(fit), 0.75)
 })

@@ -546,3 +546,65 @@ test_that("the internal option krein.kfda_pca is checked", {
   expect_error(with_pca_method("lanczos", kfda(d$x, d$y, kernel = kernel_rbf(0.5), ncomp = 3)),
                class = "krein_error")
 })
+
+# Plain-R transcription of the default number of components (issue 30): for
+# each count q, the leave-one-out squared errors of the least-squares
+# regressions of the class indicators (one for two classes) on the first q
+# principal component scores of the kernel data and an intercept, by
+# refitting lm() without each point in turn (the components themselves are
+# those of all training points).
+ref_kfda_press <- function(K, y, qmax) {
+  scores <- ref_kernel_pca_scores(K, K, qmax)$train
+  y <- factor(y)
+  targets <- if (nlevels(y) == 2) cbind(as.double(y == levels(y)[1])) else
+    sapply(levels(y), function(l) as.double(y == l))
+  vapply(seq_len(qmax), function(q) {
+    S <- scores[, seq_len(q), drop = FALSE]
+    total <- 0
+    for (i in seq_len(nrow(S))) {
+      fit <- stats::lm.fit(cbind(1, S[-i, , drop = FALSE]), targets[-i, , drop = FALSE])
+      total <- total + sum((targets[i, ] - c(1, S[i, ]) %*% as.matrix(fit$coefficients))^2)
+    }
+    total
+  }, double(1))
+}
+
+test_that("the default ncomp minimises the leave-one-out PRESS over the counts up to the cap, as refits give it (issue 30)", {
+  d <- three_class_data(n = 45)
+  K <- kernel_matrix(kernel_rbf(0.5), d$x)
+  fit <- kfda(K, d$y, kernel = "precomputed")
+  # the linear rule's cap: a fifth of the training points
+  press <- ref_kfda_press(K, d$y, 9)
+  expect_equal(fit$ncomp_selection$press, press, tolerance = 1e-6)
+  expect_identical(fit$ncomp, which.min(press))
+  fixed <- kfda(K, d$y, kernel = "precomputed", ncomp = which.min(press))
+  expect_null(fixed$ncomp_selection)
+  expect_equal(predict(fit, K, type = "prob"), predict(fixed, K, type = "prob"), tolerance = 1e-8)
+  # two classes: one indicator; the quadratic rule's cap is a quarter of the
+  # smallest class
+  two <- droplevels(d$y[d$y != "c"])
+  K2 <- K[d$y != "c", d$y != "c"]
+  quad <- kfda(K2, two, kernel = "precomputed", discriminant = "quadratic")
+  press2 <- ref_kfda_press(K2, two, floor(min(table(two)) / 4))
+  expect_equal(quad$ncomp_selection$press, press2, tolerance = 1e-6)
+  expect_identical(quad$ncomp, which.min(press2))
+})
+
+test_that("the default ncomp holds up on many classes, where 99% of the variance kept too few components (issue 30)", {
+  skip_if_not_installed("mlbench")
+  e <- new.env()
+  utils::data("Vowel", package = "mlbench", envir = e)
+  set.seed(1)
+  v <- e$Vowel[sort(sample.int(nrow(e$Vowel), 400)), ]
+  set.seed(1)
+  train <- sort(sample.int(400, 280))
+  test <- setdiff(seq_len(400), train)
+  accuracy <- function(fit) mean(predict(fit, v[test, ]) == v$Class[test])
+  # krein 0.1.0's default: the fewest components reaching 99% of the
+  # variance (26 here), 65% test accuracy
+  old <- kfda(Class ~ ., data = v[train, ], ncomp = 0.99)
+  expect_lt(accuracy(old), 0.7)
+  fit <- kfda(Class ~ ., data = v[train, ])
+  expect_gt(fit$ncomp, old$ncomp)
+  expect_gt(accuracy(fit), 0.72)
+})
