@@ -67,8 +67,9 @@
 #' heuristic, `kernel_rbf()`. Without `C`, it takes the cost of the lowest
 #' 5-fold cross-validated error among \eqn{C = 0.1, 1, 10, 100} (the
 #' smallest of tied costs), from the one training kernel matrix: the folds
-#' are stratified and deterministic (the \eqn{i}-th point of each class, in
-#' the order of the data, goes to fold \eqn{(i - 1) \bmod 5 + 1}), so the
+#' are stratified and dealt in turn, as [kqd()]'s (the points of each class
+#' in data order, the classes one after another, go to folds 1, 2, ..., 5,
+#' 1, 2, ...), so the
 #' random number generator is untouched and the choice is a function of the
 #' data; `fit$cost_cv` holds the errors, shown by [summary()][summary.krein_model()].
 #' The search fits 20 SVMs on 80% of the points: a default fit took up to
@@ -139,7 +140,6 @@
 #'   only choice up to krein 0.1.0), 1 for the pooled covariance in every class;
 #'   `NULL` (the default) chooses it from the class sizes and the number of
 #'   components (see Details).
-#' @param C The cost of constraint violation of the SVM.
 #' @param C The cost of constraint violation of the SVM, a positive number;
 #'   `NULL` (the default) chooses it by cross-validation (see isvm()'s
 #'   defaults). `C = 1` was the default before version 0.1.0.9000.
@@ -562,20 +562,15 @@ isvm_cost_folds <- 5L
 #' cost of `grid`, the share of the training points that kernlab's SVM (its
 #' one-vs-one vote, without shrinking like the main fit) misclassifies when
 #' fitted without their fold. The folds are stratified and deterministic, so
-#' the RNG is untouched and the chosen C is a function of the data: the
-#' i-th point of each class (in the order of the data) goes to fold
-#' (i - 1) mod `folds` + 1. Every class has at least two points (checked
+#' the RNG is untouched and the chosen C is a function of the data
+#' (interleaved_folds(), as kqd's and kmdc's). Every class has at least two points (checked
 #' before), so every fold's training part holds every class.
 #' @param K The training kernel matrix.
 #' @returns A data frame: `C`, `error`; the fit takes the first row of the
 #'   lowest error (ties to the smaller cost).
 #' @noRd
 isvm_cost_cv <- function(K, y, grid = isvm_cost_grid, folds = isvm_cost_folds) {
-  fold <- integer(length(y))
-  for (level in levels(y)) {
-    members <- which(y == level)
-    fold[members] <- rep_len(seq_len(folds), length(members))
-  }
+  fold <- interleaved_folds(y, folds)
   error <- vapply(grid, function(C) {
     wrong <- 0L
     for (k in unique(fold)) {

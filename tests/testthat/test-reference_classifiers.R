@@ -302,11 +302,13 @@ test_that("isvm's defaults: the width 1/p and the cost of the lowest stratified 
   # the folds are deterministic: the RNG is untouched
   expect_identical(.Random.seed, seed)
   expect_equal(fit$spec$kernel$params$gamma, 1 / 2)
-  # the rule in plain R: the i-th point of each class goes to fold
-  # (i - 1) mod 5 + 1; the error of kernlab's vote at each cost
+  # the rule in plain R: the points of each class in data order, the
+  # classes one after another, go to folds 1, 2, ..., 5, 1, 2, ...; the
+  # error of kernlab's vote at each cost
   K <- exp(-as.matrix(stats::dist(scale(as.matrix(train[, 1:2]))))^2 / 2)
   y <- train$y
-  fold <- stats::ave(seq_along(y), y, FUN = function(i) (seq_along(i) - 1) %% 5 + 1)
+  fold <- integer(length(y))
+  fold[order(y)] <- rep_len(1:5, length(y))
   costs <- c(0.1, 1, 10, 100)
   error <- vapply(costs, function(C) {
     wrong <- vapply(1:5, function(k) {
