@@ -33,8 +33,8 @@
 #'
 #' | name | parameters | default grid |
 #' |---|---|---|
-#' | `"kqd"` | `variant`, `reg` | `variant = "RC+"`, `reg` log-spaced in 1e-3 to 10 |
-#' | `"kmdc"` | `distance`, `classifier`, `reg` | `"RC"`, `"lda"`, `reg` log-spaced in 1e-3 to 10 |
+#' | `"kqd"` | `variant`, `reg` | `variant = "RC+"`, `reg` log-spaced in 1e-5 to 10 |
+#' | `"kmdc"` | `distance`, `classifier`, `reg` | `"RC"`, `"lda"`, `reg` log-spaced in 1e-5 to 10 |
 #' | `"ikfd"` | `ridge_relative` | log-spaced in 1e-6 to 1e-2 |
 #' | `"kfda"` | `discriminant`, `ncomp` | `"linear"`, `ncomp` as a share of variance, 0.8, 0.9, 0.95, ... |
 #' | `"onda"` | `posterior`, `ridge` | `"linear"` (ridge 0) and `"gaussian"` with `ridge` log-spaced in 1e-4 to 1e-2 (no kernel, no `gamma`) |

@@ -79,7 +79,7 @@ NULL
 #'   1/32 to 32 times the median heuristic [median_gamma()] of the
 #'   predictors centred and scaled as the models' default `scale = TRUE`
 #'   scales them.
-#' * `kqd_penalty()`: [kqd()]'s `reg`, \eqn{10^{-3}} to 10 (log10).
+#' * `kqd_penalty()`: [kqd()]'s `reg`, \eqn{10^{-5}} to 10 (log10).
 #' * `ikfd_penalty()`: [ikfd()]'s `ridge_relative`, \eqn{10^{-6}} to
 #'   \eqn{10^{-2}} (log10).
 #'

@@ -62,7 +62,7 @@ test_that("the default grids tune the width around the median heuristic and foll
       }
     }
   }
-  expect_equal(caret_model("kqd")$grid(x, iris$Species, len = 3)$reg, rep(c(1e-3, 0.1, 10), 3))
+  expect_equal(caret_model("kqd")$grid(x, iris$Species, len = 3)$reg, rep(c(1e-5, 0.01, 10), 3))
   expect_equal(caret_model("pcvm")$grid(x, iris$Species, len = 3)$gamma, gamma0 * c(1 / 32, 1, 32))
   # at tuneLength 1, the models' defaults
   expect_identical(caret_model("ikfd")$grid(x, iris$Species, len = 1)$ridge_relative, 1e-4)
@@ -75,7 +75,7 @@ test_that("the default grids tune the width around the median heuristic and foll
   random <- caret_model("kqd")$grid(x, iris$Species, len = 5, search = "random")
   expect_identical(nrow(random), 5L)
   expect_true(all(random$gamma >= gamma0 / 32 & random$gamma <= gamma0 * 32))
-  expect_true(all(random$reg >= 1e-3 & random$reg <= 10))
+  expect_true(all(random$reg >= 1e-5 & random$reg <= 10))
   # (onda's linear posteriors take no ridge: their draws collapse to one row)
   onda_random <- caret_model("onda")$grid(x, iris$Species, len = 4, search = "random")
   expect_lte(nrow(onda_random), 4L)

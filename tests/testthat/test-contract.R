@@ -372,7 +372,7 @@ test_that("one table of tuning ranges: tune_krein(), caret_model() and the dials
   }
   # the numeric ranges of kqd, ikfd and isvm are tuned by both
   expect_equal(range(caret_model("ikfd")$grid(x, y, len = 3)$ridge_relative), c(1e-6, 1e-2))
-  expect_equal(range(caret_model("kqd")$grid(x, y, len = 3)$reg), c(1e-3, 10))
+  expect_equal(range(caret_model("kqd")$grid(x, y, len = 3)$reg), c(1e-5, 10))
   skip_if_not_installed("dials")
   expect_equal(unname(unlist(kqd_penalty()$range)), krein:::tuning_range("kqd", "reg"))
   expect_equal(unname(unlist(ikfd_penalty()$range)), krein:::tuning_range("ikfd", "ridge_relative"))

@@ -398,7 +398,7 @@ test_that("without a grid, the width comes from the median heuristic on the scal
   scaled <- scale(X)   # scale = TRUE: the width of the data as the model sees them
   expect_setequal(names(tuned$results)[1:2], c("reg", "gamma"))
   expect_equal(sort(unique(tuned$results$gamma)), median_gamma(scaled) * 2^c(-5, 0, 5))
-  expect_equal(sort(unique(tuned$results$reg)), 10^c(-3, -1, 1))   # RC: around sigma^2 = 0.1
+  expect_equal(sort(unique(tuned$results$reg)), 10^c(-5, -2, 1))   # RC: the default path's range
   expect_identical(nrow(tuned$results), 9L)
   # scale = FALSE: the width of the data as given; the IC and FK variants' range
   grid <- krein:::default_tuning_grid(krein:::model_info("kqd"), kernel_rbf(), X, FALSE,
