@@ -447,3 +447,26 @@ test_that("RC's default is a cross-validated path scaled to the kernel's spread 
   expect_identical(unname(suppressWarnings(kqd(x, one, kernel = kernel_rbf(2)))$reg[1, ]), c(0.1, 0.1))
   expect_identical(unname(kqd(x, d$y, kernel = kernel_rbf(2), variant = "FK+")$reg[1, 1]), 1e-3)
 })
+
+test_that("kqd's and kmdc's default path holds up on real data where sigma^2 = 0.1 did not (issue 30)", {
+  skip_if_not_installed("mlbench")
+  e <- new.env()
+  utils::data("Vowel", package = "mlbench", envir = e)
+  set.seed(1)
+  v <- e$Vowel[sort(sample.int(nrow(e$Vowel), 400)), ]
+  set.seed(1)
+  train <- sort(sample.int(400, 280))
+  test <- setdiff(seq_len(400), train)
+  accuracy <- function(fit) mean(predict(fit, v[test, ]) == v$Class[test])
+  # the former default, one value sigma^2 = 0.1: far too large here
+  old_kqd <- accuracy(kqd(Class ~ ., data = v[train, ], reg = 0.1))
+  old_kmdc <- accuracy(kmdc(Class ~ ., data = v[train, ], reg = 0.1))
+  fit_kqd <- kqd(Class ~ ., data = v[train, ])
+  fit_kmdc <- kmdc(Class ~ ., data = v[train, ])
+  expect_lt(old_kqd, 0.6)
+  expect_lt(old_kmdc, 0.7)
+  expect_gt(accuracy(fit_kqd), old_kqd + 0.2)
+  expect_gt(accuracy(fit_kmdc), old_kmdc + 0.15)
+  # the chosen values lie inside the path, not at its ends
+  expect_lt(fit_kqd$best, nrow(fit_kqd$reg))
+})
