@@ -321,6 +321,15 @@ ikfd_full <- function(inputs, reg, weights, threads) {
     list(scores = scores, ridge_relative = reg, ridge_selection = selection))
 }
 
+# The 0/1 targets of the regressions behind the Fisher discriminants of
+# ikfd_loo_ridge() and kfda_loo_components(): one column (class 1 against
+# the other) for two classes, one per class (against the rest) for more
+discriminant_indicators <- function(y) {
+  codes <- as.integer(y)
+  if (nlevels(y) == 2L) return(matrix(as.double(codes == 1L), length(y), 1L))
+  vapply(seq_len(nlevels(y)), function(j) as.double(codes == j), double(length(y)))
+}
+
 # The relative ridges the leave-one-out selection tries (documented in ?ikfd)
 ikfd_ridge_grid <- function() 10^seq(-6, 1, by = 0.5)
 
@@ -340,21 +349,20 @@ ikfd_ridge_grid <- function() 10^seq(-6, 1, by = 0.5)
 # it is small. mu = ridge_relative tr(N_d) / n, as the fit resolves it.
 ikfd_loo_ridge <- function(K, y, grid = ikfd_ridge_grid()) {
   n <- nrow(K)
-  classes <- nlevels(y)
-  codes <- as.integer(y)
   eig <- with_core_errors("The eigendecomposition of the kernel matrix", cpp_symmetric_eigen(K, TRUE))
   Q <- eig$vectors
   lambda2 <- eig$values^2
-  targets <- if (classes == 2L) matrix(as.double(codes == 1L), n, 1L) else
-    vapply(seq_len(classes), function(j) as.double(codes == j), double(n))
+  targets <- discriminant_indicators(y)
   # tr(N_d) of each discriminant: the scatter of the kernel rows about the
-  # means of its two groups (the class, the others)
-  row_norms <- rowSums(K * K)
-  traces <- apply(targets, 2L, function(t) {
-    inside <- t == 1
-    within <- function(g) sum(row_norms[g]) - sum(colSums(K[g, , drop = FALSE])^2) / sum(g)
-    within(inside) + within(!inside)
-  })
+  # means of its two groups (the class, the others), from the per-class sums
+  # of the rows (no copy of K per group)
+  row_norms <- rowSums(K^2)
+  class_sums <- rowsum(K, as.integer(y), reorder = TRUE)
+  total_sum <- colSums(class_sums)
+  counts <- as.vector(table(y))
+  traces <- vapply(seq_len(ncol(targets)), function(d) {
+    sum(row_norms) - sum(class_sums[d, ]^2) / counts[d] - sum((total_sum - class_sums[d, ])^2) / (n - counts[d])
+  }, double(1))
   Qt <- crossprod(Q, targets)
   Q1 <- colSums(Q)
   Q2 <- Q * Q

@@ -478,10 +478,7 @@ kfda_max_components <- 128L
 # follow from cumulative sums: O(n qmax c) for c indicators.
 kfda_loo_components <- function(Z, y) {
   n <- nrow(Z)
-  codes <- as.integer(y)
-  classes <- nlevels(y)
-  targets <- if (classes == 2L) matrix(as.double(codes == 1L), n, 1L) else
-    vapply(seq_len(classes), function(j) as.double(codes == j), double(n))
+  targets <- discriminant_indicators(y)
   targets <- targets - rep(colMeans(targets), each = n)
   U <- Z / sqrt(n - 1)
   coefficients <- crossprod(U, targets)

@@ -592,14 +592,10 @@ test_that("the default ncomp minimises the leave-one-out PRESS over the counts u
 
 test_that("the default ncomp holds up on many classes, where 99% of the variance kept too few components (issue 30)", {
   skip_if_not_installed("mlbench")
-  e <- new.env()
-  utils::data("Vowel", package = "mlbench", envir = e)
-  set.seed(1)
-  v <- e$Vowel[sort(sample.int(nrow(e$Vowel), 400)), ]
-  set.seed(1)
-  train <- sort(sample.int(400, 280))
-  test <- setdiff(seq_len(400), train)
-  accuracy <- function(fit) mean(predict(fit, v[test, ]) == v$Class[test])
+  vowel <- vowel_sample()
+  v <- vowel$data
+  train <- vowel$train
+  accuracy <- vowel$accuracy
   # krein 0.1.0's default: the fewest components reaching 99% of the
   # variance (26 here), 65% test accuracy
   old <- kfda(Class ~ ., data = v[train, ], ncomp = 0.99)

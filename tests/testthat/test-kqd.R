@@ -450,14 +450,10 @@ test_that("RC's default is a cross-validated path scaled to the kernel's spread 
 
 test_that("kqd's and kmdc's default path holds up on real data where sigma^2 = 0.1 did not (issue 30)", {
   skip_if_not_installed("mlbench")
-  e <- new.env()
-  utils::data("Vowel", package = "mlbench", envir = e)
-  set.seed(1)
-  v <- e$Vowel[sort(sample.int(nrow(e$Vowel), 400)), ]
-  set.seed(1)
-  train <- sort(sample.int(400, 280))
-  test <- setdiff(seq_len(400), train)
-  accuracy <- function(fit) mean(predict(fit, v[test, ]) == v$Class[test])
+  vowel <- vowel_sample()
+  v <- vowel$data
+  train <- vowel$train
+  accuracy <- vowel$accuracy
   # the former default, one value sigma^2 = 0.1: far too large here
   old_kqd <- accuracy(kqd(Class ~ ., data = v[train, ], reg = 0.1))
   old_kmdc <- accuracy(kmdc(Class ~ ., data = v[train, ], reg = 0.1))
