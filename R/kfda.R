@@ -31,6 +31,19 @@
 #' and \eqn{K} the number of classes. So `kfda()` gives the posteriors of
 #' `MASS::lda()` / `MASS::qda()` run on the same reduced kernel data.
 #'
+#' @section The default kernel:
+#' Without a `kernel`, `kfda()` takes the Gaussian kernel of width
+#' \eqn{\gamma = 1/p} for \eqn{p} input columns (centred and scaled with
+#' `scale = TRUE`), `kernel_rbf(heuristic = "dimension")`, as [isvm()] and
+#' [e1071::svm()] do, rather than the median heuristic of the other krein
+#' models. On mlbench's Sonar (60 inputs) the median heuristic's wider kernel
+#' left kfda 8 points of test accuracy behind an untuned SVM on a 70/30 split
+#' (0.758 against 0.839; 0.790 against 0.816 over five splits), and 1/p closes
+#' the gap (0.806; 0.816 over five splits); on Glass, iris, Ionosphere,
+#' BreastCancer and Vowel the two widths are within 2 points of each other
+#' over the same five splits. The paper's examples and krein 0.1.0's default
+#' are `kernel = kernel_rbf()`.
+#'
 #' @section Regularisation (Huang, Hwang and Lin 2005, Sec. 4.2):
 #' The kernel data are \eqn{n}-dimensional and their covariances singular
 #' (Remark 3), so one of three reductions is used:
@@ -225,7 +238,7 @@ kfda <- function(x, ...) UseMethod("kfda")
 
 #' @rdname kfda
 #' @export
-kfda.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf(),
+kfda.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf(heuristic = "dimension"),
                         scale = TRUE) {
   inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel, scale = scale)
   fit_model("kfda", inputs, list(...), match.call())
@@ -233,7 +246,7 @@ kfda.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 
 #' @rdname kfda
 #' @export
-kfda.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, discriminant = c("linear", "quadratic"),
+kfda.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimension"), scale = TRUE, discriminant = c("linear", "quadratic"),
                          reduce = c("pca", "subset", "ridge"), ncomp = NULL, bases = NULL,
                          ridge = NULL, prior = NULL, logdet = TRUE, tol = 1e-9, na.action = NULL,
                          threads = NULL) {

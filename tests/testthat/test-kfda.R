@@ -604,3 +604,23 @@ test_that("the default ncomp holds up on many classes, where 99% of the variance
   expect_gt(fit$ncomp, old$ncomp)
   expect_gt(accuracy(fit), 0.72)
 })
+
+test_that("the default kernel is the width 1/p, which holds up on Sonar where the median heuristic did not (issue 30)", {
+  skip_if_not_installed("mlbench")
+  e <- new.env()
+  utils::data("Sonar", package = "mlbench", envir = e)
+  sonar <- e$Sonar
+  # bench/real_data.R's split: 146 training and 62 test points
+  set.seed(1)
+  train <- sort(sample.int(nrow(sonar), round(0.7 * nrow(sonar))))
+  test <- setdiff(seq_len(nrow(sonar)), train)
+  accuracy <- function(fit) mean(predict(fit, sonar[test, ]) == sonar$Class[test])
+  fit <- kfda(Class ~ ., data = sonar[train, ])
+  expect_equal(fit$spec$kernel$params$gamma, 1 / 60)
+  # the former default, the median heuristic's wider kernel: 0.758 (47 of
+  # 62), 8 points behind e1071::svm's 0.839; the new default 0.806 (50)
+  median_fit <- kfda(Class ~ ., data = sonar[train, ], kernel = kernel_rbf())
+  expect_lt(median_fit$spec$kernel$params$gamma, 0.6 / 60)
+  expect_lt(accuracy(median_fit), 0.78)
+  expect_gt(accuracy(fit), 0.78)
+})
