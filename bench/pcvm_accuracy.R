@@ -12,7 +12,11 @@
 # Environment: KREIN_BENCH_SETS (default "checkerboard,banana,sine"),
 # KREIN_BENCH_STARTS (default 5), KREIN_BENCH_FULL_MAX (the largest N for the
 # full PCVM, default 30000: its kernel is 8 N^2 bytes), KREIN_BENCH_E_STEP
-# (default "reference"; "exact" measures the former E-step).
+# (default "reference"; "exact" measures the former E-step), KREIN_BENCH_EPS
+# (Ny-PCVM's MEB eps, default 0.001), KREIN_BENCH_SEEDS (default 0: each
+# PCVM from the default start once, after set.seed(1); k > 0: the default
+# start after set.seed(1..k) instead, so that only the landmarks drawn by MEB
+# change between runs, and no random start).
 # Prints a line per fit as it ends, then per data set, N and model: test
 # error (mean and worst over the starts), the worst over the SVM's, fit time
 # (mean), EM runs that did not converge or went wrong (pcvm()'s warnings).
@@ -27,6 +31,8 @@ sets <- strsplit(Sys.getenv("KREIN_BENCH_SETS", "checkerboard,banana,sine"), ","
 starts <- as.integer(Sys.getenv("KREIN_BENCH_STARTS", "5"))
 full_max <- as.numeric(Sys.getenv("KREIN_BENCH_FULL_MAX", "30000"))
 e_step <- Sys.getenv("KREIN_BENCH_E_STEP", "reference")
+eps <- as.numeric(Sys.getenv("KREIN_BENCH_EPS", "0.001"))
+seeds <- as.integer(Sys.getenv("KREIN_BENCH_SEEDS", "0"))
 
 generators <- list(checkerboard = function(n) checkerboard(n), banana = function(n) banana(n),
                    sine = function(n) sine_populations(n / 2))
@@ -67,15 +73,18 @@ for (set in sets) {
       record(set, N, "svm", "-", measure(function() e1071::svm(x, train$y, gamma = widths[[set]], cost = 1,
                                                                 scale = FALSE), test_x, test$y))
     }
-    models <- list(`Ny-PCVM` = list(landmarks = "meb", eps = 0.001))
+    models <- list(`Ny-PCVM` = list(landmarks = "meb", eps = eps))
     if (N <= full_max) models <- c(list(PCVM = list()), models)
     for (model in names(models)) {
-      for (start in c(0L, seq_len(starts))) {
-        control <- if (start == 0L) pcvm_control(e_step = e_step) else pcvm_control(e_step = e_step, start = "random")
-        set.seed(max(start, 1L))
+      runs <- if (seeds > 0L) -seq_len(seeds) else c(0L, seq_len(starts))
+      for (start in runs) {
+        # start <= 0: the default start (after set.seed(-start) for seeded runs)
+        control <- if (start <= 0L) pcvm_control(e_step = e_step) else pcvm_control(e_step = e_step, start = "random")
+        set.seed(max(abs(start), 1L))
         call <- function() do.call(pcvm, c(list(x, train$y, kernel = kernel, scale = FALSE, control = control),
                                            models[[model]]))
-        record(set, N, model, if (start == 0L) "fixed" else as.character(start), measure(call, test_x, test$y))
+        label <- if (start == 0L) "fixed" else if (start < 0L) paste0("seed", -start) else as.character(start)
+        record(set, N, model, label, measure(call, test_x, test$y))
         gc()
       }
     }
@@ -83,7 +92,8 @@ for (set in sets) {
 }
 
 results <- do.call(rbind, rows)
-cat(sprintf("\nE-step: %s; %d random starts and the default start per PCVM\n", e_step, starts))
+cat(if (seeds > 0L) sprintf("\nE-step: %s; the default start after set.seed(1..%d) per PCVM (Ny-PCVM: MEB eps %g)\n", e_step, seeds, eps)
+    else sprintf("\nE-step: %s; %d random starts and the default start per PCVM (Ny-PCVM: MEB eps %g)\n", e_step, starts, eps))
 cat(sprintf("%-12s %7s  %-8s %10s %10s %12s %9s %12s %10s\n", "data", "N", "model", "mean err", "worst err",
             "worst / svm", "mean time", "unconverged", "went wrong"))
 worst_ratio <- 0
