@@ -1,15 +1,16 @@
 // krein: render the page's TeX formulas -- \( \) inline, \[ \] and $$ $$ displayed --
 // with the copy of KaTeX that krein ships (this folder), so that they render
 // without a network. Part of krein (GPL >= 2), not of KaTeX.
-// Used two ways: inlined into each vignette's HTML by the vignette's header
-// (then the copy is the folder katex/ beside the page), or loaded from a page of
-// the pkgdown site (then the copy is the folder this script was loaded from).
-// Where the copy is missing (a vignette's HTML copied on its own), the same
-// version of KaTeX is loaded from a CDN instead, which works only online.
+// Loaded by each vignette's HTML (from katex/ beside it, doc/katex once
+// installed) and by every page of the pkgdown site (pkgdown/extra.js loads it
+// from katex/ at the site's root); KaTeX is taken from the folder this script
+// was loaded from. Where that copy of KaTeX is missing, the same version is
+// loaded from a CDN instead, which works only online.
 (function () {
   var version = "0.19.1";
   var cdn = "https://cdn.jsdelivr.net/npm/katex@" + version + "/dist/";
   var self = document.currentScript;
+  // the folder of this script; "katex/" when it was inlined into the page
   var local = self && self.src ? self.src.replace(/[^\/]*$/, "") : "katex/";
 
   function addScript(src, onload, onerror) {
