@@ -7,7 +7,9 @@
 # possibly over several lines) and $...$ (inline; the opening $ not followed by
 # a space, the closing one not preceded by a space nor followed by a digit, as
 # pandoc and the markdown package read them), outside the YAML header, code
-# chunks and inline code.
+# chunks and inline code. \(...\) and \[...\] count too: Markdown reads
+# them as escaped brackets, so they show as "(...)", not as formulas, and a
+# page that has them shows fewer formulas than its source writes.
 math_in_source <- function(lines) {
   if (length(lines) > 0 && grepl("^---\\s*$", lines[1])) {
     end <- which(grepl("^---\\s*$", lines))[2]
@@ -23,7 +25,8 @@ math_in_source <- function(lines) {
   text <- gsub("(?s)\\$\\$.+?\\$\\$", " ", text, perl = TRUE)
   # within a paragraph: it may span lines, not a blank one
   inline <- gregexpr("\\$(?!\\s)(?:[^$\n]|\n(?!\\s*\n))+?(?<!\\s)\\$(?!\\d)", text, perl = TRUE)[[1]]
-  n_display + sum(inline > 0)
+  bracketed <- gregexpr("(?s)\\\\\\((.+?)\\\\\\)|\\\\\\[(.+?)\\\\\\]", text, perl = TRUE)[[1]]
+  n_display + sum(inline > 0) + sum(bracketed > 0)
 }
 
 # The browser: Chromium or Chrome, "" when there is none.
@@ -33,30 +36,42 @@ math_browser <- function() {
   if (length(found) == 0) "" else found[1]
 }
 
-# The DOM of a page after its scripts ran, from a headless browser without a
+# The DOMs of pages after their scripts ran, from a headless browser without a
 # network: every host name resolves to nothing and every request goes to a
 # proxy on a closed port, so nothing leaves the machine and CDN assets fail.
+# Two browsers run at a time where there is a POSIX shell.
+math_browser_flags <- function(budget_ms) {
+  c("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+    "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
+    paste0("--virtual-time-budget=", budget_ms), "--dump-dom")
+}
 math_dump_dom <- function(browser, url, budget_ms = 15000) {
-  flags <- c("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-             "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
-             paste0("--virtual-time-budget=", budget_ms), "--dump-dom")
-  out <- suppressWarnings(system2(browser, c(shQuote(flags), shQuote(url)), stdout = TRUE,
-                                  stderr = FALSE))
+  out <- suppressWarnings(system2(browser, c(shQuote(math_browser_flags(budget_ms)), shQuote(url)),
+                                  stdout = TRUE, stderr = FALSE))
   paste(out, collapse = "\n")
 }
-
-# The DOMs of several pages, two browsers at a time where the platform forks.
 math_dump_doms <- function(browser, urls, budget_ms = 15000) {
-  cores <- if (.Platform$OS.type == "unix") 2L else 1L
-  unlist(parallel::mclapply(urls, function(url) math_dump_dom(browser, url, budget_ms), mc.cores = cores))
+  if (.Platform$OS.type != "unix") return(vapply(urls, math_dump_dom, "", browser = browser, budget_ms))
+  files <- vapply(seq_along(urls), function(i) tempfile(fileext = ".html"), "")
+  on.exit(unlink(files), add = TRUE)
+  runs <- sprintf("%s %s %s > %s 2> /dev/null &", shQuote(browser),
+                  paste(shQuote(math_browser_flags(budget_ms)), collapse = " "), shQuote(urls),
+                  shQuote(files))
+  pairs <- split(runs, ceiling(seq_along(runs) / 2))
+  system(paste(vapply(pairs, function(p) paste(c(p, "wait"), collapse = " "), ""), collapse = "; "))
+  vapply(files, function(f) if (file.exists(f)) paste(readLines(f, warn = FALSE), collapse = "\n") else "",
+         "", USE.NAMES = FALSE)
 }
 
-# What a dumped DOM shows: `rendered`, the number of formulas KaTeX rendered
-# (each is one element of class "katex"; a displayed one sits inside a
-# "katex-display"), and `raw`, the TeX delimiters \( \) \[ \] $$ left in the
-# page's text (outside code, scripts and styles), each with some context.
+# What a dumped DOM shows: `rendered`, the number of rendered formulas, and
+# `raw`, the TeX delimiters \( \) \[ \] $$ left in the page's text (outside
+# code, scripts and styles), each with some context. A rendered formula is a
+# MathML <math> element: KaTeX writes one into each formula it renders (beside
+# the HTML it shows), and a page whose formulas were converted to MathML when
+# it was built (pandoc --mathml) has one per formula too. A formula KaTeX
+# cannot parse shows as an error, without one.
 math_in_dom <- function(dom) {
-  rendered <- lengths(regmatches(dom, gregexpr("class=\"katex\"", dom, fixed = TRUE)))
+  rendered <- lengths(regmatches(dom, gregexpr("<math[ >]", dom)))
   text <- dom
   for (tag in c("script", "style", "pre", "code", "annotation")) {
     text <- gsub(sprintf("(?s)<%s\\b[^>]*>.*?</%s>", tag, tag), " ", text, perl = TRUE)
