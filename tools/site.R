@@ -190,9 +190,9 @@ if (!file.copy(katex_dir, out_dir, recursive = TRUE)) {
 for (page in list.files(out_dir, pattern = "\\.html$", recursive = TRUE, full.names = TRUE)) {
   html <- readLines(page, warn = FALSE, encoding = "UTF-8")
   repaired <- gsub('<img src="" class="logo" alt="">', "", html, fixed = TRUE)
-  repaired <- repaired[!grepl("<script[^>]+src=\"[^\"]*mathjax[^\"]*\"[^>]*>\\s*</script>", repaired,
-                              ignore.case = TRUE)]
-  repaired <- repaired[repaired != "<!-- mathjax -->"]
+  repaired <- gsub("<script[^>]+src=\"[^\"]*mathjax[^\"]*\"[^>]*>\\s*</script>", "", repaired,
+                   ignore.case = TRUE)
+  repaired <- gsub("<!-- mathjax -->", "", repaired, fixed = TRUE)
   if (!identical(repaired, html)) writeLines(repaired, page, useBytes = TRUE)
 }
 message(sprintf("Site built in %.0f s (%.0f s in all) into %s", elapsed(start), elapsed(start_all),
