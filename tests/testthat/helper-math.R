@@ -45,16 +45,18 @@ math_browser_flags <- function(budget_ms) {
     "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
     paste0("--virtual-time-budget=", budget_ms), "--dump-dom")
 }
+# A browser that hangs is stopped after two minutes.
 math_dump_dom <- function(browser, url, budget_ms = 15000) {
   out <- suppressWarnings(system2(browser, c(shQuote(math_browser_flags(budget_ms)), shQuote(url)),
-                                  stdout = TRUE, stderr = FALSE))
+                                  stdout = TRUE, stderr = FALSE, timeout = 120))
   paste(out, collapse = "\n")
 }
 math_dump_doms <- function(browser, urls, budget_ms = 15000) {
   if (.Platform$OS.type != "unix") return(vapply(urls, math_dump_dom, "", browser = browser, budget_ms))
   files <- vapply(seq_along(urls), function(i) tempfile(fileext = ".html"), "")
   on.exit(unlink(files), add = TRUE)
-  runs <- sprintf("%s %s %s > %s 2> /dev/null &", shQuote(browser),
+  limit <- if (nzchar(Sys.which("timeout"))) "timeout 120 " else ""
+  runs <- sprintf("%s%s %s %s > %s 2> /dev/null &", limit, shQuote(browser),
                   paste(shQuote(math_browser_flags(budget_ms)), collapse = " "), shQuote(urls),
                   shQuote(files))
   pairs <- split(runs, ceiling(seq_along(runs) / 2))
