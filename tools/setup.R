@@ -167,7 +167,30 @@ build_vignettes <- function(source_dir, build_lib) {
   doc_dir <- file.path(source_dir, "inst", "doc")
   dir.create(doc_dir, recursive = TRUE, showWarnings = FALSE)
   if (!all(file.copy(outputs, doc_dir, overwrite = TRUE))) return("could not copy the built vignettes.")
+  # and, as R CMD build does, the sources and what vignettes/.install_extras
+  # names: the copy of KaTeX (katex/) that renders the vignettes' formulas
+  sources <- list.files(vignette_dir, pattern = "\\.[Rr]md$", full.names = TRUE)
+  if (!all(file.copy(sources, doc_dir, overwrite = TRUE))) return("could not copy the vignettes' sources.")
+  extras <- install_extras(vignette_dir)
+  if (length(extras) && !all(file.copy(extras, doc_dir, recursive = TRUE, overwrite = TRUE))) {
+    return("could not copy the files vignettes/.install_extras names.")
+  }
   NULL
+}
+
+# The files and folders of a vignettes folder that its .install_extras names
+# (Perl regular expressions, matched as R CMD build does against the paths
+# "vignettes/...").
+install_extras <- function(vignette_dir) {
+  extras_file <- file.path(vignette_dir, ".install_extras")
+  if (!file.exists(extras_file)) return(character())
+  patterns <- readLines(extras_file, warn = FALSE)
+  patterns <- patterns[nzchar(trimws(patterns))]
+  entries <- list.files(vignette_dir, all.files = TRUE, recursive = TRUE, include.dirs = TRUE)
+  named <- vapply(file.path("vignettes", entries), function(entry) {
+    any(vapply(patterns, grepl, logical(1), x = entry, perl = TRUE, ignore.case = TRUE))
+  }, logical(1))
+  file.path(vignette_dir, entries[named])
 }
 
 # R's default flags compile with -g. configure keeps that debug information

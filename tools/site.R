@@ -7,15 +7,78 @@
 # --installed  use the krein already installed (for instance by tools/demo.R)
 #              instead of installing this checkout into a temporary library;
 #              quicker, but only right when that installation is current.
-# Needs pandoc (pkgdown renders the articles with rmarkdown). Check the result
-# in a headless browser with tools/site_check.R.
+# Needs pandoc (pkgdown renders the articles with rmarkdown). Uses the pkgdown
+# installed (Debian's r-cran-pkgdown, for instance), else installs it from the
+# package repositories (CRAN): some of its dependencies compile against system
+# libraries, and where one is missing the script stops first, naming the
+# Debian packages that provide them. Check the result in a headless browser
+# with tools/site_check.R.
+#
+# Formulas: the site renders them with the copy of KaTeX in vignettes/katex,
+# copied to the site's katex/ and loaded by pkgdown/extra.js, so that they show
+# without a network too; the MathJax that pkgdown's templates load is removed.
 source(file.path("tools", "setup.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
 out_dir <- option_value("--out", "docs")
 use_installed <- "--installed" %in% args
 
-install_missing(c("Rcpp", "RcppEigen", "knitr", "markdown", "rmarkdown", "pkgdown", "kernlab", "e1071"))
+# The R packages among pkgdown's dependencies that compile against system
+# libraries: for each, the pkg-config modules it needs (from its configure
+# script) and the Debian packages that provide them.
+system_requirements <- list(
+  textshaping = c(harfbuzz = "libharfbuzz-dev", fribidi = "libfribidi-dev", freetype2 = "libfreetype-dev"),
+  systemfonts = c(fontconfig = "libfontconfig-dev", freetype2 = "libfreetype-dev"),
+  ragg = c(freetype2 = "libfreetype-dev", libpng = "libpng-dev", `libtiff-4` = "libtiff-dev",
+           libjpeg = "libjpeg-dev", libwebp = "libwebp-dev", libwebpmux = "libwebp-dev"),
+  xml2 = c(`libxml-2.0` = "libxml2-dev"),
+  openssl = c(openssl = "libssl-dev"),
+  curl = c(libcurl = "libcurl4-openssl-dev")
+)
+
+# Before installing `packages` from the repositories: stop, naming the Debian
+# packages to install, when a package among them or their dependencies that is
+# not installed yet needs a system library that pkg-config does not find.
+check_system_libraries <- function(packages) {
+  missing <- packages[!vapply(packages, requireNamespace, logical(1), quietly = TRUE)]
+  if (length(missing) == 0) return(invisible())
+  db <- utils::available.packages()
+  needed <- unique(c(missing, unlist(tools::package_dependencies(
+    intersect(missing, rownames(db)), db = db, which = c("Depends", "Imports", "LinkingTo"),
+    recursive = TRUE))))
+  to_compile <- intersect(names(system_requirements), needed)
+  to_compile <- to_compile[!vapply(to_compile, requireNamespace, logical(1), quietly = TRUE)]
+  if (length(to_compile) == 0) return(invisible())
+  modules <- unlist(unname(system_requirements[to_compile]))
+  modules <- modules[!duplicated(names(modules))]
+  if (!nzchar(Sys.which("pkg-config"))) {
+    stop("Installing ", paste(missing, collapse = ", "), " compiles ", paste(to_compile, collapse = ", "),
+         ", which need system libraries found with pkg-config, which is missing. On Debian or Ubuntu: ",
+         "apt-get install pkg-config ", paste(unique(modules), collapse = " "),
+         " (or Debian's pkgdown: apt-get install r-cran-pkgdown).", call. = FALSE)
+  }
+  found <- vapply(names(modules), function(m) {
+    suppressWarnings(system2("pkg-config", c("--exists", shQuote(m)), stdout = FALSE, stderr = FALSE)) == 0
+  }, logical(1))
+  if (all(found)) return(invisible())
+  users <- vapply(names(modules)[!found], function(m) {
+    paste(to_compile[vapply(system_requirements[to_compile], function(r) m %in% names(r), logical(1))],
+          collapse = ", ")
+  }, "")
+  stop("Installing ", paste(missing, collapse = ", "), " from ", paste(getOption("repos"), collapse = ", "),
+       " compiles R packages that need system libraries which are missing: ",
+       paste(sprintf("%s (for %s)", names(modules)[!found], users), collapse = "; "), ".\n",
+       "On Debian or Ubuntu install them with\n  apt-get install ",
+       paste(unique(modules[!found]), collapse = " "),
+       "\nor install Debian's pkgdown instead: apt-get install r-cran-pkgdown", call. = FALSE)
+}
+
+site_packages <- c("Rcpp", "RcppEigen", "knitr", "markdown", "rmarkdown", "pkgdown", "kernlab", "e1071")
+check_system_libraries(site_packages)
+install_missing(site_packages)
+if (requireNamespace("pkgdown", quietly = TRUE)) {
+  message("Using pkgdown ", utils::packageVersion("pkgdown"), " from ", dirname(find.package("pkgdown")))
+}
 if (!rmarkdown::pandoc_available("1.12.3")) {
   stop("pkgdown renders the articles with pandoc, which was not found: install it (Debian: ",
        "apt-get install pandoc) or set RSTUDIO_PANDOC to its folder.", call. = FALSE)
@@ -109,20 +172,27 @@ start <- proc.time()[["elapsed"]]
 # above, rather than pkgload::load_all() (an unoptimised compile into src/).
 pkgdown::build_site(pkg, preview = FALSE, devel = FALSE, new_process = FALSE,
                     install = FALSE)
-# Two repairs of what the templates of this pkgdown wrote:
+# Formulas: the copy of KaTeX that the vignettes ship goes to the site's
+# katex/, where pkgdown/extra.js (which pkgdown copies to the site's root and
+# loads on every page) finds krein-math.js, which renders the formulas.
+katex_dir <- file.path("vignettes", "katex")
+if (!file.copy(katex_dir, out_dir, recursive = TRUE)) {
+  stop("Could not copy ", katex_dir, " to ", out_dir, call. = FALSE)
+}
+# Repairs of what pkgdown's templates wrote:
 # * pkgdown 2.0.7's Bootstrap 5 templates write an empty logo image,
 #   <img src="" class="logo">, on every page but the home page when the
 #   package has no logo; a browser shows it as a broken image. Removed.
-# * Debian's pkgdown loads MathJax from the building machine
-#   (file:///usr/share/javascript/mathjax/MathJax.js), which a visitor of the
-#   site does not have. Pointed back to the CDN copy that upstream pkgdown's
-#   template loads (the same version, which the integrity hash there pins).
-local_mathjax <- "file:///usr/share/javascript/mathjax/MathJax.js"
-cdn_mathjax <- "https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.5/MathJax.js"
+# * pkgdown 2.0.x's templates load MathJax on every page (Debian's from the
+#   building machine, file:///usr/share/javascript/mathjax/MathJax.js, which a
+#   visitor does not have; upstream's from a CDN, which needs a network).
+#   Removed: KaTeX renders the formulas instead (above).
 for (page in list.files(out_dir, pattern = "\\.html$", recursive = TRUE, full.names = TRUE)) {
   html <- readLines(page, warn = FALSE, encoding = "UTF-8")
   repaired <- gsub('<img src="" class="logo" alt="">', "", html, fixed = TRUE)
-  repaired <- gsub(local_mathjax, cdn_mathjax, repaired, fixed = TRUE)
+  repaired <- gsub("<script[^>]+src=\"[^\"]*mathjax[^\"]*\"[^>]*>\\s*</script>", "", repaired,
+                   ignore.case = TRUE)
+  repaired <- gsub("<!-- mathjax -->", "", repaired, fixed = TRUE)
   if (!identical(repaired, html)) writeLines(repaired, page, useBytes = TRUE)
 }
 message(sprintf("Site built in %.0f s (%.0f s in all) into %s", elapsed(start), elapsed(start_all),

@@ -13,11 +13,19 @@
 # points to a file of the site, and that each #fragment into a site page names
 # an id there. It prints a pass/fail summary and exits non-zero on a failure.
 #
+# Formulas: every article and every reference page whose Rd file has \eqn or
+# \deqn is opened in the browser (two at a time) and its DOM read after its
+# scripts ran: no TeX delimiter \( \) \[ \] $$ may be left in its text, and it
+# must show as many formulas rendered by KaTeX as its source writes (the
+# vignette's $...$ and $$...$$, the Rd file's \eqn and \deqn).
+#
 # Needs Chromium (Debian: apt-get install chromium). The browser gets no
-# network: every host name resolves to nothing, so the pages' CDN assets (icon
-# fonts, MathJax) are simply missing and no request leaves the machine.
+# network: every host name resolves to nothing and every request goes to a
+# closed port, so the pages' CDN assets (icon fonts) are simply missing and no
+# request leaves the machine.
 
 source(file.path("tools", "setup.R"))  # option_value()
+source(file.path("tests", "testthat", "helper-math.R"))  # math_*()
 site_dir <- option_value("--site", "docs")
 shots_dir <- option_value("--shots", tempfile("krein-site-shots-"))
 if (!file.exists(file.path(site_dir, "index.html"))) {
@@ -40,7 +48,8 @@ record <- function(check, passed, detail = "") {
 run_browser <- function(url, extra) {
   # --no-sandbox: Chromium's sandbox refuses to run as root (containers, CI)
   flags <- c("--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
-             "--host-resolver-rules=MAP * ~NOTFOUND", "--virtual-time-budget=10000", extra)
+             "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
+             "--virtual-time-budget=10000", extra)
   suppressWarnings(system2(browser, c(shQuote(flags), shQuote(url)), stdout = TRUE, stderr = FALSE))
 }
 
@@ -110,6 +119,39 @@ for (i in seq_len(nrow(pages))) {
   record(paste(pages$name[i], "images"), all(loaded) && (!pages$needs_figures[i] || sum(loaded & figures) > 0),
          detail)
 }
+
+# Formulas. The number an Rd file writes: its \eqn and \deqn, outside
+# comment lines.
+math_in_rd <- function(lines) {
+  lines <- lines[!grepl("^\\s*%", lines)]
+  sum(lengths(regmatches(lines, gregexpr("\\\\d?eqn\\{", lines))))
+}
+articles <- list.files(file.path(site_dir, "articles"), pattern = "\\.html$")
+articles <- articles[file.exists(file.path("vignettes", sub("\\.html$", ".Rmd", articles)))]
+rd_files <- list.files("man", pattern = "\\.Rd$")
+rd_math <- vapply(file.path("man", rd_files), function(f) math_in_rd(readLines(f, warn = FALSE)), 0)
+rd_files <- rd_files[rd_math > 0]
+math_pages <- data.frame(
+  page = c(file.path("articles", articles), file.path("reference", sub("\\.Rd$", ".html", rd_files))),
+  written = c(vapply(file.path("vignettes", sub("\\.html$", ".Rmd", articles)),
+                     function(f) math_in_source(readLines(f, warn = FALSE, encoding = "UTF-8")), 0),
+              rd_math[rd_math > 0])
+)
+math_pages <- math_pages[file.exists(file.path(site_dir, math_pages$page)), ]
+start <- proc.time()[["elapsed"]]
+doms <- math_dump_doms(browser, paste0("file://", file.path(site_dir, math_pages$page)))
+for (i in seq_len(nrow(math_pages))) {
+  shown <- math_in_dom(doms[i])
+  detail <- sprintf("%d rendered, %d written", shown$rendered, as.integer(math_pages$written[i]))
+  if (length(shown$raw)) {
+    detail <- paste0(detail, "; TeX left in the text: ",
+                     paste(utils::head(shown$raw, 5), collapse = " | "))
+  }
+  record(paste("formulas", math_pages$page[i]),
+         nzchar(doms[i]) && length(shown$raw) == 0 && shown$rendered == math_pages$written[i], detail)
+}
+message(sprintf("Formulas of %d pages checked in %.0f s.", nrow(math_pages),
+                proc.time()[["elapsed"]] - start))
 
 # Internal links: every href and src of every page that is not a URL with a
 # scheme (http:, mailto:, data: ...) or protocol-relative (//host) must name a
