@@ -177,7 +177,7 @@ test_that("data with one class is refused with a message, and the app goes on", 
     expect_null(view())
     expect_match(problem(), "only one class")
     expect_match(as.character(output$message$html), "only one class")
-    session$setInputs(source = "xor4", model = "kmdc")
+    session$setInputs(source = "xor4", model = "iknn")
     expect_null(problem())
     expect_match(output$code, "train <- xor4()", fixed = TRUE)
   })
@@ -193,7 +193,6 @@ skip_if_no_browser <- function() {
   # Debian's Chromium, where chromote does not look by itself
   if (!nzchar(Sys.getenv("CHROMOTE_CHROME")) && file.exists("/usr/bin/chromium")) {
     Sys.setenv(CHROMOTE_CHROME = "/usr/bin/chromium")
-    defer(Sys.unsetenv("CHROMOTE_CHROME"), envir = parent.frame())
   }
   chrome <- tryCatch(chromote::find_chrome(), error = function(e) NULL)
   if (is.null(chrome) || !nzchar(chrome)) {
@@ -210,13 +209,15 @@ app_folder <- function() {
 }
 
 test_that("in a browser: change data, kernel, model and landmarks; errors, signature, code and plots", {
+  chrome <- Sys.getenv("CHROMOTE_CHROME", NA)
+  on.exit(if (is.na(chrome)) Sys.unsetenv("CHROMOTE_CHROME") else Sys.setenv(CHROMOTE_CHROME = chrome))
   skip_if_no_browser()
   app <- shinytest2::AppDriver$new(app_folder(), name = "krein-app", width = 1300, height = 950,
                                    load_timeout = 120 * 1000, timeout = 60 * 1000)
   on.exit(app$stop(), add = TRUE)
   app$wait_for_value(output = "results")
   expect_match(app$get_value(output = "results"), "training error .*test error .*fit ")
-  expect_match(app$get_value(output = "code"), "train <- banana(n = 200)", fixed = TRUE)
+  expect_match(app$get_value(output = "code"), "train <- banana(n = 200, overlap = 0.5)", fixed = TRUE)
   expect_drawn_png(app$get_value(output = "regions"), "decision regions")
 
   # data and kernel: a checkerboard with an invariant indefinite kernel
