@@ -302,15 +302,26 @@ app_code <- function(settings, user = NULL) {
                 if (nzchar(app_arguments(model_args))) app_arguments(model_args))
   fit_code <- paste0("fit <- ", m$name, "(", paste(fit_args, collapse = ", "), ")")
   y_of <- function(set) paste0(set, "[[\"", y_name, "\"]]")
-  errors_code <- c(paste0("training_error <- mean(predict(fit, train) != ", y_of("train"), ")"),
+  errors_code <- c(paste0("training_error <- mean(fitted(fit) != ", y_of("train"), ")"),
                    paste0("test_error <- mean(predict(fit, test) != ", y_of("test"), ")"),
                    "c(training = training_error, test = test_error)")
   spectrum_code <- c(
     "# the training kernel matrix as the model sees it (columns centred and scaled)",
     paste0("spectrum <- indefiniteness(kernel_matrix(kernel, scale(", columns, ")))"),
     "spectrum")
+  resolution <- app_resolution(d, user)
   list(data = data_code, kernel = kernel_code, fit = fit_code, errors = errors_code,
-       spectrum = spectrum_code, plots = c("plot(fit)", "plot(spectrum)"))
+       spectrum = spectrum_code, plots = c(paste0("plot(fit, resolution = ", resolution, ")"), "plot(spectrum)"),
+       resolution = resolution)
+}
+
+#' The grid of the decision regions: predicting it costs about resolution^2
+#' x n kernel evaluations and more, so it is coarser for more points (100
+#' per axis up to 300 points, 55 at 1000, at least 40)
+#' @noRd
+app_resolution <- function(data, user = NULL) {
+  n <- if (identical(data$source, "user")) 0.7 * nrow(user$data) else if (identical(data$source, "xor4")) 4 else data$n
+  as.integer(max(40, min(100, round(sqrt(3e6 / n)))))
 }
 
 #' The whole code of a view, as shown
@@ -492,6 +503,7 @@ app_settings <- function(input, user = NULL) {
                  app_parse_number(value(paste0("noise_", source), generator$noise$value), generator$noise$arg)
                })
   family <- value("kernel", "rbf")
+  if (!family %in% names(app_kernels())) krein_abort(sprintf("`%s` is not one of krein's kernel families.", family))
   kernel_params <- list()
   for (p in app_kernels()[[family]]$params) {
     raw <- value(app_kernel_id(family, p$name))
@@ -512,6 +524,7 @@ app_settings <- function(input, user = NULL) {
       text = if (is.null(raw) || !nzchar(trimws(raw))) NULL else trimws(raw)))
   }
   landmarks <- if (info$landmarks) value("landmarks", "none") else "none"
+  landmarks <- check_choice(landmarks, "landmarks", c("none", "meb", "kmeans", "random"))
   list(data = data,
        kernel = list(family = family, params = kernel_params, invariant = isTRUE(value("invariant", FALSE))),
        model = list(name = model, params = model_params),
@@ -581,7 +594,7 @@ app_server <- function(user = NULL) {
     shiny::outputOptions(output, "code", suspendWhenHidden = FALSE)
     output$regions <- shiny::renderPlot({
       shiny::req(view())
-      plot(view()$fit, resolution = 100L)
+      plot(view()$fit, resolution = view()$code$resolution)
     })
     output$spectrum <- shiny::renderPlot({
       shiny::req(view())
