@@ -311,7 +311,8 @@ app_code <- function(settings, user = NULL) {
     "spectrum")
   resolution <- app_resolution(d, user)
   list(data = data_code, kernel = kernel_code, fit = fit_code, errors = errors_code,
-       spectrum = spectrum_code, plots = c(paste0("plot(fit, resolution = ", resolution, ")"), "plot(spectrum)"),
+       spectrum = spectrum_code,
+       plots = c(paste0("plot(fit, data = train, resolution = ", resolution, ")"), "plot(spectrum)"),
        resolution = resolution)
 }
 
@@ -460,7 +461,7 @@ app_ui <- function(user = NULL) {
       params <- models[[name]]$params
       shiny::conditionalPanel(shown_when("model", name), lapply(params, function(p) {
         id <- app_model_id(name, p$name)
-        label <- paste0(p$name, " (", p$label, ")")
+        label <- if (identical(p$name, p$label)) p$name else paste0(p$name, " (", p$label, ")")
         if (p$type == "choice") return(shiny::selectInput(id, label, p$choices, selected = p$default))
         shiny::textInput(id, label, value = if (is.null(p$default)) "" else app_deparse(p$default),
                          placeholder = "empty: the model's default")
@@ -594,7 +595,8 @@ app_server <- function(user = NULL) {
     shiny::outputOptions(output, "code", suspendWhenHidden = FALSE)
     output$regions <- shiny::renderPlot({
       shiny::req(view())
-      plot(view()$fit, resolution = view()$code$resolution)
+      # the training points, also where the fit keeps only its landmarks
+      plot(view()$fit, data = view()$train, resolution = view()$code$resolution)
     })
     output$spectrum <- shiny::renderPlot({
       shiny::req(view())
