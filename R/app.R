@@ -382,7 +382,8 @@ app_run <- function(settings, user = NULL, cache = new.env(), progress = functio
 }
 
 #' Where a view's code runs: krein's exported functions (as after
-#' library(krein)) over the base environment
+#' library(krein)) over the global environment (the user's data and the
+#' attached packages)
 #' @noRd
 app_code_env <- function() {
   ns <- asNamespace("krein")
