@@ -860,8 +860,11 @@ plot_model_diagnostic.kqd <- function(x, data, main, predict_args, ...) {
 
 register_krein_model(
   "kqd", label = "Kernel quadratic discriminant", fit = "kqd_fit",
+  # `choices`: the values of a character parameter whose default names only
+  # one of them (krein_app() offers them)
   parameters = data.frame(parameter = c("variant", "reg"), class = c("character", "numeric"),
-                          label = c("variant", "regularisation"), stringsAsFactors = FALSE),
+                          label = c("variant", "regularisation"),
+                          choices = c(paste(kqd_variants, collapse = ", "), NA), stringsAsFactors = FALSE),
   path = "reg",
   needs_self = function(args) startsWith(model_argument("kqd", args, "variant"), "RC"),
   needs_inputs = function(args) landmarks_need_inputs(args$landmarks),

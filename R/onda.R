@@ -630,6 +630,8 @@ register_krein_model(
                           class = c("character", "numeric", "numeric", "character", "numeric", "numeric"),
                           label = c("posterior estimator", "dimension", "ridge", "SVM kernel", "SVM cost",
                                     "SVM kernel width"),
+                          choices = c("gaussian, linear, svm", NA, NA, "radial, linear, polynomial, sigmoid",
+                                      NA, NA),
                           stringsAsFactors = FALSE),
   needs_inputs = function(args) TRUE,
   types = "projection", predict_args = "rule", uses_kernel = FALSE, fitted_arguments = "posterior",

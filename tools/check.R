@@ -15,8 +15,15 @@ package_dependencies <- function(description = "DESCRIPTION") {
   packages <- trimws(unlist(strsplit(fields[!is.na(fields)], ",")))
   packages <- unique(sub("[[:space:]]*\\(.*$", "", packages))
   with_r <- c(rownames(utils::installed.packages(lib.loc = .Library, priority = "base")), "MASS")
-  setdiff(packages[nzchar(packages)], c(with_r, "caret", tidymodels_packages))
+  setdiff(packages[nzchar(packages)], c(with_r, "caret", tidymodels_packages, browser_test_packages))
 }
+
+# The packages of krein_app()'s browser tests (tests/testthat/test-app.R),
+# which drive headless Chromium (.ci/run installs Debian's). The current
+# shinytest2 needs a newer testthat than Debian's: installed like the
+# tidymodels packages below, upgrading only what a version requirement asks.
+# A failure only skips the browser tests, with a message.
+browser_test_packages <- c("chromote", "shinytest2")
 
 # The tidymodels packages the parsnip engines' tests use. A plain
 # install.packages() installs what is missing but never upgrades an installed
@@ -62,6 +69,9 @@ install_with_requirements <- function(targets, lib = ensure_writable_library(), 
 install_missing(package_dependencies())
 tryCatch(install_with_requirements(tidymodels_packages),
          error = function(e) message("The tidymodels packages were not installed (their tests are skipped): ",
+                                     conditionMessage(e)))
+tryCatch(install_with_requirements(browser_test_packages),
+         error = function(e) message("shinytest2 and chromote were not installed (the app's browser tests are skipped): ",
                                      conditionMessage(e)))
 # caret (its current release supports R >= 3.2, its dependencies R >= 4.1) with
 # what it needs beyond the tidymodels packages (about 20 packages, stringi the

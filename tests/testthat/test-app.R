@@ -1,0 +1,254 @@
+# krein_app(): the settings -> code -> view path as plain functions, the
+# server with shiny::testServer(), and the app in headless Chromium with
+# shinytest2 (skipped, saying why, where shinytest2, chromote or Chromium is
+# missing).
+
+# How a fresh R process loads krein: the installed package, or the source
+# under test (pkgload::load_all(), exports only) when that is what runs here
+krein_load_line <- function() {
+  path <- getNamespaceInfo("krein", "path")
+  # an installed package has Meta/; a source tree loaded by pkgload has not
+  if (!dir.exists(file.path(path, "Meta")) && file.exists(file.path(path, "DESCRIPTION"))) {
+    sprintf("pkgload::load_all(%s, export_all = FALSE, quiet = TRUE)", deparse(normalizePath(path)))
+  } else {
+    "library(krein)"
+  }
+}
+
+# Runs a view's code in a fresh R process; returns its test error
+run_code_in_fresh_r <- function(code) {
+  script <- tempfile(fileext = ".R")
+  on.exit(unlink(script))
+  code <- sub("^library\\(krein\\)$", krein_load_line(), strsplit(code, "\n")[[1]])
+  writeLines(c(code, "cat(sprintf('TEST_ERROR=%.17g\\n', test_error))"), script)
+  out <- system2(file.path(R.home("bin"), "Rscript"), c("--vanilla", shQuote(script)), stdout = TRUE, stderr = TRUE,
+                 env = c(paste0("R_LIBS=", paste(.libPaths(), collapse = .Platform$path.sep)),
+                         "OMP_NUM_THREADS=2"))
+  line <- grep("^TEST_ERROR=", out, value = TRUE)
+  if (length(line) != 1L) stop("the code did not run:\n", paste(utils::tail(out, 20), collapse = "\n"))
+  as.numeric(sub("^TEST_ERROR=", "", line))
+}
+
+# A plot output is a PNG with something drawn on it (a blank plot of this
+# size compresses to a few hundred bytes)
+expect_drawn_png <- function(value, label) {
+  # "iVBORw0KGgo" is the base64 of the PNG signature
+  expect_match(value$src, "^data:image/png;base64,iVBORw0KGgo", label = label)
+  expect_gt(nchar(value$src) * 3 / 4, 5000, label = label)
+}
+
+test_that("krein_app() without shiny says how to install it", {
+  expect_error(krein:::check_shiny(available = FALSE), class = "krein_missing_package")
+  expect_snapshot(show_error(krein:::check_shiny(available = FALSE)))
+})
+
+test_that("the app offers every registered model with the registry's parameters", {
+  models <- krein:::app_models()
+  expect_setequal(names(models), krein_models()$model)
+  for (name in names(models)) {
+    expect_identical(vapply(models[[name]]$params, `[[`, "", "name"),
+                     krein:::model_info(name)$parameters$parameter, label = name)
+  }
+  # character parameters are choices: from the default's values or the registry
+  variant <- models$kqd$params[[1]]
+  expect_identical(variant$choices, c("RC+", "RC-", "IC+", "IC-", "FK+", "FK-"))
+  expect_identical(models$kmdc$params[[1]]$choices, c("RC", "IC"))
+  expect_identical(vapply(models, `[[`, NA, "landmarks")[c("ikfd", "kqd", "pcvm", "kmdc")],
+                   c(ikfd = TRUE, kqd = TRUE, pcvm = TRUE, kmdc = FALSE))
+})
+
+test_that("a model that registers appears in the app with its parameters", {
+  skip_if_not_installed("shiny")
+  assign("apptoy_fit", function(inputs, temp = 2, rule = c("first", "second")) list(), envir = globalenv())
+  krein:::register_krein_model(
+    "apptoy", label = "A toy", fit = "apptoy_fit",
+    parameters = data.frame(parameter = c("temp", "rule"), class = c("numeric", "character"),
+                            label = c("temperature", "rule")))
+  on.exit({
+    rm("apptoy", envir = krein:::krein_registry)
+    rm("apptoy_fit", envir = globalenv())
+  })
+  html <- as.character(krein:::app_ui())
+  expect_match(html, "apptoy: A toy", fixed = TRUE)
+  expect_match(html, "id=\"model_apptoy_temp\"", fixed = TRUE)
+  expect_match(html, "id=\"model_apptoy_rule\"", fixed = TRUE)
+  expect_match(html, "<option value=\"second\">second</option>", fixed = TRUE)
+})
+
+test_that("every kernel family comes with its parameters; widths left empty take the median heuristic", {
+  kernels <- krein:::app_kernels()
+  expect_setequal(names(kernels), c("rbf", "rbf_diag", "poly", "linear", "tanh", "elm", "dist", "epanechnikov"))
+  expect_identical(vapply(kernels$poly$params, `[[`, "", "name"), c("degree", "scale", "offset"))
+  settings <- krein:::app_default_settings()
+  settings$kernel <- list(family = "dist", params = list(power = 4), invariant = TRUE)
+  code <- krein:::app_code(settings)$kernel
+  expect_identical(code, paste0("kernel <- kernel_invariant(kernel_dist(power = 4, s = 1 / sqrt(median_gamma(",
+                                "scale(train[, c(\"x1\", \"x2\")])))))  # k(x, -x') too"))
+})
+
+test_that("the code of a view reproduces it in a fresh R process", {
+  skip_on_cran()
+  settings <- krein:::app_default_settings()
+  settings$data$source <- "checkerboard"
+  settings$data$noise <- 3
+  settings$data$seed <- 7
+  settings$kernel$params <- list(gamma = 2)
+  settings$model <- list(name = "ikfd", params = list())
+  settings$landmarks <- list(method = "kmeans", m = 15)
+  view <- krein:::app_run(settings)
+  expect_match(view$text, "landmarks = \"kmeans\", m = 15", fixed = TRUE)
+  expect_equal(nrow(view$fit$landmarks$points), 15)
+  expect_equal(run_code_in_fresh_r(view$text), view$test_error, tolerance = 1e-12)
+})
+
+test_that("the user's data: two numeric columns and a class column, 30% held out", {
+  flowers <- iris[iris$Species != "setosa", c("Petal.Length", "Petal.Width", "Species")]
+  flowers$Species <- droplevels(flowers$Species)
+  user <- krein:::app_user_data(flowers, "flowers")
+  expect_identical(user$x, c("Petal.Length", "Petal.Width"))
+  settings <- krein:::app_default_settings(user)
+  view <- krein:::app_run(settings, user)
+  expect_identical(nrow(view$train), 70L)
+  expect_identical(nrow(view$test), 30L)
+  expect_match(view$text, "fit <- kqd(Species ~ Petal.Length + Petal.Width, data = train", fixed = TRUE)
+  expect_snapshot(show_error(krein:::app_user_data(iris, "iris")))
+  expect_snapshot(show_error(krein:::app_user_data(as.matrix(iris[, 1:2]), "m")))
+})
+
+test_that("the server draws a view, changes it, and keeps it when a setting fails", {
+  skip_if_not_installed("shiny")
+  shiny::testServer(krein:::app_server(), {
+    session$setInputs(source = "banana", n = 150, noise_banana = 0.3, seed = 2, kernel = "rbf",
+                      kernel_rbf_gamma = "", model = "kqd", model_kqd_variant = "RC+", model_kqd_reg = "")
+    first <- view()
+    expect_match(output$results, "training error [0-9.]+%   test error [0-9.]+%   fit [0-9.]+ s   \\(150 training")
+    expect_match(output$signature, "signature \\(p, q, z\\) = \\([0-9]+, 0, [0-9]+\\)")
+    expect_match(output$code, "train <- banana(n = 150, overlap = 0.3)", fixed = TRUE)
+    expect_match(output$kernel_default, "gamma = [0-9.]+ for these data")
+    expect_null(problem())
+    # every plot is an image with something drawn on it
+    expect_drawn_png(output$regions, "decision regions")
+    expect_drawn_png(output$spectrum, "spectrum")
+
+    # an invariant indefinite kernel: negative eigenvalues, and their share
+    session$setInputs(kernel = "dist", kernel_dist_s = "0.5", kernel_dist_power = "4", invariant = TRUE)
+    expect_match(output$signature, "signature \\(p, q, z\\) = \\([0-9]+, [1-9][0-9]*, [0-9]+\\)   r_neg = 0\\.[0-9]*[1-9]")
+    expect_match(output$code, "kernel_invariant(kernel_dist(s = 0.5, power = 4))", fixed = TRUE)
+    indefinite <- view()
+
+    # a parameter outside its domain: a message, the view stays
+    session$setInputs(kernel_dist_s = "-1")
+    expect_match(problem(), "`s` must be", fixed = TRUE)
+    expect_identical(view(), indefinite)
+    expect_match(as.character(output$message$html), "Not drawn: .*`s` must be")
+    # text that is no number
+    session$setInputs(kernel_dist_s = "wide")
+    expect_match(problem(), "`s` must be a number (or numbers separated by commas)", fixed = TRUE)
+    session$setInputs(kernel_dist_s = "0.5")
+    expect_null(problem())
+    restored <- view()
+
+    # a fit that fails: more k-means landmarks than distinct points
+    session$setInputs(model = "ikfd", landmarks = "kmeans", m = 1000)
+    expect_match(problem(), "`m`")
+    expect_identical(view(), restored)
+    session$setInputs(m = 12)
+    expect_null(problem())
+    expect_match(output$code, "ikfd(y ~ x1 + x2, data = train, kernel = kernel, landmarks = \"kmeans\", m = 12)",
+                 fixed = TRUE)
+    expect_equal(nrow(view()$fit$landmarks$points), 12)
+
+    # a model parameter from the registry; a model without a kernel
+    session$setInputs(model = "iknn", model_iknn_k = "5")
+    expect_match(output$code, "iknn(y ~ x1 + x2, data = train, kernel = kernel, k = 5)", fixed = TRUE)
+    session$setInputs(model = "onda")
+    expect_match(output$code, "fit <- onda(y ~ x1 + x2, data = train)", fixed = TRUE)
+    expect_null(problem())
+    expect_false(identical(view(), first))
+  })
+})
+
+test_that("data with one class is refused with a message, and the app goes on", {
+  skip_if_not_installed("shiny")
+  one <- data.frame(a = c(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), b = c(2, 1, 4, 3, 6, 5, 8, 7, 10, 9),
+                    class = factor(rep("A", 10)))
+  shiny::testServer(krein:::app_server(krein:::app_user_data(one, "one")), {
+    session$setInputs(source = "user", seed = 1, kernel = "rbf", model = "kqd")
+    expect_null(view())
+    expect_match(problem(), "only one class")
+    expect_match(as.character(output$message$html), "only one class")
+    session$setInputs(source = "xor4", model = "iknn")
+    expect_null(problem())
+    expect_match(output$code, "train <- xor4()", fixed = TRUE)
+  })
+})
+
+# --- In a browser: shinytest2 driving headless Chromium ---------------------
+
+skip_if_no_browser <- function() {
+  skip_on_cran()
+  skip_if_not_installed("shiny")
+  skip_if_not_installed("shinytest2")
+  skip_if_not_installed("chromote")
+  # Debian's Chromium, where chromote does not look by itself
+  if (!nzchar(Sys.getenv("CHROMOTE_CHROME")) && file.exists("/usr/bin/chromium")) {
+    Sys.setenv(CHROMOTE_CHROME = "/usr/bin/chromium")
+  }
+  chrome <- tryCatch(chromote::find_chrome(), error = function(e) NULL)
+  if (is.null(chrome) || !nzchar(chrome)) {
+    skip("no Chromium or Chrome found for the browser tests: install Debian's `chromium` or set CHROMOTE_CHROME")
+  }
+}
+
+# A folder with the app, loading krein as this process did
+app_folder <- function() {
+  dir <- tempfile("krein-app-")
+  dir.create(dir)
+  writeLines(c(krein_load_line(), "krein:::app_object()"), file.path(dir, "app.R"))
+  dir
+}
+
+test_that("in a browser: change data, kernel, model and landmarks; errors, signature, code and plots", {
+  chrome <- Sys.getenv("CHROMOTE_CHROME", NA)
+  on.exit(if (is.na(chrome)) Sys.unsetenv("CHROMOTE_CHROME") else Sys.setenv(CHROMOTE_CHROME = chrome))
+  skip_if_no_browser()
+  app <- shinytest2::AppDriver$new(app_folder(), name = "krein-app", width = 1300, height = 950,
+                                   load_timeout = 120 * 1000, timeout = 60 * 1000)
+  on.exit(app$stop(), add = TRUE)
+  app$wait_for_value(output = "results")
+  expect_match(app$get_value(output = "results"), "training error .*test error .*fit ")
+  expect_match(app$get_value(output = "code"), "train <- banana(n = 200, overlap = 0.5)", fixed = TRUE)
+  expect_drawn_png(app$get_value(output = "regions"), "decision regions")
+
+  # data and kernel: a checkerboard with an invariant indefinite kernel
+  app$set_inputs(source = "checkerboard", noise_checkerboard = 3)
+  expect_match(app$get_value(output = "code"), "train <- checkerboard(n = 200, size = 3)", fixed = TRUE)
+  app$set_inputs(kernel = "dist")
+  app$set_inputs(kernel_dist_s = "0.5", kernel_dist_power = "4")
+  app$set_inputs(invariant = TRUE)
+  expect_match(app$get_value(output = "signature"),
+               "signature \\(p, q, z\\) = \\([0-9]+, [1-9][0-9]*, [0-9]+\\)   r_neg = 0\\.[0-9]*[1-9]")
+  app$set_inputs(view = "Kernel spectrum")
+  expect_drawn_png(app$get_value(output = "spectrum"), "spectrum")
+
+  # model and landmarks
+  app$set_inputs(model = "ikfd")
+  app$set_inputs(landmarks = "meb")
+  app$set_inputs(eps = "0.2")
+  code <- app$get_value(output = "code")
+  expect_match(code, "fit <- ikfd(y ~ x1 + x2, data = train, kernel = kernel, landmarks = \"meb\", eps = 0.2)",
+               fixed = TRUE)
+  app$set_inputs(view = "Decision regions")
+  expect_drawn_png(app$get_value(output = "regions"), "decision regions with landmarks")
+  expect_equal(run_code_in_fresh_r(code), app$get_value(export = "test_error"), tolerance = 1e-12)
+
+  # a parameter outside its domain: the message, and the view and code stay
+  app$set_inputs(kernel_dist_s = "-1")
+  app$wait_for_js("document.getElementById('app-error') !== null")
+  expect_match(app$get_text("#app-error"), "Not drawn: .*`s` must be")
+  expect_identical(app$get_value(output = "code"), code)
+  # and the app goes on
+  app$set_inputs(kernel_dist_s = "0.7")
+  app$wait_for_js("document.getElementById('app-error') === null")
+  expect_match(app$get_value(output = "code"), "kernel_dist(s = 0.7, power = 4)", fixed = TRUE)
+})
