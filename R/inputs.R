@@ -129,6 +129,18 @@
 #'   dissimilarities and objects (strings, lists), and where a kernel or
 #'   posterior model fitted on data sets the units (see "Objects fitted on
 #'   data keep their units" in [krein_inputs]).
+#' @param spectrum `"none"` (the default), or a correction of the spectrum of
+#'   the training kernel that makes it positive semidefinite: `"clip"`,
+#'   `"flip"`, `"shift"` or `"square"`, as [correct_spectrum()] defines them
+#'   after Chen et al. (2009). The fit corrects the \eqn{n \times n} training
+#'   kernel once (one eigendecomposition; none for `"square"`) and keeps the
+#'   map that new points' kernel rows go through at prediction (one matrix
+#'   product). A fit with `spectrum = m` equals the fit on the precomputed
+#'   kernel `correct_spectrum(K, m)$matrix` predicted on
+#'   `predict(correct_spectrum(K, m), <kernel rows of new points>)`. A
+#'   positive semidefinite kernel is left unchanged by `"clip"`, `"flip"` and
+#'   `"shift"`. Not available for Nystroem fits (`landmarks`, `bases`) and
+#'   data in chunks.
 #' @name krein_inputs
 #' @family kernels
 NULL

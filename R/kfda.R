@@ -233,7 +233,7 @@ kfda.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 
 #' @rdname kfda
 #' @export
-kfda.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, discriminant = c("linear", "quadratic"),
+kfda.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none", discriminant = c("linear", "quadratic"),
                          reduce = c("pca", "subset", "ridge"), ncomp = NULL, bases = NULL,
                          ridge = NULL, prior = NULL, logdet = TRUE, tol = 1e-9, na.action = NULL,
                          threads = NULL) {

@@ -1,0 +1,312 @@
+# Spectrum corrections of an indefinite kernel matrix (clip, flip, shift,
+# square) with the consistent treatment of new points of Chen, Garcia, Gupta,
+# Rahimi and Cazzanti (2009): correct_spectrum() for users' own matrices, and
+# the `spectrum` argument every kernel model takes (fit_model(),
+# R/contract.R), which computes the same object from the training kernel and
+# applies it to the kernel rows of new points (new_kernels()).
+
+#' Spectrum corrections of an indefinite kernel matrix
+#'
+#' Makes a symmetric kernel matrix positive semidefinite by changing its
+#' eigenvalues, and maps the similarities of new points to the training
+#' points consistently, as defined by Chen et al. (2009). With the training
+#' kernel \eqn{K = U \mathrm{diag}(\lambda) U^\top}:
+#'
+#' * `"clip"`: \eqn{\lambda \to \max(\lambda, 0)}; a new point's similarity
+#'   vector \eqn{s} (its kernel values against the \eqn{n} training points)
+#'   becomes \eqn{P s} with \eqn{P = U \mathrm{diag}(1[\lambda > 0]) U^\top}.
+#' * `"flip"`: \eqn{\lambda \to |\lambda|}; \eqn{s \to P s} with
+#'   \eqn{P = U \mathrm{diag}(\mathrm{sign}\,\lambda) U^\top}.
+#' * `"shift"`: \eqn{\lambda \to \lambda - \min(\min_i \lambda_i, 0)}, that is
+#'   \eqn{K + \sigma I} with \eqn{\sigma = \max(-\min_i \lambda_i, 0)}; \eqn{s}
+#'   is unchanged.
+#' * `"square"`: \eqn{K \to K K} (\eqn{\lambda \to \lambda^2}); \eqn{s \to K s}.
+#'
+#' Each map sends a training point's own row of \eqn{K} to its row of the
+#' corrected matrix, so a training point given as a new point is treated as
+#' in training (for `"shift"` see below).
+#'
+#' @section Self-similarities of new points:
+#' Models built on kernel-induced distances (the RC variants of [kqd()],
+#' [iknn()]) also need a new point's self-similarity \eqn{k(x, x)} in the
+#' corrected kernel. The corrections define it as follows:
+#'
+#' * `"shift"`: \eqn{k(x, x) + \sigma}. The shift adds \eqn{\sigma} to the
+#'   diagonal only, i.e. to the similarity of a point with itself and not to
+#'   its similarity with any other point; a new point is a point distinct from
+#'   every training point, so its cross-similarities stay as they are and its
+#'   self-similarity gets the same \eqn{\sigma} as every training point's.
+#'   This keeps the corrected kernel of the training and new points together
+#'   equal to \eqn{K_{all} + \sigma I}, positive semidefinite whenever the
+#'   kernel on all points is no more indefinite than on the training points.
+#' * `"square"`: \eqn{\|s\|^2 = s^\top s}: the squared kernel is the inner
+#'   product of the similarity vectors, \eqn{(K K)_{ij} = K_{i\cdot}^\top K_{\cdot j}}.
+#' * `"clip"` and `"flip"`: the squared norm of the new point's coordinates
+#'   in the corrected embedding of the training points, \eqn{s^\top U
+#'   \mathrm{diag}(w) U^\top s} with \eqn{w_i = 1 / |\lambda_i|} over the
+#'   kept eigenvalues (the positive ones for clip, all nonzero ones for flip)
+#'   and 0 otherwise. The training points embed as the rows of \eqn{U
+#'   |\Lambda|^{1/2}} (with the signature \eqn{\mathrm{sign}\,\lambda}); a new
+#'   point's coordinates \eqn{z = |\Lambda|^{-1/2} U^\top s} reproduce its
+#'   cross-similarities, and the same coordinates give \eqn{P s} and this
+#'   self-similarity, which is the training diagonal for a training point.
+#'   Eigenvalues with \eqn{|\lambda| \le} `tol` \eqn{\times \max |\lambda|}
+#'   count as zero.
+#'
+#' The eigendecomposition is LAPACK's `dsyevr` (the one [indefiniteness()]
+#' uses). Prediction is one matrix product with the stored map, with no new
+#' eigendecomposition. A positive semidefinite `K` (no eigenvalue below
+#' \eqn{-}`tol` \eqn{\times \max|\lambda|}) is left unchanged by clip, flip and
+#' shift, and its maps are the identity, without a warning.
+#'
+#' @param K A symmetric numeric matrix (a training kernel), or a
+#'   `krein_precomputed` object ([precomputed_kernel()],
+#'   [kernel_from_dissimilarity()]).
+#' @param method One of `"clip"`, `"flip"`, `"shift"` and `"square"`.
+#' @param tol The relative tolerance below which an eigenvalue counts as zero;
+#'   the default is \eqn{n} times the machine epsilon, as in [indefiniteness()].
+#' @returns An object of class `krein_spectrum_correction`: a list with
+#'   `method`, `matrix` (the corrected \eqn{n \times n} matrix), `map` (\eqn{P}
+#'   for clip and flip, \eqn{K} for square, `NULL` for shift), `self_map` (the
+#'   matrix \eqn{U \mathrm{diag}(w) U^\top} of the self-similarities of clip
+#'   and flip, else `NULL`), `shift` (\eqn{\sigma}, 0 for the others),
+#'   `values` (the eigenvalues of `K`, decreasing), `n` and `tol`. Its
+#'   `predict()` method maps the rows of new points.
+#' @references
+#' Chen, Y., Garcia, E. K., Gupta, M. R., Rahimi, A. and Cazzanti, L. (2009).
+#' Similarity-based classification: concepts and algorithms. *Journal of
+#' Machine Learning Research*, 10, 747-776.
+#' @seealso The `spectrum` argument of every kernel model applies a
+#'   correction to its training kernel and to the kernel rows of new points.
+#' @family kernels
+#' @examples
+#' set.seed(1)
+#' board <- checkerboard(60)
+#' x <- as.matrix(board[, c("x1", "x2")])
+#' kernel <- kernel_invariant(kernel_dist(s = 1, power = 4))
+#' K <- kernel_matrix(kernel, x)
+#' clipped <- correct_spectrum(K, "clip")
+#' clipped
+#' min(eigen(clipped$matrix, symmetric = TRUE, only.values = TRUE)$values)
+#' # new points: their kernel rows against the training points
+#' x_new <- as.matrix(checkerboard(5)[, c("x1", "x2")])
+#' rows <- kernel_matrix(kernel, x_new, x)
+#' dim(predict(clipped, rows))
+#' # with self-similarities: a precomputed kernel in, a precomputed kernel out
+#' predict(correct_spectrum(K, "shift"), precomputed_kernel(rows, self = rep(1, 5)))$self
+#' @export
+correct_spectrum <- function(K, method = c("clip", "flip", "shift", "square"), tol = NULL) {
+  if (inherits(K, "krein_precomputed")) K <- K$K
+  K <- check_symmetric_matrix(K, "K")
+  method <- match_choice(method, "method", c("clip", "flip", "shift", "square"))
+  n <- nrow(K)
+  if (is.null(tol)) tol <- n * .Machine$double.eps
+  tol <- check_number(tol, "tol", lower = 0, allow_lower = TRUE)
+  spectrum_correction(K, method, tol, keep_matrix = TRUE)
+}
+
+#' The correction of a training kernel (checked by the caller): the object
+#' correct_spectrum() returns; `keep_matrix = FALSE` leaves out the corrected
+#' matrix (a fit keeps only what prediction needs)
+#' @noRd
+spectrum_correction <- function(K, method, tol = nrow(K) * .Machine$double.eps, keep_matrix = TRUE) {
+  n <- nrow(K)
+  K <- (K + t(K)) / 2
+  dimnames(K) <- NULL
+  out <- list(method = method, matrix = NULL, map = NULL, self_map = NULL, shift = 0,
+              values = NULL, n = n, tol = tol)
+  if (method == "square") {
+    # no eigendecomposition needed: K K, and s -> K s
+    out$matrix <- K %*% K
+    out$map <- K
+    out$matrix <- (out$matrix + t(out$matrix)) / 2
+  } else {
+    eig <- with_core_errors("The eigendecomposition of the kernel matrix",
+                            cpp_symmetric_eigen(K, method != "shift"))
+    values <- eig$values
+    if (!all(is.finite(values))) {
+      krein_abort(sprintf(
+        "The eigenvalues of the kernel matrix overflow double precision (its largest entry is %s in absolute value); divide it by a constant first.",
+        format(max(abs(K)), digits = 3)))
+    }
+    out$values <- values
+    zero <- abs(values) <= tol * max(abs(values))
+    negative <- values < 0 & !zero
+    if (method == "shift") {
+      out$shift <- if (any(negative)) -min(values) else 0
+      out$matrix <- K
+      diag(out$matrix) <- diag(out$matrix) + out$shift
+    } else if (!any(negative)) {
+      # already positive semidefinite: the identity maps
+      out$matrix <- K
+      out$map <- diag(n)
+      out$self_map <- spectrum_self_map(eig$vectors, values, !zero)
+    } else {
+      U <- eig$vectors
+      kept <- if (method == "clip") values > 0 & !zero else !zero
+      signs <- if (method == "clip") as.double(kept) else sign(values) * kept
+      corrected <- if (method == "clip") pmax(values, 0) else abs(values)
+      out$matrix <- tcrossprod(sweep(U, 2L, corrected, "*"), U)
+      out$matrix <- (out$matrix + t(out$matrix)) / 2
+      out$map <- tcrossprod(sweep(U, 2L, signs, "*"), U)
+      out$self_map <- spectrum_self_map(U, values, kept)
+    }
+  }
+  if (!keep_matrix) out$matrix <- NULL
+  structure(out, class = "krein_spectrum_correction")
+}
+
+#' U diag(1 / |lambda|) U' over the kept eigenvalues: a new point's
+#' self-similarity in the clipped or flipped embedding is s' (this) s
+#' @noRd
+spectrum_self_map <- function(U, values, kept) {
+  w <- ifelse(kept, 1 / abs(values), 0)
+  tcrossprod(sweep(U, 2L, w, "*"), U)
+}
+
+#' The corrected kernel rows (n_new x n) of new points and, when `self` is
+#' given, their corrected self-similarities
+#' @noRd
+apply_spectrum <- function(correction, K, self = NULL) {
+  switch(correction$method,
+    shift = list(K = K, self = if (!is.null(self)) self + correction$shift),
+    square = list(K = K %*% correction$map, self = if (!is.null(self)) rowSums(K^2)),
+    # clip, flip: P and the self map are symmetric, so the rows are K P
+    list(K = K %*% correction$map,
+         self = if (!is.null(self)) rowSums((K %*% correction$self_map) * K))
+  )
+}
+
+#' Map new points' similarities through a spectrum correction
+#'
+#' @param object A `krein_spectrum_correction` from [correct_spectrum()].
+#' @param newdata The kernel values of new points against the training points
+#'   (one row per new point, one column per training point, in the training
+#'   order), as a numeric matrix, or a `krein_precomputed` object
+#'   ([precomputed_kernel()]) that also carries their self-similarities.
+#' @param ... Unused.
+#' @returns The corrected rows in the form given: a matrix, or a
+#'   `krein_precomputed` object whose `self` are the corrected
+#'   self-similarities (see the section of [correct_spectrum()] on them), ready
+#'   as `newdata` for a model fitted on `object$matrix`.
+#' @examples
+#' set.seed(2)
+#' x <- matrix(rnorm(40), ncol = 2)
+#' kernel <- kernel_tanh(scale = 1, offset = -1)
+#' flipped <- correct_spectrum(kernel_matrix(kernel, x), "flip")
+#' x_new <- matrix(rnorm(6), ncol = 2)
+#' predict(flipped, kernel_matrix(kernel, x_new, x))[, 1:4]
+#' @export
+predict.krein_spectrum_correction <- function(object, newdata, ...) {
+  if (length(list(...))) {
+    krein_abort("predict() of a spectrum correction takes only `object` and `newdata`.")
+  }
+  if (missing(newdata) || is.null(newdata)) krein_abort("`newdata` is missing.")
+  self <- NULL
+  precomputed <- inherits(newdata, "krein_precomputed")
+  if (precomputed) {
+    self <- newdata$self
+    newdata <- newdata$K
+  } else if (is.numeric(newdata) && is.null(dim(newdata)) && length(newdata) == object$n) {
+    newdata <- matrix(newdata, nrow = 1L)
+  }
+  K <- check_numeric_matrix(newdata, "newdata", allow_vector = FALSE)
+  check_finite_matrix(K, "newdata")
+  if (ncol(K) != object$n) {
+    krein_abort(sprintf("`newdata` must have one column per training point (%d), not %d.", object$n, ncol(K)))
+  }
+  out <- apply_spectrum(object, K, self)
+  dimnames(out$K) <- list(rownames(K), colnames(K))
+  if (precomputed) new_precomputed(out$K, out$self) else out$K
+}
+
+#' @export
+print.krein_spectrum_correction <- function(x, ...) {
+  cat("<spectrum correction> ", x$method, " of a ", x$n, " x ", x$n, " kernel matrix\n", sep = "")
+  if (!is.null(x$values)) {
+    negative <- sum(x$values < 0 & abs(x$values) > x$tol * max(abs(x$values)))
+    cat("  negative eigenvalues: ", negative, if (negative) sprintf(" (the smallest %s)", format(min(x$values), digits = 4)),
+        "\n", sep = "")
+  }
+  cat("  new points: ", switch(x$method,
+    clip = "s -> P s, P = U diag(1[l > 0]) U'",
+    flip = "s -> P s, P = U diag(sign l) U'",
+    shift = sprintf("s unchanged; k(x, x) + %s", format(x$shift, digits = 4)),
+    square = "s -> K s; k(x, x) -> s's"), "\n", sep = "")
+  invisible(x)
+}
+
+# ---------------------------------------------------------------------------
+# The `spectrum` argument of the kernel models
+
+spectrum_methods <- c("none", "clip", "flip", "shift", "square")
+
+#' The `spectrum` argument of a model: one of spectrum_methods
+#' @noRd
+check_spectrum <- function(spectrum) {
+  if (is.null(spectrum)) return("none")
+  match_choice(spectrum, "spectrum", spectrum_methods)
+}
+
+#' Inputs with a corrected training kernel: the kernel of the training
+#' inputs (a precomputed one, the kernel of objects, or the kernel of data
+#' evaluated here) is corrected once, and the model fits on it as on a
+#' precomputed kernel. The spec keeps the correction (without the corrected
+#' matrix) and the training points, from which new_kernels() computes and
+#' maps the kernel rows of new points.
+#' @noRd
+spectrum_inputs <- function(inputs, spectrum, name, args) {
+  info <- model_info(name)
+  if (!info$uses_kernel) {
+    krein_abort(sprintf("`spectrum` corrects the spectrum of a kernel matrix, but %s() works on the input features and has no kernel; leave `spectrum` out.",
+                        name), class = "krein_argument_error")
+  }
+  if (!is.null(args$landmarks) || (identical(args$reduce, "subset") && !is.null(args$bases))) {
+    krein_abort(sprintf("`spectrum = \"%s\"` is not available for Nystroem fits yet (`landmarks`, `bases`); fit on the whole kernel, or correct the landmark block yourself with correct_spectrum().",
+                        spectrum), class = "krein_argument_error")
+  }
+  if (info$needs_inputs(args)) {
+    krein_abort(sprintf("`spectrum = \"%s\"` needs a fit on a kernel matrix, but %s() with these arguments works on the inputs themselves (e.g. a kernel width optimised during the fit).",
+                        spectrum, name), class = "krein_argument_error")
+  }
+  K <- training_kernel(inputs, args$threads)
+  n <- nrow(K)
+  correction <- spectrum_correction(K, spectrum)
+  corrected <- correction$matrix
+  correction$matrix <- NULL
+  names <- rownames(inputs$x) %||% rownames(K)
+  dimnames(corrected) <- list(names, names)
+  # the training points new points are compared with (data fits)
+  correction$points <- inputs$x
+  inputs$spec$spectrum <- correction
+  inputs$precomputed <- new_precomputed(corrected, unname(diag(corrected)))
+  inputs$x <- NULL
+  inputs
+}
+
+#' The corrected kernel rows of new points against the training points in
+#' `columns` (NULL: all), and their corrected self-similarities where asked
+#' @noRd
+spectrum_new_kernels <- function(spec, new, columns = NULL, need_self = FALSE, threads = NULL) {
+  correction <- spec$spectrum
+  K <- if (spec$type %in% c("precomputed", "objects")) {
+    new_kernel_matrix(spec, new, NULL, NULL)
+  } else {
+    evaluate_kernel(spec$kernel, new$x, correction$points, check_threads(threads))
+  }
+  out <- apply_spectrum(correction, K, if (need_self) new_self_similarity(spec, new))
+  if (!is.null(columns)) out$K <- out$K[, columns, drop = FALSE]
+  out
+}
+
+#' One line on a fit's spectrum correction, for print()
+#' @noRd
+spectrum_text <- function(correction) {
+  negative <- if (!is.null(correction$values)) {
+    sum(correction$values < 0 & abs(correction$values) > correction$tol * max(abs(correction$values)))
+  }
+  paste0("Spectrum: ", correction$method, " (Chen et al. 2009)",
+         if (!is.null(negative)) sprintf("; %d negative eigenvalue%s of the training kernel", negative,
+                                         if (negative == 1L) "" else "s"),
+         if (correction$method == "shift") sprintf(", shift %s", format(correction$shift, digits = 4)))
+}
