@@ -99,6 +99,11 @@ register_krein_model <- function(name, label, fit, parameters, path = NULL,
                                  chunks = NULL, calibrated = function(args) TRUE, landmark_args = NULL,
                                  fitted_arguments = character()) {
   parameters <- as.data.frame(parameters, stringsAsFactors = FALSE)
+  # every kernel model takes a spectrum correction (fit_model(), R/spectrum.R)
+  if (uses_kernel) {
+    parameters <- rbind(parameters, data.frame(parameter = "spectrum", class = "character",
+                                               label = "spectrum correction", stringsAsFactors = FALSE))
+  }
   assign(name, list(name = name, label = label, fit = fit, parameters = parameters, path = path,
                     needs_self = needs_self, needs_inputs = needs_inputs, types = types,
                     predict_args = predict_args, uses_kernel = uses_kernel, renamed = renamed,

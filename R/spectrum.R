@@ -22,6 +22,11 @@
 #'   is unchanged.
 #' * `"square"`: \eqn{K \to K K} (\eqn{\lambda \to \lambda^2}); \eqn{s \to K s}.
 #'
+#' Eigenvalues with \eqn{|\lambda| \le} `tol` \eqn{\times \max |\lambda|} are
+#' zero up to rounding and have no reliable sign: \eqn{P} passes their
+#' directions unchanged (its entry is 1, as for a positive semidefinite
+#' kernel, whose maps are the identity).
+#'
 #' Each map sends a training point's own row of \eqn{K} to its row of the
 #' corrected matrix, so a training point given as a new point is treated as
 #' in training (for `"shift"` see below).
@@ -41,17 +46,20 @@
 #'   kernel on all points is no more indefinite than on the training points.
 #' * `"square"`: \eqn{\|s\|^2 = s^\top s}: the squared kernel is the inner
 #'   product of the similarity vectors, \eqn{(K K)_{ij} = K_{i\cdot}^\top K_{\cdot j}}.
-#' * `"clip"` and `"flip"`: the squared norm of the new point's coordinates
-#'   in the corrected embedding of the training points, \eqn{s^\top U
-#'   \mathrm{diag}(w) U^\top s} with \eqn{w_i = 1 / |\lambda_i|} over the
-#'   kept eigenvalues (the positive ones for clip, all nonzero ones for flip)
-#'   and 0 otherwise. The training points embed as the rows of \eqn{U
-#'   |\Lambda|^{1/2}} (with the signature \eqn{\mathrm{sign}\,\lambda}); a new
-#'   point's coordinates \eqn{z = |\Lambda|^{-1/2} U^\top s} reproduce its
-#'   cross-similarities, and the same coordinates give \eqn{P s} and this
-#'   self-similarity, which is the training diagonal for a training point.
-#'   Eigenvalues with \eqn{|\lambda| \le} `tol` \eqn{\times \max |\lambda|}
-#'   count as zero.
+#' * `"clip"` and `"flip"`: \eqn{k(x, x) + c\, s^\top U_- |\Lambda_-|^{-1}
+#'   U_-^\top s} with \eqn{c = 1} for clip and \eqn{c = 2} for flip, where
+#'   \eqn{U_-, \Lambda_-} are the eigenvectors and eigenvalues of the negative
+#'   part. The training points embed in the pseudo-Euclidean space of \eqn{K}
+#'   as the rows of \eqn{U |\Lambda|^{1/2}}; a new point splits into its
+#'   projection on their span, with coordinates \eqn{z = |\Lambda|^{-1/2}
+#'   U^\top s} (which reproduce \eqn{s}, and whose clipped or flipped
+#'   coordinates give \eqn{P s}), and a residual outside the span. The
+#'   projection's self-similarity \eqn{z^\top J z} (\eqn{J} the signature)
+#'   becomes \eqn{z_+^\top z_+} under clip and \eqn{z^\top z} under flip,
+#'   which adds the negative part's \eqn{|z_-|^2} once or twice; the residual
+#'   is left as it is, as shift leaves the part of a new point that no training
+#'   point shares. A training point has no residual, so this is the corrected
+#'   diagonal; for a positive semidefinite kernel nothing changes.
 #'
 #' The eigendecomposition is LAPACK's `dsyevr` (the one [indefiniteness()]
 #' uses). Prediction is one matrix product with the stored map, with no new
@@ -67,9 +75,11 @@
 #'   the default is \eqn{n} times the machine epsilon, as in [indefiniteness()].
 #' @returns An object of class `krein_spectrum_correction`: a list with
 #'   `method`, `matrix` (the corrected \eqn{n \times n} matrix), `map` (\eqn{P}
-#'   for clip and flip, \eqn{K} for square, `NULL` for shift), `self_map` (the
-#'   matrix \eqn{U \mathrm{diag}(w) U^\top} of the self-similarities of clip
-#'   and flip, else `NULL`), `shift` (\eqn{\sigma}, 0 for the others),
+#'   for clip and flip, \eqn{K} for square, `NULL` for shift), `self_map` (for
+#'   clip and flip the \eqn{n \times q} matrix \eqn{V = U_-
+#'   (|\Lambda_-|/c)^{-1/2}} over the \eqn{q} negative eigenvalues: a new
+#'   point's self-similarity is \eqn{k(x, x) + \|V^\top s\|^2}; else
+#'   `NULL`), `shift` (\eqn{\sigma}, 0 for the others),
 #'   `values` (the eigenvalues of `K`, decreasing), `n` and `tol`. Its
 #'   `predict()` method maps the rows of new points.
 #' @references
@@ -140,28 +150,22 @@ spectrum_correction <- function(K, method, tol = nrow(K) * .Machine$double.eps, 
       # already positive semidefinite: the identity maps
       out$matrix <- K
       out$map <- diag(n)
-      out$self_map <- spectrum_self_map(eig$vectors, values, !zero)
+      out$self_map <- matrix(0, n, 0L)
     } else {
       U <- eig$vectors
-      kept <- if (method == "clip") values > 0 & !zero else !zero
-      signs <- if (method == "clip") as.double(kept) else sign(values) * kept
+      # eigenvalues at rounding level have no reliable sign: their directions
+      # pass unchanged, as they do for a positive semidefinite kernel
+      signs <- ifelse(zero, 1, if (method == "clip") as.double(values > 0) else sign(values))
       corrected <- if (method == "clip") pmax(values, 0) else abs(values)
       out$matrix <- tcrossprod(sweep(U, 2L, corrected, "*"), U)
       out$matrix <- (out$matrix + t(out$matrix)) / 2
       out$map <- tcrossprod(sweep(U, 2L, signs, "*"), U)
-      out$self_map <- spectrum_self_map(U, values, kept)
+      out$self_map <- sweep(U[, negative, drop = FALSE], 2L,
+                            sqrt((if (method == "clip") 1 else 2) / abs(values[negative])), "*")
     }
   }
   if (!keep_matrix) out$matrix <- NULL
   structure(out, class = "krein_spectrum_correction")
-}
-
-#' U diag(1 / |lambda|) U' over the kept eigenvalues: a new point's
-#' self-similarity in the clipped or flipped embedding is s' (this) s
-#' @noRd
-spectrum_self_map <- function(U, values, kept) {
-  w <- ifelse(kept, 1 / abs(values), 0)
-  tcrossprod(sweep(U, 2L, w, "*"), U)
 }
 
 #' The corrected kernel rows (n_new x n) of new points and, when `self` is
@@ -173,7 +177,7 @@ apply_spectrum <- function(correction, K, self = NULL) {
     square = list(K = K %*% correction$map, self = if (!is.null(self)) rowSums(K^2)),
     # clip, flip: P and the self map are symmetric, so the rows are K P
     list(K = K %*% correction$map,
-         self = if (!is.null(self)) rowSums((K %*% correction$self_map) * K))
+         self = if (!is.null(self)) self + rowSums((K %*% correction$self_map)^2))
   )
 }
 
@@ -216,7 +220,7 @@ predict.krein_spectrum_correction <- function(object, newdata, ...) {
     krein_abort(sprintf("`newdata` must have one column per training point (%d), not %d.", object$n, ncol(K)))
   }
   out <- apply_spectrum(object, K, self)
-  dimnames(out$K) <- list(rownames(K), colnames(K))
+  dimnames(out$K) <- dimnames(K)
   if (precomputed) new_precomputed(out$K, out$self) else out$K
 }
 
@@ -233,6 +237,9 @@ print.krein_spectrum_correction <- function(x, ...) {
     flip = "s -> P s, P = U diag(sign l) U'",
     shift = sprintf("s unchanged; k(x, x) + %s", format(x$shift, digits = 4)),
     square = "s -> K s; k(x, x) -> s's"), "\n", sep = "")
+  if (x$method %in% c("clip", "flip")) {
+    cat("  new self-similarities: k(x, x) + |V's|^2 over the ", ncol(x$self_map), " negative eigenvalues\n", sep = "")
+  }
   invisible(x)
 }
 

@@ -1,0 +1,171 @@
+# Spectrum corrections (R/spectrum.R): correct_spectrum() against a plain-R
+# transcription of Chen, Garcia, Gupta, Rahimi and Cazzanti (2009, JMLR 10,
+# Sec. 3: clip, flip, shift, square and their maps for test points), with
+# base::eigen() as the independent eigensolver; the `spectrum` argument of
+# every kernel model in the registry against the same model fitted on the
+# corrected matrix as a precomputed kernel.
+
+# An indefinite kernel on the combination data (helper-combinations.R),
+# scaled by hand so that a fit with scale = FALSE sees the same numbers
+spectrum_data <- local({
+  d <- combination_data
+  x <- scale_by(d$x, d$x)
+  x_new <- scale_by(d$x_new, d$x)
+  kernel <- kernel_invariant(kernel_dist(s = 1, power = 4))
+  list(x = x, y = d$y, x_new = x_new, kernel = kernel,
+       K = kernel_matrix(kernel, x), K_new = kernel_matrix(kernel, x_new, x),
+       self_new = diag(kernel_matrix(kernel, x_new)))
+})
+
+# Chen et al.'s definitions, transcribed: K = U diag(l) U'; clip
+# l -> max(l, 0) and s -> U diag(1[l > 0]) U' s; flip l -> |l| and
+# s -> U diag(sign l) U' s; shift K + max(-min(l), 0) I, s unchanged; square
+# K K and s -> K s. Eigenvalues within n eps max|l| of zero pass unchanged
+# (the sign of 1 in P). Self-similarities as ?correct_spectrum defines them:
+# clip and flip add 1 and 2 times s' U_- |L_-|^{-1} U_-' s; shift adds the
+# shift; square is s's.
+spectrum_reference <- function(K, method, K_new, self_new) {
+  e <- eigen(K, symmetric = TRUE)
+  U <- e$vectors
+  l <- e$values
+  zero <- abs(l) <= nrow(K) * .Machine$double.eps * max(abs(l))
+  neg <- l < 0 & !zero
+  switch(method,
+    clip = list(matrix = U %*% diag(pmax(l, 0)) %*% t(U),
+                rows = t(U %*% diag(ifelse(zero, 1, as.numeric(l > 0))) %*% t(U) %*% t(K_new)),
+                self = self_new + diag(K_new %*% U[, neg] %*% diag(1 / abs(l[neg])) %*% t(U[, neg]) %*% t(K_new))),
+    flip = list(matrix = U %*% diag(abs(l)) %*% t(U),
+                rows = t(U %*% diag(ifelse(zero, 1, sign(l))) %*% t(U) %*% t(K_new)),
+                self = self_new + 2 * diag(K_new %*% U[, neg] %*% diag(1 / abs(l[neg])) %*% t(U[, neg]) %*% t(K_new))),
+    shift = list(matrix = K + max(-min(l), 0) * diag(nrow(K)), rows = K_new, self = self_new + max(-min(l), 0)),
+    square = list(matrix = K %*% K, rows = t(K %*% t(K_new)), self = rowSums(K_new^2)))
+}
+
+spectrum_corrections <- c("clip", "flip", "shift", "square")
+
+test_that("correct_spectrum() equals Chen et al.'s corrections on training and new points", {
+  d <- spectrum_data
+  expect_gt(indefiniteness(d$K)$signature[["q"]], 5)  # genuinely indefinite
+  for (method in spectrum_corrections) {
+    correction <- correct_spectrum(d$K, method)
+    reference <- spectrum_reference(d$K, method, d$K_new, d$self_new)
+    expect_s3_class(correction, "krein_spectrum_correction")
+    expect_equal(correction$matrix, reference$matrix, tolerance = 1e-10, info = method)
+    expect_equal(predict(correction, d$K_new), reference$rows, tolerance = 1e-10, info = method)
+    new <- predict(correction, precomputed_kernel(d$K_new, self = d$self_new))
+    expect_s3_class(new, "krein_precomputed")
+    expect_equal(new$K, reference$rows, tolerance = 1e-10, info = method)
+    expect_equal(new$self, reference$self, tolerance = 1e-10, info = method)
+    # the corrected matrix is positive semidefinite
+    expect_gt(min(eigen(correction$matrix, symmetric = TRUE, only.values = TRUE)$values),
+              -1e-10 * max(abs(correction$matrix)))
+  }
+})
+
+test_that("a training point given as a new point gets its corrected row and diagonal (not for shift: a new point is distinct)", {
+  d <- spectrum_data
+  rows <- c(2L, 11L, 30L)
+  for (method in c("clip", "flip", "square")) {
+    correction <- correct_spectrum(d$K, method)
+    new <- predict(correction, precomputed_kernel(d$K[rows, ], self = diag(d$K)[rows]))
+    expect_equal(new$K, correction$matrix[rows, ], tolerance = 1e-10, info = method)
+    expect_equal(new$self, diag(correction$matrix)[rows], tolerance = 1e-10, info = method)
+  }
+  shift <- correct_spectrum(d$K, "shift")
+  new <- predict(shift, precomputed_kernel(d$K[rows, ], self = diag(d$K)[rows]))
+  expect_equal(new$K, d$K[rows, ])
+  expect_equal(new$self, diag(shift$matrix)[rows], tolerance = 1e-12)
+})
+
+test_that("clip, flip and shift leave a positive semidefinite kernel and new points unchanged, without a warning", {
+  d <- spectrum_data
+  K <- kernel_matrix(kernel_rbf(0.5), d$x)
+  K_new <- kernel_matrix(kernel_rbf(0.5), d$x_new, d$x)
+  for (method in c("clip", "flip", "shift")) {
+    expect_no_warning(correction <- correct_spectrum(K, method))
+    expect_equal(correction$matrix, K, tolerance = 1e-12, info = method)
+    new <- predict(correction, precomputed_kernel(K_new, self = rep(1, nrow(K_new))))
+    expect_equal(new$K, K_new, tolerance = 1e-12, info = method)
+    expect_equal(new$self, rep(1, nrow(K_new)), info = method)
+  }
+  expect_identical(correct_spectrum(K, "shift")$shift, 0)
+})
+
+# The registry's kernel models, fitted with `spectrum = m` on data, equal the
+# same model fitted on correct_spectrum(K, m)$matrix as a precomputed kernel
+# and predicted on predict(correction, <kernel rows, self-similarities>), for
+# every predict type, on new and training points.
+test_that("every kernel model with `spectrum` = the model on the corrected precomputed kernel", {
+  d <- spectrum_data
+  new_kernel <- precomputed_kernel(d$K_new, self = d$self_new)
+  for (name in krein:::registered_models()) {
+    info <- krein:::model_info(name)
+    if (!info$uses_kernel) next
+    if (!is.null(combination_needs[[name]]) && !requireNamespace(combination_needs[[name]], quietly = TRUE)) next
+    model <- getExportedValue("krein", name)
+    types <- c("class", "prob", "decision", info$types)
+    for (method in spectrum_corrections) {
+      label <- sprintf("%s, spectrum = \"%s\"", name, method)
+      correction <- correct_spectrum(d$K, method)
+      set.seed(3)
+      fit <- suppressWarnings(model(d$x, d$y, kernel = d$kernel, scale = FALSE, spectrum = method))
+      set.seed(3)
+      reference <- suppressWarnings(model(correction$matrix, d$y, kernel = "precomputed"))
+      expect_s3_class(fit$spec$spectrum, "krein_spectrum_correction")
+      expect_null(fit$spec$spectrum$matrix)  # the fit keeps the map, not the corrected matrix
+      for (type in types) {
+        expect_equal(predict(fit, d$x_new, type = type), predict(reference, predict(correction, new_kernel), type = type),
+                     tolerance = 1e-10, info = paste(label, type))
+        expect_equal(predict(fit, type = type), predict(reference, type = type), tolerance = 1e-10,
+                     info = paste(label, type, "training"))
+      }
+    }
+  }
+})
+
+test_that("`spectrum` on strings and on dissimilarities = the precomputed corrected kernel", {
+  d <- combination_data
+  correction <- correct_spectrum(string_kernels$K, "flip")
+  fit <- kqd(d$strings, d$y, kernel = string_kernel, spectrum = "flip")
+  reference <- kqd(correction$matrix, d$y, kernel = "precomputed")
+  expect_equal(predict(fit, d$strings_new, type = "prob"),
+               predict(reference, predict(correction, string_kernels$new), type = "prob"), tolerance = 1e-10)
+  D <- as.matrix(stats::dist(d$x[, 1, drop = FALSE]))^0.5
+  D_new <- as.matrix(stats::dist(rbind(d$x_new[, 1, drop = FALSE], d$x[, 1, drop = FALSE])))[1:9, -(1:9)]^0.5
+  converted <- kernel_from_dissimilarity(D)
+  correction <- correct_spectrum(converted, "clip")
+  fit <- iknn(converted, d$y, k = 3, spectrum = "clip")
+  reference <- iknn(correction$matrix, d$y, kernel = "precomputed", k = 3)
+  expect_equal(predict(fit, D_new, type = "prob"),
+               predict(reference, predict(correction, predict(converted, D_new)), type = "prob"), tolerance = 1e-10)
+})
+
+test_that("`spectrum` is a column of tune_krein()'s grid and an argument caret and parsnip pass on", {
+  d <- spectrum_data
+  tuned <- tune_krein(iknn, d$x, d$y, grid = list(spectrum = c("none", "flip"), k = 1), kernel = d$kernel,
+                      scale = FALSE, folds = 3)
+  expect_setequal(tuned$results$spectrum, c("none", "flip"))
+  expect_true("spectrum" %in% names(tuned$best))
+  expect_identical(tuned$model$spec$spectrum$method %||% "none", tuned$best$spectrum)
+  skip_if_not_installed("caret")
+  spec <- caret_model("iknn", tune = c("k", "spectrum"))
+  expect_true("spectrum" %in% spec$parameters$parameter)
+  fit <- spec$fit(d$x, d$y, param = data.frame(k = 1, spectrum = "clip", gamma = NA), kernel = d$kernel, scale = FALSE)
+  expect_identical(fit$spec$spectrum$method, "clip")
+})
+
+test_that("bad `spectrum` values, Nystroem fits, chunks and onda() give clear errors", {
+  d <- spectrum_data
+  expect_snapshot(error = TRUE, {
+    kqd(d$x, d$y, kernel = d$kernel, spectrum = "abs")
+    kqd(d$x, d$y, kernel = d$kernel, spectrum = c("clip", "flip"))
+    ikfd(d$x, d$y, kernel = d$kernel, spectrum = "clip", landmarks = 1:9)
+    onda(d$x, d$y, spectrum = "clip")
+    correct_spectrum(d$K[, -1], "clip")
+    correct_spectrum(d$K, "clap")
+    correct_spectrum(d$K, "clip", tol = -1)
+    predict(correct_spectrum(d$K, "clip"), d$K_new[, -1])
+    predict(correct_spectrum(d$K, "clip"))
+  })
+  expect_error(onda(y ~ ., data = combination_data$data, spectrum = "flip"), class = "krein_error")
+})
