@@ -302,7 +302,11 @@ fit_model <- function(name, inputs, args, call) {
   if (info$uses_kernel && is.null(inputs$kernel) && is.null(inputs$precomputed)) {
     krein_abort("`kernel` is missing; give a kernel, e.g. kernel_rbf().")
   }
-  if (spectrum != "none") inputs <- spectrum_inputs(inputs, spectrum, name, args)
+  if (spectrum != "none") {
+    corrected <- spectrum_inputs(inputs, spectrum, name, args)
+    inputs <- corrected$inputs
+    args <- corrected$args
+  }
   fields <- with_core_errors(sprintf("%s()", name),
                              do.call(get(info$fit, mode = "function"), c(list(inputs), args)))
   # the generic's name, not the method's: kqd(...), as the user wrote it

@@ -139,8 +139,17 @@
 #'   kernel `correct_spectrum(K, m)$matrix` predicted on
 #'   `predict(correct_spectrum(K, m), <kernel rows of new points>)`. A
 #'   positive semidefinite kernel is left unchanged by `"clip"`, `"flip"` and
-#'   `"shift"`. Not available for Nystroem fits (`landmarks`, `bases`) and
-#'   data in chunks.
+#'   `"shift"`. Nystroem fits (`landmarks`; kfda's `bases` with `reduce =
+#'   "subset"`) correct the \eqn{m \times m} landmark block \eqn{W} only
+#'   (cost \eqn{m^3}), with the landmarks in the part of the training points:
+#'   every point's similarities to the landmarks go through the map of
+#'   \eqn{W}'s correction and its self-similarity is corrected as
+#'   [correct_spectrum()] corrects a new point's, so the Nystroem kernel
+#'   \eqn{C W^{-1} C^\top} becomes the clipped, flipped, shifted or squared
+#'   one of the landmark block (for clip, its positive part \eqn{C U_+
+#'   \Lambda_+^{-1} U_+^\top C^\top}). Landmarks chosen by the fit
+#'   (`"meb"`, `"random"`, `"kmeans"`) are chosen on the raw kernel. Not
+#'   available for data in chunks.
 #' @name krein_inputs
 #' @family kernels
 NULL

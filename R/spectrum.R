@@ -255,12 +255,15 @@ check_spectrum <- function(spectrum) {
   match_choice(spectrum, "spectrum", spectrum_methods)
 }
 
-#' Inputs with a corrected training kernel: the kernel of the training
-#' inputs (a precomputed one, the kernel of objects, or the kernel of data
-#' evaluated here) is corrected once, and the model fits on it as on a
-#' precomputed kernel. The spec keeps the correction (without the corrected
-#' matrix) and the training points, from which new_kernels() computes and
-#' maps the kernel rows of new points.
+#' Inputs (and model arguments) with a corrected kernel. A full fit: the
+#' kernel of the training inputs (a precomputed one, the kernel of objects,
+#' or the kernel of data evaluated here) is corrected once, and the model
+#' fits on it as on a precomputed kernel; the spec keeps the correction
+#' (without the corrected matrix) and the training points, from which
+#' new_kernels() computes and maps the kernel rows of new points. A Nystroem
+#' fit (landmarks, kfda's bases): the landmark block is corrected
+#' (spectrum_landmark_inputs()).
+#' @returns list(inputs, args)
 #' @noRd
 spectrum_inputs <- function(inputs, spectrum, name, args) {
   info <- model_info(name)
@@ -268,16 +271,13 @@ spectrum_inputs <- function(inputs, spectrum, name, args) {
     krein_abort(sprintf("`spectrum` corrects the spectrum of a kernel matrix, but %s() works on the input features and has no kernel; leave `spectrum` out.",
                         name), class = "krein_argument_error")
   }
-  if (!is.null(args$landmarks) || (identical(args$reduce, "subset") && !is.null(args$bases))) {
-    krein_abort(sprintf("`spectrum = \"%s\"` is not available for Nystroem fits yet (`landmarks`, `bases`); fit on the whole kernel, or correct the landmark block yourself with correct_spectrum().",
-                        spectrum), class = "krein_argument_error")
-  }
+  reference <- spectrum_reference_set(inputs, args)
+  if (!is.null(reference)) return(spectrum_landmark_inputs(inputs, spectrum, reference))
   if (info$needs_inputs(args)) {
     krein_abort(sprintf("`spectrum = \"%s\"` needs a fit on a kernel matrix, but %s() with these arguments works on the inputs themselves (e.g. a kernel width optimised during the fit).",
                         spectrum, name), class = "krein_argument_error")
   }
   K <- training_kernel(inputs, args$threads)
-  n <- nrow(K)
   correction <- spectrum_correction(K, spectrum)
   corrected <- correction$matrix
   correction$matrix <- NULL
@@ -288,14 +288,135 @@ spectrum_inputs <- function(inputs, spectrum, name, args) {
   inputs$spec$spectrum <- correction
   inputs$precomputed <- new_precomputed(corrected, unname(diag(corrected)))
   inputs$x <- NULL
-  inputs
+  list(inputs = inputs, args = args)
 }
+
+#' The landmarks of a Nystroem fit (`landmarks`, resolved here once so that
+#' the correction and the model use the same ones) or kfda's subset of bases
+#' (`reduce = "subset"`), with the model arguments that hand them to the
+#' model; NULL for a full fit
+#' @noRd
+spectrum_reference_set <- function(inputs, args) {
+  if (!is.null(args$landmarks)) {
+    landmarks <- resolve_landmarks(args$landmarks, inputs, args$eps, args$m, args$threads)
+    if (!is.null(landmarks$points) && is.null(landmarks$indices)) {
+      # k-means centres, already in the fit's units: resolve_landmarks() in
+      # the model takes them as they are
+      landmarks$scaled_points <- landmarks$points
+      landmarks$scaling <- inputs$spec$scaling
+    }
+    args$landmarks <- landmarks
+    return(list(indices = landmarks$indices, points = landmarks$points, args = args))
+  }
+  if (identical(args$reduce, "subset")) {
+    discriminant <- match_choice(args$discriminant, "discriminant", c("linear", "quadratic"))
+    bases <- resolve_bases(args$bases, length(inputs$y), discriminant, as.vector(table(inputs$y)))
+    args$bases <- bases
+    return(list(indices = bases, points = if (!is.null(inputs$x)) inputs$x[bases, , drop = FALSE], args = args))
+  }
+  NULL
+}
+
+#' A Nystroem fit with a corrected landmark block W = k(R, R) (R the
+#' landmarks): the kernel becomes
+#'   clip, flip: k_c(x, y) = k(x, y) + (k(x, R) V)(k(y, R) V)',
+#'   square:     k_c(x, y) = k(x, R) k(R, y),
+#'   shift:      k_c(x, y) = k(x, y) + shift [x and y the same point],
+#' with V the correction of W (the `self_map`). k_c(R, R) is W's corrected
+#' matrix, k_c(x, R) = k(x, R) P is Chen et al.'s map of x's similarities to
+#' the landmarks, and k_c(x, x) the self-similarity correct_spectrum()
+#' defines: the landmarks play the training points' part, at cost m^3.
+#' Data fits get the corrected kernel as their kernel (every evaluation the
+#' model and prediction make goes through it); precomputed fits (and
+#' objects) get the corrected training matrix, and the spec keeps what new
+#' rows need.
+#' @noRd
+spectrum_landmark_inputs <- function(inputs, spectrum, reference) {
+  threads <- reference$args$threads
+  if (!is.null(inputs$x)) {
+    W <- evaluate_kernel(inputs$kernel, reference$points, NULL, check_threads(threads))
+    correction <- spectrum_correction(W, spectrum, keep_matrix = FALSE)
+    kernel <- spectrum_kernel(inputs$kernel, reference$points, correction)
+    inputs$kernel <- kernel
+    inputs$spec$kernel <- kernel
+    return(list(inputs = inputs, args = reference$args))
+  }
+  K <- inputs$precomputed$K
+  L <- reference$indices
+  correction <- spectrum_correction(K[L, L, drop = FALSE], spectrum, keep_matrix = FALSE)
+  correction$landmarks <- L
+  C <- K[, L, drop = FALSE]
+  corrected <- switch(spectrum,
+    # every training point is the same point as itself (the landmarks among them)
+    shift = K + diag(correction$shift, nrow(K)),
+    square = {
+      correction$rows <- C
+      tcrossprod(C)
+    },
+    {
+      correction$rows <- C %*% correction$self_map
+      K + tcrossprod(correction$rows)
+    })
+  dimnames(corrected) <- dimnames(K)
+  correction$map <- NULL
+  inputs$spec$spectrum <- correction
+  inputs$precomputed <- new_precomputed(corrected, unname(diag(corrected)))
+  list(inputs = inputs, args = reference$args)
+}
+
+#' The kernel of a Nystroem fit with a corrected landmark block (see
+#' spectrum_landmark_inputs())
+#' @noRd
+spectrum_kernel <- function(base, points, correction) {
+  correction$matrix <- NULL
+  correction$map <- NULL
+  new_krein_kernel("spectrum", list(), sprintf("%s; spectrum %s on the %d landmarks", kernel_description(base),
+                                               correction$method, nrow(points)),
+                   base$formula, TRUE, base = base, points = points, correction = correction,
+                   units = data_units(base))
+}
+
+spectrum_kernel_matrix <- function(kernel, x, y, threads) {
+  correction <- kernel$correction
+  Cx <- evaluate_kernel(kernel$base, x, kernel$points, threads)
+  if (correction$method == "square") {
+    return(if (is.null(y)) tcrossprod(Cx) else tcrossprod(Cx, evaluate_kernel(kernel$base, y, kernel$points, threads)))
+  }
+  K <- evaluate_kernel(kernel$base, x, y, threads)
+  if (correction$method == "shift") {
+    if (correction$shift == 0) return(K)
+    if (is.null(y)) {
+      diag(K) <- diag(K) + correction$shift
+    } else {
+      same <- which(outer(row_keys(x), row_keys(y), "=="), arr.ind = TRUE)
+      K[same] <- K[same] + correction$shift
+    }
+    return(K)
+  }
+  A <- Cx %*% correction$self_map
+  if (is.null(y)) return(K + tcrossprod(A))
+  K + tcrossprod(A, evaluate_kernel(kernel$base, y, kernel$points, threads) %*% correction$self_map)
+}
+
+spectrum_kernel_self <- function(kernel, x) {
+  correction <- kernel$correction
+  Cx <- evaluate_kernel(kernel$base, x, kernel$points)
+  switch(correction$method,
+    square = rowSums(Cx^2),
+    shift = kernel_self(kernel$base, x) + correction$shift,
+    kernel_self(kernel$base, x) + rowSums((Cx %*% correction$self_map)^2))
+}
+
+#' The exact value of each row, as a string (identical points)
+#' @noRd
+row_keys <- function(x) apply(x, 1L, function(r) paste(sprintf("%a", r), collapse = " "))
 
 #' The corrected kernel rows of new points against the training points in
 #' `columns` (NULL: all), and their corrected self-similarities where asked
 #' @noRd
 spectrum_new_kernels <- function(spec, new, columns = NULL, need_self = FALSE, threads = NULL) {
   correction <- spec$spectrum
+  if (!is.null(correction$landmarks)) return(spectrum_landmark_new_kernels(spec, new, columns, need_self))
   K <- if (spec$type %in% c("precomputed", "objects")) {
     new_kernel_matrix(spec, new, NULL, NULL)
   } else {
@@ -316,4 +437,27 @@ spectrum_text <- function(correction) {
          if (!is.null(negative)) sprintf("; %d negative eigenvalue%s of the training kernel", negative,
                                          if (negative == 1L) "" else "s"),
          if (correction$method == "shift") sprintf(", shift %s", format(correction$shift, digits = 4)))
+}
+
+#' spectrum_new_kernels() of a precomputed Nystroem fit: the corrected kernel
+#' k_c (spectrum_landmark_inputs()) of new points against training points in
+#' `columns` (the landmarks, or bases), from their raw kernel rows
+#' @noRd
+spectrum_landmark_new_kernels <- function(spec, new, columns, need_self) {
+  correction <- spec$spectrum
+  L <- correction$landmarks
+  if (is.null(columns)) columns <- seq_len(spec$n_train)
+  needed <- union(L, columns)
+  raw <- new_kernel_matrix(spec, new, NULL, needed)
+  at <- function(index) raw[, match(index, needed), drop = FALSE]
+  self <- if (need_self) new_self_similarity(spec, new)
+  switch(correction$method,
+    shift = list(K = at(columns), self = if (need_self) self + correction$shift),
+    square = list(K = tcrossprod(at(L), correction$rows[columns, , drop = FALSE]),
+                  self = if (need_self) rowSums(at(L)^2)),
+    {
+      A <- at(L) %*% correction$self_map
+      list(K = at(columns) + tcrossprod(A, correction$rows[columns, , drop = FALSE]),
+           self = if (need_self) self + rowSums(A^2))
+    })
 }
