@@ -41,6 +41,7 @@
 #' | `"iknn"` | `k` | 1, 5, 9, ... |
 #' | `"ikpca_qd"` | `pvar`, `shrinkage` | `pvar = 0.8`, `shrinkage` log-spaced in 0.001 to 1 |
 #' | `"isvm"` | `C` | log-spaced in 0.1 to 1000 |
+#' | `"krein_svm"` | `C` | log-spaced in 0.1 to 1000 |
 #' | `"pcvm"` | none | the width alone |
 #'
 #' A model's other tunable arguments ([krein_models()]) can be added with
@@ -178,6 +179,7 @@ caret_tuning_specs <- list(
                        draw = function(len) sample(seq(1, 21, by = 2), len, replace = TRUE))),
   ikpca_qd = list(pvar = choice_values(0.8), shrinkage = NULL),
   isvm = list(C = NULL),
+  krein_svm = list(C = NULL),
   pcvm = list()
 )
 

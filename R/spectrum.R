@@ -321,7 +321,7 @@ spectrum_reference_set <- function(inputs, args) {
 #' landmarks): the kernel becomes
 #'   clip, flip: k_c(x, y) = k(x, y) + (k(x, R) V)(k(y, R) V)',
 #'   square:     k_c(x, y) = k(x, R) k(R, y),
-#'   shift:      k_c(x, y) = k(x, y) + shift [x and y the same point],
+#'   shift:      k_c(x, y) = k(x, y) + shift if x and y are the same point,
 #' with V the correction of W (the `self_map`). k_c(R, R) is W's corrected
 #' matrix, k_c(x, R) = k(x, R) P is Chen et al.'s map of x's similarities to
 #' the landmarks, and k_c(x, x) the self-similarity correct_spectrum()
