@@ -232,6 +232,19 @@ test_that("`spectrum` is a column of tune_krein()'s grid and an argument caret a
   expect_identical(fit$spec$spectrum$method, "clip")
 })
 
+test_that("parsnip's krein engines pass `spectrum` on as an engine argument", {
+  skip_if_not_installed("parsnip")
+  d <- spectrum_data
+  train <- data.frame(d$x, y = d$y)
+  spec <- parsnip::set_engine(parsnip::nearest_neighbor(neighbors = 3), "krein", kernel = d$kernel,
+                              spectrum = "flip", scale = FALSE)
+  fitted <- parsnip::fit(parsnip::set_mode(spec, "classification"), y ~ ., data = train)
+  expect_identical(fitted$fit$spec$spectrum$method, "flip")
+  direct <- iknn(d$x, d$y, kernel = d$kernel, k = 3, spectrum = "flip", scale = FALSE)
+  expect_equal(unname(as.matrix(predict(fitted, data.frame(d$x_new), type = "prob"))),
+               unname(predict(direct, d$x_new, type = "prob")), tolerance = 1e-10)
+})
+
 test_that("bad `spectrum` values, chunks and onda() give clear errors", {
   d <- spectrum_data
   expect_snapshot(error = TRUE, {
