@@ -164,6 +164,11 @@ spectrum_correction <- function(K, method, tol = nrow(K) * .Machine$double.eps, 
                             sqrt((if (method == "clip") 1 else 2) / abs(values[negative])), "*")
     }
   }
+  if (!all(is.finite(out$matrix)) || !all(is.finite(out$map))) {
+    krein_abort(sprintf(
+      "The %s-corrected kernel matrix overflows double precision (the largest entry of the kernel is %s in absolute value); divide the kernel by a constant first.",
+      method, format(max(abs(K)), digits = 3)))
+  }
   if (!keep_matrix) out$matrix <- NULL
   structure(out, class = "krein_spectrum_correction")
 }
@@ -434,8 +439,10 @@ spectrum_text <- function(correction) {
     sum(correction$values < 0 & abs(correction$values) > correction$tol * max(abs(correction$values)))
   }
   paste0("Spectrum: ", correction$method, " (Chen et al. 2009)",
-         if (!is.null(negative)) sprintf("; %d negative eigenvalue%s of the training kernel", negative,
-                                         if (negative == 1L) "" else "s"),
+         if (!is.null(negative)) sprintf("; %d negative eigenvalue%s of the %s", negative,
+                                         if (negative == 1L) "" else "s",
+                                         if (is.null(correction$landmarks)) "training kernel" else
+                                           sprintf("landmark block (%d landmarks)", length(correction$landmarks))),
          if (correction$method == "shift") sprintf(", shift %s", format(correction$shift, digits = 4)))
 }
 
