@@ -41,11 +41,14 @@
 #' | `"iknn"` | `k` | 1, 5, 9, ... |
 #' | `"ikpca_qd"` | `pvar`, `shrinkage` | `pvar = 0.8`, `shrinkage` log-spaced in 0.001 to 1 |
 #' | `"isvm"` | `C` | log-spaced in 0.1 to 1000 |
+#' | `"krein_svm"` | `C` | log-spaced in 0.1 to 1000 |
 #' | `"pcvm"` | none | the width alone |
 #'
 #' A model's other tunable arguments ([krein_models()]) can be added with
-#' `tune`; they get the model's default in the default grid (give a
-#' `tuneGrid` to vary them).
+#' `tune`, among them every kernel model's `spectrum` (a correction of the
+#' kernel's spectrum, see [correct_spectrum()]); they get the model's default
+#' in the default grid (give a `tuneGrid` to vary them, e.g. `spectrum =
+#' c("none", "clip", "flip")`).
 #'
 #' @param name The krein model, one of the names [krein_models()] lists.
 #' @param tune The model arguments caret tunes, a subset of the model's
@@ -77,7 +80,8 @@ caret_model <- function(name, tune = NULL) {
   info <- model_info(name)
   specs <- caret_tuning_specs[[name]]
   if (is.null(tune)) {
-    tune <- if (is.null(specs)) info$parameters$parameter else names(specs)
+    # `spectrum` only on request: its default grid would be "none" alone
+    tune <- if (is.null(specs)) setdiff(info$parameters$parameter, "spectrum") else names(specs)
   } else {
     if (!is.character(tune) || anyNA(tune)) {
       krein_abort(sprintf("`tune` must be NULL or a character vector of %s()'s tunable arguments, not %s.",
@@ -175,6 +179,7 @@ caret_tuning_specs <- list(
                        draw = function(len) sample(seq(1, 21, by = 2), len, replace = TRUE))),
   ikpca_qd = list(pvar = choice_values(0.8), shrinkage = NULL),
   isvm = list(C = NULL),
+  krein_svm = list(C = NULL),
   pcvm = list()
 )
 

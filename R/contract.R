@@ -99,6 +99,17 @@ register_krein_model <- function(name, label, fit, parameters, path = NULL,
                                  chunks = NULL, calibrated = function(args) TRUE, landmark_args = NULL,
                                  fitted_arguments = character()) {
   parameters <- as.data.frame(parameters, stringsAsFactors = FALSE)
+  # `choices`: the values of a character parameter (krein_app() offers them)
+  if (is.null(parameters$choices)) parameters$choices <- rep(NA_character_, nrow(parameters))
+  # every kernel model takes a spectrum correction (fit_model(), R/spectrum.R;
+  # its choices are spectrum_methods, written out because the models register
+  # as their files are sourced, before R/spectrum.R)
+  if (uses_kernel) {
+    parameters <- rbind(parameters, data.frame(parameter = "spectrum", class = "character",
+                                               label = "spectrum correction",
+                                               choices = "none, clip, flip, shift, square",
+                                               stringsAsFactors = FALSE))
+  }
   assign(name, list(name = name, label = label, fit = fit, parameters = parameters, path = path,
                     needs_self = needs_self, needs_inputs = needs_inputs, types = types,
                     predict_args = predict_args, uses_kernel = uses_kernel, renamed = renamed,
@@ -176,7 +187,9 @@ krein_models <- function() {
 #' the data and the kernel)
 #' @noRd
 fit_argument_names <- function(info) {
-  setdiff(names(formals(get(info$fit, mode = "function"))), c("inputs", "..."))
+  # `spectrum` (R/spectrum.R): every kernel model's, applied by fit_model()
+  c(setdiff(names(formals(get(info$fit, mode = "function"))), c("inputs", "...")),
+    if (info$uses_kernel) "spectrum")
 }
 
 #' A model's default method, `<name>.default`: its formals hold every default
@@ -285,9 +298,20 @@ fit_model <- function(name, inputs, args, call) {
   check_model_arguments(args, fit_argument_names(info), name, info$renamed)
   defaults <- model_defaults(name)
   args <- c(args, defaults[setdiff(names(defaults), names(args))])
+  spectrum <- check_spectrum(args$spectrum)
+  args$spectrum <- NULL
+  if (spectrum != "none" && inherits(inputs, "krein_chunk_request")) {
+    krein_abort(sprintf("`spectrum = \"%s\"` needs the whole training kernel; data in chunks are fitted on landmarks. Leave `spectrum` out.",
+                        spectrum), class = "krein_argument_error")
+  }
   if (inherits(inputs, "krein_chunk_request")) inputs <- chunked_inputs(info, inputs, args)
   if (info$uses_kernel && is.null(inputs$kernel) && is.null(inputs$precomputed)) {
     krein_abort("`kernel` is missing; give a kernel, e.g. kernel_rbf().")
+  }
+  if (spectrum != "none") {
+    corrected <- spectrum_inputs(inputs, spectrum, name, args)
+    inputs <- corrected$inputs
+    args <- corrected$args
   }
   fields <- with_core_errors(sprintf("%s()", name),
                              do.call(get(info$fit, mode = "function"), c(list(inputs), args)))
@@ -485,8 +509,16 @@ subset_new_inputs <- function(new, rows) {
 #' @param columns Which training points they are (precomputed fits); NULL: all.
 #' @noRd
 new_kernels <- function(object, new, points = object$x, columns = NULL, need_self = FALSE) {
-  K <- new_kernel_matrix(object$spec, new, points, columns, threads = object$threads)
-  self <- if (need_self) new_self_similarity(object$spec, new) else NULL
+  if (!is.null(object$spec$spectrum)) {
+    # a spectrum correction (R/spectrum.R): the rows against every training
+    # point, mapped, then the columns the model uses
+    corrected <- spectrum_new_kernels(object$spec, new, columns, need_self, object$threads)
+    K <- corrected$K
+    self <- corrected$self
+  } else {
+    K <- new_kernel_matrix(object$spec, new, points, columns, threads = object$threads)
+    self <- if (need_self) new_self_similarity(object$spec, new) else NULL
+  }
   rownames(K) <- rownames(new$x %||% new$K)
   list(K = K, self = self, n = nrow(K), names = rownames(K))
 }
@@ -578,6 +610,7 @@ print.krein_model <- function(x, ...) {
   cat("Training points: ", length(x$y), dropped_rows_text(x), "; training error ",
       format(x$training_error, digits = 3), "\n", sep = "")
   if (!is.null(x$spec$scaling)) cat(scaling_text(x$spec$scaling), "\n", sep = "")
+  if (!is.null(x$spec$spectrum)) cat(spectrum_text(x$spec$spectrum), "\n", sep = "")
   lines <- model_print_lines(x)
   if (length(lines)) cat(paste0("  ", lines, "\n"), sep = "")
   invisible(x)

@@ -228,7 +228,7 @@ ikfd.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 
 #' @rdname ikfd
 #' @export
-ikfd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, ridge_relative = NULL, landmarks = NULL,
+ikfd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none", ridge_relative = NULL, landmarks = NULL,
                          eps = 0.01, m = NULL, weights = c("equal", "prior"), na.action = NULL,
                          threads = NULL) {
   check_dots_empty("ikfd", ...)

@@ -129,6 +129,27 @@
 #'   dissimilarities and objects (strings, lists), and where a kernel or
 #'   posterior model fitted on data sets the units (see "Objects fitted on
 #'   data keep their units" in [krein_inputs]).
+#' @param spectrum `"none"` (the default), or a correction of the spectrum of
+#'   the training kernel that makes it positive semidefinite: `"clip"`,
+#'   `"flip"`, `"shift"` or `"square"`, as [correct_spectrum()] defines them
+#'   after Chen et al. (2009). The fit corrects the \eqn{n \times n} training
+#'   kernel once (one eigendecomposition; none for `"square"`) and keeps the
+#'   map that new points' kernel rows go through at prediction (one matrix
+#'   product). A fit with `spectrum = m` equals the fit on the precomputed
+#'   kernel `correct_spectrum(K, m)$matrix` predicted on
+#'   `predict(correct_spectrum(K, m), <kernel rows of new points>)`. A
+#'   positive semidefinite kernel is left unchanged by `"clip"`, `"flip"` and
+#'   `"shift"`. Nystroem fits (`landmarks`; kfda's `bases` with `reduce =
+#'   "subset"`) correct the \eqn{m \times m} landmark block \eqn{W} only
+#'   (cost \eqn{m^3}), with the landmarks in the part of the training points:
+#'   every point's similarities to the landmarks go through the map of
+#'   \eqn{W}'s correction and its self-similarity is corrected as
+#'   [correct_spectrum()] corrects a new point's, so the Nystroem kernel
+#'   \eqn{C W^{-1} C^\top} becomes the clipped, flipped, shifted or squared
+#'   one of the landmark block (for clip, its positive part \eqn{C U_+
+#'   \Lambda_+^{-1} U_+^\top C^\top}). Landmarks chosen by the fit
+#'   (`"meb"`, `"random"`, `"kmeans"`) are chosen on the raw kernel. Not
+#'   available for data in chunks.
 #' @name krein_inputs
 #' @family kernels
 NULL

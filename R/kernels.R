@@ -561,6 +561,8 @@ evaluate_kernel <- function(kernel, x, y = NULL, threads = NULL) {
       }
     },
     "function" = evaluate_function_kernel(kernel$fun, x, y, symmetric),
+    # a Nystroem fit's kernel with a corrected landmark block (R/spectrum.R)
+    spectrum = spectrum_kernel_matrix(kernel, x, if (!symmetric) y, threads),
     discriminant = kernel$evaluate(x, if (symmetric) NULL else y),
     kernlab = {
       K <- tryCatch(kernlab::kernelMatrix(kernel$kern, x, if (symmetric) NULL else y),
@@ -583,6 +585,7 @@ kernel_self <- function(kernel, x) {
     return(check_builtin_kernel_values(cpp_kernel_diagonal(kernel, FALSE, x, x), kernel, x))
   }
   switch(kernel$name,
+    spectrum = spectrum_kernel_self(kernel, x),
     invariant = {
       x_tau <- apply_transform(kernel$transform, x)
       if (is_builtin_kernel(kernel$base)) {

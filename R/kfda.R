@@ -246,7 +246,8 @@ kfda.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 
 #' @rdname kfda
 #' @export
-kfda.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimension"), scale = TRUE, discriminant = c("linear", "quadratic"),
+kfda.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimension"), scale = TRUE, spectrum = "none",
+                         discriminant = c("linear", "quadratic"),
                          reduce = c("pca", "subset", "ridge"), ncomp = NULL, bases = NULL,
                          ridge = NULL, prior = NULL, logdet = TRUE, tol = 1e-9, na.action = NULL,
                          threads = NULL) {

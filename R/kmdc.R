@@ -253,7 +253,7 @@ kmdc.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 
 #' @rdname kmdc
 #' @export
-kmdc.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, distance = c("RC", "IC"),
+kmdc.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none", distance = c("RC", "IC"),
                          classifier = c("lda", "qda"), reg = NULL, indefinite = c("auto", "yes", "no"),
                          prior = NULL, select = c("cv", "training"), nfolds = 5L, na.action = NULL,
                          threads = NULL) {

@@ -374,7 +374,7 @@ kqd.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_r
 
 #' @rdname kqd
 #' @export
-kqd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, variant = "RC+", reg = NULL,
+kqd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none", variant = "RC+", reg = NULL,
                         indefinite = c("auto", "yes", "no"), bias = c("error", "map", "none"),
                         prior = NULL, landmarks = NULL, eps = 0.01, m = NULL,
                         select = c("cv", "training"), nfolds = 5L, na.action = NULL, threads = NULL) {

@@ -78,7 +78,9 @@ plot_points <- function(fit, data) {
     x <- new_inputs(fit$spec, data, scaled = FALSE)$x
     return(list(x = x, y = data_response(fit, data, nrow(x))))
   }
-  if (!is.null(fit$x)) return(list(x = unscale_columns(fit$spec$scaling, fit$x), y = fit$y))
+  # a fit with a spectrum correction keeps its training points in the correction
+  points <- fit$x %||% fit$spec$spectrum$points
+  if (!is.null(points)) return(list(x = unscale_columns(fit$spec$scaling, points), y = fit$y))
   list(x = unscale_columns(fit$spec$scaling, fit$landmarks$points), y = fit$landmarks$class)
 }
 

@@ -243,6 +243,10 @@ refuse_onda_kernel <- function(dots) {
     krein_abort("onda() works on the input features and takes no `kernel`; for kernels that carry the class information see kernel_discriminant().",
                 class = "krein_argument_error")
   }
+  if ("spectrum" %in% names(dots)) {
+    krein_abort("onda() works on the input features and has no kernel matrix whose spectrum `spectrum` could correct; leave `spectrum` out, or use a kernel model (kqd(), ikfd(), ...).",
+                class = "krein_argument_error")
+  }
 }
 
 #' The fit behind every onda() interface

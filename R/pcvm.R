@@ -266,7 +266,7 @@ pcvm.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 
 #' @rdname pcvm
 #' @export
-pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, landmarks = NULL, control = pcvm_control(),
+pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none", landmarks = NULL, control = pcvm_control(),
                          eps = 0.01, m = NULL, na.action = NULL, threads = NULL) {
   check_dots_empty("pcvm", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)

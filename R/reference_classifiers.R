@@ -231,7 +231,7 @@ iknn.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 
 #' @rdname reference_classifiers
 #' @export
-iknn.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, k = 1, na.action = NULL, threads = NULL) {
+iknn.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none", k = 1, na.action = NULL, threads = NULL) {
   check_dots_empty("iknn", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
   fit_model("iknn", inputs, method_arguments("iknn"), match.call())
@@ -372,7 +372,7 @@ ikpca_qd.formula <- function(formula, data, ..., subset, na.action, kernel = ker
 
 #' @rdname reference_classifiers
 #' @export
-ikpca_qd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, pvar = 0.8, shrinkage = 0.01,
+ikpca_qd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none", pvar = 0.8, shrinkage = 0.01,
                              pooling = NULL, na.action = NULL, threads = NULL) {
   check_dots_empty("ikpca_qd", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
@@ -491,7 +491,7 @@ isvm.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 
 #' @rdname reference_classifiers
 #' @export
-isvm.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimension"), scale = TRUE, C = NULL,
+isvm.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimension"), scale = TRUE, spectrum = "none", C = NULL,
                          probability = TRUE, na.action = NULL, threads = NULL) {
   check_dots_empty("isvm", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)

@@ -487,6 +487,14 @@ probe_model_argument <- function(info, inputs, fixed, argument, value) {
   # the model's defaults for the rest, as fit_model() fills them
   defaults <- model_defaults(info$name)
   args <- c(args, defaults[setdiff(names(defaults), names(args))])
+  # `spectrum` is fit_model()'s, not the fitting function's
+  if (identical(argument, "spectrum")) {
+    return(tryCatch({
+      check_spectrum(value)
+      NULL
+    }, krein_error = function(e) conditionMessage(e)))
+  }
+  args$spectrum <- NULL
   probe <- inputs
   if (info$uses_kernel) {
     if (is.null(probe$precomputed)) probe$kernel <- probe_stop else probe$precomputed <- probe_stop

@@ -658,6 +658,8 @@ nonmodel_specs <- function() {
                                 check = check_object_kernel),
     precomputed_kernel = list(args = list(K = b$K, self = NULL), matrix = "K",
                               check = check_class_and_nan("krein_precomputed")),
+    correct_spectrum = list(args = list(K = b$K, method = "clip", tol = NULL), matrix = "K",
+                            check = check_class_and_nan("krein_spectrum_correction")),
     kernel_discriminant = list(args = list(fit = onda_fit, kind = "dk", prior = NULL), check = check_kernel_object),
     tune_krein = list(args = list(learner = kqd, x = x, y = y, grid = list(reg = c(0.01, 0.1)), folds = 3,
                                   repeats = 1, metric = "error", stratified = TRUE, refit = TRUE),

@@ -19,9 +19,9 @@ contract_fit <- function(name, data, ...) {
   suppressWarnings(fun(y ~ ., data = data, ...))
 }
 
-test_that("the registry lists the nine model families", {
+test_that("the registry lists the ten model families", {
   expect_setequal(krein:::registered_models(),
-                  c("kqd", "kmdc", "ikfd", "pcvm", "kfda", "onda", "iknn", "ikpca_qd", "isvm"))
+                  c("kqd", "kmdc", "ikfd", "pcvm", "kfda", "onda", "iknn", "ikpca_qd", "isvm", "krein_svm"))
   models <- krein_models()
   expect_s3_class(models, "data.frame")
   expect_true(all(c("model", "label", "tunable", "path", "extra_types") %in% names(models)))
@@ -358,7 +358,7 @@ test_that("one table of tuning ranges: tune_krein(), caret_model() and the dials
     tune_grid <- krein:::default_tuning_grid(info, kernel, x, TRUE, list(), size, nrow(x), nlevels(y))
     caret_grid <- caret_model(name)$grid(x, y, len = size)
     if (info$uses_kernel) {
-      centre <- if (name %in% c("isvm", "kfda")) 1 / ncol(x) else gamma0
+      centre <- if (name %in% c("isvm", "krein_svm", "kfda")) 1 / ncol(x) else gamma0
       expect_equal(sort(unique(tune_grid$gamma)), sort(unique(caret_grid$gamma)), info = name)
       expect_equal(range(log10(tune_grid$gamma / centre)), krein:::tuning_range(name, "gamma"), info = name)
     }

@@ -322,7 +322,8 @@ test_that("resolved widths are reused: a point predicts the same alone or among 
 
 test_that("the registry entry: ridge_relative is tunable, k-means landmarks need the inputs", {
   info <- krein:::model_info("ikfd")
-  expect_identical(info$parameters$parameter, "ridge_relative")
+  # `spectrum`: every kernel model's (R/spectrum.R)
+  expect_identical(info$parameters$parameter, c("ridge_relative", "spectrum"))
   expect_identical(info$predict_args, "rule")
   expect_false(info$needs_self(list()))
   expect_false(info$needs_inputs(list()))

@@ -1,0 +1,308 @@
+# The Krein-space SVM of Loosli, Canu and Ong (2016): the C-SVM dual solved
+# on the flipped kernel |K| = U |Lambda| U' by kernlab (as isvm() solves it
+# on K), its coefficients mapped back to the raw kernel's, predictions with
+# the raw kernel. One-vs-one for several classes; probabilities by krein's
+# Platt sigmoids and coupling (R/reference_classifiers.R).
+
+#' Krein-space support vector machine
+#'
+#' The Krein-space SVM (KSVM) of Loosli, Canu and Ong (2016) for indefinite
+#' kernels. For two classes with training kernel \eqn{K = U \Lambda
+#' U^\top}, it solves the C-SVM dual on the flipped kernel \eqn{|K| = U
+#' |\Lambda| U^\top} (positive semidefinite) with labels \eqn{y}, giving
+#' coefficients \eqn{a = \alpha \odot y} and bias \eqn{b}, and maps them back
+#' to \deqn{\beta = U\, \mathrm{sign}(\Lambda)\, U^\top a,} so that the
+#' decision function uses the **raw** kernel:
+#' \deqn{f(x) = \sum_i \beta_i k(x, x_i) + b.}
+#' Since \eqn{K \beta = |K| a}, \eqn{f} equals the flipped SVM's decision
+#' values on the training points. On a new point with similarities \eqn{s}
+#' to the training points, \eqn{f = s^\top \beta + b = (P s)^\top a + b} with
+#' \eqn{P = U\, \mathrm{sign}(\Lambda)\, U^\top}: the SVM on \eqn{|K|} with
+#' the flip's consistent map of new points of Chen et al. (2009), that is
+#' `isvm(spectrum = "flip")` for two classes. An SVM trained on \eqn{|K|} and
+#' evaluated on the raw \eqn{s} (\eqn{s^\top a + b}) is neither.
+#' \eqn{\beta} is dense: the sparsity of the flipped SVM's \eqn{\alpha} is
+#' lost, and prediction uses every training point. With several classes the
+#' Krein SVM decomposes each pair's kernel (its own \eqn{U, \Lambda}), where
+#' `isvm(spectrum = "flip")` flips the kernel of all classes at once.
+#'
+#' Several classes: one KSVM per pair of classes \eqn{i < j} (each on the
+#' eigendecomposition of its own pair's kernel), combined as [isvm()]
+#' combines kernlab's: `"decision"` sums the pairwise \eqn{f_{ij}} per class
+#' (\eqn{f_{ij} > 0} favours \eqn{j}; for two classes \eqn{(-f, f)}),
+#' `"class"` is the one-vs-one vote by default (`rule = "vote"`, ties to the
+#' first level) or the most probable class (`rule = "posterior"`), `"prob"`
+#' the pairwise Platt probabilities (sigmoids fitted to 5-fold cross-validated
+#' KSVM decision values of the pair, folds from R's RNG) coupled as in
+#' [isvm()], or the shares of votes with `probability = FALSE`.
+#'
+#' The dual is solved by kernlab's `ksvm()` on the flipped kernel matrix
+#' (without shrinking, as [isvm()]): kernlab must be installed. The cost is
+#' an eigendecomposition of each pair's kernel (\eqn{O(n^3)}) besides the
+#' SVM; for large \eqn{n} use a Nystroem fit of another model.
+#'
+#' @inheritParams krein_inputs
+#' @inheritParams kqd
+#' @param C The SVM's cost (a positive number), or `NULL` (the default) for
+#'   the one of 0.1, 1, 10, 100 with the lowest 5-fold cross-validated error
+#'   of the vote (stratified, deterministic folds; ties to the smaller cost).
+#' @param probability If `TRUE` (the default), fit Platt's probability model
+#'   for every pair of classes.
+#' @returns A `krein_model` of class `krein_svm`: besides the shared fields,
+#'   `pairs` (one element per pair of classes: `classes`, `members` (training
+#'   rows), `beta`, `b`, `values` (the eigenvalues of the pair's kernel),
+#'   `support` (the flipped SVM's support vectors, rows of `members`)), `C`,
+#'   `cost_cv`, `probability` and `platt`.
+#' @references
+#' Loosli, G., Canu, S. and Ong, C. S. (2016). Learning SVM in Krein spaces.
+#' *IEEE Transactions on Pattern Analysis and Machine Intelligence*, 38(6),
+#' 1204-1216. \doi{10.1109/TPAMI.2015.2477830}
+#' @seealso [isvm()] (kernlab's SVM on the kernel as it is), the `spectrum`
+#'   argument and [correct_spectrum()] (an SVM on a corrected kernel).
+#' @family reference classifiers
+#' @examples
+#' if (requireNamespace("kernlab", quietly = TRUE)) {
+#'   set.seed(1)
+#'   train <- checkerboard(150, size = 2)
+#'   kernel <- kernel_invariant(kernel_dist(s = 1, power = 4))
+#'   fit <- krein_svm(y ~ x1 + x2, data = train, kernel = kernel, C = 10)
+#'   fit
+#'   test <- checkerboard(200, size = 2)
+#'   mean(predict(fit, test) != test$y)
+#' }
+#' @export
+krein_svm <- function(x, ...) UseMethod("krein_svm")
+
+#' @rdname krein_svm
+#' @export
+krein_svm.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_rbf(heuristic = "dimension"),
+                              scale = TRUE) {
+  inputs <- inputs_from_formula(match.call(expand.dots = FALSE), parent.frame(), kernel, scale = scale)
+  fit_model("krein_svm", inputs, list(...), match.call())
+}
+
+#' @rdname krein_svm
+#' @export
+krein_svm.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimension"), scale = TRUE,
+                              spectrum = "none", C = NULL, probability = TRUE, na.action = NULL, threads = NULL) {
+  check_dots_empty("krein_svm", ...)
+  inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
+  fit_model("krein_svm", inputs, method_arguments("krein_svm"), match.call())
+}
+
+#' The fit behind every krein_svm() interface
+#' @noRd
+krein_svm_fit <- function(inputs, C, probability, threads) {
+  if (!requireNamespace("kernlab", quietly = TRUE)) {
+    krein_abort("krein_svm() solves the SVM dual with the kernlab package: install it with install.packages(\"kernlab\").",
+                class = "krein_missing_package")
+  }
+  if (!is.null(C)) C <- check_number(C, "C", lower = 0)
+  probability <- check_flag(probability, "probability")
+  threads <- check_threads(threads)
+  check_two_per_class(stats::setNames(as.vector(table(inputs$y)), levels(inputs$y)), "krein_svm()")
+  K <- training_kernel(inputs, threads)
+  y <- inputs$y
+  cost_cv <- NULL
+  if (is.null(C)) {
+    cost_cv <- krein_svm_cost_cv(K, y)
+    C <- cost_cv$C[which.min(cost_cv$error)]
+  }
+  pairs <- krein_svm_pairs(K, y, C)
+  platt <- if (probability) krein_svm_platt(K, y, C)
+  if (!is.null(platt) && any(!platt$converged)) {
+    krein_warn(sprintf("The Platt sigmoid of %d pair%s of classes did not converge (%s); its probabilities may be poorly calibrated.",
+                       sum(!platt$converged), if (sum(!platt$converged) > 1) "s" else "",
+                       paste(platt$pair[!platt$converged], collapse = ", ")),
+               class = "krein_convergence_warning")
+  }
+  fit <- list(pairs = pairs, C = C, cost_cv = cost_cv, probability = probability, platt = platt,
+              x = inputs$x, threads = threads)
+  fit$training_outputs <- krein_svm_outputs(fit, K, levels(y))
+  fit
+}
+
+#' One two-class KSVM (Loosli et al. 2016, Algorithm 1) on a pair's kernel
+#' `K` and labels `y` (a two-level factor): the dual on |K| by kernlab,
+#' a = alpha y, beta = U sign(Lambda) U' a; f > 0 favours the second level.
+#' @noRd
+krein_svm_binary <- function(K, y, C) {
+  eig <- with_core_errors("The eigendecomposition of the kernel matrix", cpp_symmetric_eigen((K + t(K)) / 2, TRUE))
+  U <- eig$vectors
+  values <- eig$values
+  if (!all(is.finite(values))) {
+    krein_abort("The eigenvalues of the kernel matrix overflow double precision; divide the kernel by a constant first.")
+  }
+  flipped <- tcrossprod(sweep(U, 2L, abs(values), "*"), U)
+  flipped <- (flipped + t(flipped)) / 2
+  model <- NULL
+  utils::capture.output(
+    model <- kernlab::ksvm(kernlab::as.kernelMatrix(flipped), y, kernel = "matrix", C = C,
+                           prob.model = FALSE, shrinking = FALSE))
+  support <- kernlab::SVindex(model)
+  a <- numeric(length(y))
+  # kernlab: f(x) = sum_sv coef k(x, sv) - b, > 0 for the second level (as
+  # its one-vs-one values, isvm_class_scores())
+  a[support] <- kernlab::coef(model)[[1L]]
+  beta <- drop(U %*% (sign(values) * crossprod(U, a)))
+  list(beta = beta, b = -kernlab::b(model), values = values, support = support, a = a)
+}
+
+#' The one-vs-one KSVMs, pairs (i, j), i < j, in kernlab's order
+#' @noRd
+krein_svm_pairs <- function(K, y, C) {
+  levels <- levels(y)
+  pairs <- list()
+  for (i in seq_len(length(levels) - 1L)) {
+    for (j in (i + 1L):length(levels)) {
+      members <- which(as.integer(y) %in% c(i, j))
+      pair_y <- factor(levels[as.integer(y)[members]], levels = levels[c(i, j)])
+      binary <- krein_svm_binary(K[members, members, drop = FALSE], pair_y, C)
+      pairs[[length(pairs) + 1L]] <- c(list(classes = levels[c(i, j)], members = members), binary)
+    }
+  }
+  pairs
+}
+
+#' Pairwise decision values f = K_members beta + b of points whose kernel
+#' rows against the training points are `K`, and the Platt probabilities
+#' @noRd
+krein_svm_outputs <- function(object, K, levels) {
+  pairwise <- vapply(object$pairs, function(pair) {
+    drop(K[, pair$members, drop = FALSE] %*% pair$beta) + pair$b
+  }, numeric(nrow(K)))
+  pairwise <- matrix(pairwise, nrow(K))
+  prob <- if (object$probability) {
+    r_first <- 1 - vapply(seq_len(ncol(pairwise)), function(p) {
+      platt_probability(pairwise[, p], object$platt$A[p], object$platt$B[p])
+    }, numeric(nrow(pairwise)))
+    couple_pairwise(matrix(r_first, nrow(pairwise)), length(levels))
+  }
+  list(pairwise = pairwise, prob = prob)
+}
+
+#' The cost by a 5-fold cross-validation of the one-vs-one vote (folds as
+#' isvm_cost_cv(): stratified, deterministic)
+#' @noRd
+krein_svm_cost_cv <- function(K, y, grid = isvm_cost_grid, folds = isvm_cost_folds) {
+  fold <- interleaved_folds(y, folds)
+  levels <- levels(y)
+  error <- vapply(grid, function(C) {
+    wrong <- 0L
+    for (k in unique(fold)) {
+      held_out <- which(fold == k)
+      train <- which(fold != k)
+      object <- list(pairs = krein_svm_pairs(K[train, train, drop = FALSE], droplevels(y[train]), C),
+                     probability = FALSE)
+      pairwise <- krein_svm_outputs(object, K[held_out, train, drop = FALSE], levels)$pairwise
+      votes <- isvm_class_scores(pairwise, length(levels))$votes
+      wrong <- wrong + sum(max.col(votes, ties.method = "first") != as.integer(y[held_out]))
+    }
+    wrong / length(y)
+  }, numeric(1))
+  data.frame(C = grid, error = error)
+}
+
+#' Platt's sigmoids of the pairs, fitted to cross-validated KSVM decision
+#' values (as isvm_platt() for kernlab's SVM)
+#' @noRd
+krein_svm_platt <- function(K, y, C) {
+  levels <- levels(y)
+  rows <- list()
+  for (i in seq_len(length(levels) - 1L)) {
+    for (j in (i + 1L):length(levels)) {
+      members <- which(as.integer(y) %in% c(i, j))
+      pair_y <- factor(levels[as.integer(y)[members]], levels = levels[c(i, j)])
+      decision <- krein_svm_cv_decisions(K[members, members, drop = FALSE], pair_y, C)
+      sigmoid <- platt_sigmoid(decision, pair_y == levels[j])
+      rows[[length(rows) + 1L]] <- data.frame(pair = paste(levels[i], "vs", levels[j]), A = sigmoid$A,
+                                              B = sigmoid$B, iterations = sigmoid$iterations,
+                                              converged = sigmoid$converged, stringsAsFactors = FALSE)
+    }
+  }
+  do.call(rbind, rows)
+}
+
+krein_svm_cv_decisions <- function(K, y, C) {
+  n <- length(y)
+  folds <- sample(rep_len(seq_len(min(isvm_platt_folds, n)), n))
+  decision <- numeric(n)
+  for (k in unique(folds)) {
+    held_out <- folds == k
+    train <- which(!held_out)
+    present <- table(y[train]) > 0
+    if (!all(present)) {
+      decision[held_out] <- if (present[[2]]) 1 else -1
+      next
+    }
+    binary <- krein_svm_binary(K[train, train, drop = FALSE], y[train], C)
+    decision[held_out] <- drop(K[held_out, train, drop = FALSE] %*% binary$beta) + binary$b
+  }
+  decision
+}
+
+#' @export
+krein_scores.krein_svm <- function(object, new, type, rule = "vote") {
+  rule <- match_choice(rule, "rule", c("vote", "posterior"))
+  levels <- object$levels
+  if (is.null(new)) {
+    out <- object$training_outputs
+    names <- rownames(object$x)
+  } else {
+    kernels <- new_kernels(object, new)
+    out <- krein_svm_outputs(object, kernels$K, levels)
+    names <- kernels$names
+  }
+  scores <- isvm_class_scores(out$pairwise, length(levels))
+  if (type == "class") {
+    return(stats::setNames(factor(levels[max.col(scores$votes, ties.method = "first")], levels = levels), names))
+  }
+  result <- if (type == "decision") {
+    scores$decision
+  } else if (object$probability) {
+    out$prob
+  } else {
+    won <- rowSums(scores$votes)
+    votes <- scores$votes
+    votes[won == 0, ] <- 1
+    votes / rowSums(votes)
+  }
+  dimnames(result) <- list(names, levels)
+  result
+}
+
+#' @export
+default_class_rule.krein_svm <- function(object) "vote"
+
+#' @export
+model_title.krein_svm <- function(x) paste0("C = ", format(x$C), if (!is.null(x$cost_cv)) ", cross-validated")
+
+#' @export
+model_print_lines.krein_svm <- function(x) {
+  negative <- vapply(x$pairs, function(p) sum(p$values < 0), integer(1))
+  c(sprintf("%d pair%s of classes; negative eigenvalues of the pair kernels: %s", length(x$pairs),
+            if (length(x$pairs) > 1) "s" else "", paste(negative, collapse = ", ")),
+    sprintf("support vectors of the flipped SVMs: %s (the coefficients on the raw kernel are dense)",
+            paste(vapply(x$pairs, function(p) length(p$support), integer(1)), collapse = ", ")),
+    if (x$probability) "class probabilities: Platt sigmoids per pair, coupled" else
+      "no Platt model: \"prob\" gives the shares of one-vs-one votes")
+}
+
+#' @export
+model_summary.krein_svm <- function(object) {
+  pairs <- data.frame(
+    pair = vapply(object$pairs, function(p) paste(p$classes, collapse = " vs "), ""),
+    points = vapply(object$pairs, function(p) length(p$members), integer(1)),
+    negative_eigenvalues = vapply(object$pairs, function(p) sum(p$values < 0), integer(1)),
+    support_vectors = vapply(object$pairs, function(p) length(p$support), integer(1)),
+    bias = vapply(object$pairs, function(p) p$b, numeric(1)))
+  c(list("Pairs of classes (the flipped SVM's support vectors; b the bias)" = pairs),
+    if (!is.null(object$cost_cv)) list("C by cross-validation (stratified folds, the vote's error)" = object$cost_cv))
+}
+
+register_krein_model(
+  "krein_svm", label = "KSVM: Krein-space support vector machine", fit = "krein_svm_fit",
+  parameters = data.frame(parameter = "C", class = "numeric", label = "cost", stringsAsFactors = FALSE),
+  predict_args = "rule", ranges = function(args) list(C = c(-1, 3)),
+  default_grid = function(size, args, data) list(C = range_values(tuning_range("krein_svm", "C"), size))
+)
