@@ -8,8 +8,8 @@
 //
 // Rows go to threads in contiguous ranges, one per thread, each range in
 // order, so the result depends on the thread count but never on timing. A
-// checkpoint runs on the calling thread after every round of one block per
-// thread.
+// checkpoint runs on the calling thread after every round of about four
+// million kernel values per thread.
 #ifndef KREIN_LANDMARK_PASS_HPP
 #define KREIN_LANDMARK_PASS_HPP
 
@@ -57,21 +57,25 @@ inline bool for_each_block(const KernelSpec& spec, const MatrixRef& X, const Mat
     stop[t] = n * (t + 1) / workers;
   }
   std::vector<Matrix> blocks(workers);
+  // blocks per thread between checkpoints: about four million kernel values
+  // (a round ends when its slowest thread does, so rounds are not too short)
+  const Eigen::Index per_round = std::max<Eigen::Index>(1, 4000000 / std::max<Eigen::Index>(1, block_rows * m));
   std::atomic<bool> finite{true};
   for (;;) {
     bool pending = false;
     for (int t = 0; t < workers; ++t) pending |= next[t] < stop[t];
     if (!pending) break;
     parallel::parallel_for(0, workers, workers, parallel::Schedule::blocks(), [&](Eigen::Index t) {
-      if (next[t] >= stop[t]) return;
-      const Eigen::Index begin = next[t], rows = std::min(block_rows, stop[t] - begin);
-      if (blocks[t].rows() != block_rows || blocks[t].cols() != m) blocks[t].resize(block_rows, m);
-      Eigen::Ref<Matrix> C = blocks[t].topRows(rows);
-      if (!kernel_matrix(spec, X.middleRows(begin, rows), L, nullptr, C, false, 1)) {
-        finite.store(false, std::memory_order_relaxed);
+      for (Eigen::Index b = 0; b < per_round && next[t] < stop[t]; ++b) {
+        const Eigen::Index begin = next[t], rows = std::min(block_rows, stop[t] - begin);
+        if (blocks[t].rows() != block_rows || blocks[t].cols() != m) blocks[t].resize(block_rows, m);
+        Eigen::Ref<Matrix> C = blocks[t].topRows(rows);
+        if (!kernel_matrix(spec, X.middleRows(begin, rows), L, nullptr, C, false, 1)) {
+          finite.store(false, std::memory_order_relaxed);
+        }
+        consume(static_cast<int>(t), begin, C);
+        next[t] = begin + rows;
       }
-      consume(static_cast<int>(t), begin, C);
-      next[t] = begin + rows;
     });
     if (checkpoint) checkpoint();
   }
