@@ -35,8 +35,13 @@ N <- as.numeric(Sys.getenv("KREIN_BENCH_N", "1e6"))
 reps <- as.integer(Sys.getenv("KREIN_BENCH_REPS", "2"))
 variants <- c("IC+", "IC-", "RC+", "RC-", "FK+", "FK-")
 workloads <- c("kernel_matrix", "ikfd", paste0("kqd ", variants), "predict ikfd", "predict kqd RC+")
+# the other users of the landmark kernel (KREIN_BENCH_EXTRA=1 or by name):
+# kfda's random subset of 300 bases, Ny-iKFD over the data in 10 chunks
+# (krein_chunks(), sequential), Ny-PCVM at N = min(N, 1e5)
+extras <- c("kfda subset", "chunks ikfd", "pcvm")
+if (nzchar(Sys.getenv("KREIN_BENCH_EXTRA", ""))) workloads <- c(workloads, extras)
 only <- Sys.getenv("KREIN_BENCH_ONLY", "")
-if (nzchar(only)) workloads <- intersect(workloads, trimws(strsplit(only, ",")[[1]]))
+if (nzchar(only)) workloads <- intersect(c(workloads, extras), trimws(strsplit(only, ",")[[1]]))
 
 peak_memory_mb <- function() {
   status <- readLines("/proc/self/status")
@@ -48,7 +53,7 @@ bench_data <- function() {
   train <- krein::checkerboard(N, size = 4)
   test <- krein::checkerboard(1e5, size = 4)
   list(x = as.matrix(train[, c("x1", "x2")]), y = train$y, landmarks = sample(N, m),
-       test = as.matrix(test[, c("x1", "x2")]))
+       test = as.matrix(test[, c("x1", "x2")]), train = train)
 }
 
 # Per-stage timers: each internal function named here (those that exist in the
@@ -100,6 +105,21 @@ if (length(args) >= 1L && args[1] == "--one") {
   kernel <- kernel_rbf(2)
   install_timers()
   fit_once <- function() {
+    if (workload == "kfda subset") {
+      set.seed(2)
+      return(kfda(d$x, d$y, kernel = kernel, scale = FALSE, reduce = "subset", bases = m))
+    }
+    if (workload == "chunks ikfd") {
+      parts <- split(d$train, rep(1:10, each = ceiling(N / 10))[seq_len(N)])
+      return(ikfd(krein_chunks(unname(parts), y = "y"), kernel = kernel, scale = FALSE,
+                  landmarks = d$x[d$landmarks, ]))
+    }
+    if (workload == "pcvm") {
+      n_pcvm <- min(N, 1e5)
+      set.seed(2)
+      return(suppressWarnings(pcvm(d$x[seq_len(n_pcvm), ], d$y[seq_len(n_pcvm)], kernel = kernel, scale = FALSE,
+                                   landmarks = sample(n_pcvm, m))))
+    }
     if (workload == "ikfd" || workload == "predict ikfd") {
       ikfd(d$x, d$y, kernel = kernel, scale = FALSE, landmarks = d$landmarks)
     } else {
