@@ -518,6 +518,17 @@ test_that("the landmark pass gives the QR factors of [C_c, 1] per class, a small
     }
     expect_true(all(f[[3]][5:24, ] == 0))
   }
+  # 3 landmarks: a thread's buffer holds 16 (m + 1) = 64 rows of a class, so
+  # 2000 rows take several reductions, each carrying the factor so far
+  x <- matrix(rnorm(4000), 2000, 2)
+  codes <- rep(1:2, length.out = 2000)
+  L <- x[c(5, 50, 500), ]
+  C <- kernel_matrix(kernel, x, L)
+  f <- krein:::cpp_landmark_class_factors(kernel, x, L, codes, 2L, 100L, 2L)
+  for (c in 1:2) {
+    A <- cbind(C[codes == c, , drop = FALSE], 1)
+    expect_equal(crossprod(f[[c]]), crossprod(A), tolerance = 1e-12)
+  }
 })
 
 test_that("Ny-iKFD through the landmark pass equals the R path to 1e-10 and the transcription", {

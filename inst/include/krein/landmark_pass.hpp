@@ -126,6 +126,9 @@ class RunningFactor {
     Eigen::Ref<Matrix> rows = buffer_.topRows(k);
     Eigen::HouseholderQR<Eigen::Ref<Matrix>> qr(rows);  // in place: R in the upper triangle
     const Eigen::Index kept = std::min(k, m_ + 1);
+    // the Householder vectors below the diagonal are not part of R: the
+    // next reduction takes these m + 1 rows as rows of the data
+    buffer_.topRows(kept).triangularView<Eigen::StrictlyLower>().setZero();
     if (kept < m_ + 1) buffer_.middleRows(kept, m_ + 1 - kept).setZero();
     factored_ = true;
     filled_ = 0;
