@@ -159,11 +159,11 @@ if (length(args) >= 1L && args[1] == "--one") {
     }
   }
   save_dir <- Sys.getenv("KREIN_BENCH_SAVE", "")
-  if (nzchar(save_dir)) saveRDS(decision, file.path(save_dir, paste0(gsub("[^A-Za-z0-9]", "_", workload), ".rds")))
+  if (nzchar(save_dir)) saveRDS(decision, file.path(save_dir, paste0(gsub("[^A-Za-z0-9]", "_", chartr("+-", "pm", workload)), ".rds")))
   compare_dir <- Sys.getenv("KREIN_BENCH_COMPARE", "")
   difference <- NA_real_
   if (nzchar(compare_dir)) {
-    old <- readRDS(file.path(compare_dir, paste0(gsub("[^A-Za-z0-9]", "_", workload), ".rds")))
+    old <- readRDS(file.path(compare_dir, paste0(gsub("[^A-Za-z0-9]", "_", chartr("+-", "pm", workload)), ".rds")))
     difference <- max(abs(decision - old)) / max(abs(old))
   }
   cat(sprintf("%.4f %.1f %.3g %s\n", best, peak_memory_mb(), difference,
