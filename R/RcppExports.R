@@ -65,6 +65,22 @@ cpp_kqd_nystrom_distances <- function(c, expansion, offsets, sizes, weights, sca
     .Call(`_krein_cpp_kqd_nystrom_distances`, c, expansion, offsets, sizes, weights, scale, self_scale, self_offsets, self, threads)
 }
 
+cpp_kqd_nystrom_pass_distances <- function(base, x, points, expansion, offsets, sizes, weights, scale, self_scale, self_offsets, block_rows, threads) {
+    .Call(`_krein_cpp_kqd_nystrom_pass_distances`, base, x, points, expansion, offsets, sizes, weights, scale, self_scale, self_offsets, block_rows, threads)
+}
+
+cpp_landmark_pass_supported <- function(base) {
+    .Call(`_krein_cpp_landmark_pass_supported`, base)
+}
+
+cpp_landmark_class_factors <- function(base, x, points, labels, classes, block_rows, threads) {
+    .Call(`_krein_cpp_landmark_class_factors`, base, x, points, labels, classes, block_rows, threads)
+}
+
+cpp_landmark_scores <- function(base, x, points, coefficients, block_rows, threads) {
+    .Call(`_krein_cpp_landmark_scores`, base, x, points, coefficients, block_rows, threads)
+}
+
 cpp_meb_kernel <- function(base, invariant, x, x_tau, start, eps, max_core, threads) {
     .Call(`_krein_cpp_meb_kernel`, base, invariant, x, x_tau, start, eps, max_core, threads)
 }

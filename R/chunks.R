@@ -775,6 +775,9 @@ chunk_landmarks <- function(landmarks, inputs, eps, m, threads, arg = "landmarks
 # as the in-memory fits make them (blockwise_class_factors(), R/ikfd.R)
 chunk_factors <- function(data, task, spec, points, classes, threads) {
   x <- chunk_predictors(spec, data)
+  # the core's landmark pass where it applies (see landmark_pass_applies())
+  factors <- landmark_pass_class_factors(x, spec$kernel, points, task$extra, classes, threads)
+  if (!is.null(factors)) return(factors)
   columns <- function(rows) evaluate_kernel(spec$kernel, x[rows, , drop = FALSE], points, threads)
   blockwise_class_factors(task$extra, classes, nrow(points), columns, threads, keep = FALSE)$factors
 }

@@ -88,9 +88,13 @@
 #' computed in blocks of rows and reduced at once to one small triangular QR
 #' factor per class (tall-skinny QR), so no \eqn{n \times m} or \eqn{n \times
 #' n} matrix is ever held: \eqn{O(n m^2)} time, \eqn{O(m^2)} memory beyond the
-#' data and one block. A block has \eqn{2^{22} / m} rows (32 MB), or
-#' `getOption("krein.block_rows")` rows if set. The training scores need a
-#' second pass over the blocks unless all of them fit in 128 MB. The model
+#' data and the blocks. For the coordinate kernels ([kernel_rbf()],
+#' [kernel_rbf_diag()], [kernel_dist()], [kernel_epanechnikov()]) each thread
+#' computes and reduces its own blocks of \eqn{2^{18} / m} rows (2 MB), and
+#' the training scores take a second such pass; for the other kernels a block
+#' has \eqn{2^{22} / m} rows (32 MB), and the training scores need a second
+#' pass over the blocks unless all of them fit in 128 MB.
+#' `getOption("krein.block_rows")` sets the rows of a block for both. The model
 #' keeps the \eqn{m} landmarks, an \eqn{m}-vector \eqn{a = K_{mm}^+ K_{nm}'
 #' \alpha} per discriminant and the training scores (\eqn{n} per
 #' discriminant, for `predict(fit)`), and predicts \eqn{f(x) = k(x, L)'a + b}
@@ -402,6 +406,13 @@ ikfd_nystrom <- function(inputs, landmarks, reg, weights, threads) {
   y <- inputs$y
   n <- length(y)
   W <- landmark_kernel(inputs, landmarks, threads)
+  factors <- landmark_pass_class_factors(inputs$x, inputs$kernel, landmarks$points, as.integer(y), nlevels(y),
+                                         threads)
+  if (!is.null(factors)) {
+    core <- unfactorisable_scatter(cpp_ikfd_nystrom(factors, as.double(table(y)), W, weights, reg))
+    scores <- landmark_pass_scores(inputs, landmarks, core$coefficients, threads)
+    if (!is.null(scores)) return(c(core, list(scores = scores + rep(core$bias, each = n))))
+  }
   pass <- nystrom_class_factors(inputs, landmarks, threads)
   core <- unfactorisable_scatter(cpp_ikfd_nystrom(pass$factors, as.double(table(y)), W, weights, reg))
   scores <- matrix(0, n, ncol(core$coefficients))
@@ -470,6 +481,41 @@ blockwise_class_factors <- function(codes, classes, m, columns, threads,
 nystrom_class_factors <- function(inputs, landmarks, threads) {
   blockwise_class_factors(as.integer(inputs$y), nlevels(inputs$y), length(landmarks$class),
                           function(rows) landmark_columns(inputs, landmarks, rows, threads), threads)
+}
+
+# The landmark pass of the core (landmark_pass.hpp) for the coordinate
+# kernels on data in memory: the landmark kernel in blocks of rows that stay
+# in cache, each reduced (per-class QR factors) or applied (scores,
+# distances) at once on its thread, never held whole, with no R copies. Each
+# function returns NULL where the pass does not apply or a kernel value was
+# not finite; the caller then takes the R path (blockwise_class_factors()),
+# which reports such values as kernel_matrix() does. options(krein.landmark_pass
+# = FALSE) (internal, for tests and benchmarks) takes the R path always.
+landmark_pass_applies <- function(x, kernel, points) {
+  !identical(getOption("krein.landmark_pass"), FALSE) && !is.null(x) && !is.null(points) && is.double(x) && is.double(points) && is_builtin_kernel(kernel) &&
+    cpp_landmark_pass_supported(kernel)
+}
+
+# Rows per block of the landmark pass: about 2 MB of kernel values per
+# thread, or the option krein.block_rows.
+landmark_pass_block_rows <- function(m) {
+  if (!is.null(getOption("krein.block_rows"))) return(nystrom_block_rows(m))
+  max(256L, as.integer(2^18 %/% m))
+}
+
+landmark_pass_finite <- function(result) if (is.null(attr(result, "krein_nonfinite", exact = TRUE))) result
+
+# per-class factors of the rows x of class codes `codes` (1..classes)
+landmark_pass_class_factors <- function(x, kernel, points, codes, classes, threads) {
+  if (!landmark_pass_applies(x, kernel, points)) return(NULL)
+  landmark_pass_finite(cpp_landmark_class_factors(kernel, x, points, codes, classes,
+                                                  landmark_pass_block_rows(nrow(points)), threads))
+}
+
+landmark_pass_scores <- function(inputs, landmarks, coefficients, threads) {
+  if (!landmark_pass_applies(inputs$x, inputs$kernel, landmarks$points)) return(NULL)
+  landmark_pass_finite(cpp_landmark_scores(inputs$kernel, inputs$x, landmarks$points, coefficients,
+                                           landmark_pass_block_rows(nrow(landmarks$points)), threads))
 }
 
 # Rows of the landmark kernel per block: about 32 MB of doubles, or the

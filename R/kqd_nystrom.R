@@ -102,8 +102,20 @@ kqd_nystrom_fit <- function(inputs, landmarks, variant, reg, indefinite, threads
   classes <- nlevels(y)
   feature <- kqd_nystrom_feature_map(landmark_kernel(inputs, landmarks, threads))
   rc <- startsWith(variant, "RC")
-  pass <- nystrom_class_factors(inputs, landmarks, threads)
   counts <- as.vector(table(y))
+  factors <- landmark_pass_class_factors(inputs$x, inputs$kernel, landmarks$points, as.integer(y), classes,
+                                         threads)
+  if (!is.null(factors)) {
+    moments <- lapply(seq_len(classes), function(j) kqd_nystrom_class_moments(factors[[j]], counts[j]))
+    core <- kqd_nystrom_core(moments, feature, variant, reg, indefinite, n)
+    terms <- kqd_nystrom_distance_terms(core)
+    distances <- landmark_pass_finite(cpp_kqd_nystrom_pass_distances(
+      inputs$kernel, inputs$x, landmarks$points, core$expansion, core$offsets, core$sizes, terms$weights,
+      terms$scale, terms$self_scale, terms$self_offsets, landmark_pass_block_rows(nrow(landmarks$points)),
+      threads))
+    if (!is.null(distances)) return(list(core = core, distances = distances))
+  }
+  pass <- nystrom_class_factors(inputs, landmarks, threads)
   moments <- lapply(seq_len(classes), function(j) kqd_nystrom_class_moments(pass$factors[[j]], counts[j]))
   core <- kqd_nystrom_core(moments, feature, variant, reg, indefinite, n)
   distances <- lapply(seq_len(nrow(reg)), function(k) matrix(0, n, classes))
@@ -217,6 +229,14 @@ kqd_nystrom_core <- function(moments, feature, variant, reg, mode, n) {
 #' product, O(m sum_j s_j) per point, in the C++ core (kqd_nystrom.hpp).
 #' @noRd
 kqd_nystrom_distances <- function(core, C, self = NULL, threads = 1L) {
+  terms <- kqd_nystrom_distance_terms(core)
+  cpp_kqd_nystrom_distances(C, core$expansion, core$offsets, core$sizes, terms$weights, terms$scale,
+                            terms$self_scale, terms$self_offsets,
+                            if (terms$rc) as.double(self) else numeric(), threads)
+}
+
+# The terms of kqd_nystrom_distances() that depend on the model only.
+kqd_nystrom_distance_terms <- function(core) {
   rc <- startsWith(core$variant, "RC")
   paths <- nrow(core$reg)
   # the spectral weights of every class (stacked) at every path value
@@ -233,8 +253,7 @@ kqd_nystrom_distances <- function(core, C, self = NULL, threads = 1L) {
   scale <- if (rc) -1 / core$reg else matrix(n_j, paths, length(n_j), byrow = TRUE)
   self_scale <- if (rc) 1 / core$reg else matrix(0, paths, length(n_j))
   self_offsets <- vapply(core$classes, function(cls) sum(core$signs * cls$mean^2), numeric(1))
-  cpp_kqd_nystrom_distances(C, core$expansion, core$offsets, core$sizes, weights, scale, self_scale,
-                      self_offsets, if (rc) as.double(self) else numeric(), threads)
+  list(rc = rc, weights = weights, scale = scale, self_scale = self_scale, self_offsets = self_offsets)
 }
 
 # Distances of new points for a Nystroem fit, path value k

@@ -241,6 +241,72 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_kqd_nystrom_pass_distances
+Rcpp::List cpp_kqd_nystrom_pass_distances(const Rcpp::List& base, const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> points, const Eigen::Map<Eigen::MatrixXd> expansion, const Eigen::Map<Eigen::VectorXd> offsets, const Rcpp::IntegerVector& sizes, const Eigen::Map<Eigen::MatrixXd> weights, const Eigen::Map<Eigen::MatrixXd> scale, const Eigen::Map<Eigen::MatrixXd> self_scale, const Eigen::Map<Eigen::VectorXd> self_offsets, int block_rows, int threads);
+RcppExport SEXP _krein_cpp_kqd_nystrom_pass_distances(SEXP baseSEXP, SEXP xSEXP, SEXP pointsSEXP, SEXP expansionSEXP, SEXP offsetsSEXP, SEXP sizesSEXP, SEXP weightsSEXP, SEXP scaleSEXP, SEXP self_scaleSEXP, SEXP self_offsetsSEXP, SEXP block_rowsSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type base(baseSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type points(pointsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type expansion(expansionSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type offsets(offsetsSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type sizes(sizesSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type scale(scaleSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type self_scale(self_scaleSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type self_offsets(self_offsetsSEXP);
+    Rcpp::traits::input_parameter< int >::type block_rows(block_rowsSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_kqd_nystrom_pass_distances(base, x, points, expansion, offsets, sizes, weights, scale, self_scale, self_offsets, block_rows, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_landmark_pass_supported
+bool cpp_landmark_pass_supported(const Rcpp::List& base);
+RcppExport SEXP _krein_cpp_landmark_pass_supported(SEXP baseSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type base(baseSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_landmark_pass_supported(base));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_landmark_class_factors
+Rcpp::List cpp_landmark_class_factors(const Rcpp::List& base, const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> points, const Rcpp::IntegerVector& labels, int classes, int block_rows, int threads);
+RcppExport SEXP _krein_cpp_landmark_class_factors(SEXP baseSEXP, SEXP xSEXP, SEXP pointsSEXP, SEXP labelsSEXP, SEXP classesSEXP, SEXP block_rowsSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type base(baseSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type points(pointsSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type labels(labelsSEXP);
+    Rcpp::traits::input_parameter< int >::type classes(classesSEXP);
+    Rcpp::traits::input_parameter< int >::type block_rows(block_rowsSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_landmark_class_factors(base, x, points, labels, classes, block_rows, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_landmark_scores
+Rcpp::NumericMatrix cpp_landmark_scores(const Rcpp::List& base, const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> points, const Eigen::Map<Eigen::MatrixXd> coefficients, int block_rows, int threads);
+RcppExport SEXP _krein_cpp_landmark_scores(SEXP baseSEXP, SEXP xSEXP, SEXP pointsSEXP, SEXP coefficientsSEXP, SEXP block_rowsSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type base(baseSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type points(pointsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type coefficients(coefficientsSEXP);
+    Rcpp::traits::input_parameter< int >::type block_rows(block_rowsSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_landmark_scores(base, x, points, coefficients, block_rows, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_meb_kernel
 Rcpp::List cpp_meb_kernel(const Rcpp::List& base, bool invariant, const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> x_tau, int start, double eps, int max_core, int threads);
 RcppExport SEXP _krein_cpp_meb_kernel(SEXP baseSEXP, SEXP invariantSEXP, SEXP xSEXP, SEXP x_tauSEXP, SEXP startSEXP, SEXP epsSEXP, SEXP max_coreSEXP, SEXP threadsSEXP) {
@@ -371,6 +437,10 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_kqd_distances", (DL_FUNC) &_krein_cpp_kqd_distances, 3},
     {"_krein_cpp_kqd_error_biases", (DL_FUNC) &_krein_cpp_kqd_error_biases, 4},
     {"_krein_cpp_kqd_nystrom_distances", (DL_FUNC) &_krein_cpp_kqd_nystrom_distances, 10},
+    {"_krein_cpp_kqd_nystrom_pass_distances", (DL_FUNC) &_krein_cpp_kqd_nystrom_pass_distances, 12},
+    {"_krein_cpp_landmark_pass_supported", (DL_FUNC) &_krein_cpp_landmark_pass_supported, 1},
+    {"_krein_cpp_landmark_class_factors", (DL_FUNC) &_krein_cpp_landmark_class_factors, 7},
+    {"_krein_cpp_landmark_scores", (DL_FUNC) &_krein_cpp_landmark_scores, 6},
     {"_krein_cpp_meb_kernel", (DL_FUNC) &_krein_cpp_meb_kernel, 8},
     {"_krein_cpp_meb_block", (DL_FUNC) &_krein_cpp_meb_block, 5},
     {"_krein_cpp_meb_callback", (DL_FUNC) &_krein_cpp_meb_callback, 5},

@@ -16,6 +16,7 @@
 #include "rcpp_landmarks.cpp"
 #include "rcpp_linalg.cpp"
 #include "rcpp_nystrom.cpp"
+#include "rcpp_landmark_pass.cpp"
 #include "rcpp_ikfd.cpp"
 #include "rcpp_kqd.cpp"
 #include "rcpp_kqd_nystrom.cpp"

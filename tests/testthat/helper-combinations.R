@@ -407,7 +407,11 @@ check_precomputed <- function(name, args, row, label) {
                    do.call(combination_fit, c(list(name, pair$K, d$y, kernel = "precomputed"), args)),
                    label)
   if (is.null(fits)) return(invisible())
-  expect_same_fit(fits$fit, fits$reference, d$x_new, pair$new, label)
+  # a Nystroem fit on the RBF kernel reduces the landmark kernel in the core's
+  # landmark pass, the precomputed one in R's blocks: the same QR in other
+  # blocks, equal to rounding amplified by the fit (as chunks against memory)
+  tolerance <- if (grepl("Nystroem", label, fixed = TRUE)) 1e-8 else 1e-10
+  expect_same_fit(fits$fit, fits$reference, d$x_new, pair$new, label, tolerance = tolerance)
   as_object <- do.call(combination_fit, c(list(name, precomputed_kernel(pair$K, diag(pair$K)), d$y), args))
   expect_same_fit(as_object, fits$reference, pair$new, pair$new, paste(label, "(precomputed_kernel())"),
                   tolerance = 1e-12)

@@ -498,3 +498,67 @@ test_that("the default ridge holds up on an edit-distance kernel where the forme
   expect_gte(fit$ridge_relative, 1e-2)
   expect_gt(accuracy(fit), 0.75)
 })
+
+test_that("the landmark pass gives the QR factors of [C_c, 1] per class, a small class included", {
+  # cpp_landmark_class_factors() (landmark_pass.hpp) computes C = K(X, L) in
+  # blocks on the threads and reduces each class's rows as it goes; the
+  # reference is R's unpivoted QR of the whole [C_c, 1]. Only R'R is fixed
+  # (rows may differ in sign): compared, with the triangle.
+  d <- three_class_data(n = 200)
+  codes <- as.integer(d$y)
+  codes[codes == 3L][-(1:4)] <- 2L  # class 3: 4 rows, fewer than the m + 1 = 24 columns
+  L <- d$x[seq(1, 200, by = 9), ]
+  kernel <- kernel_rbf(1)
+  C <- kernel_matrix(kernel, d$x, L)
+  for (blocks in c(13L, 200L)) {
+    f <- krein:::cpp_landmark_class_factors(kernel, d$x, L, codes, 3L, blocks, 2L)
+    for (c in 1:3) {
+      A <- cbind(C[codes == c, , drop = FALSE], 1)
+      expect_equal(crossprod(f[[c]]), crossprod(A), tolerance = 1e-12)
+      expect_true(all(f[[c]][lower.tri(f[[c]])] == 0))
+    }
+    expect_true(all(f[[3]][5:24, ] == 0))
+  }
+  # 3 landmarks: a thread's buffer holds 16 (m + 1) = 64 rows of a class, so
+  # 2000 rows take several reductions, each carrying the factor so far
+  x <- matrix(rnorm(4000), 2000, 2)
+  codes <- rep(1:2, length.out = 2000)
+  L <- x[c(5, 50, 500), ]
+  C <- kernel_matrix(kernel, x, L)
+  f <- krein:::cpp_landmark_class_factors(kernel, x, L, codes, 2L, 100L, 2L)
+  for (c in 1:2) {
+    A <- cbind(C[codes == c, , drop = FALSE], 1)
+    expect_equal(crossprod(f[[c]]), crossprod(A), tolerance = 1e-12)
+  }
+})
+
+test_that("Ny-iKFD through the landmark pass equals the R path to 1e-10 and the transcription", {
+  # The coordinate kernels take the core's landmark pass (kernel blocks and
+  # class factors on the threads, a second pass for the training scores);
+  # options(krein.landmark_pass = FALSE) forces the R path (kernel blocks in
+  # R, cpp_class_factors()). Different blockings of the same tall-skinny QR
+  # agree to rounding. Reference: iKFD on the dense Nystroem kernel.
+  d <- three_class_data(n = 150)
+  landmarks <- seq(2, 150, by = 4)
+  x_new <- matrix(rnorm(40), 20, 2)
+  kernels <- list(kernel_rbf(1), kernel_dist(s = 1.5, power = 1.5), kernel_rbf_diag(scales = c(0.5, 2)),
+                  kernel_epanechnikov(width = 3))
+  for (kernel in kernels) {
+    expect_true(krein:::landmark_pass_applies(d$x, kernel, d$x[landmarks, ]))
+    old <- options(krein.block_rows = 11L, krein.landmark_pass = NULL)
+    pass <- ikfd(d$x, d$y, kernel = kernel, landmarks = landmarks, scale = FALSE, threads = 2)
+    options(krein.landmark_pass = FALSE)
+    r_path <- ikfd(d$x, d$y, kernel = kernel, landmarks = landmarks, scale = FALSE, threads = 2)
+    options(old)
+    for (new in list(x_new, NULL)) {
+      want <- predict(r_path, new, type = "decision")
+      expect_lt(max(abs(predict(pass, new, type = "decision") - want)) / max(abs(want)), 1e-10)
+    }
+    C <- kernel_matrix(kernel, d$x, d$x[landmarks, ])
+    W <- C[landmarks, ]
+    ref <- ref_ikfd(C %*% MASS::ginv(W) %*% t(C), d$y, 1e-4)
+    k_hat_new <- kernel_matrix(kernel, x_new, d$x[landmarks, ]) %*% MASS::ginv(W) %*% t(C)
+    expect_equal(unname(predict(pass, x_new, type = "decision")), unname(ref_ikfd_decisions(ref, k_hat_new)),
+                 tolerance = 1e-6)
+  }
+})

@@ -219,3 +219,32 @@ test_that("Ny-KQD chooses and reports the IKQD formulas from the class spectra a
   expect_false(any(pd$indefinite))
   expect_true(all(pd$signature[, "q"] == 0))
 })
+
+test_that("Ny-KQD through the landmark pass equals the R path to 1e-10 and the transcription, every variant", {
+  # The RBF kernel takes the core's landmark pass (class factors, then the
+  # training distances with k(x, x) from the core, block by block on the
+  # threads); options(krein.landmark_pass = FALSE) forces the R path.
+  # Reference: the plain-R transcription of helper-kqd_nystrom.R.
+  set.seed(7)
+  board <- checkerboard(90)
+  d <- list(x = as.matrix(board[, c("x1", "x2")]), y = board$y,
+            x_new = as.matrix(checkerboard(10)[, c("x1", "x2")]), kernel = kernel_rbf(2))
+  landmarks <- seq(1, 90, by = 4)
+  k <- fx_nystrom_kernels(d, landmarks)
+  expect_true(krein:::landmark_pass_applies(d$x, d$kernel, d$x[landmarks, ]))
+  for (variant in ny_variants) {
+    args <- list(d$x, d$y, kernel = d$kernel, variant = variant, reg = ny_reg(variant), scale = FALSE,
+                 indefinite = "yes", landmarks = landmarks, threads = 2)
+    old <- options(krein.block_rows = 7L, krein.landmark_pass = NULL)
+    pass <- ny_quiet(do.call(kqd, args))
+    options(krein.landmark_pass = FALSE)
+    r_path <- ny_quiet(do.call(kqd, args))
+    options(old)
+    for (type in c("distance", "decision")) {
+      expect_lt(ref_rel_diff(predict(pass, d$x_new, type = type), predict(r_path, d$x_new, type = type)), 1e-10)
+      expect_lt(ref_rel_diff(predict(pass, type = type), predict(r_path, type = type)), 1e-10)
+    }
+    want <- ref_kqd_nystrom_distance(k$C, k$W, d$y, k$C, rep(1, nrow(d$x)), variant, ny_reg(variant), TRUE)
+    expect_lt(ref_rel_diff(predict(pass, type = "distance"), want), 1e-8)
+  }
+})

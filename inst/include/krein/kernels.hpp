@@ -142,27 +142,38 @@ inline bool fill_column_block(const MatrixRef& X, const MatrixRef& Y, Eigen::Ind
 // exp() runs two values per instruction on the baseline x86-64 instruction
 // set (SSE2), where std::exp runs one at a time; the exponential is most of
 // the cost of an RBF or distance kernel value. Within [-708, 708] it agrees
-// with std::exp to a few units in the last place, and its results there are
-// finite; outside (where results are subnormal, 0 or Inf) and for NaN,
-// std::exp gives the value, so that underflow, overflow and NaN behave
-// exactly as the scalar function's. Returns whether every result is finite.
+// with std::exp to a few units in the last place (Eigen's pexp: a range
+// reduction by ln 2 and Cephes' rational approximation on [-ln 2 / 2,
+// ln 2 / 2]; against glibc's exp() over 1e7 evenly spaced
+// exponents in [-708, 708]: at most 2 ulp, relative error at most 3.2e-16,
+// see bench/README.md, "nystrom.R"), and its
+// results there are finite; outside (where results are subnormal, 0 or Inf)
+// and for NaN, std::exp gives the value, so that underflow, overflow and NaN
+// behave exactly as the scalar function's. Returns whether every result is
+// finite.
 //
 // Every value goes through the packet path: Eigen computes the unaligned
 // head and the tail of a vector with the scalar function, whose results can
 // differ from the packet's in the last place, and then the same pair of
 // points would get a different kernel value in a symmetric matrix (columns of
 // every length) than in a cross-kernel, enough to move an ill-conditioned
-// Nystroem fit in the 9th digit. So the exponents are copied to an aligned
-// buffer padded to a whole number of packets.
-inline bool exp_block(const double* exponents, double* out, int len) {
-  constexpr int pad = 8;  // a multiple of any packet size of doubles
-  alignas(64) double x[kRowBlock + pad];
-  alignas(64) double values[kRowBlock + pad];
-  const int padded = (len + pad - 1) / pad * pad;
-  std::copy(exponents, exponents + len, x);
+// Nystroem fit in the 9th digit. So the exponents live in an aligned buffer
+// padded to a whole number of packets: ExpBuffer, which the finish below
+// fills directly (no second copy).
+constexpr int kExpPad = 8;  // a multiple of any packet size of doubles
+struct ExpBuffer {
+  alignas(64) double x[kRowBlock + kExpPad];
+};
+
+// exp() of buffer.x[0 .. len) into out[0 .. len); the buffer's padding is
+// overwritten.
+inline bool exp_block(ExpBuffer& buffer, double* out, int len) {
+  alignas(64) double values[kRowBlock + kExpPad];
+  const int padded = (len + kExpPad - 1) / kExpPad * kExpPad;
+  double* x = buffer.x;
   std::fill(x + len, x + padded, 0.0);
-  const Eigen::Map<const Eigen::ArrayXd> in(x, padded);
-  Eigen::Map<Eigen::ArrayXd>(values, padded) = in.exp();
+  const Eigen::Map<const Eigen::ArrayXd, Eigen::Aligned16> in(x, padded);
+  Eigen::Map<Eigen::ArrayXd, Eigen::Aligned16>(values, padded) = in.exp();
   std::copy(values, values + len, out);
   if (((in >= -708.0) && (in <= 708.0)).all()) return true;  // false for a NaN too
   bool finite = true;
@@ -173,14 +184,21 @@ inline bool exp_block(const double* exponents, double* out, int len) {
   return finite;
 }
 
+// exp() of `len` exponents (at most kRowBlock) into `out`.
+inline bool exp_block(const double* exponents, double* out, int len) {
+  ExpBuffer buffer;
+  std::copy(exponents, exponents + len, buffer.x);
+  return exp_block(buffer, out, len);
+}
+
 // The block finish of a kernel whose value is exp(exponent(statistic)).
 template <class Exponent>
 struct ExpFinish {
   Exponent exponent;
   bool operator()(const double* acc, double* out, int len) const {
-    double exponents[kRowBlock];
-    for (int i = 0; i < len; ++i) exponents[i] = exponent(acc[i]);
-    return exp_block(exponents, out, len);
+    ExpBuffer buffer;
+    for (int i = 0; i < len; ++i) buffer.x[i] = exponent(acc[i]);
+    return exp_block(buffer, out, len);
   }
 };
 
@@ -254,6 +272,46 @@ inline void mirror_upper_to_lower(Eigen::Ref<Matrix> out, int threads) {
   });
 }
 
+// All m columns of rows [r0, r1) of a cross-kernel (out: row r0 of column 0,
+// column stride `ld`). The rows' coordinates stay in cache while every
+// landmark passes over them; the old order (one column of all n rows at a
+// time) read X from memory once per column, m times in all. The values are
+// those of fill_column_block() for the same pairs, bit for bit: each is a
+// function of its pair alone.
+template <class Accumulate, class Finish>
+inline bool cross_rows(const MatrixRef& X, const MatrixRef& Y, const MatrixRef* Y_tau, double* out,
+                       Eigen::Index ld, Eigen::Index r0, Eigen::Index r1, Accumulate accumulate,
+                       Finish finish, double init) {
+  bool finite = true;
+  double tau_values[kRowBlock];
+  for (Eigen::Index j = 0; j < Y.rows(); ++j) {
+    double* col = out + j * ld;
+    const bool base_finite = fill_column_block(X, Y, j, r0, r1, col, accumulate, finish, init);
+    if (Y_tau == nullptr) {
+      finite &= base_finite;
+      continue;
+    }
+    // the invariant kernel's value is the max, whose finiteness is what counts
+    for (Eigen::Index i0 = r0; i0 < r1; i0 += kRowBlock) {
+      const Eigen::Index i1 = std::min<Eigen::Index>(r1, i0 + kRowBlock);
+      fill_column_block(X, *Y_tau, j, i0, i1, tau_values, accumulate, finish, init);
+      for (Eigen::Index i = i0; i < i1; ++i) {
+        const double value = std::max(col[i - r0], tau_values[i - i0]);
+        col[i - r0] = value;
+        finite &= std::isfinite(value);
+      }
+    }
+  }
+  return finite;
+}
+
+// Rows per block of a cross-kernel: a block's coordinates (rows x d) in about
+// 64 KB, a whole number of kRowBlock, between 256 and 2048 rows.
+inline Eigen::Index cross_block_rows(Eigen::Index d) {
+  const Eigen::Index rows = 8192 / std::max<Eigen::Index>(1, d) / kRowBlock * kRowBlock;
+  return std::min<Eigen::Index>(2048, std::max<Eigen::Index>(kRowBlock, rows));
+}
+
 // Distance- and coordinate-based kernels: exact differences, never the
 // ||x||^2 + ||y||^2 - 2<x, y> expansion, which cancels badly far from the origin.
 template <class Accumulate, class Finish>
@@ -262,6 +320,25 @@ inline bool coordinate_kernel(const MatrixRef& X, const MatrixRef& Y, const Matr
                               const Checkpoint& checkpoint, Accumulate accumulate, Finish finish,
                               double init) {
   const Eigen::Index n = X.rows(), m = Y.rows();
+  if (!symmetric) {
+    // a cross-kernel: threads over blocks of rows, all columns per block;
+    // checkpoints after about four million values
+    const Eigen::Index rows = cross_block_rows(X.cols());
+    const Eigen::Index blocks = (n + rows - 1) / rows;
+    const Eigen::Index per_chunk = std::max<Eigen::Index>(1, 4000000 / std::max<Eigen::Index>(1, rows * m));
+    std::atomic<bool> finite{true};
+    for (Eigen::Index b0 = 0; b0 < blocks; b0 += per_chunk) {
+      const Eigen::Index b1 = std::min(blocks, b0 + per_chunk);
+      parallel::parallel_for(b0, b1, threads, parallel::Schedule::dynamic(), [&](Eigen::Index b) {
+        const Eigen::Index r0 = b * rows, r1 = std::min(n, r0 + rows);
+        if (!cross_rows(X, Y, Y_tau, out.data() + r0, out.outerStride(), r0, r1, accumulate, finish, init)) {
+          finite.store(false, std::memory_order_relaxed);
+        }
+      });
+      if (checkpoint) checkpoint();
+    }
+    return finite.load();
+  }
   const bool finite = fill_columns(n, m, symmetric, threads, checkpoint, [&](Eigen::Index j, Eigen::Index row_end) {
     double* col = out.col(j).data();
     const bool base_finite = fill_column_block(X, Y, j, 0, row_end, col, accumulate, finish, init);
@@ -392,19 +469,39 @@ inline bool kernel_matrix(const KernelSpec& spec, const MatrixRef& X, const Matr
 
 // k(x, x) for each row of X: needed by methods that use self-similarities of
 // new points (kernel-induced distances, paper 000 Sec. IV-E; RC distances).
+// For the coordinate kernels (not invariant) the statistic of a point with
+// itself is that of any point with finite coordinates with itself (the
+// differences are exact zeros), so one evaluation serves every such row,
+// with the value the engine gives; a row with a non-finite coordinate is
+// evaluated on its own.
 inline Vector kernel_diagonal(const KernelSpec& spec, const MatrixRef& X, const MatrixRef* X_tau) {
   const Eigen::Index n = X.rows();
   Vector diag(n);
+  Matrix one(1, 1);
+  const auto evaluate = [&](const MatrixRef& xi, const MatrixRef* ti) {
+    kernel_matrix(spec, xi, xi, ti, one, false, 1);
+    return one(0, 0);
+  };
+  if (!spec.invariant && !is_dot_product_kernel(spec.type)) {
+    const Matrix origin = Matrix::Zero(1, X.cols());
+    const double finite_value = evaluate(origin, nullptr);
+    // rbf_diag differences rescaled coordinates, which must be finite too
+    const bool rescaled = spec.type == KernelType::rbf_diag && spec.scales.size() == X.cols();
+    const Vector inv_sd = rescaled ? Vector(spec.scales.cwiseSqrt().cwiseInverse()) : Vector();
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const bool finite = rescaled ? X.row(i).transpose().cwiseProduct(inv_sd).allFinite() : X.row(i).allFinite();
+      diag[i] = finite ? finite_value : evaluate(X.row(i), nullptr);
+    }
+    return diag;
+  }
   for (Eigen::Index i = 0; i < n; ++i) {
-    Matrix one(1, 1);
     const MatrixRef xi = X.row(i);
     if (spec.invariant) {
       const MatrixRef ti = X_tau->row(i);
-      kernel_matrix(spec, xi, xi, &ti, one, false, 1);
+      diag[i] = evaluate(xi, &ti);
     } else {
-      kernel_matrix(spec, xi, xi, nullptr, one, false, 1);
+      diag[i] = evaluate(xi, nullptr);
     }
-    diag[i] = one(0, 0);
   }
   return diag;
 }

@@ -22,6 +22,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "krein/kernels.hpp"
+#include "krein/landmark_pass.hpp"
 #include "krein/parallel.hpp"
 
 namespace krein {
@@ -37,46 +39,84 @@ struct Expansion {
   Eigen::VectorXd self_offsets;  // c: e_j = mu_j' J mu_j
 };
 
-// Distances of the rows of C (n x m) for every path value: result[k] is n x c.
-// `self` holds k(x, x) per row, or is empty when every b_jk is zero.
-inline std::vector<Eigen::MatrixXd> distances(const Expansion& e, const Eigen::Ref<const Eigen::MatrixXd>& C,
-                                              const Eigen::Ref<const Eigen::VectorXd>& self, int threads) {
-  const Eigen::Index n = C.rows();
+inline void check_model(const Expansion& e, Eigen::Index m) {
   const Eigen::Index c = static_cast<Eigen::Index>(e.sizes.size());
   const Eigen::Index paths = e.weights.cols();
   Eigen::Index total = 0;
   for (Eigen::Index s : e.sizes) total += s;
-  if (C.cols() != e.expansion.rows()) throw std::invalid_argument("the landmark kernel needs one column per landmark");
+  if (m != e.expansion.rows()) throw std::invalid_argument("the landmark kernel needs one column per landmark");
   if (e.expansion.cols() != total + c || e.offsets.size() != total || e.weights.rows() != total ||
       e.scale.rows() != paths || e.scale.cols() != c || e.self_scale.rows() != paths ||
       e.self_scale.cols() != c || e.self_offsets.size() != c) {
     throw std::invalid_argument("inconsistent Ny-KQD model");
   }
-  const bool use_self = (e.self_scale.array() != 0).any();
+}
+
+inline bool uses_self(const Expansion& e) { return (e.self_scale.array() != 0).any(); }
+
+// The distances of one block of rows (C: their landmark kernel, self: their
+// k(x, x) when used) into rows [begin, begin + C.rows()) of out[k].
+inline void distances_block(const Expansion& e, const Eigen::Ref<const Eigen::MatrixXd>& C,
+                            const Eigen::Ref<const Eigen::VectorXd>& self, Eigen::Index begin,
+                            std::vector<Eigen::MatrixXd>& out) {
+  const Eigen::Index rows = C.rows();
+  const Eigen::Index c = static_cast<Eigen::Index>(e.sizes.size());
+  const Eigen::Index paths = e.weights.cols();
+  const Eigen::Index total = e.offsets.size();
+  Eigen::MatrixXd P = C * e.expansion;
+  P.leftCols(total).rowwise() -= e.offsets.transpose();
+  const Eigen::MatrixXd squares = P.leftCols(total).array().square().matrix();
+  Eigen::Index first = 0;
+  for (Eigen::Index j = 0; j < c; ++j) {
+    const Eigen::Index s = e.sizes[j];
+    const Eigen::MatrixXd q = squares.middleCols(first, s) * e.weights.middleRows(first, s);  // rows x paths
+    for (Eigen::Index k = 0; k < paths; ++k) {
+      auto d = out[k].col(j).segment(begin, rows);
+      d = e.scale(k, j) * q.col(k);
+      if (e.self_scale(k, j) != 0) {
+        d.array() += e.self_scale(k, j) * (self.array() - 2.0 * P.col(total + j).array() + e.self_offsets[j]);
+      }
+    }
+    first += s;
+  }
+}
+
+// Distances of the rows of C (n x m) for every path value: result[k] is n x c.
+// `self` holds k(x, x) per row, or is empty when every b_jk is zero.
+inline std::vector<Eigen::MatrixXd> distances(const Expansion& e, const Eigen::Ref<const Eigen::MatrixXd>& C,
+                                              const Eigen::Ref<const Eigen::VectorXd>& self, int threads) {
+  const Eigen::Index n = C.rows();
+  check_model(e, C.cols());
+  const bool use_self = uses_self(e);
   if (use_self && self.size() != n) throw std::invalid_argument("the self-similarities must have one value per row");
-  std::vector<Eigen::MatrixXd> out(paths, Eigen::MatrixXd(n, c));
+  std::vector<Eigen::MatrixXd> out(e.weights.cols(), Eigen::MatrixXd(n, static_cast<Eigen::Index>(e.sizes.size())));
   const Eigen::Index chunk_rows = 1024;
   const Eigen::Index chunks = (n + chunk_rows - 1) / chunk_rows;
   parallel::parallel_for(0, chunks, threads, parallel::Schedule::dynamic(), [&](Eigen::Index t) {
     const Eigen::Index begin = t * chunk_rows;
     const Eigen::Index rows = std::min(chunk_rows, n - begin);
-    Eigen::MatrixXd P = C.middleRows(begin, rows) * e.expansion;
-    P.leftCols(total).rowwise() -= e.offsets.transpose();
-    const Eigen::MatrixXd squares = P.leftCols(total).array().square().matrix();
-    Eigen::Index first = 0;
-    for (Eigen::Index j = 0; j < c; ++j) {
-      const Eigen::Index s = e.sizes[j];
-      const Eigen::MatrixXd q = squares.middleCols(first, s) * e.weights.middleRows(first, s);  // rows x paths
-      for (Eigen::Index k = 0; k < paths; ++k) {
-        auto d = out[k].col(j).segment(begin, rows);
-        d = e.scale(k, j) * q.col(k);
-        if (e.self_scale(k, j) != 0) {
-          d.array() += e.self_scale(k, j) *
-                       (self.segment(begin, rows).array() - 2.0 * P.col(total + j).array() + e.self_offsets[j]);
-        }
-      }
-      first += s;
-    }
+    const Eigen::Ref<const Eigen::VectorXd> block_self =
+        use_self ? Eigen::Ref<const Eigen::VectorXd>(self.segment(begin, rows)) : Eigen::Ref<const Eigen::VectorXd>(self);
+    distances_block(e, C.middleRows(begin, rows), block_self, begin, out);
+  });
+  return out;
+}
+
+// distances() of the rows of X, their landmark kernel computed block by block
+// (landmark_pass.hpp) and never held whole; `finite` says whether every
+// kernel value was finite.
+inline std::vector<Eigen::MatrixXd> pass_distances(const Expansion& e, const KernelSpec& spec, const MatrixRef& X,
+                                                   const MatrixRef& L, Eigen::Index block_rows, int threads,
+                                                   const Checkpoint& checkpoint, bool& finite) {
+  const Eigen::Index n = X.rows();
+  check_model(e, L.rows());
+  const bool use_self = uses_self(e);
+  std::vector<Eigen::MatrixXd> out(e.weights.cols(), Eigen::MatrixXd(n, static_cast<Eigen::Index>(e.sizes.size())));
+  finite = landmark_pass::for_each_block(spec, X, L, block_rows, threads, checkpoint,
+                                         [&](int, Eigen::Index begin, const Eigen::Ref<const Eigen::MatrixXd>& C) {
+    const Eigen::VectorXd self = use_self ? kernel_diagonal(spec, X.middleRows(begin, C.rows()), nullptr)
+                                          : Eigen::VectorXd();
+    distances_block(e, C, self, begin, out);
   });
   return out;
 }
