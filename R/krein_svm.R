@@ -93,10 +93,7 @@ krein_svm.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimens
 #' The fit behind every krein_svm() interface
 #' @noRd
 krein_svm_fit <- function(inputs, C, probability, threads) {
-  if (!requireNamespace("kernlab", quietly = TRUE)) {
-    krein_abort("krein_svm() solves the SVM dual with the kernlab package: install it with install.packages(\"kernlab\").",
-                class = "krein_missing_package")
-  }
+  check_kernlab(model = "krein_svm()")
   if (!is.null(C)) C <- check_number(C, "C", lower = 0)
   probability <- check_flag(probability, "probability")
   threads <- check_threads(threads)
@@ -105,11 +102,11 @@ krein_svm_fit <- function(inputs, C, probability, threads) {
   y <- inputs$y
   cost_cv <- NULL
   if (is.null(C)) {
-    cost_cv <- krein_svm_cost_cv(K, y)
+    cost_cv <- isvm_cost_cv(K, y, fold_classes = krein_svm_fold_classes)
     C <- cost_cv$C[which.min(cost_cv$error)]
   }
   pairs <- krein_svm_pairs(K, y, C)
-  platt <- if (probability) krein_svm_platt(K, y, C)
+  platt <- if (probability) isvm_platt(K, y, C, binary_decisions = krein_svm_binary_decisions)
   if (!is.null(platt) && any(!platt$converged)) {
     krein_warn(sprintf("The Platt sigmoid of %d pair%s of classes did not converge (%s); its probabilities may be poorly calibrated.",
                        sum(!platt$converged), if (sum(!platt$converged) > 1) "s" else "",
@@ -127,18 +124,12 @@ krein_svm_fit <- function(inputs, C, probability, threads) {
 #' a = alpha y, beta = U sign(Lambda) U' a; f > 0 favours the second level.
 #' @noRd
 krein_svm_binary <- function(K, y, C) {
-  eig <- with_core_errors("The eigendecomposition of the kernel matrix", cpp_symmetric_eigen((K + t(K)) / 2, TRUE))
+  eig <- kernel_eigen((K + t(K)) / 2)
   U <- eig$vectors
   values <- eig$values
-  if (!all(is.finite(values))) {
-    krein_abort("The eigenvalues of the kernel matrix overflow double precision; divide the kernel by a constant first.")
-  }
   flipped <- tcrossprod(sweep(U, 2L, abs(values), "*"), U)
   flipped <- (flipped + t(flipped)) / 2
-  model <- NULL
-  utils::capture.output(
-    model <- kernlab::ksvm(kernlab::as.kernelMatrix(flipped), y, kernel = "matrix", C = C,
-                           prob.model = FALSE, shrinking = FALSE))
+  model <- kernlab_svm(flipped, y, C)$model
   support <- kernlab::SVindex(model)
   a <- numeric(length(y))
   # kernlab: f(x) = sum_sv coef k(x, sv) - b, > 0 for the second level (as
@@ -181,64 +172,22 @@ krein_svm_outputs <- function(object, K, levels) {
   list(pairwise = pairwise, prob = prob)
 }
 
-#' The cost by a 5-fold cross-validation of the one-vs-one vote (folds as
-#' isvm_cost_cv(): stratified, deterministic)
+#' The classes the KSVMs' one-vs-one vote gives held-out points (for
+#' isvm_cost_cv(), whose folds and costs krein_svm() shares with isvm())
 #' @noRd
-krein_svm_cost_cv <- function(K, y, grid = isvm_cost_grid, folds = isvm_cost_folds) {
-  fold <- interleaved_folds(y, folds)
+krein_svm_fold_classes <- function(K, y, C, K_new) {
   levels <- levels(y)
-  error <- vapply(grid, function(C) {
-    wrong <- 0L
-    for (k in unique(fold)) {
-      held_out <- which(fold == k)
-      train <- which(fold != k)
-      object <- list(pairs = krein_svm_pairs(K[train, train, drop = FALSE], droplevels(y[train]), C),
-                     probability = FALSE)
-      pairwise <- krein_svm_outputs(object, K[held_out, train, drop = FALSE], levels)$pairwise
-      votes <- isvm_class_scores(pairwise, length(levels))$votes
-      wrong <- wrong + sum(max.col(votes, ties.method = "first") != as.integer(y[held_out]))
-    }
-    wrong / length(y)
-  }, numeric(1))
-  data.frame(C = grid, error = error)
+  object <- list(pairs = krein_svm_pairs(K, droplevels(y), C), probability = FALSE)
+  pairwise <- krein_svm_outputs(object, K_new, levels)$pairwise
+  levels[max.col(isvm_class_scores(pairwise, length(levels))$votes, ties.method = "first")]
 }
 
-#' Platt's sigmoids of the pairs, fitted to cross-validated KSVM decision
-#' values (as isvm_platt() for kernlab's SVM)
+#' Decision values of a two-class KSVM for points with kernel rows `K_new`
+#' against its training points (for isvm_platt()'s cross-validation)
 #' @noRd
-krein_svm_platt <- function(K, y, C) {
-  levels <- levels(y)
-  rows <- list()
-  for (i in seq_len(length(levels) - 1L)) {
-    for (j in (i + 1L):length(levels)) {
-      members <- which(as.integer(y) %in% c(i, j))
-      pair_y <- factor(levels[as.integer(y)[members]], levels = levels[c(i, j)])
-      decision <- krein_svm_cv_decisions(K[members, members, drop = FALSE], pair_y, C)
-      sigmoid <- platt_sigmoid(decision, pair_y == levels[j])
-      rows[[length(rows) + 1L]] <- data.frame(pair = paste(levels[i], "vs", levels[j]), A = sigmoid$A,
-                                              B = sigmoid$B, iterations = sigmoid$iterations,
-                                              converged = sigmoid$converged, stringsAsFactors = FALSE)
-    }
-  }
-  do.call(rbind, rows)
-}
-
-krein_svm_cv_decisions <- function(K, y, C) {
-  n <- length(y)
-  folds <- sample(rep_len(seq_len(min(isvm_platt_folds, n)), n))
-  decision <- numeric(n)
-  for (k in unique(folds)) {
-    held_out <- folds == k
-    train <- which(!held_out)
-    present <- table(y[train]) > 0
-    if (!all(present)) {
-      decision[held_out] <- if (present[[2]]) 1 else -1
-      next
-    }
-    binary <- krein_svm_binary(K[train, train, drop = FALSE], y[train], C)
-    decision[held_out] <- drop(K[held_out, train, drop = FALSE] %*% binary$beta) + binary$b
-  }
-  decision
+krein_svm_binary_decisions <- function(K, y, C, K_new) {
+  binary <- krein_svm_binary(K, y, C)
+  drop(K_new %*% binary$beta) + binary$b
 }
 
 #' @export

@@ -498,9 +498,9 @@ isvm.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimension")
   fit_model("isvm", inputs, method_arguments("isvm"), match.call())
 }
 
-check_kernlab <- function(available = requireNamespace("kernlab", quietly = TRUE)) {
+check_kernlab <- function(available = requireNamespace("kernlab", quietly = TRUE), model = "isvm()") {
   if (!available) {
-    krein_abort("isvm() needs the kernlab package: install it with install.packages(\"kernlab\").",
+    krein_abort(sprintf("%s needs the kernlab package: install it with install.packages(\"kernlab\").", model),
                 class = "krein_missing_package")
   }
 }
@@ -530,10 +530,9 @@ isvm_fit <- function(inputs, C, probability, threads) {
   # For the same reason krein fits the Platt model itself (isvm_platt()):
   # kernlab's own (prob.model = TRUE) refits its inner cross-validation folds
   # with shrinking on, which at a large C gives a flat sigmoid or an error.
-  model <- NULL
-  console <- utils::capture.output(
-    model <- kernlab::ksvm(kernlab::as.kernelMatrix(K), inputs$y, kernel = "matrix", C = C,
-                           prob.model = FALSE, shrinking = FALSE))
+  solved <- kernlab_svm(K, inputs$y, C)
+  model <- solved$model
+  console <- solved$console
   platt <- if (probability) isvm_platt(K, inputs$y, C)
   if (!is.null(platt) && any(!platt$converged)) {
     krein_warn(sprintf("The Platt sigmoid of %d pair%s of classes did not converge (%s); its probabilities may be poorly calibrated.",
@@ -547,6 +546,19 @@ isvm_fit <- function(inputs, C, probability, threads) {
   # the training outputs, kept so that the n x n kernel is not
   fit$training_outputs <- isvm_outputs(fit, K[, fit$support, drop = FALSE], levels(inputs$y))
   fit
+}
+
+#' kernlab's SVM on a precomputed kernel `K` with labels `y` and cost `C`,
+#' as every krein fit through kernlab makes it: without shrinking (see
+#' isvm_fit()), without kernlab's probability model, its console output
+#' captured. A list: `model`, `console`.
+#' @noRd
+kernlab_svm <- function(K, y, C) {
+  model <- NULL
+  console <- utils::capture.output(
+    model <- kernlab::ksvm(kernlab::as.kernelMatrix(K), y, kernel = "matrix", C = C, prob.model = FALSE,
+                           shrinking = FALSE))
+  list(model = model, console = console)
 }
 
 # Folds of the inner cross-validation that gives the Platt model its decision
@@ -569,23 +581,30 @@ isvm_cost_folds <- 5L
 #' @returns A data frame: `C`, `error`; the fit takes the first row of the
 #'   lowest error (ties to the smaller cost).
 #' @noRd
-isvm_cost_cv <- function(K, y, grid = isvm_cost_grid, folds = isvm_cost_folds) {
+isvm_cost_cv <- function(K, y, grid = isvm_cost_grid, folds = isvm_cost_folds,
+                         fold_classes = kernlab_fold_classes) {
   fold <- interleaved_folds(y, folds)
   error <- vapply(grid, function(C) {
     wrong <- 0L
     for (k in unique(fold)) {
       held_out <- which(fold == k)
       train <- which(fold != k)
-      model <- NULL
-      utils::capture.output(
-        model <- kernlab::ksvm(kernlab::as.kernelMatrix(K[train, train, drop = FALSE]), y[train],
-                               kernel = "matrix", C = C, prob.model = FALSE, shrinking = FALSE))
-      K_sv <- kernlab::as.kernelMatrix(K[held_out, train[kernlab::SVindex(model)], drop = FALSE])
-      wrong <- wrong + sum(as.character(kernlab::predict(model, K_sv)) != as.character(y[held_out]))
+      predicted <- fold_classes(K[train, train, drop = FALSE], y[train], C, K[held_out, train, drop = FALSE])
+      wrong <- wrong + sum(predicted != as.character(y[held_out]))
     }
     wrong / length(y)
   }, numeric(1))
   data.frame(C = grid, error = error)
+}
+
+#' The classes kernlab's SVM (its one-vs-one vote) gives held-out points:
+#' fitted on the kernel `K` of the training part with labels `y`, applied to
+#' the held-out points' kernel rows `K_new` against it (isvm_cost_cv()'s
+#' default `fold_classes`; krein_svm() passes its own)
+#' @noRd
+kernlab_fold_classes <- function(K, y, C, K_new) {
+  model <- kernlab_svm(K, y, C)$model
+  as.character(kernlab::predict(model, kernlab::as.kernelMatrix(K_new[, kernlab::SVindex(model), drop = FALSE])))
 }
 
 #' Platt's probability model for every pair of classes, as libsvm fits it
@@ -596,14 +615,14 @@ isvm_cost_cv <- function(K, y, grid = isvm_cost_grid, folds = isvm_cost_folds) {
 #' @returns A data frame with one row per pair (i, j), i < j, in kernlab's
 #'   order: `pair`, `A`, `B`, `iterations`, `converged`.
 #' @noRd
-isvm_platt <- function(K, y, C) {
+isvm_platt <- function(K, y, C, binary_decisions = kernlab_binary_decisions) {
   levels <- levels(y)
   rows <- list()
   for (i in seq_len(length(levels) - 1L)) {
     for (j in (i + 1L):length(levels)) {
       members <- which(as.integer(y) %in% c(i, j))
       pair_y <- factor(levels[as.integer(y)[members]], levels = levels[c(i, j)])
-      decision <- isvm_cv_decisions(K[members, members, drop = FALSE], pair_y, C)
+      decision <- isvm_cv_decisions(K[members, members, drop = FALSE], pair_y, C, binary_decisions)
       sigmoid <- platt_sigmoid(decision, pair_y == levels[j])
       rows[[length(rows) + 1L]] <- data.frame(pair = paste(levels[i], "vs", levels[j]), A = sigmoid$A,
                                               B = sigmoid$B, iterations = sigmoid$iterations,
@@ -618,7 +637,7 @@ isvm_platt <- function(K, y, C) {
 #' A fold whose training points are all of one class gives its held-out
 #' points the decision value +1 or -1 for that class, as libsvm does.
 #' @noRd
-isvm_cv_decisions <- function(K, y, C) {
+isvm_cv_decisions <- function(K, y, C, binary_decisions = kernlab_binary_decisions) {
   n <- length(y)
   folds <- sample(rep_len(seq_len(min(isvm_platt_folds, n)), n))
   decision <- numeric(n)
@@ -630,14 +649,20 @@ isvm_cv_decisions <- function(K, y, C) {
       decision[held_out] <- if (present[[2]]) 1 else -1
       next
     }
-    model <- NULL
-    utils::capture.output(
-      model <- kernlab::ksvm(kernlab::as.kernelMatrix(K[train, train, drop = FALSE]), y[train],
-                             kernel = "matrix", C = C, prob.model = FALSE, shrinking = FALSE))
-    K_sv <- kernlab::as.kernelMatrix(K[held_out, train[kernlab::SVindex(model)], drop = FALSE])
-    decision[held_out] <- kernlab::predict(model, K_sv, type = "decision")
+    decision[held_out] <- binary_decisions(K[train, train, drop = FALSE], y[train], C,
+                                           K[held_out, train, drop = FALSE])
   }
   decision
+}
+
+#' Decision values of kernlab's two-class SVM, fitted on the kernel `K` with
+#' labels `y`, for points with kernel rows `K_new` against the training
+#' points (isvm_cv_decisions()'s default `binary_decisions`)
+#' @noRd
+kernlab_binary_decisions <- function(K, y, C, K_new) {
+  model <- kernlab_svm(K, y, C)$model
+  kernlab::predict(model, kernlab::as.kernelMatrix(K_new[, kernlab::SVindex(model), drop = FALSE]),
+                   type = "decision")
 }
 
 #' Platt's sigmoid P(positive | f) = 1 / (1 + exp(A f + B)), fitted by the

@@ -131,14 +131,8 @@ spectrum_correction <- function(K, method, tol = nrow(K) * .Machine$double.eps, 
     out$map <- K
     out$matrix <- (out$matrix + t(out$matrix)) / 2
   } else {
-    eig <- with_core_errors("The eigendecomposition of the kernel matrix",
-                            cpp_symmetric_eigen(K, method != "shift"))
+    eig <- kernel_eigen(K, vectors = method != "shift")
     values <- eig$values
-    if (!all(is.finite(values))) {
-      krein_abort(sprintf(
-        "The eigenvalues of the kernel matrix overflow double precision (its largest entry is %s in absolute value); divide it by a constant first.",
-        format(max(abs(K)), digits = 3)))
-    }
     out$values <- values
     zero <- abs(values) <= tol * max(abs(values))
     negative <- values < 0 & !zero
@@ -171,6 +165,20 @@ spectrum_correction <- function(K, method, tol = nrow(K) * .Machine$double.eps, 
   }
   if (!keep_matrix) out$matrix <- NULL
   structure(out, class = "krein_spectrum_correction")
+}
+
+#' The eigendecomposition of a symmetric kernel matrix (LAPACK through the
+#' core), with a clear error where its eigenvalues overflow; spectrum
+#' corrections and krein_svm()'s flip use it
+#' @noRd
+kernel_eigen <- function(K, vectors = TRUE) {
+  eig <- with_core_errors("The eigendecomposition of the kernel matrix", cpp_symmetric_eigen(K, vectors))
+  if (!all(is.finite(eig$values))) {
+    krein_abort(sprintf(
+      "The eigenvalues of the kernel matrix overflow double precision (its largest entry is %s in absolute value); divide it by a constant first.",
+      format(max(abs(K)), digits = 3)))
+  }
+  eig
 }
 
 #' The corrected kernel rows (n_new x n) of new points and, when `self` is

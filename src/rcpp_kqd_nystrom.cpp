@@ -3,6 +3,29 @@
 #include "glue.h"
 #include "krein/kqd_nystrom.hpp"
 
+namespace {
+
+// The fitted expansion of Ny-KQD's distances, as both entry points receive it
+krein::kqd_nystrom::Expansion make_expansion(const Eigen::Map<Eigen::MatrixXd>& expansion,
+                                             const Eigen::Map<Eigen::VectorXd>& offsets,
+                                             const Rcpp::IntegerVector& sizes,
+                                             const Eigen::Map<Eigen::MatrixXd>& weights,
+                                             const Eigen::Map<Eigen::MatrixXd>& scale,
+                                             const Eigen::Map<Eigen::MatrixXd>& self_scale,
+                                             const Eigen::Map<Eigen::VectorXd>& self_offsets) {
+  krein::kqd_nystrom::Expansion e;
+  e.expansion = expansion;
+  e.offsets = offsets;
+  e.sizes.assign(sizes.begin(), sizes.end());
+  e.weights = weights;
+  e.scale = scale;
+  e.self_scale = self_scale;
+  e.self_offsets = self_offsets;
+  return e;
+}
+
+}  // namespace
+
 // Squared distances of the rows of `c` (their kernel against the landmarks)
 // to every class: a list with one n x classes matrix per path value.
 // [[Rcpp::export]]
@@ -12,14 +35,8 @@ Rcpp::List cpp_kqd_nystrom_distances(const Eigen::Map<Eigen::MatrixXd> c, const 
                                const Eigen::Map<Eigen::MatrixXd> self_scale,
                                const Eigen::Map<Eigen::VectorXd> self_offsets,
                                const Eigen::Map<Eigen::VectorXd> self, int threads) {
-  krein::kqd_nystrom::Expansion e;
-  e.expansion = expansion;
-  e.offsets = offsets;
-  e.sizes.assign(sizes.begin(), sizes.end());
-  e.weights = weights;
-  e.scale = scale;
-  e.self_scale = self_scale;
-  e.self_offsets = self_offsets;
+  const krein::kqd_nystrom::Expansion e =
+      make_expansion(expansion, offsets, sizes, weights, scale, self_scale, self_offsets);
   const std::vector<Eigen::MatrixXd> d = krein::kqd_nystrom::distances(e, c, self, threads);
   Rcpp::List out(d.size());
   for (size_t k = 0; k < d.size(); ++k) out[k] = d[k];
@@ -37,14 +54,8 @@ Rcpp::List cpp_kqd_nystrom_pass_distances(const Rcpp::List& base, const Eigen::M
                                           const Eigen::Map<Eigen::MatrixXd> weights, const Eigen::Map<Eigen::MatrixXd> scale,
                                           const Eigen::Map<Eigen::MatrixXd> self_scale,
                                           const Eigen::Map<Eigen::VectorXd> self_offsets, int block_rows, int threads) {
-  krein::kqd_nystrom::Expansion e;
-  e.expansion = expansion;
-  e.offsets = offsets;
-  e.sizes.assign(sizes.begin(), sizes.end());
-  e.weights = weights;
-  e.scale = scale;
-  e.self_scale = self_scale;
-  e.self_offsets = self_offsets;
+  const krein::kqd_nystrom::Expansion e =
+      make_expansion(expansion, offsets, sizes, weights, scale, self_scale, self_offsets);
   const krein::KernelSpec spec = glue::kernel_spec(base, false);
   const krein::MatrixRef xr(x), pr(points);
   bool finite = true;
