@@ -2,7 +2,10 @@
 # shinytest2 in headless Chromium. Run from the checkout's root after
 # installing krein:  Rscript tools/app_screenshot.R
 # Needs shinytest2 and chromote (tools/check.R installs them) and Chromium
-# (Debian's package `chromium`, or set CHROMOTE_CHROME).
+# (Debian's package `chromium`, or set CHROMOTE_CHROME). Where pngquant is
+# installed (Debian's package `pngquant`) the image is reduced to a palette:
+# it is installed with the help pages, and the package's installed size is
+# close to the 5 MB that R CMD check notes.
 for (p in c("shiny", "shinytest2", "chromote")) {
   if (!requireNamespace(p, quietly = TRUE)) stop("install ", p, " first: install.packages(\"", p, "\")", call. = FALSE)
 }
@@ -25,4 +28,10 @@ out <- file.path("man", "figures", "app.png")
 dir.create(dirname(out), showWarnings = FALSE, recursive = TRUE)
 unlink(out)
 app$get_screenshot(out)
+if (nzchar(Sys.which("pngquant"))) {
+  status <- system2("pngquant", c("--quality=60-85", "--speed=1", "--force", "--output", out, out))
+  if (status != 0) warning("pngquant failed; ", out, " is left as Chromium wrote it", call. = FALSE)
+} else {
+  message("pngquant not found (apt-get install pngquant): ", out, " is not reduced")
+}
 message(sprintf("%s: %.0f KB", out, file.size(out) / 1024))

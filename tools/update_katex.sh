@@ -4,8 +4,12 @@
 # tools/site.R), so that their formulas render without a network. Takes from
 # the npm package `katex` only what a browser needs: katex.min.js,
 # katex.min.css, the auto-render extension and the woff2 fonts (every browser
-# that runs KaTeX reads woff2, the first format katex.min.css offers), and
-# KaTeX's licence. Usage, from the checkout's root (needs npm):
+# that runs KaTeX reads woff2, the first format katex.min.css offers) of the
+# families that krein's formulas use, and KaTeX's licence. Left out, to keep
+# the installed package under the 5 MB that R CMD check notes: the Fraktur,
+# SansSerif, Script and Typewriter fonts (\mathfrak, \mathsf, \mathscr,
+# \mathtt; none of the vignettes or help pages uses them: a formula that did
+# would show those letters in a local font). Usage, from the checkout's root (needs npm):
 #   tools/update_katex.sh [VERSION]     (default: the version shipped now)
 # Then update the version in inst/COPYRIGHTS and the NEWS, and rebuild.
 # krein's own loader, vignettes/katex/krein-math.js, and the fonts' licence,
@@ -27,7 +31,9 @@ rm -rf "$target/contrib" "$target"/fonts/*.woff2 "$target/katex.min.js" "$target
 mkdir -p "$target/contrib" "$target/fonts"
 cp "$dist/katex.min.js" "$dist/katex.min.css" "$target/"
 cp "$dist/contrib/auto-render.min.js" "$target/contrib/"
-cp "$dist"/fonts/*.woff2 "$target/fonts/"
+for family in AMS Caligraphic Main Math Size1 Size2 Size3 Size4; do
+  cp "$dist"/fonts/KaTeX_"$family"-*.woff2 "$target/fonts/"
+done
 cp "$work/package/LICENSE" "$target/LICENSE"
 printf 'version: %s\n' "$version" > "$target/VERSION"
 # the loader's CDN fallback names the same version
