@@ -228,7 +228,10 @@ test_that("in a browser: change data, kernel, model and landmarks; errors, signa
   app$set_inputs(invariant = TRUE)
   expect_match(app$get_value(output = "signature"),
                "signature \\(p, q, z\\) = \\([0-9]+, [1-9][0-9]*, [0-9]+\\)   r_neg = 0\\.[0-9]*[1-9]")
+  # the hidden tab's plot is drawn once the page says it is shown, which can
+  # come after set_inputs() returns: wait for it
   app$set_inputs(view = "Kernel spectrum")
+  app$wait_for_value(output = "spectrum", ignore = list(NULL, ""), timeout = 60 * 1000)
   expect_drawn_png(app$get_value(output = "spectrum"), "spectrum")
 
   # model and landmarks

@@ -185,9 +185,11 @@ test_that("Nystroem fits with `spectrum` correct the landmark block: = the trans
       expect_equal(corrected$self, reference$new$self, tolerance = 1e-10, info = label)
       expect_equal(precomputed$spec$spectrum$landmarks, L)
       for (type in types) {
-        # the fit on data = the fit on the precomputed kernel, to rounding
+        # the fit on data = the fit on the precomputed kernel: to 1e-6, for
+        # the reason below (the two kernels agree to rounding, not bit for
+        # bit; with OpenBLAS ikfd's "flip" probabilities then differ by 8e-8)
         expect_equal(predict(fit, d$x_new, type = type), predict(precomputed, new_kernel, type = type),
-                     tolerance = 1e-10, info = paste(label, type))
+                     tolerance = 1e-6, info = paste(label, type))
         # = the model on the transcribed kernel: to 1e-6, since ikfd's
         # Nystroem probabilities move by about 1e-7 when the kernel moves by
         # 1e-15 (base::eigen's and dsyevr's smallest eigenvalue, the shift,
