@@ -49,7 +49,9 @@
 #' k(L, x)} from the landmark block \eqn{K_{mm} = V \mathrm{diag}(l)
 #' V^\top} and its signature \eqn{J = \mathrm{sign}(l)}, and the KSVM on
 #' \eqn{\hat K} becomes a linear SVM, solved by LIBLINEAR (package
-#' LiblineaR, L1-loss dual solver). The columns of \eqn{\Phi} are not
+#' LiblineaR) with the squared hinge loss \eqn{\max(0, 1 - y f)^2} (its
+#' primal Newton solver, several times faster at this scale than its
+#' hinge-loss solver, with the same accuracy in `bench/krein_svm.R`). The columns of \eqn{\Phi} are not
 #' orthogonal in general, so \eqn{\Phi \Phi^\top} (the flip of
 #' \eqn{K_{mm}} alone) is not the flipped \eqn{|\hat K|}; krein flips
 #' \eqn{\hat K} itself from the \eqn{r \times r} Gram matrix
@@ -57,7 +59,7 @@
 #' E^\top}, the nonzero spectrum of \eqn{\hat K} is \eqn{\Lambda} and
 #' \eqn{|\hat K| = \Psi \Psi^\top} with the features \eqn{\Psi = \Phi
 #' R^{-1} E |\Lambda|^{1/2}}. The linear SVM on \eqn{\Psi} (weights
-#' \eqn{w = \Psi^\top a}) is the C-SVM on \eqn{|\hat K|}; the KSVM's map back
+#' \eqn{w = \Psi^\top a}) is the kernel SVM on \eqn{|\hat K|}; the KSVM's map back
 #' \eqn{\beta = U \mathrm{sign}(\Lambda) U^\top a} (\eqn{U} the
 #' eigenvectors of \eqn{\hat K}) gives, with the raw Nystroem kernel,
 #' \deqn{f(x) = \hat k(x, X) \beta + b = \phi(x)^\top J R^\top E
@@ -66,9 +68,11 @@
 #' landmarks only. On the training points \eqn{f} equals the linear SVM's
 #' decision values. Exact: the flip of \eqn{\hat K} and the map back (to
 #' rounding). Approximations: \eqn{\hat K} for \eqn{K} (exact when the
-#' landmarks span the kernel), LIBLINEAR's stopping tolerance (0.01), and its
-#' bias, a weight on a constant feature of value 1 and therefore regularised,
-#' where the C-SVM's bias is free. Cost: \eqn{O(n m r)} for the features and
+#' landmarks span the kernel), the squared hinge loss for the C-SVM's hinge,
+#' LIBLINEAR's stopping tolerance (0.01), and its bias, a weight on a
+#' constant feature of value 1 and therefore regularised, where the C-SVM's
+#' bias is free. The fit draws no random numbers besides the landmarks and
+#' the Platt folds. Cost: \eqn{O(n m r)} for the features and
 #' \eqn{O(n r^2)} per pair of classes for the flip, plus the linear SVMs;
 #' memory \eqn{O(n r)}. The cross-validation of `C` (when `C = NULL`) and
 #' the Platt folds refit on the training part of each fold, flip included.

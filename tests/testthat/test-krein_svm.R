@@ -108,13 +108,14 @@ test_that("krein_svm() refuses one class, one point per class, and takes the con
 # The Nystroem KSVM (landmarks): Loosli et al.'s KSVM on the Nystroem kernel
 # K^ = K_nm K_mm^+ K_nm' of Schleif, Gisbrecht and Tino (2018, eq. 10),
 # transcribed: K^ formed here (pseudo-inverse with the cutoff of nystrom()),
-# flipped by base::eigen(), the linear SVM on the flipped kernel's features
-# U |L|^1/2 by LiblineaR itself (its dual coordinate descent sees only inner
-# products, so the same seed gives the same solution for any features of the
-# same flipped kernel), beta = U sign(L) U' a with a = U |L|^-1/2 w, and
+# flipped by base::eigen(), the linear L2-loss SVM on the flipped kernel's
+# features U |L|^1/2 by LiblineaR itself (its primal Newton solver sees the
+# features only through products that an orthogonal change of the features
+# leaves unchanged, so any features of the same flipped kernel give the same
+# decision values), beta = U sign(L) U' a with a = U |L|^-1/2 w, and
 # prediction k^(x, X) beta + b with the raw Nystroem kernel. `C_train`,
 # `C_new`: the kernel of the training and new points against the landmarks,
-# `W` the landmarks' kernel; the caller seeds R's RNG (LiblineaR draws from it).
+# `W` the landmarks' kernel.
 nystrom_ksvm_reference <- function(C_train, W, C_new, y, cost) {
   ew <- eigen(W, symmetric = TRUE)
   keep <- abs(ew$values) > sqrt(.Machine$double.eps) * max(abs(ew$values))
@@ -126,7 +127,7 @@ nystrom_ksvm_reference <- function(C_train, W, C_new, y, cost) {
   U <- e$vectors[, nonzero]
   L <- e$values[nonzero]
   psi <- U %*% diag(sqrt(abs(L)))
-  model <- LiblineaR::LiblineaR(psi, y, type = 3, cost = cost, epsilon = 0.01, bias = 1)
+  model <- LiblineaR::LiblineaR(psi, y, type = 2, cost = cost, epsilon = 0.01, bias = 1)
   direction <- if (as.character(model$ClassNames[1]) == levels(y)[2]) 1 else -1
   w <- direction * model$W[seq_len(ncol(psi))]
   b <- direction * model$W[ncol(psi) + 1]
@@ -144,12 +145,10 @@ test_that("krein_svm(landmarks = ) is the KSVM on the Nystroem kernel, predictin
   skip_if_not_installed("LiblineaR")
   d <- ksvm_data
   landmarks <- 1:30
-  set.seed(3)
   fit <- krein_svm(d$x, d$y, kernel = d$kernel, scale = FALSE, C = 10, probability = FALSE, landmarks = landmarks)
-  set.seed(3)
   reference <- nystrom_ksvm_reference(d$K[, landmarks], d$K[landmarks, landmarks], d$K_new[, landmarks], d$y, 10)
   expect_gt(reference$negative, 5)
-  # training: the linear SVM's decision values = the C-SVM's on |K^| (|K^| a + b)
+  # training: the linear SVM's decision values = the kernel SVM's on |K^| (|K^| a + b)
   expect_equal(reference$flipped, reference$decision, tolerance = 1e-10)
   scale <- max(abs(reference$decision))
   expect_equal(unname(predict(fit, type = "decision")[, 2]) / scale, reference$decision / scale, tolerance = 1e-8)
@@ -162,7 +161,6 @@ test_that("krein_svm(landmarks = ) is the KSVM on the Nystroem kernel, predictin
   expect_gt(max(abs(reference$phi_phi - reference$K_hat_abs)), 0.01 * max(abs(reference$K_hat_abs)))
   expect_output(print(fit), "Nystroem kernel on 30 landmarks")
   # a precomputed kernel gives the same fit
-  set.seed(3)
   pre <- krein_svm(d$K, d$y, kernel = "precomputed", C = 10, probability = FALSE, landmarks = landmarks)
   expect_equal(predict(pre, d$K_new, type = "decision"), predict(fit, d$x_new, type = "decision"),
                tolerance = 1e-8)
@@ -180,11 +178,9 @@ test_that("krein_svm(landmarks = ) on several classes: each pair the transcripti
   expect_equal(unname(rowSums(p)), rep(1, 20), tolerance = 1e-12)
   expect_lt(mean(predict(fit) != iris$Species), 0.15)
   # each pair (i, j), in kernlab's order: the transcription on the pair's rows
-  # with every landmark (the pairs draw from R's RNG in this order, before
-  # the Platt folds)
+  # with every landmark
   K <- kernel_matrix(kernel, x)
   K_new <- kernel_matrix(kernel, x[c(3, 60, 120), ], x)
-  set.seed(4)
   for (pair in fit$pairs) {
     members <- which(iris$Species %in% pair$classes)
     reference <- nystrom_ksvm_reference(K[members, landmarks], K[landmarks, landmarks], K_new[, landmarks],
