@@ -6,15 +6,18 @@
 # board. C = 10 for every fit (the full model's cross-validation of C would
 # cost 20 eigendecompositions of 4000 x 4000 kernels), no Platt model unless
 # said; random landmarks (stratified). Two threads.
+# Parts: "medium" (the first 2000 training points: full and Nystroem),
+# "small" (5000: the full KSVM's eigendecomposition alone took more than 8
+# minutes of CPU on the shared 2-core machine) and "large" (1e5, Nystroem).
 # Run from the checkout's root after installing krein (with kernlab and
-# LiblineaR): Rscript bench/krein_svm.R [small | large]
+# LiblineaR): Rscript bench/krein_svm.R [medium | small | large]
 library(krein)
 for (pkg in c("kernlab", "LiblineaR")) {
   if (!requireNamespace(pkg, quietly = TRUE)) stop("bench/krein_svm.R needs the ", pkg, " package")
 }
 options(krein.threads = 2)
 part <- commandArgs(trailingOnly = TRUE)
-if (!length(part)) part <- c("small", "large")
+if (!length(part)) part <- c("medium", "small", "large")
 kernel <- kernel_invariant(kernel_dist(s = 1, power = 4))
 set.seed(1)
 train <- checkerboard(5000)
@@ -31,6 +34,16 @@ run <- function(n, label, m, expr) {
   print(rows[[length(rows)]], row.names = FALSE)
 }
 
+if ("medium" %in% part) {
+  medium <- train[1:2000, ]
+  for (m in c(100, 200)) {
+    set.seed(2)
+    run(2000, "krein_svm (Nystroem)", m, krein_svm(y ~ x1 + x2, data = medium, kernel = kernel, C = 10,
+                                                  landmarks = "random", m = m, probability = FALSE))
+  }
+  run(2000, "krein_svm (full)", NA, krein_svm(y ~ x1 + x2, data = medium, kernel = kernel, C = 10,
+                                             probability = FALSE))
+}
 if ("small" %in% part) {
   for (m in c(100, 200)) {
     set.seed(2)
