@@ -39,10 +39,54 @@
 #' The dual is solved by kernlab's `ksvm()` on the flipped kernel matrix
 #' (without shrinking, as [isvm()]): kernlab must be installed. The cost is
 #' an eigendecomposition of each pair's kernel (\eqn{O(n^3)}) besides the
-#' SVM; for large \eqn{n} use a Nystroem fit of another model.
+#' SVM; for large \eqn{n} use the Nystroem KSVM (`landmarks`, below).
+#'
+#' @section Nystroem Krein SVM (`landmarks`):
+#' Beyond the paper, for large \eqn{n}: with `landmarks` the kernel is
+#' replaced by its Nystroem approximation on \eqn{m} landmarks (Schleif,
+#' Gisbrecht and Tino 2018, Sec. 3 and 4.2), \eqn{\hat K = \Phi J
+#' \Phi^\top} with the signed features \eqn{\phi(x) = |l|^{-1/2} V^\top
+#' k(L, x)} from the landmark block \eqn{K_{mm} = V \mathrm{diag}(l)
+#' V^\top} and its signature \eqn{J = \mathrm{sign}(l)}, and the KSVM on
+#' \eqn{\hat K} becomes a linear SVM, solved by LIBLINEAR (package
+#' LiblineaR) with the squared hinge loss \eqn{\max(0, 1 - y f)^2} (its
+#' primal Newton solver, several times faster at this scale than its
+#' hinge-loss solver, with the same accuracy in `bench/krein_svm.R`). The columns of \eqn{\Phi} are not
+#' orthogonal in general, so \eqn{\Phi \Phi^\top} (the flip of
+#' \eqn{K_{mm}} alone) is not the flipped \eqn{|\hat K|}; krein flips
+#' \eqn{\hat K} itself from the \eqn{r \times r} Gram matrix
+#' \eqn{\Phi^\top\Phi = R^\top R}: with \eqn{R J R^\top = E \Lambda
+#' E^\top}, the nonzero spectrum of \eqn{\hat K} is \eqn{\Lambda} and
+#' \eqn{|\hat K| = \Psi \Psi^\top} with the features \eqn{\Psi = \Phi
+#' R^{-1} E |\Lambda|^{1/2}}. The linear SVM on \eqn{\Psi} (weights
+#' \eqn{w = \Psi^\top a}) is the kernel SVM on \eqn{|\hat K|}; the KSVM's map back
+#' \eqn{\beta = U \mathrm{sign}(\Lambda) U^\top a} (\eqn{U} the
+#' eigenvectors of \eqn{\hat K}) gives, with the raw Nystroem kernel,
+#' \deqn{f(x) = \hat k(x, X) \beta + b = \phi(x)^\top J R^\top E
+#' \mathrm{sign}(\Lambda) |\Lambda|^{-1/2} w + b = k(x, L)^\top c + b,}
+#' an \eqn{m}-vector \eqn{c} over the landmarks: prediction needs the
+#' landmarks only. On the training points \eqn{f} equals the linear SVM's
+#' decision values. Exact: the flip of \eqn{\hat K} and the map back (to
+#' rounding). Approximations: \eqn{\hat K} for \eqn{K} (exact when the
+#' landmarks span the kernel), the squared hinge loss for the C-SVM's hinge,
+#' LIBLINEAR's stopping tolerance (0.01), and its bias, a weight on a
+#' constant feature of value 1 and therefore regularised, where the C-SVM's
+#' bias is free. The fit draws no random numbers besides the landmarks and
+#' the Platt folds. Cost: \eqn{O(n m r)} for the features and
+#' \eqn{O(n r^2)} per pair of classes for the flip, plus the linear SVMs;
+#' memory \eqn{O(n r)}. The cross-validation of `C` (when `C = NULL`) and
+#' the Platt folds refit on the training part of each fold, flip included.
+#' The `"decision"` values are those of the KSVM on \eqn{\hat K}, and an SVM
+#' pair's `margin` counts the points on or inside the flipped SVM's margin
+#' (LIBLINEAR gives no dual coefficients). LiblineaR must be installed.
 #'
 #' @inheritParams krein_inputs
 #' @inheritParams kqd
+#' @param landmarks `NULL` for the full KSVM; `"meb"`, `"kmeans"`,
+#'   `"random"`, training-row indices or a [select_landmarks()] result for
+#'   the Nystroem KSVM (see its section), as in [ikfd()].
+#' @param eps,m Passed to [select_landmarks()] when `landmarks` names a
+#'   method.
 #' @param C The SVM's cost (a positive number), or `NULL` (the default) for
 #'   the one of 0.1, 1, 10, 100 with the lowest 5-fold cross-validated error
 #'   of the vote (stratified, deterministic folds; ties to the smaller cost).
@@ -52,11 +96,24 @@
 #'   `pairs` (one element per pair of classes: `classes`, `members` (training
 #'   rows), `beta`, `b`, `values` (the eigenvalues of the pair's kernel),
 #'   `support` (the flipped SVM's support vectors, rows of `members`)), `C`,
-#'   `cost_cv`, `probability` and `platt`.
+#'   `cost_cv`, `probability` and `platt`. A Nystroem fit has instead per
+#'   pair `classes`, `coefficients` (\eqn{c}, one per landmark), `b`,
+#'   `values` (the nonzero eigenvalues of the pair's \eqn{\hat K}), `w` (the
+#'   linear SVM's weights), `v` (the coefficients over the features) and
+#'   `margin`; and `landmarks`, `landmark_rank` and `signature` (\eqn{p, q}
+#'   of \eqn{J}).
 #' @references
 #' Loosli, G., Canu, S. and Ong, C. S. (2016). Learning SVM in Krein spaces.
 #' *IEEE Transactions on Pattern Analysis and Machine Intelligence*, 38(6),
 #' 1204-1216. \doi{10.1109/TPAMI.2015.2477830}
+#'
+#' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
+#' indefinite kernel approximation using minimum enclosing balls.
+#' *Neurocomputing*, 318, 213-226. \doi{10.1016/j.neucom.2018.08.057}
+#'
+#' Fan, R.-E., Chang, K.-W., Hsieh, C.-J., Wang, X.-R. and Lin, C.-J. (2008).
+#' LIBLINEAR: a library for large linear classification. *Journal of Machine
+#' Learning Research*, 9, 1871-1874.
 #' @seealso [isvm()] (kernlab's SVM on the kernel as it is), the `spectrum`
 #'   argument and [correct_spectrum()] (an SVM on a corrected kernel).
 #' @family reference classifiers
@@ -69,6 +126,16 @@
 #'   fit
 #'   test <- checkerboard(200, size = 2)
 #'   mean(predict(fit, test) != test$y)
+#' }
+#' if (requireNamespace("LiblineaR", quietly = TRUE)) {
+#'   set.seed(1)
+#'   train <- checkerboard(2000, size = 2)
+#'   kernel <- kernel_invariant(kernel_dist(s = 1, power = 4))
+#'   ny <- krein_svm(y ~ x1 + x2, data = train, kernel = kernel, C = 10, landmarks = "random", m = 60,
+#'                   probability = FALSE, threads = 2)
+#'   ny
+#'   test <- checkerboard(500, size = 2)
+#'   mean(predict(ny, test) != test$y)
 #' }
 #' @export
 krein_svm <- function(x, ...) UseMethod("krein_svm")
@@ -84,7 +151,8 @@ krein_svm.formula <- function(formula, data, ..., subset, na.action, kernel = ke
 #' @rdname krein_svm
 #' @export
 krein_svm.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimension"), scale = TRUE,
-                              spectrum = "none", C = NULL, probability = TRUE, na.action = NULL, threads = NULL) {
+                              spectrum = "none", C = NULL, probability = TRUE, landmarks = NULL, eps = 0.01,
+                              m = NULL, na.action = NULL, threads = NULL) {
   check_dots_empty("krein_svm", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
   fit_model("krein_svm", inputs, method_arguments("krein_svm"), match.call())
@@ -92,12 +160,13 @@ krein_svm.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimens
 
 #' The fit behind every krein_svm() interface
 #' @noRd
-krein_svm_fit <- function(inputs, C, probability, threads) {
-  check_kernlab(model = "krein_svm()")
+krein_svm_fit <- function(inputs, C, probability, landmarks, eps, m, threads) {
+  if (is.null(landmarks)) check_kernlab(model = "krein_svm()") else check_liblinear()
   if (!is.null(C)) C <- check_number(C, "C", lower = 0)
   probability <- check_flag(probability, "probability")
   threads <- check_threads(threads)
   check_two_per_class(stats::setNames(as.vector(table(inputs$y)), levels(inputs$y)), "krein_svm()")
+  if (!is.null(landmarks)) return(krein_svm_nystrom_fit(inputs, C, probability, landmarks, eps, m, threads))
   K <- training_kernel(inputs, threads)
   y <- inputs$y
   cost_cv <- NULL
@@ -107,16 +176,22 @@ krein_svm_fit <- function(inputs, C, probability, threads) {
   }
   pairs <- krein_svm_pairs(K, y, C)
   platt <- if (probability) isvm_platt(K, y, C, binary_decisions = krein_svm_binary_decisions)
+  warn_platt_convergence(platt)
+  fit <- list(pairs = pairs, C = C, cost_cv = cost_cv, probability = probability, platt = platt,
+              x = inputs$x, threads = threads)
+  fit$training_outputs <- krein_svm_outputs(fit, krein_svm_pairwise(fit, K), levels(y))
+  fit
+}
+
+#' The warning of a Platt model with sigmoids that did not converge
+#' @noRd
+warn_platt_convergence <- function(platt) {
   if (!is.null(platt) && any(!platt$converged)) {
     krein_warn(sprintf("The Platt sigmoid of %d pair%s of classes did not converge (%s); its probabilities may be poorly calibrated.",
                        sum(!platt$converged), if (sum(!platt$converged) > 1) "s" else "",
                        paste(platt$pair[!platt$converged], collapse = ", ")),
                class = "krein_convergence_warning")
   }
-  fit <- list(pairs = pairs, C = C, cost_cv = cost_cv, probability = probability, platt = platt,
-              x = inputs$x, threads = threads)
-  fit$training_outputs <- krein_svm_outputs(fit, K, levels(y))
-  fit
 }
 
 #' One two-class KSVM (Loosli et al. 2016, Algorithm 1) on a pair's kernel
@@ -155,14 +230,21 @@ krein_svm_pairs <- function(K, y, C) {
   pairs
 }
 
-#' Pairwise decision values f = K_members beta + b of points whose kernel
-#' rows against the training points are `K`, and the Platt probabilities
+#' Pairwise decision values of points whose kernel rows against the
+#' training points are `K`: f = K_members beta + b; for a Nystroem fit, `K`
+#' holds the rows against the landmarks and f = K c + b
 #' @noRd
-krein_svm_outputs <- function(object, K, levels) {
+krein_svm_pairwise <- function(object, K) {
   pairwise <- vapply(object$pairs, function(pair) {
+    if (is.null(pair$members)) return(drop(K %*% pair$coefficients) + pair$b)
     drop(K[, pair$members, drop = FALSE] %*% pair$beta) + pair$b
   }, numeric(nrow(K)))
-  pairwise <- matrix(pairwise, nrow(K))
+  matrix(pairwise, nrow(K))
+}
+
+#' The pairwise decision values and the Platt probabilities
+#' @noRd
+krein_svm_outputs <- function(object, pairwise, levels) {
   prob <- if (object$probability) {
     r_first <- 1 - vapply(seq_len(ncol(pairwise)), function(p) {
       platt_probability(pairwise[, p], object$platt$A[p], object$platt$B[p])
@@ -178,7 +260,7 @@ krein_svm_outputs <- function(object, K, levels) {
 krein_svm_fold_classes <- function(K, y, C, K_new) {
   levels <- levels(y)
   object <- list(pairs = krein_svm_pairs(K, droplevels(y), C), probability = FALSE)
-  pairwise <- krein_svm_outputs(object, K_new, levels)$pairwise
+  pairwise <- krein_svm_pairwise(object, K_new)
   levels[max.col(isvm_class_scores(pairwise, length(levels))$votes, ties.method = "first")]
 }
 
@@ -198,8 +280,10 @@ krein_scores.krein_svm <- function(object, new, type, rule = "vote") {
     out <- object$training_outputs
     names <- rownames(object$x)
   } else {
-    kernels <- new_kernels(object, new)
-    out <- krein_svm_outputs(object, kernels$K, levels)
+    lm <- object$landmarks
+    kernels <- if (is.null(lm)) new_kernels(object, new) else
+      new_kernels(object, new, points = lm$points, columns = lm$indices)
+    out <- krein_svm_outputs(object, krein_svm_pairwise(object, kernels$K), levels)
     names <- kernels$names
   }
   scores <- isvm_class_scores(out$pairwise, length(levels))
@@ -229,29 +313,47 @@ model_title.krein_svm <- function(x) paste0("C = ", format(x$C), if (!is.null(x$
 #' @export
 model_print_lines.krein_svm <- function(x) {
   negative <- vapply(x$pairs, function(p) sum(p$values < 0), integer(1))
-  c(sprintf("%d pair%s of classes; negative eigenvalues of the pair kernels: %s", length(x$pairs),
+  c(if (!is.null(x$landmarks)) sprintf(
+      "Nystroem kernel on %d landmarks (%s), signature (p, q) = (%d, %d); linear SVMs by LIBLINEAR",
+      length(x$landmarks$class), x$landmarks$method, x$signature[["p"]], x$signature[["q"]]),
+    sprintf("%d pair%s of classes; negative eigenvalues of the pair kernels: %s", length(x$pairs),
             if (length(x$pairs) > 1) "s" else "", paste(negative, collapse = ", ")),
-    sprintf("support vectors of the flipped SVMs: %s (the coefficients on the raw kernel are dense)",
-            paste(vapply(x$pairs, function(p) length(p$support), integer(1)), collapse = ", ")),
+    if (is.null(x$landmarks)) {
+      sprintf("support vectors of the flipped SVMs: %s (the coefficients on the raw kernel are dense)",
+              paste(vapply(x$pairs, function(p) length(p$support), integer(1)), collapse = ", "))
+    } else {
+      sprintf("points on or inside the margin of the flipped SVMs: %s",
+              paste(vapply(x$pairs, function(p) p$margin, integer(1)), collapse = ", "))
+    },
     if (x$probability) "class probabilities: Platt sigmoids per pair, coupled" else
       "no Platt model: \"prob\" gives the shares of one-vs-one votes")
 }
 
 #' @export
 model_summary.krein_svm <- function(object) {
+  nystrom <- !is.null(object$landmarks)
   pairs <- data.frame(
     pair = vapply(object$pairs, function(p) paste(p$classes, collapse = " vs "), ""),
-    points = vapply(object$pairs, function(p) length(p$members), integer(1)),
+    points = vapply(object$pairs, function(p) {
+      if (nystrom) as.integer(sum(object$counts[p$classes])) else length(p$members)
+    }, integer(1)),
     negative_eigenvalues = vapply(object$pairs, function(p) sum(p$values < 0), integer(1)),
-    support_vectors = vapply(object$pairs, function(p) length(p$support), integer(1)),
+    support_vectors = vapply(object$pairs, function(p) if (nystrom) p$margin else length(p$support), integer(1)),
     bias = vapply(object$pairs, function(p) p$b, numeric(1)))
-  c(list("Pairs of classes (the flipped SVM's support vectors; b the bias)" = pairs),
+  title <- "Pairs of classes (the flipped SVM's support vectors; b the bias)"
+  if (nystrom) {
+    names(pairs)[4] <- "margin_points"
+    title <- "Pairs of classes (points on or inside the flipped SVM's margin; b the bias)"
+  }
+  c(stats::setNames(list(pairs), title),
     if (!is.null(object$cost_cv)) list("C by cross-validation (stratified folds, the vote's error)" = object$cost_cv))
 }
 
 register_krein_model(
   "krein_svm", label = "KSVM: Krein-space support vector machine", fit = "krein_svm_fit",
   parameters = data.frame(parameter = "C", class = "numeric", label = "cost", stringsAsFactors = FALSE),
+  needs_inputs = function(args) landmarks_need_inputs(args$landmarks),
   predict_args = "rule", ranges = function(args) list(C = c(-1, 3)),
-  default_grid = function(size, args, data) list(C = range_values(tuning_range("krein_svm", "C"), size))
+  default_grid = function(size, args, data) list(C = range_values(tuning_range("krein_svm", "C"), size)),
+  landmark_args = function(landmarks) list(landmarks = landmarks)
 )

@@ -577,19 +577,22 @@ isvm_cost_folds <- 5L
 #' the RNG is untouched and the chosen C is a function of the data
 #' (interleaved_folds(), as kqd's and kmdc's). Every class has at least two points (checked
 #' before), so every fold's training part holds every class.
-#' @param K The training kernel matrix.
+#' @param K The training kernel matrix (or, with `block = feature_block`,
+#'   the training points' feature rows).
+#' @param block How the rows of a subset of the points and the columns of
+#'   the training part are taken from `K` (kernel_block(), feature_block()).
 #' @returns A data frame: `C`, `error`; the fit takes the first row of the
 #'   lowest error (ties to the smaller cost).
 #' @noRd
 isvm_cost_cv <- function(K, y, grid = isvm_cost_grid, folds = isvm_cost_folds,
-                         fold_classes = kernlab_fold_classes) {
+                         fold_classes = kernlab_fold_classes, block = kernel_block) {
   fold <- interleaved_folds(y, folds)
   error <- vapply(grid, function(C) {
     wrong <- 0L
     for (k in unique(fold)) {
       held_out <- which(fold == k)
       train <- which(fold != k)
-      predicted <- fold_classes(K[train, train, drop = FALSE], y[train], C, K[held_out, train, drop = FALSE])
+      predicted <- fold_classes(block(K, train, train), y[train], C, block(K, held_out, train))
       wrong <- wrong + sum(predicted != as.character(y[held_out]))
     }
     wrong / length(y)
@@ -615,14 +618,14 @@ kernlab_fold_classes <- function(K, y, C, K_new) {
 #' @returns A data frame with one row per pair (i, j), i < j, in kernlab's
 #'   order: `pair`, `A`, `B`, `iterations`, `converged`.
 #' @noRd
-isvm_platt <- function(K, y, C, binary_decisions = kernlab_binary_decisions) {
+isvm_platt <- function(K, y, C, binary_decisions = kernlab_binary_decisions, block = kernel_block) {
   levels <- levels(y)
   rows <- list()
   for (i in seq_len(length(levels) - 1L)) {
     for (j in (i + 1L):length(levels)) {
       members <- which(as.integer(y) %in% c(i, j))
       pair_y <- factor(levels[as.integer(y)[members]], levels = levels[c(i, j)])
-      decision <- isvm_cv_decisions(K[members, members, drop = FALSE], pair_y, C, binary_decisions)
+      decision <- isvm_cv_decisions(block(K, members, members), pair_y, C, binary_decisions, block)
       sigmoid <- platt_sigmoid(decision, pair_y == levels[j])
       rows[[length(rows) + 1L]] <- data.frame(pair = paste(levels[i], "vs", levels[j]), A = sigmoid$A,
                                               B = sigmoid$B, iterations = sigmoid$iterations,
@@ -637,7 +640,7 @@ isvm_platt <- function(K, y, C, binary_decisions = kernlab_binary_decisions) {
 #' A fold whose training points are all of one class gives its held-out
 #' points the decision value +1 or -1 for that class, as libsvm does.
 #' @noRd
-isvm_cv_decisions <- function(K, y, C, binary_decisions = kernlab_binary_decisions) {
+isvm_cv_decisions <- function(K, y, C, binary_decisions = kernlab_binary_decisions, block = kernel_block) {
   n <- length(y)
   folds <- sample(rep_len(seq_len(min(isvm_platt_folds, n)), n))
   decision <- numeric(n)
@@ -649,11 +652,17 @@ isvm_cv_decisions <- function(K, y, C, binary_decisions = kernlab_binary_decisio
       decision[held_out] <- if (present[[2]]) 1 else -1
       next
     }
-    decision[held_out] <- binary_decisions(K[train, train, drop = FALSE], y[train], C,
-                                           K[held_out, train, drop = FALSE])
+    decision[held_out] <- binary_decisions(block(K, train, train), y[train], C, block(K, which(held_out), train))
   }
   decision
 }
+
+#' The kernel of points `rows` against points `columns` from a kernel matrix
+#' (the cross-validations of isvm() and krein_svm()), or, for a linear SVM on
+#' features (krein_svm(landmarks = )), the feature rows of `rows`
+#' @noRd
+kernel_block <- function(K, rows, columns) K[rows, columns, drop = FALSE]
+feature_block <- function(features, rows, columns) features[rows, , drop = FALSE]
 
 #' Decision values of kernlab's two-class SVM, fitted on the kernel `K` with
 #' labels `y`, for points with kernel rows `K_new` against the training

@@ -104,3 +104,103 @@ test_that("krein_svm() refuses one class, one point per class, and takes the con
   expect_true(fit$C %in% c(0.1, 1, 10, 100))
   expect_identical(nrow(fit$cost_cv), 4L)
 })
+
+# The Nystroem KSVM (landmarks): Loosli et al.'s KSVM on the Nystroem kernel
+# K^ = K_nm K_mm^+ K_nm' of Schleif, Gisbrecht and Tino (2018, eq. 10),
+# transcribed: K^ formed here (pseudo-inverse with the cutoff of nystrom()),
+# flipped by base::eigen(), the linear L2-loss SVM on the flipped kernel's
+# features U |L|^1/2 by LiblineaR itself (its primal Newton solver sees the
+# features only through products that an orthogonal change of the features
+# leaves unchanged, so any features of the same flipped kernel give the same
+# decision values), beta = U sign(L) U' a with a = U |L|^-1/2 w, and
+# prediction k^(x, X) beta + b with the raw Nystroem kernel. `C_train`,
+# `C_new`: the kernel of the training and new points against the landmarks,
+# `W` the landmarks' kernel.
+nystrom_ksvm_reference <- function(C_train, W, C_new, y, cost) {
+  ew <- eigen(W, symmetric = TRUE)
+  keep <- abs(ew$values) > sqrt(.Machine$double.eps) * max(abs(ew$values))
+  W_plus <- ew$vectors[, keep] %*% diag(1 / ew$values[keep]) %*% t(ew$vectors[, keep])
+  K_hat <- C_train %*% W_plus %*% t(C_train)
+  K_hat <- (K_hat + t(K_hat)) / 2
+  e <- eigen(K_hat, symmetric = TRUE)
+  nonzero <- abs(e$values) > 1e-9 * max(abs(e$values))
+  U <- e$vectors[, nonzero]
+  L <- e$values[nonzero]
+  psi <- U %*% diag(sqrt(abs(L)))
+  model <- LiblineaR::LiblineaR(psi, y, type = 2, cost = cost, epsilon = 0.01, bias = 1)
+  direction <- if (as.character(model$ClassNames[1]) == levels(y)[2]) 1 else -1
+  w <- direction * model$W[seq_len(ncol(psi))]
+  b <- direction * model$W[ncol(psi) + 1]
+  a <- drop(U %*% (w / sqrt(abs(L))))
+  beta <- drop(U %*% (sign(L) * crossprod(U, a)))
+  # the flip of K_mm alone, C |K_mm|^+ C' = Phi Phi' (not |K^|: the columns of
+  # Phi are not orthogonal)
+  W_abs_plus <- ew$vectors[, keep] %*% diag(1 / abs(ew$values[keep])) %*% t(ew$vectors[, keep])
+  list(decision = drop(psi %*% w) + b, flipped = drop(e$vectors %*% (abs(e$values) * t(e$vectors)) %*% a) + b,
+       new = drop(C_new %*% W_plus %*% t(C_train) %*% beta) + b, negative = sum(L < 0),
+       K_hat_abs = e$vectors %*% (abs(e$values) * t(e$vectors)), phi_phi = C_train %*% W_abs_plus %*% t(C_train))
+}
+
+test_that("krein_svm(landmarks = ) is the KSVM on the Nystroem kernel, predicting with the raw Nystroem kernel", {
+  skip_if_not_installed("LiblineaR")
+  d <- ksvm_data
+  landmarks <- 1:30
+  fit <- krein_svm(d$x, d$y, kernel = d$kernel, scale = FALSE, C = 10, probability = FALSE, landmarks = landmarks)
+  reference <- nystrom_ksvm_reference(d$K[, landmarks], d$K[landmarks, landmarks], d$K_new[, landmarks], d$y, 10)
+  expect_gt(reference$negative, 5)
+  # training: the linear SVM's decision values = the kernel SVM's on |K^| (|K^| a + b)
+  expect_equal(reference$flipped, reference$decision, tolerance = 1e-10)
+  scale <- max(abs(reference$decision))
+  expect_equal(unname(predict(fit, type = "decision")[, 2]) / scale, reference$decision / scale, tolerance = 1e-8)
+  # new points: f(x) = k^(x, X) beta + b, from the landmarks alone
+  f <- unname(predict(fit, d$x_new, type = "decision")[, 2])
+  expect_equal(f / scale, reference$new / scale, tolerance = 1e-8)
+  expect_equal(f, drop(kernel_matrix(d$kernel, d$x_new, d$x[landmarks, ]) %*% fit$pairs[[1]]$coefficients) +
+                 fit$pairs[[1]]$b, tolerance = 1e-10)
+  # the columns of Phi are not orthogonal: the flip of K_mm alone is not |K^|
+  expect_gt(max(abs(reference$phi_phi - reference$K_hat_abs)), 0.01 * max(abs(reference$K_hat_abs)))
+  expect_output(print(fit), "Nystroem kernel on 30 landmarks")
+  # a precomputed kernel gives the same fit
+  pre <- krein_svm(d$K, d$y, kernel = "precomputed", C = 10, probability = FALSE, landmarks = landmarks)
+  expect_equal(predict(pre, d$K_new, type = "decision"), predict(fit, d$x_new, type = "decision"),
+               tolerance = 1e-8)
+})
+
+test_that("krein_svm(landmarks = ) on several classes: each pair the transcription, probabilities that sum to 1", {
+  skip_if_not_installed("LiblineaR")
+  x <- scale(as.matrix(iris[, 1:4]))
+  kernel <- kernel_tanh(scale = 0.5, offset = -1)
+  landmarks <- seq(1, 150, by = 5)
+  set.seed(4)
+  fit <- krein_svm(x, iris$Species, kernel = kernel, scale = FALSE, C = 10, landmarks = landmarks)
+  expect_length(fit$pairs, 3L)
+  p <- predict(fit, x[1:20, ], type = "prob")
+  expect_equal(unname(rowSums(p)), rep(1, 20), tolerance = 1e-12)
+  expect_lt(mean(predict(fit) != iris$Species), 0.15)
+  # each pair (i, j), in kernlab's order: the transcription on the pair's rows
+  # with every landmark
+  K <- kernel_matrix(kernel, x)
+  K_new <- kernel_matrix(kernel, x[c(3, 60, 120), ], x)
+  for (pair in fit$pairs) {
+    members <- which(iris$Species %in% pair$classes)
+    reference <- nystrom_ksvm_reference(K[members, landmarks], K[landmarks, landmarks], K_new[, landmarks],
+                                        factor(as.character(iris$Species[members]), levels = pair$classes), 10)
+    expect_equal(drop(K_new[, landmarks] %*% pair$coefficients) + pair$b, reference$new, tolerance = 1e-8)
+  }
+})
+
+test_that("krein_svm(landmarks = ) refuses what the full model refuses, and says when LiblineaR is missing", {
+  skip_if_not_installed("LiblineaR")
+  d <- ksvm_data
+  expect_snapshot(error = TRUE, {
+    krein_svm(d$x[1:5, ], factor(rep("a", 5)), kernel = d$kernel, C = 1, landmarks = 1:3)
+    krein_svm(d$x[1:5, ], factor(c("a", "b", "b", "b", "b")), kernel = d$kernel, C = 1, landmarks = 1:3)
+    krein:::check_liblinear(available = FALSE)
+  })
+  # the cross-validated cost and the Platt model refit the flip in each fold
+  set.seed(6)
+  fit <- krein_svm(d$x, d$y, kernel = d$kernel, landmarks = "random", m = 20)
+  expect_true(fit$C %in% c(0.1, 1, 10, 100))
+  expect_identical(nrow(fit$cost_cv), 4L)
+  expect_equal(unname(rowSums(predict(fit, d$x_new, type = "prob"))), rep(1, 20), tolerance = 1e-12)
+})
