@@ -286,22 +286,7 @@ krein_scores.krein_svm <- function(object, new, type, rule = "vote") {
     out <- krein_svm_outputs(object, krein_svm_pairwise(object, kernels$K), levels)
     names <- kernels$names
   }
-  scores <- isvm_class_scores(out$pairwise, length(levels))
-  if (type == "class") {
-    return(stats::setNames(factor(levels[max.col(scores$votes, ties.method = "first")], levels = levels), names))
-  }
-  result <- if (type == "decision") {
-    scores$decision
-  } else if (object$probability) {
-    out$prob
-  } else {
-    won <- rowSums(scores$votes)
-    votes <- scores$votes
-    votes[won == 0, ] <- 1
-    votes / rowSums(votes)
-  }
-  dimnames(result) <- list(names, levels)
-  result
+  svm_scores_of_type(out, levels, names, type, object$probability)
 }
 
 #' @export

@@ -826,6 +826,14 @@ krein_scores.isvm <- function(object, new, type, rule = "vote") {
     out <- isvm_outputs(object, kernels$K, levels)
     names <- kernels$names
   }
+  svm_scores_of_type(out, levels, names, type, object$probability)
+}
+
+#' What isvm() and krein_svm() predict from their one-vs-one outputs `out`
+#' (`pairwise` decision values, `prob` the coupled Platt probabilities):
+#' classes by votes, class-wise decision sums, or probabilities
+#' @noRd
+svm_scores_of_type <- function(out, levels, names, type, probability) {
   scores <- isvm_class_scores(out$pairwise, length(levels))
   if (type == "class") {
     # rule = "vote": kernlab's class, the most votes, ties to the first level
@@ -834,7 +842,7 @@ krein_scores.isvm <- function(object, new, type, rule = "vote") {
   }
   result <- if (type == "decision") {
     scores$decision
-  } else if (object$probability) {
+  } else if (probability) {
     out$prob
   } else {
     # no Platt model: the share of the one-vs-one contests each class wins
