@@ -350,7 +350,6 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectru
 #'   * `"exact"`: \eqn{Z_i = f_i + y_i \phi(f_i) / \Psi(y_i f_i)}, the
 #'     posterior mean of the latent value, krein's E-step before version
 #'     0.1.0.9000; EM can run away at large \eqn{N}, which the fit reports.
-#' @param ... Nothing: an argument not named above is an error.
 #' @param starts The number of EM starts per pair of classes, a whole number
 #'   of at least 1, whose latent functions are averaged: the pair's model is
 #'   \eqn{f = \Phi \bar w + \bar b}, the mean of the starts' weights and
@@ -376,6 +375,7 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectru
 #'   one of the starts by its training error (most starts tie at the lowest
 #'   training error; over six starts the choice was up to 12.5 points behind
 #'   the SVM), by its likelihood or by its number of relevance vectors.
+#' @param ... Nothing: an argument not named above is an error.
 #' @returns A list of class `pcvm_control`.
 #' @family probabilistic classification vector machine
 #' @examples
@@ -384,7 +384,7 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectru
 #' @export
 pcvm_control <- function(max_iter = NULL, tol = NULL, prune = 1e-3, optimize_width = FALSE,
                          convergence = c("latent", "weights"), start = c("fixed", "random"),
-                         e_step = c("reference", "exact"), ..., starts = NULL) {
+                         e_step = c("reference", "exact"), starts = NULL, ...) {
   check_no_more_arguments("pcvm_control", list(...), setdiff(names(formals(pcvm_control)), "..."),
                           aliases = c(maxit = "max_iter", maxiter = "max_iter", iter = "max_iter",
                                       tolerance = "tol", eps = "tol", restarts = "starts"))
