@@ -893,10 +893,12 @@ model_summary.pcvm <- function(object) {
   if (object$control$optimize_width) models$gamma <- pcvm_widths(object)
   control <- object$control
   list(`Pairwise models` = models,
-       EM = sprintf("max_iter = %d, tol = %s, convergence = \"%s\", prune = %s, optimize_width = %s%s",
+       EM = sprintf("max_iter = %d, tol = %s, convergence = \"%s\", prune = %s, optimize_width = %s, starts = %d%s",
                     control$max_iter, format(control$tol),
                     # fits made before the rule was selectable used "weights"
                     control$convergence %||% "weights", format(control$prune), control$optimize_width,
+                    # fits made before starts were averaged had one
+                    as.integer(control$starts %||% 1L),
                     if (is.null(object$landmarks)) "" else
                       sprintf("; %d landmarks (%s)", length(object$landmarks$class), object$landmarks$method)))
 }

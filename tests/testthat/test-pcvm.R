@@ -567,6 +567,8 @@ test_that("the default averages the EMs of three starts, the later two from a fi
   expect_equal(fit$models[[1]]$bias, mean(vapply(refs, `[[`, numeric(1), "bias")), tolerance = 1e-8)
   expect_identical(fit$models[[1]]$iterations, max(vapply(refs, `[[`, integer(1), "iterations")))
   expect_length(fit$models[[1]]$start_training_errors, 3L)
+  expect_identical(fit$models[[1]]$start_iterations, vapply(refs, `[[`, integer(1), "iterations"))
+  expect_output(print(summary(fit)), "starts = 3")
   # with the reference code's random start, every start comes from R's RNG,
   # pair by pair in order
   set.seed(4)
