@@ -371,7 +371,7 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectru
 #'   averaging three starts brought PCVM within 5 points of `e1071::svm()`
 #'   on iris (0.911, 0.822, 0.956 -> 0.933, 0.867, 0.933, against 0.978,
 #'   0.911, 0.978) and on Ionosphere's third split (0.895 -> 0.933, against
-#'   0.962), at 2-3 times the fit time. Measured and not adopted: choosing
+#'   0.962), at 1.5-2.8 times the fit time. Measured and not adopted: choosing
 #'   one of the starts by its training error (most starts tie at the lowest
 #'   training error; over six starts the choice was up to 12.5 points behind
 #'   the SVM), by its likelihood or by its number of relevance vectors.
