@@ -449,6 +449,7 @@ pcvm_starts <- function(kind, starts, n_basis, signs) {
 #' @noRd
 pcvm_average_starts <- function(ems, signs) {
   if (length(ems) == 1L) return(ems[[1L]])
+  pruned <- vapply(ems, function(em) isTRUE(em$all_pruned), logical(1))
   ems <- lapply(ems, function(em) {
     if (isTRUE(em$all_pruned)) {
       em$weights[] <- 0
@@ -465,6 +466,7 @@ pcvm_average_starts <- function(ems, signs) {
   first$hessian_fallbacks <- sum(vapply(ems, function(em) as.integer(em$hessian_fallbacks %||% 0L), integer(1)))
   first$start_training_errors <- lapply(ems, `[[`, "training_errors")
   first$start_iterations <- vapply(ems, function(em) as.integer(em$iterations), integer(1))
+  first$start_bias_only <- pruned
   first
 }
 
@@ -538,8 +540,11 @@ pcvm_fit <- function(inputs, landmarks, control, eps, m, threads) {
   for (p in seq_along(models)) {
     rows <- as.integer(inputs$y) %in% models[[p]]$pair
     # a bias-only pair (every basis function pruned) is reported as such below
-    # with several starts, the training error of each start's EM
+    # with several starts, the training error of each start's EM but those
+    # that pruned every basis function (their error rises as the basis
+    # functions die, and a bias-only pair is reported as such)
     errors <- models[[p]]$start_training_errors %||% list(models[[p]]$training_errors)
+    if (!is.null(models[[p]]$start_bias_only)) errors <- errors[!models[[p]]$start_bias_only]
     models[[p]]$trouble <- if (models[[p]]$bias_only) "" else
       pcvm_trouble(errors, max(abs(training_latent[rows, p])), sum(rows))
   }
@@ -680,6 +685,7 @@ pcvm_pair_model <- function(inputs, basis, problem, em, kernel) {
        # with several starts (pcvm_control(starts)): each start's training
        # errors and iterations (`training_errors` is the first start's)
        start_training_errors = em$start_training_errors, start_iterations = em$start_iterations,
+       start_bias_only = em$start_bias_only,
        # the full PCVM's M-steps: CG iterations and steps, fallbacks to the
        # direct solve, the sketch's rank and |A| where G_A was formed
        solver = if (!low_rank) em$solver,
