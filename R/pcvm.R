@@ -230,7 +230,8 @@
 #'   (every basis function pruned), `solver` (full PCVM: what its M-steps
 #'   did, see Model and EM), `training_errors` (the training error of each
 #'   EM iteration; of the first start when there are several, each start's
-#'   in `start_training_errors`, their iterations in `start_iterations`, and
+#'   in `start_training_errors`, their iterations in `start_iterations`, those
+#'   that pruned every basis function in `start_bias_only`, and
 #'   `iterations` is the most of them), `trouble` (what went wrong in EM, `""` if nothing; see
 #'   Which E-step), `hessian_fallbacks` (M-steps solved by
 #'   eigendecomposition), the pair, and
