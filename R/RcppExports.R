@@ -113,3 +113,7 @@ cpp_pcvm_fit <- function(basis, low_rank, y_rows, y_columns, start, control, wid
     .Call(`_krein_cpp_pcvm_fit`, basis, low_rank, y_rows, y_columns, start, control, width_step, threads, gram)
 }
 
+cpp_deterministic_uniform <- function(rows, cols, state) {
+    .Call(`_krein_cpp_deterministic_uniform`, rows, cols, state)
+}
+

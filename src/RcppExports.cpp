@@ -419,6 +419,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_deterministic_uniform
+Eigen::MatrixXd cpp_deterministic_uniform(int rows, int cols, double state);
+RcppExport SEXP _krein_cpp_deterministic_uniform(SEXP rowsSEXP, SEXP colsSEXP, SEXP stateSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< int >::type rows(rowsSEXP);
+    Rcpp::traits::input_parameter< int >::type cols(colsSEXP);
+    Rcpp::traits::input_parameter< double >::type state(stateSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_deterministic_uniform(rows, cols, state));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_ikfd_full", (DL_FUNC) &_krein_cpp_ikfd_full, 6},
@@ -449,6 +462,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_processor_count", (DL_FUNC) &_krein_cpp_processor_count, 0},
     {"_krein_cpp_nystrom", (DL_FUNC) &_krein_cpp_nystrom, 2},
     {"_krein_cpp_pcvm_fit", (DL_FUNC) &_krein_cpp_pcvm_fit, 9},
+    {"_krein_cpp_deterministic_uniform", (DL_FUNC) &_krein_cpp_deterministic_uniform, 3},
     {NULL, NULL, 0}
 };
 

@@ -78,3 +78,14 @@ Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
                                 Rcpp::Named("sketch_rank") = static_cast<double>(statistics.sketch_rank),
                                 Rcpp::Named("gram_size") = static_cast<double>(statistics.gram_size)));
 }
+
+// A rows x cols block of uniform numbers in [-1, 1) from the fixed stream of
+// inst/include/krein/deterministic_uniform.hpp after `state` (given as a
+// whole number below 2^53): the further EM starts of pcvm_control(start =
+// "fixed", starts > 1), which must not come from R's RNG, so that the default
+// fit stays a deterministic function of the data and R's random stream is
+// left untouched.
+// [[Rcpp::export]]
+Eigen::MatrixXd cpp_deterministic_uniform(int rows, int cols, double state) {
+  return krein::deterministic_uniform_block(rows, cols, static_cast<std::uint64_t>(state));
+}

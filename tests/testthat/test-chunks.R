@@ -335,10 +335,12 @@ test_that("Ny-PCVM over chunks reads the data once per EM iteration for all pair
   }
   # the reads that are not EM passes (the first chunk's columns, the survey,
   # the column moments, the landmark factors, the training latent values)
-  fit_chunks(pcvm_control(convergence = "weights", max_iter = 1))
+  # (one EM start: each further start of pcvm_control(starts) is one more
+  # series of passes)
+  fit_chunks(pcvm_control(convergence = "weights", max_iter = 1, starts = 1))
   outside_em <- seen$reads - 1L
-  controls <- list(pcvm_control(convergence = "weights", tol = 1e-2), pcvm_control(tol = 1e-2),
-                   pcvm_control(max_iter = 15))
+  controls <- list(pcvm_control(convergence = "weights", tol = 1e-2, starts = 1), pcvm_control(tol = 1e-2, starts = 1),
+                   pcvm_control(max_iter = 15, starts = 1))
   stopped <- list()
   for (control in controls) {
     chunked <- fit_chunks(control)
