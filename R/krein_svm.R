@@ -217,17 +217,10 @@ krein_svm_binary <- function(K, y, C) {
 #' The one-vs-one KSVMs, pairs (i, j), i < j, in kernlab's order
 #' @noRd
 krein_svm_pairs <- function(K, y, C) {
-  levels <- levels(y)
-  pairs <- list()
-  for (i in seq_len(length(levels) - 1L)) {
-    for (j in (i + 1L):length(levels)) {
-      members <- which(as.integer(y) %in% c(i, j))
-      pair_y <- factor(levels[as.integer(y)[members]], levels = levels[c(i, j)])
-      binary <- krein_svm_binary(K[members, members, drop = FALSE], pair_y, C)
-      pairs[[length(pairs) + 1L]] <- c(list(classes = levels[c(i, j)], members = members), binary)
-    }
-  }
-  pairs
+  one_vs_one_pairs(y, function(members, pair_y) {
+    c(list(classes = levels(pair_y), members = members),
+      krein_svm_binary(K[members, members, drop = FALSE], pair_y, C))
+  })
 }
 
 #' Pairwise decision values of points whose kernel rows against the

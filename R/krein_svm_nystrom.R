@@ -150,17 +150,9 @@ krein_svm_linear <- function(phi, signs, y, C) {
 #' The one-vs-one Nystroem KSVMs, pairs (i, j), i < j, in kernlab's order
 #' @noRd
 krein_svm_linear_pairs <- function(phi, signs, y, C) {
-  levels <- levels(y)
-  pairs <- list()
-  for (i in seq_len(length(levels) - 1L)) {
-    for (j in (i + 1L):length(levels)) {
-      rows <- which(as.integer(y) %in% c(i, j))
-      pair_y <- factor(levels[as.integer(y)[rows]], levels = levels[c(i, j)])
-      binary <- krein_svm_linear(phi[rows, , drop = FALSE], signs, pair_y, C)
-      pairs[[length(pairs) + 1L]] <- c(list(classes = levels[c(i, j)]), binary)
-    }
-  }
-  pairs
+  one_vs_one_pairs(y, function(rows, pair_y) {
+    c(list(classes = levels(pair_y)), krein_svm_linear(phi[rows, , drop = FALSE], signs, pair_y, C))
+  })
 }
 
 #' The classes the Nystroem KSVMs' one-vs-one vote gives held-out feature

@@ -619,19 +619,12 @@ kernlab_fold_classes <- function(K, y, C, K_new) {
 #'   order: `pair`, `A`, `B`, `iterations`, `converged`.
 #' @noRd
 isvm_platt <- function(K, y, C, binary_decisions = kernlab_binary_decisions, block = kernel_block) {
-  levels <- levels(y)
-  rows <- list()
-  for (i in seq_len(length(levels) - 1L)) {
-    for (j in (i + 1L):length(levels)) {
-      members <- which(as.integer(y) %in% c(i, j))
-      pair_y <- factor(levels[as.integer(y)[members]], levels = levels[c(i, j)])
-      decision <- isvm_cv_decisions(block(K, members, members), pair_y, C, binary_decisions, block)
-      sigmoid <- platt_sigmoid(decision, pair_y == levels[j])
-      rows[[length(rows) + 1L]] <- data.frame(pair = paste(levels[i], "vs", levels[j]), A = sigmoid$A,
-                                              B = sigmoid$B, iterations = sigmoid$iterations,
-                                              converged = sigmoid$converged, stringsAsFactors = FALSE)
-    }
-  }
+  rows <- one_vs_one_pairs(y, function(members, pair_y) {
+    decision <- isvm_cv_decisions(block(K, members, members), pair_y, C, binary_decisions, block)
+    sigmoid <- platt_sigmoid(decision, pair_y == levels(pair_y)[2])
+    data.frame(pair = paste(levels(pair_y), collapse = " vs "), A = sigmoid$A, B = sigmoid$B,
+               iterations = sigmoid$iterations, converged = sigmoid$converged, stringsAsFactors = FALSE)
+  })
   do.call(rbind, rows)
 }
 
@@ -791,6 +784,21 @@ isvm_outputs <- function(object, K_support, levels) {
     couple_pairwise(matrix(r_first, nrow(pairwise)), length(levels))
   }
   list(pairwise = pairwise, prob = prob)
+}
+
+#' One model per pair of classes (i, j), i < j, in kernlab's order (that of
+#' utils::combn()): `fit_pair(members, pair_y)` gets the rows of the two
+#' classes and their labels as a factor with the levels (i, j), and returns
+#' the pair's model. The models come back as a list in pair order, the order
+#' isvm_class_scores() and couple_pairwise() read pairwise columns in.
+#' @noRd
+one_vs_one_pairs <- function(y, fit_pair) {
+  levels <- levels(y)
+  pairs <- utils::combn(length(levels), 2L)
+  lapply(seq_len(ncol(pairs)), function(p) {
+    members <- which(as.integer(y) %in% pairs[, p])
+    fit_pair(members, factor(levels[as.integer(y)[members]], levels = levels[pairs[, p]]))
+  })
 }
 
 #' Class-wise sums of kernlab's one-vs-one decision values, and its votes:

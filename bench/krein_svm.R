@@ -34,25 +34,19 @@ run <- function(n, label, m, expr) {
   print(rows[[length(rows)]], row.names = FALSE)
 }
 
-if ("medium" %in% part) {
-  medium <- train[1:2000, ]
+# the full KSVM beside Nystroem ones on the first n training points
+compare_with_full <- function(n) {
+  data <- train[seq_len(n), ]
   for (m in c(100, 200)) {
     set.seed(2)
-    run(2000, "krein_svm (Nystroem)", m, krein_svm(y ~ x1 + x2, data = medium, kernel = kernel, C = 10,
-                                                  landmarks = "random", m = m, probability = FALSE))
+    run(n, "krein_svm (Nystroem)", m, krein_svm(y ~ x1 + x2, data = data, kernel = kernel, C = 10,
+                                               landmarks = "random", m = m, probability = FALSE))
   }
-  run(2000, "krein_svm (full)", NA, krein_svm(y ~ x1 + x2, data = medium, kernel = kernel, C = 10,
-                                             probability = FALSE))
+  run(n, "krein_svm (full)", NA, krein_svm(y ~ x1 + x2, data = data, kernel = kernel, C = 10,
+                                          probability = FALSE))
 }
-if ("small" %in% part) {
-  for (m in c(100, 200)) {
-    set.seed(2)
-    run(5000, "krein_svm (Nystroem)", m, krein_svm(y ~ x1 + x2, data = train, kernel = kernel, C = 10,
-                                                  landmarks = "random", m = m, probability = FALSE))
-  }
-  run(5000, "krein_svm (full)", NA, krein_svm(y ~ x1 + x2, data = train, kernel = kernel, C = 10,
-                                             probability = FALSE))
-}
+if ("medium" %in% part) compare_with_full(2000)
+if ("small" %in% part) compare_with_full(5000)
 if ("large" %in% part) {
   set.seed(4)
   large <- checkerboard(1e5)
