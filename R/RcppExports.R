@@ -97,6 +97,10 @@ cpp_symmetric_eigen <- function(a, vectors) {
     .Call(`_krein_cpp_symmetric_eigen`, a, vectors)
 }
 
+cpp_spectral_matrix <- function(U, f) {
+    .Call(`_krein_cpp_spectral_matrix`, U, f)
+}
+
 cpp_set_omp_threads <- function(threads) {
     .Call(`_krein_cpp_set_omp_threads`, threads)
 }

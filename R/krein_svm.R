@@ -197,21 +197,25 @@ warn_platt_convergence <- function(platt) {
 #' One two-class KSVM (Loosli et al. 2016, Algorithm 1) on a pair's kernel
 #' `K` and labels `y` (a two-level factor): the dual on |K| by kernlab,
 #' a = alpha y, beta = U sign(Lambda) U' a; f > 0 favours the second level.
+#' `flip` (krein_svm_flip() of `K`) may be given, to share it between costs.
 #' @noRd
-krein_svm_binary <- function(K, y, C) {
-  eig <- kernel_eigen((K + t(K)) / 2)
-  U <- eig$vectors
-  values <- eig$values
-  flipped <- tcrossprod(sweep(U, 2L, abs(values), "*"), U)
-  flipped <- (flipped + t(flipped)) / 2
-  model <- kernlab_svm(flipped, y, C)$model
+krein_svm_binary <- function(K, y, C, flip = krein_svm_flip(K)) {
+  model <- kernlab_svm(flip$flipped, y, C)$model
   support <- kernlab::SVindex(model)
   a <- numeric(length(y))
   # kernlab: f(x) = sum_sv coef k(x, sv) - b, > 0 for the second level (as
   # its one-vs-one values, isvm_class_scores())
   a[support] <- kernlab::coef(model)[[1L]]
-  beta <- drop(U %*% (sign(values) * crossprod(U, a)))
-  list(beta = beta, b = -kernlab::b(model), values = values, support = support, a = a)
+  beta <- drop(flip$vectors %*% (sign(flip$values) * crossprod(flip$vectors, a)))
+  list(beta = beta, b = -kernlab::b(model), values = flip$values, support = support, a = a)
+}
+
+#' The flipped kernel |K| = U |Lambda| U' of a pair's kernel `K`, with the
+#' eigenpairs that map the coefficients back (krein_svm_binary())
+#' @noRd
+krein_svm_flip <- function(K) {
+  eig <- kernel_eigen((K + t(K)) / 2)
+  list(flipped = spectral_matrix(eig$vectors, abs(eig$values)), vectors = eig$vectors, values = eig$values)
 }
 
 #' The one-vs-one KSVMs, pairs (i, j), i < j, in kernlab's order
@@ -247,14 +251,21 @@ krein_svm_outputs <- function(object, pairwise, levels) {
   list(pairwise = pairwise, prob = prob)
 }
 
-#' The classes the KSVMs' one-vs-one vote gives held-out points (for
-#' isvm_cost_cv(), whose folds and costs krein_svm() shares with isvm())
+#' The classes the KSVMs' one-vs-one vote gives held-out points, for each
+#' cost of `grid` (for isvm_cost_cv(), whose folds and costs krein_svm()
+#' shares with isvm())
 #' @noRd
-krein_svm_fold_classes <- function(K, y, C, K_new) {
-  levels <- levels(y)
-  object <- list(pairs = krein_svm_pairs(K, droplevels(y), C), probability = FALSE)
-  pairwise <- krein_svm_pairwise(object, K_new)
-  levels[max.col(isvm_class_scores(pairwise, length(levels))$votes, ties.method = "first")]
+krein_svm_fold_classes <- function(K, y, grid, K_new) {
+  # the flip of each pair's kernel does not depend on C: once per fold
+  flips <- one_vs_one_pairs(droplevels(y), function(members, pair_y) {
+    list(members = members, y = pair_y, flip = krein_svm_flip(K[members, members, drop = FALSE]))
+  })
+  per_cost(grid, nrow(K_new), function(C) {
+    pairs <- lapply(flips, function(pair) {
+      c(list(members = pair$members), krein_svm_binary(NULL, pair$y, C, pair$flip))
+    })
+    one_vs_one_vote(krein_svm_pairwise(list(pairs = pairs), K_new), levels(y))
+  })
 }
 
 #' Decision values of a two-class KSVM for points with kernel rows `K_new`

@@ -60,7 +60,7 @@ krein_svm_nystrom_fit <- function(inputs, C, probability, landmarks, eps, m, thr
   signs <- feature$signs
   phi <- krein_svm_features(inputs, landmarks, t(feature$map), threads)
   y <- inputs$y
-  fold_classes <- function(phi, y, C, phi_new) krein_svm_linear_fold_classes(phi, signs, y, C, phi_new)
+  fold_classes <- function(phi, y, grid, phi_new) krein_svm_linear_fold_classes(phi, signs, y, grid, phi_new)
   binary_decisions <- function(phi, y, C, phi_new) {
     binary <- krein_svm_linear(phi, signs, y, C)
     drop(phi_new %*% binary$v) + binary$b
@@ -158,10 +158,11 @@ krein_svm_linear_pairs <- function(phi, signs, y, C) {
 #' The classes the Nystroem KSVMs' one-vs-one vote gives held-out feature
 #' rows (isvm_cost_cv() with feature_block())
 #' @noRd
-krein_svm_linear_fold_classes <- function(phi, signs, y, C, phi_new) {
-  levels <- levels(y)
-  pairs <- krein_svm_linear_pairs(phi, signs, droplevels(y), C)
-  pairwise <- matrix(vapply(pairs, function(pair) drop(phi_new %*% pair$v) + pair$b, numeric(nrow(phi_new))),
-                     nrow(phi_new))
-  levels[max.col(isvm_class_scores(pairwise, length(levels))$votes, ties.method = "first")]
+krein_svm_linear_fold_classes <- function(phi, signs, y, grid, phi_new) {
+  per_cost(grid, nrow(phi_new), function(C) {
+    pairs <- krein_svm_linear_pairs(phi, signs, droplevels(y), C)
+    pairwise <- matrix(vapply(pairs, function(pair) drop(phi_new %*% pair$v) + pair$b, numeric(nrow(phi_new))),
+                       nrow(phi_new))
+    one_vs_one_vote(pairwise, levels(y))
+  })
 }

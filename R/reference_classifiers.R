@@ -579,6 +579,12 @@ isvm_cost_folds <- 5L
 #' before), so every fold's training part holds every class.
 #' @param K The training kernel matrix (or, with `block = feature_block`,
 #'   the training points' feature rows).
+#' @param fold_classes `function(K, y, grid, K_new)`: the classes of the
+#'   held-out points (kernel rows `K_new`) from the models fitted on the
+#'   fold's training part (kernel `K`, labels `y`) with each cost of `grid`,
+#'   a matrix with one column per cost. All costs at once, so that a model
+#'   whose fit shares work between costs (krein_svm()'s eigendecompositions)
+#'   does it once per fold.
 #' @param block How the rows of a subset of the points and the columns of
 #'   the training part are taken from `K` (kernel_block(), feature_block()).
 #' @returns A data frame: `C`, `error`; the fit takes the first row of the
@@ -587,27 +593,39 @@ isvm_cost_folds <- 5L
 isvm_cost_cv <- function(K, y, grid = isvm_cost_grid, folds = isvm_cost_folds,
                          fold_classes = kernlab_fold_classes, block = kernel_block) {
   fold <- interleaved_folds(y, folds)
-  error <- vapply(grid, function(C) {
-    wrong <- 0L
-    for (k in unique(fold)) {
-      held_out <- which(fold == k)
-      train <- which(fold != k)
-      predicted <- fold_classes(block(K, train, train), y[train], C, block(K, held_out, train))
-      wrong <- wrong + sum(predicted != as.character(y[held_out]))
-    }
-    wrong / length(y)
-  }, numeric(1))
-  data.frame(C = grid, error = error)
+  wrong <- numeric(length(grid))
+  for (k in unique(fold)) {
+    held_out <- which(fold == k)
+    train <- which(fold != k)
+    predicted <- fold_classes(block(K, train, train), y[train], grid, block(K, held_out, train))
+    wrong <- wrong + colSums(predicted != as.character(y[held_out]))
+  }
+  data.frame(C = grid, error = wrong / length(y))
 }
 
 #' The classes kernlab's SVM (its one-vs-one vote) gives held-out points:
-#' fitted on the kernel `K` of the training part with labels `y`, applied to
-#' the held-out points' kernel rows `K_new` against it (isvm_cost_cv()'s
-#' default `fold_classes`; krein_svm() passes its own)
+#' fitted on the kernel `K` of the training part with labels `y` and each
+#' cost of `grid`, applied to the held-out points' kernel rows `K_new`
+#' against it (isvm_cost_cv()'s default `fold_classes`; krein_svm() passes
+#' its own)
 #' @noRd
-kernlab_fold_classes <- function(K, y, C, K_new) {
-  model <- kernlab_svm(K, y, C)$model
-  as.character(kernlab::predict(model, kernlab::as.kernelMatrix(K_new[, kernlab::SVindex(model), drop = FALSE])))
+kernlab_fold_classes <- function(K, y, grid, K_new) {
+  per_cost(grid, nrow(K_new), function(C) {
+    model <- kernlab_svm(K, y, C)$model
+    as.character(kernlab::predict(model, kernlab::as.kernelMatrix(K_new[, kernlab::SVindex(model), drop = FALSE])))
+  })
+}
+
+#' `classes(C)` for each cost of `grid`, as a matrix with `n` rows and a
+#' column per cost (the form of isvm_cost_cv()'s `fold_classes`)
+#' @noRd
+per_cost <- function(grid, n, classes) matrix(vapply(grid, classes, character(n)), n)
+
+#' The classes of a one-vs-one vote on the pairwise decision values (pairs in
+#' kernlab's order; ties to the first class)
+#' @noRd
+one_vs_one_vote <- function(pairwise, levels) {
+  levels[max.col(isvm_class_scores(pairwise, length(levels))$votes, ties.method = "first")]
 }
 
 #' Platt's probability model for every pair of classes, as libsvm fits it

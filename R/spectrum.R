@@ -151,9 +151,8 @@ spectrum_correction <- function(K, method, tol = nrow(K) * .Machine$double.eps, 
       # pass unchanged, as they do for a positive semidefinite kernel
       signs <- ifelse(zero, 1, if (method == "clip") as.double(values > 0) else sign(values))
       corrected <- if (method == "clip") pmax(values, 0) else abs(values)
-      out$matrix <- tcrossprod(sweep(U, 2L, corrected, "*"), U)
-      out$matrix <- (out$matrix + t(out$matrix)) / 2
-      out$map <- tcrossprod(sweep(U, 2L, signs, "*"), U)
+      out$matrix <- spectral_matrix(U, corrected)
+      out$map <- spectral_matrix(U, signs)
       out$self_map <- sweep(U[, negative, drop = FALSE], 2L,
                             sqrt((if (method == "clip") 1 else 2) / abs(values[negative])), "*")
     }
@@ -180,6 +179,11 @@ kernel_eigen <- function(K, vectors = TRUE) {
   }
   eig
 }
+
+#' U diag(f) U', exactly symmetric, computed in the core (Eigen) rather than
+#' with R's BLAS
+#' @noRd
+spectral_matrix <- function(U, f) cpp_spectral_matrix(U, as.double(f))
 
 #' The corrected kernel rows (n_new x n) of new points and, when `self` is
 #' given, their corrected self-similarities

@@ -367,6 +367,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_spectral_matrix
+Eigen::MatrixXd cpp_spectral_matrix(const Eigen::Map<Eigen::MatrixXd> U, const Eigen::Map<Eigen::VectorXd> f);
+RcppExport SEXP _krein_cpp_spectral_matrix(SEXP USEXP, SEXP fSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type U(USEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type f(fSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_spectral_matrix(U, f));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_set_omp_threads
 int cpp_set_omp_threads(int threads);
 RcppExport SEXP _krein_cpp_set_omp_threads(SEXP threadsSEXP) {
@@ -458,6 +470,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_meb_block", (DL_FUNC) &_krein_cpp_meb_block, 5},
     {"_krein_cpp_meb_callback", (DL_FUNC) &_krein_cpp_meb_callback, 5},
     {"_krein_cpp_symmetric_eigen", (DL_FUNC) &_krein_cpp_symmetric_eigen, 2},
+    {"_krein_cpp_spectral_matrix", (DL_FUNC) &_krein_cpp_spectral_matrix, 2},
     {"_krein_cpp_set_omp_threads", (DL_FUNC) &_krein_cpp_set_omp_threads, 1},
     {"_krein_cpp_processor_count", (DL_FUNC) &_krein_cpp_processor_count, 0},
     {"_krein_cpp_nystrom", (DL_FUNC) &_krein_cpp_nystrom, 2},

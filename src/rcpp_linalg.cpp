@@ -14,6 +14,12 @@ Rcpp::List cpp_symmetric_eigen(const Eigen::Map<Eigen::MatrixXd> a, bool vectors
   return Rcpp::List::create(Rcpp::Named("values") = values, Rcpp::Named("vectors") = vecs);
 }
 
+// U diag(f) U', exactly symmetric (spectrum corrections, the Krein SVM's flip).
+// [[Rcpp::export]]
+Eigen::MatrixXd cpp_spectral_matrix(const Eigen::Map<Eigen::MatrixXd> U, const Eigen::Map<Eigen::VectorXd> f) {
+  return krein::spectral_matrix(U, f);
+}
+
 // Set the number of OpenMP threads of this process (Eigen's products follow
 // it); returns the previous number. tune_krein() runs each parallel worker's
 // fits on one thread, so that workers do not oversubscribe the cores.

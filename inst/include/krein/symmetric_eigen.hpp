@@ -191,6 +191,23 @@ inline SymmetricEigen symmetric_eigen(const Eigen::Ref<const Eigen::MatrixXd>& A
   return result;
 }
 
+// U diag(f) U': the matrix of a spectral function f of a symmetric matrix with
+// eigenvectors U -- the spectrum corrections (clip, flip) and their maps of new
+// points (Chen, Garcia, Gupta, Rahimi & Cazzanti 2009, JMLR 10, Sec. 3), and
+// the flipped kernel of the Krein SVM (Loosli, Canu & Ong 2016). Only the lower
+// triangle is computed (Eigen's triangular product, half the flops of a general
+// one, in Eigen rather than R's BLAS) and mirrored, so the result is exactly
+// symmetric.
+inline Eigen::MatrixXd spectral_matrix(const Eigen::Ref<const Eigen::MatrixXd>& U,
+                                       const Eigen::Ref<const Eigen::VectorXd>& f) {
+  if (U.cols() != f.size()) throw std::invalid_argument("spectral_matrix: U and f do not conform");
+  const Eigen::MatrixXd scaled = U * f.asDiagonal();
+  Eigen::MatrixXd out(U.rows(), U.rows());
+  out.triangularView<Eigen::Lower>() = scaled * U.transpose();
+  out.triangularView<Eigen::StrictlyUpper>() = out.transpose();
+  return out;
+}
+
 }  // namespace krein
 
 #endif  // KREIN_SYMMETRIC_EIGEN_HPP
