@@ -90,8 +90,9 @@
 #' problem in words (`trouble`; shown by `print()` and `summary()`), with a
 #' warning of class `krein_pcvm_trouble_warning`, when its training error
 #' rose during EM (its last value exceeds the lowest after the first
-#' iteration by at least five points and by more than one percentage point
-#' plus the lowest itself) or its weights blew up (a training latent value
+#' iteration by at least ten percentage points, by at least five points and
+#' by more than one percentage point plus the lowest itself) or its weights
+#' blew up (a training latent value
 #' beyond 1000, where \eqn{|f| = 40} already gives probabilities of 0 and 1).
 #' Where huge weights make the M-step's Cholesky factorisation fail in
 #' rounding (the matrix is positive definite in exact arithmetic, with
@@ -696,8 +697,14 @@ pcvm_pair_model <- function(inputs, basis, problem, em, kernel) {
 # What went wrong in a pair's EM, as words ("" when nothing did):
 #   - the training error rose during EM: its last iterate's error exceeds the
 #     lowest of the iterations after the first (the first E-step starts from
-#     latent values consistent with the labels) by at least 5 points and by
-#     more than 1 percentage point plus the lowest error itself;
+#     latent values consistent with the labels) by at least 10 percentage
+#     points, by at least 5 points and by more than 1 percentage point plus
+#     the lowest error itself. Smaller rises are EM pruning an early
+#     interpolating basis on small data, not a run-away: 0 -> 0.068 on
+#     promotergene (74 training points), 0.016 -> 0.049 on Ionosphere (245),
+#     both more accurate on test data than e1071::svm (bench/real_data.R);
+#     the run-aways of issue 28 rose by 19-32 points (0.08 -> 0.27 in the
+#     tests, 0.047 -> 0.37 at N = 1e4);
 #   - the weights blew up: a training latent value beyond 1000 in magnitude.
 #     f is on the probit scale, where |f| = 40 already gives probabilities of
 #     0 and 1 in double precision; healthy fits stay within a few hundred
@@ -712,7 +719,7 @@ pcvm_trouble <- function(training_errors, largest_latent, n) {
     if (length(later) < 2L) next
     lowest <- min(later)
     last <- later[length(later)]
-    if ((last - lowest) * n >= 5 && last > 2 * lowest + 0.01) {
+    if (last - lowest >= 0.1 && (last - lowest) * n >= 5 && last > 2 * lowest + 0.01) {
       problems <- c(problems, sprintf("its training error rose from %.3g to %.3g during EM", lowest, last))
       break
     }

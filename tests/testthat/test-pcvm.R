@@ -635,6 +635,20 @@ test_that("the default E-step does not run away where the exact one does, which 
   expect_length(exact$models[[1]]$training_errors, exact$models[[1]]$iterations)
 })
 
+test_that("a run-away is told from EM pruning an early interpolating basis on small data", {
+  # per EM iteration, the first iterate excluded from the lowest (issue 28)
+  # a default fit on promotergene's edit-distance kernel (74 training points)
+  # and on Ionosphere (245): small rises, and better test accuracy than svm
+  expect_identical(pcvm_trouble(c(0.2, 0, 0, 0.0676), NA, 74), "")
+  expect_identical(pcvm_trouble(c(0.1, 0.0163, 0.03, 0.0488), NA, 245), "")
+  # the run-aways: runaway_problem() with the exact E-step, and N = 1e4
+  expect_match(pcvm_trouble(c(0.1, 0.08, 0.2, 0.27), NA, 800), "training error rose from 0.08 to 0.27")
+  expect_match(pcvm_trouble(c(0.05, 0.047, 0.37), NA, 1e4), "training error rose")
+  # among several starts, the first that rose is reported
+  expect_match(pcvm_trouble(list(c(0.1, 0.01, 0.01), c(0.1, 0.02, 0.3)), NA, 500), "0.02 to 0.3")
+  expect_match(pcvm_trouble(c(0.1, 0.01, 0.01), 2e4, 500), "^its weights blew up")
+})
+
 test_that("each E-step equals its plain-R transcription where the two differ (issue 28)", {
   # small enough to stay well conditioned (runaway_problem()'s is not: its
   # solves lose 8 digits), with the kernel scaled so that points fall far
