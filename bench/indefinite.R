@@ -30,7 +30,8 @@
 # fit_seconds (mean time of one fit at the tuned parameters on a fold's
 # training part) and tune_seconds (mean time of the inner tuning per fold).
 # Writes inst/extdata/remedies.csv and inst/extdata/remedies_sets.csv (after
-# every data set, so a partial run leaves the sets it finished).
+# every data set, so a partial run leaves the sets it finished; a run on some
+# sets keeps the other sets' rows).
 # Run from the checkout's root after installing krein (with kernlab,
 # LiblineaR and mlbench): Rscript bench/indefinite.R [set ...]
 library(krein)
@@ -118,6 +119,16 @@ subset_data <- function(s, rows, columns = rows) {
   precomputed_kernel(K[rows, columns, drop = FALSE], self = diag(K)[rows])
 }
 
+# a run on some sets replaces their rows in a table written before and keeps
+# the other sets' rows, in the order of `sets` above
+keep_other_sets <- function(table, file) {
+  if (!file.exists(file)) return(table)
+  before <- utils::read.csv(file, stringsAsFactors = FALSE)
+  merged <- rbind(before[!before$data %in% table$data, names(table)], table)
+  order <- c("promotergene", "balls", "sonar", "sine", "checkerboard")
+  merged[order(match(merged$data, order)), , drop = FALSE]
+}
+
 results <- list()
 summaries <- list()
 for (set in names(sets)) {
@@ -201,7 +212,9 @@ for (set in names(sets)) {
   data_sets <- do.call(rbind, summaries)
   data_sets$r_neg <- round(data_sets$r_neg, 4)
   dir.create("inst/extdata", showWarnings = FALSE, recursive = TRUE)
-  utils::write.csv(table, "inst/extdata/remedies.csv", row.names = FALSE)
-  utils::write.csv(data_sets, "inst/extdata/remedies_sets.csv", row.names = FALSE)
+  utils::write.csv(keep_other_sets(table, "inst/extdata/remedies.csv"), "inst/extdata/remedies.csv",
+                   row.names = FALSE)
+  utils::write.csv(keep_other_sets(data_sets, "inst/extdata/remedies_sets.csv"), "inst/extdata/remedies_sets.csv",
+                   row.names = FALSE)
 }
 print(data_sets, row.names = FALSE)
