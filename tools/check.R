@@ -125,6 +125,14 @@ tally <- NULL
 if (length(test_out) > 0) {
   lines <- readLines(test_out[1], warn = FALSE)
   if (grepl("\\.fail$", test_out[1])) writeLines(utils::tail(lines, 80))
+  # testthat's own list of skipped tests (reason and place), so a skip is
+  # visible in the log even though the check directory is removed afterwards
+  skip_start <- grep("Skipped tests", lines, fixed = TRUE)
+  if (length(skip_start) > 0) {
+    headers <- grep("^\u2550\u2550 |^== ", lines)
+    skip_end <- c(headers[headers > skip_start[1]], length(lines) + 1L)[1] - 1L
+    writeLines(lines[skip_start[1]:skip_end])
+  }
   summary_line <- utils::tail(grep("\\[ FAIL [0-9]+ \\| WARN [0-9]+ \\| SKIP [0-9]+ \\| PASS [0-9]+ \\]",
                                    lines, value = TRUE), 1)
   if (length(summary_line) == 1) {
