@@ -1067,13 +1067,15 @@ inverse_mills <- function(t) {
 }
 
 # The E-step's expected latent values Z (pcvm.hpp's expected_latent()):
-# "exact", f + y phi(f) / Psi(y f) through inverse_mills(), or "reference",
+# "exact", f + y phi(f) / Psi(y f) through inverse_mills(); "reference",
 # the authors' MATLAB code, which divides by Psi(y f) + eps and so, below
-# y f = -7 or so, falls back towards f instead of growing like |f| (?pcvm,
-# "Model and EM").
+# y f = -7 or so, falls back towards f instead of growing like |f|; or
+# "bounded", the exact ratio with y f raised to at least -8 (?pcvm, "Which
+# E-step").
 expected_latent <- function(f, y, kind) {
   switch(kind,
          exact = f + y * inverse_mills(y * f),
+         bounded = f + y * inverse_mills(pmax(y * f, -8)),
          reference = f + y * stats::dnorm(f) / (stats::pnorm(y * f) + .Machine$double.eps),
          stop(sprintf("unknown PCVM E-step \"%s\"", kind), call. = FALSE))
 }

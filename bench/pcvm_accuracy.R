@@ -14,7 +14,8 @@
 # Environment: KREIN_BENCH_SETS (default "checkerboard,banana,sine"),
 # KREIN_BENCH_STARTS (default 5), KREIN_BENCH_FULL_MAX (the largest N for the
 # full PCVM, default 30000: its kernel is 8 N^2 bytes), KREIN_BENCH_E_STEP
-# (default "reference"; "exact" measures the former E-step), KREIN_BENCH_EPS
+# (default pcvm_control()'s, "bounded"; "reference" and "exact" measure the
+# former defaults), KREIN_BENCH_EPS
 # (Ny-PCVM's MEB eps, default 0.001), KREIN_BENCH_SEEDS (default 0: each
 # PCVM from the default start once, after set.seed(1); k > 0: the default
 # start after set.seed(1..k) instead, so that only the landmarks drawn by MEB
@@ -33,7 +34,7 @@ sizes <- if (length(arguments)) as.numeric(arguments) else c(1e3, 3e3, 1e4, 3e4,
 sets <- strsplit(Sys.getenv("KREIN_BENCH_SETS", "checkerboard,banana,sine"), ",")[[1]]
 starts <- as.integer(Sys.getenv("KREIN_BENCH_STARTS", "5"))
 full_max <- as.numeric(Sys.getenv("KREIN_BENCH_FULL_MAX", "30000"))
-e_step <- Sys.getenv("KREIN_BENCH_E_STEP", "reference")
+e_step <- Sys.getenv("KREIN_BENCH_E_STEP", pcvm_control()$e_step)
 eps <- as.numeric(Sys.getenv("KREIN_BENCH_EPS", "0.001"))
 seeds <- as.integer(Sys.getenv("KREIN_BENCH_SEEDS", "0"))
 # the EM starts averaged by the default-start runs (pcvm_control(starts));

@@ -31,8 +31,9 @@ Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
   settings.convergence = glue::list_choice<Convergence>(
       control, "convergence", {{"latent", Convergence::latent}, {"weights", Convergence::weights}},
       settings.convergence, "PCVM convergence rule");
-  settings.e_step = glue::list_choice<EStep>(control, "e_step", {{"reference", EStep::reference}, {"exact", EStep::exact}},
-                                             settings.e_step, "PCVM E-step");
+  settings.e_step = glue::list_choice<EStep>(
+      control, "e_step", {{"reference", EStep::reference}, {"exact", EStep::exact}, {"bounded", EStep::bounded}},
+      settings.e_step, "PCVM E-step");
   const Eigen::VectorXd w = Rcpp::as<Eigen::VectorXd>(start["weights"]);
   const double b = Rcpp::as<double>(start["bias"]);
   Eigen::VectorXd latent;

@@ -628,9 +628,10 @@ void test_pcvm_em() {
   expect(static_cast<int>(f.training_errors.size()) == f.iterations, "PCVM records one training error per iteration");
 }
 
-// The two E-steps: the exact one's inverse Mills ratio and the reference
-// code's phi(f) / (Psi(y f) + eps), which agree where y f is moderate and part
-// where it is very negative (the reference form goes to f there).
+// The E-steps: the exact one's inverse Mills ratio and the reference code's
+// phi(f) / (Psi(y f) + eps), which agree where y f is moderate and part where
+// it is very negative (the reference form goes to f there), and the bounded
+// one between them.
 void test_pcvm_e_steps() {
   Eigen::VectorXd f(5), y(5);
   f << 0.5, -2.0, -9.0, -40.0, 3.0;
@@ -651,6 +652,14 @@ void test_pcvm_e_steps() {
          "the two E-steps agree for moderate y f");
   expect(std::abs(reference[3] - f[3]) < 1e-300 && std::abs(exact[3]) < 0.03 && std::abs(reference[2] - f[2]) < 0.01,
          "for y f far below zero the reference E-step stays at f, the exact one goes to about 0");
+  // the bounded E-step: the exact one down to y f = -8, below it the pull
+  // of y f = -8, r(-8) = phi(8) / Psi(-8) = 8.12137 (R: dnorm(8) / pnorm(-8))
+  const Eigen::VectorXd bounded = krein::pcvm::expected_latent(f, y, krein::pcvm::EStep::bounded);
+  expect((bounded - exact).head(2).cwiseAbs().maxCoeff() == 0.0 && bounded[4] == exact[4],
+         "the bounded E-step is the exact one where y f >= -8");
+  const double pull_at_limit = 8.1213681122;
+  expect(std::abs(bounded[2] - (f[2] + pull_at_limit)) < 1e-8 && std::abs(bounded[3] - (f[3] + pull_at_limit)) < 1e-8,
+         "below y f = -8 the bounded E-step pulls by r(-8)");
 }
 
 // The M-step's solve: Cholesky, and where rounding breaks it, the

@@ -3,17 +3,21 @@
 
 # Transcription of one EM iteration (?pcvm, section "Model and EM"). The
 # E-step: "exact", the ratio phi(f) / Psi(y f) computed in log space by R's
-# dnorm / pnorm; "reference", as the authors' MATLAB code writes it,
+# dnorm / pnorm; "bounded", the same ratio at max(y f, -8); "reference", as
+# the authors' MATLAB code writes it,
 # normpdf(f) ./ (normcdf(y .* f) + eps). K holds the basis functions' kernel
 # columns (n x basis), `y` labels its rows and `y_columns` its columns.
 ref_pcvm_step <- function(K, y, active, w, b, latent = NULL, y_columns = y, e_step = "exact") {
   Phi <- K[, active, drop = FALSE] * rep(y_columns[active], each = nrow(K))
   f <- if (is.null(latent)) drop(Phi %*% w) + b else latent
-  Z <- if (e_step == "exact") {
-    f + y * exp(dnorm(f, log = TRUE) - pnorm(y * f, log.p = TRUE))
-  } else {
-    f + y * dnorm(f) / (pnorm(y * f) + .Machine$double.eps)
-  }
+  Z <- switch(e_step,
+              exact = f + y * exp(dnorm(f, log = TRUE) - pnorm(y * f, log.p = TRUE)),
+              # the exact ratio at max(y f, -8): a bounded pull (?pcvm, "Which E-step")
+              bounded = {
+                t <- pmax(y * f, -8)
+                f + y * exp(dnorm(t, log = TRUE) - pnorm(t, log.p = TRUE))
+              },
+              reference = f + y * dnorm(f) / (pnorm(y * f) + .Machine$double.eps))
   M <- sqrt(2) * w
   Hess <- diag(length(active)) + outer(M, M) * crossprod(Phi)
   w_new <- M * solve(Hess, M * drop(crossprod(Phi, Z - b)))

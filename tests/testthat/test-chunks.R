@@ -389,6 +389,13 @@ test_that("the E-step's expected latent values, exact and as the authors' refere
   reference <- f + y * dnorm(f) / (pnorm(y * f) + .Machine$double.eps)
   expect_equal(expected_latent(f, y, "exact"), exact, tolerance = 1e-10)
   expect_equal(expected_latent(f, y, "reference"), reference, tolerance = 1e-14)
+  # the bounded E-step: the exact ratio evaluated at max(y f, -8)
+  t <- pmax(y * f, -8)
+  bounded <- f + y * exp(dnorm(t, log = TRUE) - pnorm(t, log.p = TRUE))
+  expect_equal(expected_latent(f, y, "bounded"), bounded, tolerance = 1e-10)
+  expect_identical(expected_latent(f[1:5], y[1:5], "bounded"), expected_latent(f[1:5], y[1:5], "exact"))
+  expect_equal(y[6:7] * (expected_latent(f[6:7], y[6:7], "bounded") - f[6:7]), rep(dnorm(8) / pnorm(-8), 2),
+               tolerance = 1e-10)
   # at y f = -10 and -40 the reference form stays at f (its ratio underflows
   # to 0 at -40); the exact Z is the mean of a normal truncated to the
   # label's side, so y Z > 0 always
@@ -475,16 +482,22 @@ test_that("Ny-PCVM over chunks counts each iteration's training errors and takes
   wrong <- c(3, 30, 90)
   problem$start$latent[wrong] <- -c(8, 10, 40) * problem$signs[wrong]
   reference <- function(f, y) f + y * dnorm(f) / (pnorm(y * f) + .Machine$double.eps)
+  bounded <- function(f, y) {
+    t <- pmax(y * f, -8)
+    f + y * exp(dnorm(t, log = TRUE) - pnorm(t, log.p = TRUE))
+  }
   fits <- list()
-  for (kind in c("exact", "reference")) {
+  for (kind in c("exact", "reference", "bounded")) {
     fits[[kind]] <- seen$pair$basis$em(list(problem), modifyList(control, list(e_step = kind)))[[1]]
     ref <- ref_pcvm_training_errors(K, problem$signs, problem$column_signs, problem$start, fits[[kind]]$iterations,
-                                    control$prune, list(exact = exact, reference = reference)[[kind]])
+                                    control$prune, list(exact = exact, reference = reference, bounded = bounded)[[kind]])
     expect_equal(fits[[kind]]$weights, ref$weights, tolerance = 1e-10)
     expect_equal(fits[[kind]]$bias, ref$bias, tolerance = 1e-10)
     expect_equal(fits[[kind]]$training_errors, ref$training_errors)
   }
   expect_gt(max(abs(fits$exact$weights - fits$reference$weights)), 1e-6)
+  expect_gt(max(abs(fits$bounded$weights - fits$exact$weights)), 1e-6)
+  expect_gt(max(abs(fits$bounded$weights - fits$reference$weights)), 1e-6)
 })
 
 test_that("the chunked M-step solves through the eigendecomposition where chol() fails", {

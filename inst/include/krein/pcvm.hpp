@@ -7,7 +7,8 @@
 //
 // Labels y in {-1, +1}; weights w >= 0 on the active basis functions
 // phi_j(x) = k(x, x_j) y_j; f(x) = sum_j phi_j(x) w_j + b; p(+1 | x) = Psi(f(x)).
-//   E:  Z_i = f_i + y_i phi(f_i) / Psi(y_i f_i), or the reference code's
+//   E:  Z_i = f_i + y_i phi(f_i) / Psi(y_i f_i), with the ratio bounded
+//       below y_i f_i = -8, the exact ratio, or the reference code's
 //       phi(f_i) / (Psi(y_i f_i) + eps) (Control::e_step, expected_latent())
 //   w:  M = sqrt(2) diag(w_old),  Hess = I + M Phi'Phi M,
 //       w = M Hess^{-1} M Phi'(Z - b_old 1)
@@ -68,8 +69,18 @@ inline double inverse_mills(double t) {
 //              denominator from following them, so
 //              Z_i -> f_i and a badly misclassified point stops pulling its
 //              latent value towards the boundary, where the exact E-step
-//              pulls it by about |f_i| (see ?pcvm, "Which E-step").
-enum class EStep { exact, reference };
+//              pulls it by about |f_i| (see ?pcvm, "Which E-step");
+//   bounded:   Z_i = f_i + y_i r(max(y_i f_i, -bounded_e_step_limit)),
+//              r = inverse_mills(): the exact E-step where y_i f_i >= -8,
+//              and beyond, the pull a point has at y_i f_i = -8 (r(-8) =
+//              8.12), neither growing like |f_i| (the exact E-step, which
+//              runs away at large N) nor falling to 0 (the reference code,
+//              whose badly misclassified points stop pulling and whose EM
+//              can then settle on a poor model). The limit 8 is where the
+//              reference code's ratio parts from the exact one (36%).
+enum class EStep { exact, reference, bounded };
+
+constexpr double bounded_e_step_limit = 8.0;
 
 inline double standard_normal_density(double t) { return std::exp(-0.5 * t * t) / std::sqrt(2.0 * M_PI); }
 
@@ -77,6 +88,9 @@ inline Eigen::VectorXd expected_latent(const Eigen::VectorXd& f, const Eigen::Ve
   Eigen::VectorXd Z(f.size());
   if (kind == EStep::exact) {
     for (Eigen::Index i = 0; i < f.size(); ++i) Z[i] = f[i] + y[i] * inverse_mills(y[i] * f[i]);
+  } else if (kind == EStep::bounded) {
+    for (Eigen::Index i = 0; i < f.size(); ++i)
+      Z[i] = f[i] + y[i] * inverse_mills(std::max(y[i] * f[i], -bounded_e_step_limit));
   } else {
     const double eps = std::numeric_limits<double>::epsilon();
     for (Eigen::Index i = 0; i < f.size(); ++i) {
