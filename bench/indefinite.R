@@ -31,9 +31,11 @@
 # training part) and tune_seconds (mean time of the inner tuning per fold).
 # Writes inst/extdata/remedies.csv and inst/extdata/remedies_sets.csv (after
 # every data set, so a partial run leaves the sets it finished; a run on some
-# sets keeps the other sets' rows).
+# sets or models keeps the other rows).
 # Run from the checkout's root after installing krein (with kernlab,
 # LiblineaR and mlbench): Rscript bench/indefinite.R [set ...]
+# Environment: KREIN_BENCH_MODELS, a comma-separated list of row labels
+# (e.g. "pcvm,pcvm (Nystroem)") to rerun those rows alone.
 library(krein)
 for (pkg in c("kernlab", "LiblineaR", "mlbench")) {
   if (!requireNamespace(pkg, quietly = TRUE)) stop("bench/indefinite.R needs the ", pkg, " package")
@@ -111,6 +113,14 @@ rows <- c(
   )
 )
 
+row_order <- vapply(rows, `[[`, character(1), "label")
+only_models <- strsplit(Sys.getenv("KREIN_BENCH_MODELS", ""), ",")[[1]]
+if (length(only_models)) {
+  unknown <- setdiff(only_models, row_order)
+  if (length(unknown)) stop("unknown KREIN_BENCH_MODELS: ", paste(unknown, collapse = ", "))
+  rows <- Filter(function(row) row$label %in% only_models, rows)
+}
+
 # the data of the rows `rows` of a set: a precomputed kernel (with the
 # self-similarities the RC variants and iknn need) or the inputs
 subset_data <- function(s, rows, columns = rows) {
@@ -119,14 +129,16 @@ subset_data <- function(s, rows, columns = rows) {
   precomputed_kernel(K[rows, columns, drop = FALSE], self = diag(K)[rows])
 }
 
-# a run on some sets replaces their rows in a table written before and keeps
-# the other sets' rows, in the order of `sets` above
+# a run on some sets (or models) replaces their rows in a table written
+# before and keeps the other rows, in the order of `sets` and `rows` above
 keep_other_sets <- function(table, file) {
   if (!file.exists(file)) return(table)
   before <- utils::read.csv(file, stringsAsFactors = FALSE)
-  merged <- rbind(before[!before$data %in% table$data, names(table)], table)
+  key <- function(t) if (is.null(t$model)) t$data else paste(t$data, t$model)
+  merged <- rbind(before[!key(before) %in% key(table), names(table)], table)
   order <- c("promotergene", "balls", "sonar", "sine", "checkerboard")
-  merged[order(match(merged$data, order)), , drop = FALSE]
+  within_set <- if (is.null(merged$model)) integer(nrow(merged)) else match(merged$model, row_order)
+  merged[order(match(merged$data, order), within_set), , drop = FALSE]
 }
 
 results <- list()

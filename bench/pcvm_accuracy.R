@@ -20,7 +20,9 @@
 # PCVM from the default start once, after set.seed(1); k > 0: the default
 # start after set.seed(1..k) instead, so that only the landmarks drawn by MEB
 # change between runs, and no random start), KREIN_BENCH_PCVM_STARTS (the EM
-# starts the default-start runs average, pcvm_control(starts); default 3).
+# starts the default-start runs average, pcvm_control(starts); default 3),
+# KREIN_BENCH_RANDOM_STARTS (the EM starts each random-start run averages,
+# pcvm_control(start = "random", starts); default 1, the reference code's).
 # Prints a line per fit as it ends, then per data set, N and model: test
 # error (mean and worst over the starts), the worst over the SVM's, fit time
 # (mean), EM runs that did not converge or went wrong (pcvm()'s warnings).
@@ -41,6 +43,10 @@ seeds <- as.integer(Sys.getenv("KREIN_BENCH_SEEDS", "0"))
 # empty: pcvm_control()'s default (3)
 default_starts <- Sys.getenv("KREIN_BENCH_PCVM_STARTS", "")
 default_starts <- if (nzchar(default_starts)) as.integer(default_starts)
+# the EM starts averaged by each random-start run: 1 (the reference code's
+# algorithm) or, e.g., 3 (the default fit's averaging, from starts drawn by
+# R's RNG)
+random_starts <- as.integer(Sys.getenv("KREIN_BENCH_RANDOM_STARTS", "1"))
 
 generators <- list(checkerboard = function(n) checkerboard(n), banana = function(n) banana(n),
                    sine = function(n) sine_populations(n / 2))
@@ -88,7 +94,7 @@ for (set in sets) {
       for (start in runs) {
         # start <= 0: the default start (after set.seed(-start) for seeded runs)
         control <- if (start <= 0L) pcvm_control(e_step = e_step, starts = default_starts) else
-          pcvm_control(e_step = e_step, start = "random")
+          pcvm_control(e_step = e_step, start = "random", starts = random_starts)
         set.seed(max(abs(start), 1L))
         call <- function() do.call(pcvm, c(list(x, train$y, kernel = kernel, scale = FALSE, control = control),
                                            models[[model]]))
@@ -102,7 +108,8 @@ for (set in sets) {
 
 results <- do.call(rbind, rows)
 cat(if (seeds > 0L) sprintf("\nE-step: %s; the default start after set.seed(1..%d) per PCVM (Ny-PCVM: MEB eps %g)\n", e_step, seeds, eps)
-    else sprintf("\nE-step: %s; %d random starts and the default start per PCVM (Ny-PCVM: MEB eps %g)\n", e_step, starts, eps))
+    else sprintf("\nE-step: %s; %d random starts (each averaging %d EM starts) and the default start per PCVM (Ny-PCVM: MEB eps %g)\n",
+                 e_step, starts, random_starts, eps))
 cat(sprintf("%-12s %7s  %-8s %10s %10s %12s %9s %12s %10s\n", "data", "N", "model", "mean err", "worst err",
             "worst / svm", "mean time", "unconverged", "went wrong"))
 worst_ratio <- 0
