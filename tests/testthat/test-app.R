@@ -200,6 +200,21 @@ skip_if_no_browser <- function() {
   }
 }
 
+# chromote draws Chromium's debugging port with sample(), from R's RNG,
+# which the tests seed: two test runs at once on one machine (CI beside
+# another check) then draw the same port, the second browser cannot open
+# it, and shinytest2 skipped this test ("{chromote} can not be started").
+# The browser is started here from a seed of the clock and process id
+# (set.seed(NULL)), and the tests' random stream is put back afterwards.
+start_browser_on_unseeded_port <- function() {
+  seeded <- exists(".Random.seed", envir = globalenv(), inherits = FALSE)
+  if (seeded) saved <- get(".Random.seed", envir = globalenv(), inherits = FALSE)
+  on.exit(if (seeded) assign(".Random.seed", saved, envir = globalenv()) else
+    rm(".Random.seed", envir = globalenv()))
+  set.seed(NULL)
+  chromote::set_default_chromote_object(chromote::Chromote$new())
+}
+
 # A folder with the app, loading krein as this process did
 app_folder <- function() {
   dir <- tempfile("krein-app-")
@@ -212,6 +227,7 @@ test_that("in a browser: change data, kernel, model and landmarks; errors, signa
   chrome <- Sys.getenv("CHROMOTE_CHROME", NA)
   on.exit(if (is.na(chrome)) Sys.unsetenv("CHROMOTE_CHROME") else Sys.setenv(CHROMOTE_CHROME = chrome))
   skip_if_no_browser()
+  start_browser_on_unseeded_port()
   app <- shinytest2::AppDriver$new(app_folder(), name = "krein-app", width = 1300, height = 950,
                                    load_timeout = 120 * 1000, timeout = 60 * 1000)
   on.exit(app$stop(), add = TRUE)
