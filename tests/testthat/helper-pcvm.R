@@ -7,17 +7,21 @@
 # the authors' MATLAB code writes it,
 # normpdf(f) ./ (normcdf(y .* f) + eps). K holds the basis functions' kernel
 # columns (n x basis), `y` labels its rows and `y_columns` its columns.
+ref_e_step <- function(f, y, e_step) {
+  switch(e_step,
+         exact = f + y * exp(dnorm(f, log = TRUE) - pnorm(y * f, log.p = TRUE)),
+         # the exact ratio at max(y f, -8): a bounded pull (?pcvm, "Which E-step")
+         bounded = {
+           t <- pmax(y * f, -8)
+           f + y * exp(dnorm(t, log = TRUE) - pnorm(t, log.p = TRUE))
+         },
+         reference = f + y * dnorm(f) / (pnorm(y * f) + .Machine$double.eps))
+}
+
 ref_pcvm_step <- function(K, y, active, w, b, latent = NULL, y_columns = y, e_step = "exact") {
   Phi <- K[, active, drop = FALSE] * rep(y_columns[active], each = nrow(K))
   f <- if (is.null(latent)) drop(Phi %*% w) + b else latent
-  Z <- switch(e_step,
-              exact = f + y * exp(dnorm(f, log = TRUE) - pnorm(y * f, log.p = TRUE)),
-              # the exact ratio at max(y f, -8): a bounded pull (?pcvm, "Which E-step")
-              bounded = {
-                t <- pmax(y * f, -8)
-                f + y * exp(dnorm(t, log = TRUE) - pnorm(t, log.p = TRUE))
-              },
-              reference = f + y * dnorm(f) / (pnorm(y * f) + .Machine$double.eps))
+  Z <- ref_e_step(f, y, e_step)
   M <- sqrt(2) * w
   Hess <- diag(length(active)) + outer(M, M) * crossprod(Phi)
   w_new <- M * solve(Hess, M * drop(crossprod(Phi, Z - b)))

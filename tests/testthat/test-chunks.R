@@ -390,9 +390,7 @@ test_that("the E-step's expected latent values, exact and as the authors' refere
   expect_equal(expected_latent(f, y, "exact"), exact, tolerance = 1e-10)
   expect_equal(expected_latent(f, y, "reference"), reference, tolerance = 1e-14)
   # the bounded E-step: the exact ratio evaluated at max(y f, -8)
-  t <- pmax(y * f, -8)
-  bounded <- f + y * exp(dnorm(t, log = TRUE) - pnorm(t, log.p = TRUE))
-  expect_equal(expected_latent(f, y, "bounded"), bounded, tolerance = 1e-10)
+  expect_equal(expected_latent(f, y, "bounded"), ref_e_step(f, y, "bounded"), tolerance = 1e-10)
   expect_identical(expected_latent(f[1:5], y[1:5], "bounded"), expected_latent(f[1:5], y[1:5], "exact"))
   expect_equal(y[6:7] * (expected_latent(f[6:7], y[6:7], "bounded") - f[6:7]), rep(dnorm(8) / pnorm(-8), 2),
                tolerance = 1e-10)
@@ -466,9 +464,8 @@ test_that("Ny-PCVM over chunks counts each iteration's training errors and takes
   problem <- seen$pair$problem
   em <- seen$pair$em
   K <- kernel_matrix(kernel_rbf(2), as.matrix(d[problem$rows, 1:2]), landmarks$points[problem$columns, ])
-  exact <- function(f, y) f + y * exp(dnorm(f, log = TRUE) - pnorm(y * f, log.p = TRUE))
   ref <- ref_pcvm_training_errors(K, problem$signs, problem$column_signs, problem$start, em$iterations,
-                                  control$prune, exact)
+                                  control$prune, function(f, y) ref_e_step(f, y, "exact"))
   expect_identical(em$iterations, 8L)
   expect_length(em$training_errors, 8L)
   expect_equal(em$training_errors, ref$training_errors)
@@ -481,16 +478,11 @@ test_that("Ny-PCVM over chunks counts each iteration's training errors and takes
   # for three rows (y f = -8, -10, -40), where the two E-steps differ most
   wrong <- c(3, 30, 90)
   problem$start$latent[wrong] <- -c(8, 10, 40) * problem$signs[wrong]
-  reference <- function(f, y) f + y * dnorm(f) / (pnorm(y * f) + .Machine$double.eps)
-  bounded <- function(f, y) {
-    t <- pmax(y * f, -8)
-    f + y * exp(dnorm(t, log = TRUE) - pnorm(t, log.p = TRUE))
-  }
   fits <- list()
   for (kind in c("exact", "reference", "bounded")) {
     fits[[kind]] <- seen$pair$basis$em(list(problem), modifyList(control, list(e_step = kind)))[[1]]
     ref <- ref_pcvm_training_errors(K, problem$signs, problem$column_signs, problem$start, fits[[kind]]$iterations,
-                                    control$prune, list(exact = exact, reference = reference, bounded = bounded)[[kind]])
+                                    control$prune, function(f, y) ref_e_step(f, y, kind))
     expect_equal(fits[[kind]]$weights, ref$weights, tolerance = 1e-10)
     expect_equal(fits[[kind]]$bias, ref$bias, tolerance = 1e-10)
     expect_equal(fits[[kind]]$training_errors, ref$training_errors)
