@@ -54,18 +54,29 @@ inline void check_model(const Expansion& e, Eigen::Index m) {
 
 inline bool uses_self(const Expansion& e) { return (e.self_scale.array() != 0).any(); }
 
+// One thread's products of a block: P = C E and the squared coordinates,
+// for blocks of up to `rows` rows. Allocated by the calling thread before
+// the threads start (see landmark_pass::for_each_block()).
+struct BlockWorkspace {
+  Eigen::MatrixXd products, squares;
+  BlockWorkspace(const Expansion& e, Eigen::Index rows)
+      : products(rows, e.expansion.cols()), squares(rows, e.offsets.size()) {}
+};
+
 // The distances of one block of rows (C: their landmark kernel, self: their
 // k(x, x) when used) into rows [begin, begin + C.rows()) of out[k].
 inline void distances_block(const Expansion& e, const Eigen::Ref<const Eigen::MatrixXd>& C,
                             const Eigen::Ref<const Eigen::VectorXd>& self, Eigen::Index begin,
-                            std::vector<Eigen::MatrixXd>& out) {
+                            BlockWorkspace& work, std::vector<Eigen::MatrixXd>& out) {
   const Eigen::Index rows = C.rows();
   const Eigen::Index c = static_cast<Eigen::Index>(e.sizes.size());
   const Eigen::Index paths = e.weights.cols();
   const Eigen::Index total = e.offsets.size();
-  Eigen::MatrixXd P = C * e.expansion;
+  auto P = work.products.topRows(rows);
+  P.noalias() = C * e.expansion;
   P.leftCols(total).rowwise() -= e.offsets.transpose();
-  const Eigen::MatrixXd squares = P.leftCols(total).array().square().matrix();
+  auto squares = work.squares.topRows(rows);
+  squares = P.leftCols(total).array().square().matrix();
   Eigen::Index first = 0;
   for (Eigen::Index j = 0; j < c; ++j) {
     const Eigen::Index s = e.sizes[j];
@@ -92,12 +103,18 @@ inline std::vector<Eigen::MatrixXd> distances(const Expansion& e, const Eigen::R
   std::vector<Eigen::MatrixXd> out(e.weights.cols(), Eigen::MatrixXd(n, static_cast<Eigen::Index>(e.sizes.size())));
   const Eigen::Index chunk_rows = 1024;
   const Eigen::Index chunks = (n + chunk_rows - 1) / chunk_rows;
-  parallel::parallel_for(0, chunks, threads, parallel::Schedule::dynamic(), [&](Eigen::Index t) {
-    const Eigen::Index begin = t * chunk_rows;
-    const Eigen::Index rows = std::min(chunk_rows, n - begin);
-    const Eigen::Ref<const Eigen::VectorXd> block_self =
-        use_self ? Eigen::Ref<const Eigen::VectorXd>(self.segment(begin, rows)) : Eigen::Ref<const Eigen::VectorXd>(self);
-    distances_block(e, C.middleRows(begin, rows), block_self, begin, out);
+  // worker w takes chunks w, w + workers, ...: each with its own workspace
+  const int workers = static_cast<int>(std::max<Eigen::Index>(
+      1, std::min<Eigen::Index>(parallel::thread_count(threads), chunks)));
+  std::vector<BlockWorkspace> work(workers, BlockWorkspace(e, std::min(chunk_rows, n)));
+  parallel::parallel_for(0, workers, workers, parallel::Schedule::blocks(), [&](Eigen::Index w) {
+    for (Eigen::Index t = w; t < chunks; t += workers) {
+      const Eigen::Index begin = t * chunk_rows;
+      const Eigen::Index rows = std::min(chunk_rows, n - begin);
+      const Eigen::Ref<const Eigen::VectorXd> block_self =
+          use_self ? Eigen::Ref<const Eigen::VectorXd>(self.segment(begin, rows)) : Eigen::Ref<const Eigen::VectorXd>(self);
+      distances_block(e, C.middleRows(begin, rows), block_self, begin, work[w], out);
+    }
   });
   return out;
 }
@@ -112,11 +129,13 @@ inline std::vector<Eigen::MatrixXd> pass_distances(const Expansion& e, const Ker
   check_model(e, L.rows());
   const bool use_self = uses_self(e);
   std::vector<Eigen::MatrixXd> out(e.weights.cols(), Eigen::MatrixXd(n, static_cast<Eigen::Index>(e.sizes.size())));
+  std::vector<BlockWorkspace> work(landmark_pass::pass_threads(n, block_rows, threads),
+                                   BlockWorkspace(e, std::min(block_rows, n)));
   finite = landmark_pass::for_each_block(spec, X, L, block_rows, threads, checkpoint,
-                                         [&](int, Eigen::Index begin, const Eigen::Ref<const Eigen::MatrixXd>& C) {
+                                         [&](int t, Eigen::Index begin, const Eigen::Ref<const Eigen::MatrixXd>& C) {
     const Eigen::VectorXd self = use_self ? kernel_diagonal(spec, X.middleRows(begin, C.rows()), nullptr)
                                           : Eigen::VectorXd();
-    distances_block(e, C, self, begin, out);
+    distances_block(e, C, self, begin, work[t], out);
   });
   return out;
 }

@@ -56,7 +56,11 @@ inline bool for_each_block(const KernelSpec& spec, const MatrixRef& X, const Mat
     next[t] = n * t / workers;
     stop[t] = n * (t + 1) / workers;
   }
-  std::vector<Matrix> blocks(workers);
+  // Every thread's block is allocated here, on the calling thread: memory a
+  // worker thread allocates stays with that thread's malloc arena after it is
+  // freed (glibc), where R cannot reuse it, and raised a Ny-KQD fit's peak
+  // memory by about 30 MB at N = 1e6 (bench/README.md, nystrom.R).
+  std::vector<Matrix> blocks(workers, Matrix(block_rows, m));
   // blocks per thread between checkpoints: about four million kernel values
   // (a round ends when its slowest thread does, so rounds are not too short)
   const Eigen::Index per_round = std::max<Eigen::Index>(1, 4000000 / std::max<Eigen::Index>(1, block_rows * m));
@@ -68,7 +72,6 @@ inline bool for_each_block(const KernelSpec& spec, const MatrixRef& X, const Mat
     parallel::parallel_for(0, workers, workers, parallel::Schedule::blocks(), [&](Eigen::Index t) {
       for (Eigen::Index b = 0; b < per_round && next[t] < stop[t]; ++b) {
         const Eigen::Index begin = next[t], rows = std::min(block_rows, stop[t] - begin);
-        if (blocks[t].rows() != block_rows || blocks[t].cols() != m) blocks[t].resize(block_rows, m);
         Eigen::Ref<Matrix> C = blocks[t].topRows(rows);
         if (!kernel_matrix(spec, X.middleRows(begin, rows), L, nullptr, C, false, 1)) {
           finite.store(false, std::memory_order_relaxed);
@@ -90,11 +93,16 @@ class RunningFactor {
  public:
   RunningFactor(Eigen::Index m, Eigen::Index capacity) : m_(m), capacity_(capacity) {}
 
+  // Allocate the buffer now (on the calling thread; see for_each_block()).
+  void allocate() {
+    if (buffer_.rows() == 0) buffer_.resize(m_ + 1 + capacity_, m_ + 1);
+  }
+
   // Append rows `rows` of C (and a 1 for each).
   void append(const Eigen::Ref<const Matrix>& C, const std::vector<Eigen::Index>& rows) {
     std::size_t done = 0;
     while (done < rows.size()) {
-      if (buffer_.rows() == 0) buffer_.resize(m_ + 1 + capacity_, m_ + 1);
+      allocate();
       const Eigen::Index top = factored_ ? m_ + 1 : 0;
       const Eigen::Index take = std::min<Eigen::Index>(capacity_ - filled_, static_cast<Eigen::Index>(rows.size() - done));
       const Eigen::Index first = top + filled_;
@@ -166,6 +174,9 @@ inline ClassFactors class_factors(const KernelSpec& spec, const MatrixRef& X, co
   const int workers = pass_threads(n, block_rows, threads);
   const Eigen::Index capacity = factor_capacity(m, classes, workers);
   std::vector<std::vector<RunningFactor>> running(workers, std::vector<RunningFactor>(classes, RunningFactor(m, capacity)));
+  for (auto& thread_factors : running) {
+    for (auto& factor : thread_factors) factor.allocate();
+  }
   std::vector<std::vector<std::vector<Eigen::Index>>> members(workers, std::vector<std::vector<Eigen::Index>>(classes));
   ClassFactors out;
   out.finite = for_each_block(spec, X, L, block_rows, threads, checkpoint,
