@@ -194,12 +194,13 @@ warn_platt_convergence <- function(platt) {
   }
 }
 
-#' One two-class KSVM (Loosli et al. 2016, Algorithm 1) on a pair's kernel
-#' `K` and labels `y` (a two-level factor): the dual on |K| by kernlab,
-#' a = alpha y, beta = U sign(Lambda) U' a; f > 0 favours the second level.
-#' `flip` (krein_svm_flip() of `K`) may be given, to share it between costs.
+#' One two-class KSVM (Loosli et al. 2016, Algorithm 1) on a pair's flipped
+#' kernel `flip` (krein_svm_flip() of its kernel, computed once and shared
+#' between costs) and labels `y` (a two-level factor): the dual on |K| by
+#' kernlab, a = alpha y, beta = U sign(Lambda) U' a; f > 0 favours the second
+#' level.
 #' @noRd
-krein_svm_binary <- function(K, y, C, flip = krein_svm_flip(K)) {
+krein_svm_binary <- function(flip, y, C) {
   model <- kernlab_svm(flip$flipped, y, C)$model
   support <- kernlab::SVindex(model)
   a <- numeric(length(y))
@@ -223,7 +224,7 @@ krein_svm_flip <- function(K) {
 krein_svm_pairs <- function(K, y, C) {
   one_vs_one_pairs(y, function(members, pair_y) {
     c(list(classes = levels(pair_y), members = members),
-      krein_svm_binary(K[members, members, drop = FALSE], pair_y, C))
+      krein_svm_binary(krein_svm_flip(K[members, members, drop = FALSE]), pair_y, C))
   })
 }
 
@@ -262,7 +263,7 @@ krein_svm_fold_classes <- function(K, y, grid, K_new) {
   })
   per_cost(grid, nrow(K_new), function(C) {
     pairs <- lapply(flips, function(pair) {
-      c(list(members = pair$members), krein_svm_binary(NULL, pair$y, C, pair$flip))
+      c(list(members = pair$members), krein_svm_binary(pair$flip, pair$y, C))
     })
     one_vs_one_vote(krein_svm_pairwise(list(pairs = pairs), K_new), levels(y))
   })
@@ -272,7 +273,7 @@ krein_svm_fold_classes <- function(K, y, grid, K_new) {
 #' against its training points (for isvm_platt()'s cross-validation)
 #' @noRd
 krein_svm_binary_decisions <- function(K, y, C, K_new) {
-  binary <- krein_svm_binary(K, y, C)
+  binary <- krein_svm_binary(krein_svm_flip(K), y, C)
   drop(K_new %*% binary$beta) + binary$b
 }
 
