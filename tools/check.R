@@ -62,7 +62,14 @@ install_with_requirements <- function(targets, lib = ensure_writable_library(), 
     utils::install.packages(todo, lib = lib, dependencies = FALSE, Ncpus = max(1L, parallel::detectCores()))
   }
   still <- targets[!vapply(targets, requireNamespace, logical(1), quietly = TRUE)]
-  if (length(still) > 0) message("Not installed (their tests are skipped): ", paste(still, collapse = ", "))
+  if (length(still) > 0) {
+    message("Not installed (their tests are skipped): ", paste(still, collapse = ", "))
+    # the usual cause on a fresh Linux machine: a system library's headers
+    if ("curl" %in% todo && !requireNamespace("curl", quietly = TRUE)) {
+      message("The R package curl did not compile: it needs libcurl's development files ",
+              "(Debian, Ubuntu: libcurl4-openssl-dev; Fedora: libcurl-devel).")
+    }
+  }
   invisible(todo)
 }
 
