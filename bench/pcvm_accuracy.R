@@ -49,7 +49,7 @@ default_starts <- if (nzchar(default_starts)) as.integer(default_starts)
 random_starts <- as.integer(Sys.getenv("KREIN_BENCH_RANDOM_STARTS", "1"))
 
 generators <- list(checkerboard = function(n) checkerboard(n), banana = function(n) banana(n),
-                   sine = function(n) sine_populations(n / 2))
+                   sine = function(n) sine_populations(n / 4))  # four classes of n / 4
 widths <- c(checkerboard = 5, banana = 3, sine = 10)
 
 # One fit: its test error, time and what its warnings said
