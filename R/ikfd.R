@@ -512,6 +512,14 @@ landmark_pass_class_factors <- function(x, kernel, points, codes, classes, threa
                                                   landmark_pass_block_rows(nrow(points)), threads))
 }
 
+# The landmark pass for the new points of a Nystroem fit (prediction), where
+# it applies to the new points' coordinates and the fit has no spectrum
+# correction (whose kernel rows of new points go through every training
+# point, R/spectrum.R). So the n_new x m landmark kernel is never held either.
+landmark_pass_applies_new <- function(object, new, points) {
+  is.null(object$spec$spectrum) && landmark_pass_applies(new$x, object$spec$kernel, points)
+}
+
 landmark_pass_scores <- function(inputs, landmarks, coefficients, threads) {
   if (!landmark_pass_applies(inputs$x, inputs$kernel, landmarks$points)) return(NULL)
   landmark_pass_finite(cpp_landmark_scores(inputs$kernel, inputs$x, landmarks$points, coefficients,
@@ -591,10 +599,17 @@ krein_scores.ikfd <- function(object, new, type, rule = c("posterior", "decision
     names <- rownames(object$x)
   } else {
     lm <- object$landmarks
-    kernels <- if (is.null(lm)) new_kernels(object, new) else
-      new_kernels(object, new, points = lm$points, columns = lm$indices)
-    scores <- kernels$K %*% object$coefficients + rep(object$bias, each = kernels$n)
-    names <- kernels$names
+    scores <- if (!is.null(lm) && landmark_pass_applies_new(object, new, lm$points)) {
+      landmark_pass_scores(list(x = new$x, kernel = object$spec$kernel), lm, object$coefficients,
+                           check_threads(object$threads))
+    }
+    if (is.null(scores)) {
+      kernels <- if (is.null(lm)) new_kernels(object, new) else
+        new_kernels(object, new, points = lm$points, columns = lm$indices)
+      scores <- kernels$K %*% object$coefficients
+    }
+    scores <- scores + rep(object$bias, each = nrow(scores))
+    names <- rownames(new$x %||% new$K)
   }
   if (type == "prob" || (type == "class" && rule == "posterior")) {
     p <- gaussian_posteriors(object$calibration, scores)

@@ -259,6 +259,15 @@ kqd_nystrom_distance_terms <- function(core) {
 # Distances of new points for a Nystroem fit, path value k
 kqd_nystrom_new_distances <- function(object, new, k) {
   lm <- object$landmarks
+  if (landmark_pass_applies_new(object, new, lm$points)) {
+    core <- object$core
+    terms <- kqd_nystrom_distance_terms(core)
+    distances <- landmark_pass_finite(cpp_kqd_nystrom_pass_distances(
+      object$spec$kernel, new$x, lm$points, core$expansion, core$offsets, core$sizes, terms$weights,
+      terms$scale, terms$self_scale, terms$self_offsets, landmark_pass_block_rows(nrow(lm$points)),
+      check_threads(object$threads)))
+    if (!is.null(distances)) return(list(d = distances[[k]], names = rownames(new$x)))
+  }
   kernels <- new_kernels(object, new, points = lm$points, columns = lm$indices,
                          need_self = startsWith(object$variant, "RC"))
   list(d = kqd_nystrom_distances(object$core, kernels$K, kernels$self, object$threads)[[k]], names = kernels$names)

@@ -551,9 +551,14 @@ test_that("Ny-iKFD through the landmark pass equals the R path to 1e-10 and the 
     r_path <- ikfd(d$x, d$y, kernel = kernel, landmarks = landmarks, scale = FALSE, threads = 2)
     options(old)
     for (new in list(x_new, NULL)) {
+      # new points: the prediction pass against the R path's kernel rows
+      options(krein.landmark_pass = FALSE)
       want <- predict(r_path, new, type = "decision")
+      options(old)
       expect_lt(max(abs(predict(pass, new, type = "decision") - want)) / max(abs(want)), 1e-10)
     }
+    # the prediction pass of the training points gives the training scores
+    expect_lt(ref_rel_diff(predict(pass, d$x, type = "decision"), predict(pass, type = "decision")), 1e-12)
     C <- kernel_matrix(kernel, d$x, d$x[landmarks, ])
     W <- C[landmarks, ]
     ref <- ref_ikfd(C %*% MASS::ginv(W) %*% t(C), d$y, 1e-4)
