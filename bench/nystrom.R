@@ -216,8 +216,9 @@ results <- lapply(workloads, function(w) {
   stages <- sub("^.*=", "", fields[-(1:3)])
   names(stages) <- sub("=.*$", "", fields[-(1:3)])
   cat(sprintf("%s: %s\n", w, trimws(out[length(out)])))  # progress, in case the run is cut short
-  list(workload = w, time = as.numeric(fields[1]), peak = as.numeric(fields[2]),
-       difference = as.numeric(fields[3]), stages = as.numeric(stages))
+  number <- function(text) ifelse(text == "NA", NA_real_, suppressWarnings(as.numeric(text)))  # "NA": no value
+  list(workload = w, time = number(fields[1]), peak = number(fields[2]),
+       difference = number(fields[3]), stages = number(stages))
 })
 gemm <- min(gemm_start, gemm_best())
 cat(sprintf("Eigen GEMM %g x %d by %d x %d (2 N m^2 = %.2g flops), blocks of 10,000 rows: %.3f s (%.1f GFLOP/s)\n",
