@@ -108,11 +108,7 @@ kqd_nystrom_fit <- function(inputs, landmarks, variant, reg, indefinite, threads
   if (!is.null(factors)) {
     moments <- lapply(seq_len(classes), function(j) kqd_nystrom_class_moments(factors[[j]], counts[j]))
     core <- kqd_nystrom_core(moments, feature, variant, reg, indefinite, n)
-    terms <- kqd_nystrom_distance_terms(core)
-    distances <- landmark_pass_finite(cpp_kqd_nystrom_pass_distances(
-      inputs$kernel, inputs$x, landmarks$points, core$expansion, core$offsets, core$sizes, terms$weights,
-      terms$scale, terms$self_scale, terms$self_offsets, landmark_pass_block_rows(nrow(landmarks$points)),
-      threads))
+    distances <- kqd_nystrom_pass_distances(core, inputs$kernel, inputs$x, landmarks$points, threads)
     if (!is.null(distances)) return(list(core = core, distances = distances))
   }
   pass <- nystrom_class_factors(inputs, landmarks, threads)
@@ -256,16 +252,22 @@ kqd_nystrom_distance_terms <- function(core) {
   list(rc = rc, weights = weights, scale = scale, self_scale = self_scale, self_offsets = self_offsets)
 }
 
+# The distances of the rows of x (kqd_nystrom_distances()) by the core's
+# landmark pass: the landmark kernel in blocks, never held whole; NULL where a
+# kernel value was not finite (the caller then takes the R path, which says so).
+kqd_nystrom_pass_distances <- function(core, kernel, x, points, threads) {
+  terms <- kqd_nystrom_distance_terms(core)
+  landmark_pass_finite(cpp_kqd_nystrom_pass_distances(
+    kernel, x, points, core$expansion, core$offsets, core$sizes, terms$weights, terms$scale,
+    terms$self_scale, terms$self_offsets, landmark_pass_block_rows(nrow(points)), threads))
+}
+
 # Distances of new points for a Nystroem fit, path value k
 kqd_nystrom_new_distances <- function(object, new, k) {
   lm <- object$landmarks
   if (landmark_pass_applies_new(object, new, lm$points)) {
-    core <- object$core
-    terms <- kqd_nystrom_distance_terms(core)
-    distances <- landmark_pass_finite(cpp_kqd_nystrom_pass_distances(
-      object$spec$kernel, new$x, lm$points, core$expansion, core$offsets, core$sizes, terms$weights,
-      terms$scale, terms$self_scale, terms$self_offsets, landmark_pass_block_rows(nrow(lm$points)),
-      check_threads(object$threads)))
+    distances <- kqd_nystrom_pass_distances(object$core, object$spec$kernel, new$x, lm$points,
+                                            check_threads(object$threads))
     if (!is.null(distances)) return(list(d = distances[[k]], names = rownames(new$x)))
   }
   kernels <- new_kernels(object, new, points = lm$points, columns = lm$indices,
