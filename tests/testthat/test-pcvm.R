@@ -654,6 +654,60 @@ test_that("a run-away is told from EM pruning an early interpolating basis on sm
   expect_match(pcvm_trouble(c(0.1, 0.01, 0.01), 2e4, 500), "^its weights blew up")
 })
 
+test_that("a start that ends far behind the best on the training data is left out of the average (issue 28)", {
+  ems <- function(final) lapply(final, function(e) list(training_errors = c(0.3, e)))
+  # the banana data at N = 30000 (bench/README.md, pcvm_accuracy.R): the
+  # start whose weights blew up is dropped, the two close ones are kept
+  expect_identical(pcvm_dropped_starts(ems(c(0.0963, 0.0796, 0.075)), logical(3), 30000), c(TRUE, FALSE, FALSE))
+  # small data: starts a few points apart are all kept (promotergene's 74
+  # training points; the rule is three standard errors of the difference)
+  expect_identical(pcvm_dropped_starts(ems(c(5 / 74, 0, 0)), logical(3), 74), logical(3))
+  # both bounds: more than 10% of the best, more than 3 sqrt((e + e0) / n)
+  n <- 1e4
+  se3 <- function(e, e0) 3 * sqrt((e + e0) / n)
+  expect_identical(pcvm_dropped_starts(ems(c(0.1, 0.1 + 0.99 * se3(0.11, 0.1))), logical(2), n), logical(2))
+  expect_identical(pcvm_dropped_starts(ems(c(0.1, 0.1 + 1.01 * se3(0.11, 0.1))), logical(2), n), c(FALSE, TRUE))
+  expect_identical(pcvm_dropped_starts(ems(c(0.5, 0.54)), logical(2), 1e7), logical(2))
+  expect_identical(pcvm_dropped_starts(ems(c(0.5, 0.56)), logical(2), 1e7), c(FALSE, TRUE))
+  # a bias-only start is neither dropped nor the best
+  expect_identical(pcvm_dropped_starts(ems(c(0.5, 0.1, 0.1)), c(TRUE, FALSE, FALSE), 1e4), logical(3))
+  expect_identical(pcvm_dropped_starts(ems(c(0, 0.1, 0.3)), c(TRUE, FALSE, FALSE), 1e4), c(FALSE, FALSE, TRUE))
+
+  # in a fit: runaway_problem() with the exact E-step, whose first start ends
+  # at a training error of 0.27 (the others 0.13 and 0.11)
+  d <- runaway_problem()
+  expect_warning(fit <- pcvm(precomputed_kernel(d$K), d$y, control = pcvm_control(e_step = "exact")),
+                 "EM went wrong", class = "krein_pcvm_trouble_warning")
+  model <- fit$models[[1]]
+  final <- vapply(model$start_training_errors, function(e) e[length(e)], numeric(1))
+  expect_identical(model$start_dropped, c(TRUE, FALSE, FALSE))
+  expect_gt(final[1], 2 * max(final[2:3]))
+  # the model is the average of the two kept starts' EMs (each checked
+  # against the plain-R transcription in the tests above)
+  signs <- ifelse(d$y == levels(d$y)[1], 1, -1)
+  starts <- pcvm_starts("fixed", 3L, length(signs), signs)
+  kept <- lapply(starts[2:3], function(start) {
+    # the fit's own solver path and threads: this problem's solves lose 8
+    # digits, so another path gives other last digits
+    cpp_pcvm_fit(d$K, FALSE, signs, signs, start, c(fit$control, pcvm_solver_options()), NULL, fit$threads,
+                 gram = TRUE)
+  })
+  w <- rowMeans(vapply(kept, `[[`, numeric(length(signs)), "weights"))
+  expect_identical(model$relevant, which(w > 0))
+  expect_equal(model$coefficients, (signs * w)[w > 0], tolerance = 1e-10)
+  expect_equal(model$bias, mean(vapply(kept, `[[`, numeric(1), "bias")), tolerance = 1e-10)
+  expect_identical(model$iterations, max(vapply(kept, `[[`, integer(1), "iterations")))
+  # all three starts' records stay; the dropped one is reported
+  expect_length(model$start_training_errors, 3L)
+  expect_output(print(fit), "EM starts left out: 1 vs 2 \\(1 of 3: training error 0.273 against the best start's 0.107\\)")
+  expect_identical(summary(fit)$model[["Pairwise models"]]$starts_dropped, 1L)
+  # the default (bounded) E-step on the same problem drops none
+  default <- pcvm(precomputed_kernel(d$K), d$y)
+  expect_identical(default$models[[1]]$start_dropped, logical(3))
+  expect_identical(summary(default)$model[["Pairwise models"]]$starts_dropped, 0L)
+  expect_false(any(grepl("left out", capture.output(print(default)))))
+})
+
 test_that("each E-step equals its plain-R transcription where the two differ (issue 28)", {
   # small enough to stay well conditioned (runaway_problem()'s is not: its
   # solves lose 8 digits), with the kernel scaled so that points fall far
