@@ -14,6 +14,7 @@ Rcpp::NumericMatrix cpp_kernel_matrix(const Rcpp::List& base, bool invariant,
   Rcpp::NumericMatrix out(Rcpp::no_init(x.rows(), y.rows()));
   // before the first write: fewer page faults (see memory.hpp)
   krein::memory::advise_huge_pages(out.begin(), sizeof(double) * static_cast<std::size_t>(out.size()));
+  krein::memory::populate(out.begin(), sizeof(double) * static_cast<std::size_t>(out.size()), threads);
   Eigen::Map<Eigen::MatrixXd> out_map(out.begin(), x.rows(), y.rows());
   const krein::MatrixRef xr(x), yr(y), tr(y_tau);
   const bool finite = krein::kernel_matrix(spec, xr, yr, invariant ? &tr : nullptr, out_map,

@@ -16,6 +16,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "krein/parallel.hpp"
+
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -39,6 +41,38 @@ inline void advise_huge_pages(void* data, std::size_t bytes) {
 #else
   (void)data;
   (void)bytes;
+#endif
+}
+
+// Fault in the pages of [data, data + bytes) before the first write, on
+// `threads` threads, each its own slice: one madvise(MADV_POPULATE_WRITE)
+// call per slice (Linux 5.14 and later) instead of a trap per page on first
+// write. The pages are the ones the writes would fault in anyway, so memory
+// use does not change; a kernel without it refuses the call and the pages
+// fault in on first write as before. Measured on a 2-core virtual machine
+// for 2.4 GB (the 1e6 x 300 cross-kernel) in a standalone program: writing
+// fresh 4 KB pages 1.34-1.46 s, populating them on 2 threads and then
+// writing 1.07-1.18 s. Regions under 64 MB are left alone (a few
+// milliseconds at most).
+inline void populate(void* data, std::size_t bytes, int threads) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  constexpr std::size_t least = std::size_t(64) << 20, page = 4096;
+  if (data == nullptr || bytes < least) return;
+  const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t first = (begin + page - 1) & ~std::uintptr_t(page - 1);
+  const std::uintptr_t end = (begin + bytes) & ~std::uintptr_t(page - 1);
+  if (end <= first) return;
+  const std::uintptr_t pages = (end - first) / page;
+  const int slices = parallel::thread_count(threads);
+  parallel::parallel_for(0, slices, slices, parallel::Schedule::blocks(), [&](Eigen::Index k) {
+    const std::uintptr_t from = first + page * (pages * static_cast<std::uintptr_t>(k) / slices);
+    const std::uintptr_t to = first + page * (pages * static_cast<std::uintptr_t>(k + 1) / slices);
+    if (to > from) (void)madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
+  });
+#else
+  (void)data;
+  (void)bytes;
+  (void)threads;
 #endif
 }
 
