@@ -585,30 +585,29 @@ kfda_subset <- function(inputs, bases, discriminant, counts, threads) {
   if (inherits(inputs, "krein_chunked_inputs")) return(kfda_subset_chunks(inputs, bases, discriminant, counts, threads))
   n <- length(inputs$y)
   bases <- resolve_bases(bases, n, discriminant, counts)
-  if (is.null(inputs$x)) {
-    # a precomputed kernel: its n x m columns are in memory already
-    return(c(column_reduction(inputs$precomputed$K[, bases, drop = FALSE], threads),
-             list(points = NULL, bases = bases)))
-  }
-  points <- inputs$x[bases, , drop = FALSE]
-  c(kfda_subset_memory(inputs, points, threads), list(points = points, bases = bases))
+  points <- if (!is.null(inputs$x)) inputs$x[bases, , drop = FALSE]
+  c(kfda_subset_memory(inputs, list(indices = bases, points = points), threads),
+    list(points = points, bases = bases))
 }
 
-# kfda_subset() on data in memory, without the n x m kernel data K(x, B) or
-# its centred, scaled copy: one pass over blocks of rows for the per-class
-# QR factors of [K(x, B) | 1] -- the core's landmark pass where it applies
-# (landmark_pass_class_factors()), else the R blocks of
-# blockwise_class_factors(), as Ny-iKFD takes them -- turned into the class
-# moments (kfda_class_moments()), then kfda_moments_reduction(), whose
+# kfda_subset() in memory (data, or a precomputed kernel: `bases` holds the
+# training-row `indices` and, for data, their `points`), without the n x m
+# kernel data K(x, B) or its centred, scaled copy: one pass over blocks of
+# rows for the per-class QR factors of [K(x, B) | 1] -- the core's landmark
+# pass where it applies (landmark_pass_class_factors()), else the R blocks
+# of blockwise_class_factors(), as Ny-iKFD takes them -- turned into the
+# class moments (kfda_class_moments()), then kfda_moments_reduction(), whose
 # training(fit) passes over the blocks again (kept by
-# blockwise_class_factors() where they fit in 128 MB, else recomputed).
-kfda_subset_memory <- function(inputs, points, threads) {
+# blockwise_class_factors() where they fit in 128 MB, else recomputed). A
+# data fit whose kernel the pass does not take and the fit on its
+# precomputed kernel so take the same arithmetic.
+kfda_subset_memory <- function(inputs, bases, threads) {
   codes <- as.integer(inputs$y)
   classes <- nlevels(inputs$y)
   n <- length(codes)
-  m <- nrow(points)
-  columns <- function(rows) evaluate_kernel(inputs$kernel, inputs$x[rows, , drop = FALSE], points, threads)
-  factors <- landmark_pass_class_factors(inputs$x, inputs$kernel, points, codes, classes, threads)
+  m <- length(bases$indices)
+  columns <- function(rows) landmark_columns(inputs, bases, rows, threads)
+  factors <- landmark_pass_class_factors(inputs$x, inputs$kernel, bases$points, codes, classes, threads)
   if (is.null(factors)) {
     pass <- blockwise_class_factors(codes, classes, m, columns, threads)
     factors <- pass$factors

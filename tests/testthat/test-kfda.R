@@ -153,6 +153,14 @@ test_that("subset fits on data in memory equal the plain-R computation on K(x, B
     }
   }
   options(krein.landmark_pass = NULL)
+  # a precomputed kernel: its columns of the bases, in the same R blocks
+  pre <- kfda(precomputed_kernel(kernel_matrix(d3$x, kernel = kernel)), d3$y, reduce = "subset", bases = bases,
+              discriminant = "quadratic", ridge = 1e-3)
+  expected <- ref_kfda_decisions(K, d3$y, Kx, "quadratic", ridge = 1e-3)
+  expect_equal(unname(predict(pre, kernel_matrix(d3$new, d3$x, kernel = kernel), type = "decision")), expected,
+               tolerance = 1e-8)
+  expect_equal(unname(pre$training_decisions), ref_kfda_decisions(K, d3$y, K, "quadratic", ridge = 1e-3),
+               tolerance = 1e-8)
   # a kernel the landmark pass does not take (a dot-product kernel): the R blocks
   poly <- kernel_poly(2)
   expect_false(krein:::landmark_pass_applies(d3$x, poly, d3$x[bases[1:4], ]))
