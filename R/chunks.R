@@ -1009,30 +1009,9 @@ kfda_subset_chunks <- function(inputs, bases, discriminant, counts, threads) {
   moments_of <- function(C, self, codes) cpp_kfda_class_factors(C, codes, classes, threads)
   moments <- map_landmark_kernel(inputs, landmarks, bare_function(moments_of, classes = classes, threads = threads),
                                  threads = threads, combine = merge_class_moments)
-  n <- length(inputs$y)
-  # the column means and standard deviations of K (column_reduction()) from
-  # the class moments: total scatter = within-class + between-class
-  center <- as.vector(moments$means %*% moments$counts) / n
-  between <- (moments$means - center)^2 %*% moments$counts
-  within <- Reduce(`+`, lapply(moments$factors, function(R) colSums(R^2)))
-  scale <- if (n > 1) sqrt((within + as.vector(between)) / (n - 1)) else rep(0, length(center))
-  scale[!(scale > 0)] <- 1
-  p <- length(center)
-  scaled <- list(means = (moments$means - center) / scale,
-                 factors = lapply(moments$factors, function(R) R / rep(scale, each = p)), counts = moments$counts)
-  training <- function(fit) {
-    score <- function(C, self, codes) {
-      Z <- cpp_kfda_project(C, center, matrix(0, ncol(C), 0), scale)
-      list(decisions = kfda_decisions(fit, Z), projection = fisher_coordinates(fit, Z))
-    }
-    model <- fit[c("gaussian", "logdet", "fisher_center", "scaling")]
-    blocks <- map_landmark_kernel(inputs, landmarks, bare_function(score, fit = model, center = center, scale = scale),
-                                  threads = threads)
-    list(decisions = do.call(rbind, lapply(blocks, `[[`, "decisions")),
-         projection = do.call(rbind, lapply(blocks, `[[`, "projection")))
-  }
-  list(Z = NULL, moments = scaled, center = center, rotation = NULL, scale = scale, variance_explained = NULL,
-       eigenvalues = NULL, points = landmarks$points, class = landmarks$class, bases = NULL, training = training)
+  each_block <- function(fun) map_landmark_kernel(inputs, landmarks, fun, threads = threads)
+  c(kfda_moments_reduction(moments, length(inputs$y), each_block),
+    list(points = landmarks$points, class = landmarks$class, bases = NULL))
 }
 
 # ---------------------------------------------------------------------------

@@ -333,7 +333,8 @@ kfda_fit <- function(inputs, discriminant, reduce, ncomp, bases, ridge, prior, l
   if (discriminant == "linear") fit[c("coefficients", "intercept")] <- kfda_expansion(fit, levels)
   # the training predictions, computed once (a subset fit keeps no training data)
   names <- rownames(inputs$x %||% inputs$precomputed$K)
-  # over chunks, Z is not formed: a second pass (kfda_subset_chunks())
+  # a "subset" fit on data (in memory or in chunks) forms no Z: a second pass
+  # over the rows (kfda_moments_reduction())
   training <- if (is.null(Z)) reduction$training(fit) else {
     list(decisions = kfda_decisions(fit, Z), projection = fisher_coordinates(fit, Z))
   }
@@ -584,13 +585,104 @@ kfda_subset <- function(inputs, bases, discriminant, counts, threads) {
   if (inherits(inputs, "krein_chunked_inputs")) return(kfda_subset_chunks(inputs, bases, discriminant, counts, threads))
   n <- length(inputs$y)
   bases <- resolve_bases(bases, n, discriminant, counts)
-  K <- if (is.null(inputs$x)) {
-    inputs$precomputed$K[, bases, drop = FALSE]
+  points <- if (!is.null(inputs$x)) inputs$x[bases, , drop = FALSE]
+  c(kfda_subset_memory(inputs, list(indices = bases, points = points), threads),
+    list(points = points, bases = bases))
+}
+
+# kfda_subset() in memory (data, or a precomputed kernel: `bases` holds the
+# training-row `indices` and, for data, their `points`), without the n x m
+# kernel data K(x, B) or its centred, scaled copy: one pass over blocks of
+# rows for the per-class QR factors of [K(x, B) | 1] -- the core's landmark
+# pass where it applies (landmark_pass_class_factors()), else the R blocks
+# of blockwise_class_factors(), as Ny-iKFD takes them -- turned into the
+# class moments (kfda_class_moments()), then kfda_moments_reduction(), whose
+# training(fit) passes over the blocks again (kept by
+# blockwise_class_factors() where they fit in 128 MB, else recomputed). A
+# data fit whose kernel the pass does not take and the fit on its
+# precomputed kernel so take the same arithmetic.
+kfda_subset_memory <- function(inputs, bases, threads) {
+  codes <- as.integer(inputs$y)
+  classes <- nlevels(inputs$y)
+  n <- length(codes)
+  m <- length(bases$indices)
+  columns <- function(rows) landmark_columns(inputs, bases, rows, threads)
+  factors <- landmark_pass_class_factors(inputs$x, inputs$kernel, bases$points, codes, classes, threads)
+  if (is.null(factors)) {
+    pass <- blockwise_class_factors(codes, classes, m, columns, threads)
+    factors <- pass$factors
+    starts <- pass$starts
+    block <- function(b) pass$block(b)$C
   } else {
-    evaluate_kernel(inputs$kernel, inputs$x, inputs$x[bases, , drop = FALSE], threads)
+    block_rows <- nystrom_block_rows(m)
+    starts <- seq(1L, n, by = block_rows)
+    block <- function(b) columns(starts[b]:min(n, starts[b] + block_rows - 1L))
   }
-  c(column_reduction(K, threads),
-    list(points = if (!is.null(inputs$x)) inputs$x[bases, , drop = FALSE], bases = bases))
+  each_block <- function(fun) lapply(seq_along(starts), function(b) fun(block(b), NULL, NULL))
+  kfda_moments_reduction(kfda_class_moments(factors, tabulate(codes, classes)), n, each_block)
+}
+
+# The class moments of cpp_kfda_class_factors() (means, one column per class;
+# factors R_c of the centred class rows, R_c'R_c = (C_c - 1 m_c')'(C_c - 1
+# m_c'); counts) from the per-class triangular factors F_c of [C_c | 1]
+# (m + 1 columns) of the landmark pass and of cpp_class_factors(). F_c is
+# the factor of the class's rows with the column of ones last; the factor U
+# of the same rows with it first, [1 | C_c] = Q U, follows from a QR
+# decomposition of F_c with its columns so permuted (the permuted F_c'F_c is
+# U'U). With Q = [q, Q_2]: 1 = q U_11 and C_c = q u' + Q_2 U_22 (u' the
+# rest of U's first row, U_22 its lower right m x m block), so the class
+# mean is C_c'1 / n_c = u / U_11 (q'q = 1, Q_2'q = 0) and C_c - 1 m_c' =
+# Q_2 U_22: U_22 is the centred factor, obtained without centring the rows
+# (nor forming a scatter, which would square the condition number).
+kfda_class_moments <- function(factors, counts) {
+  m <- ncol(factors[[1]]) - 1L
+  means <- matrix(0, m, length(factors))
+  centred <- vector("list", length(factors))
+  for (k in seq_along(factors)) {
+    if (counts[k] == 0) {
+      centred[[k]] <- matrix(0, m, m)
+      next
+    }
+    U <- cpp_triangular_factor(factors[[k]][, c(m + 1L, seq_len(m)), drop = FALSE])
+    means[, k] <- U[1L, -1L] / U[1L, 1L]
+    centred[[k]] <- U[-1L, -1L, drop = FALSE]
+  }
+  list(means = means, factors = centred, counts = as.double(counts))
+}
+
+# The "subset" reduction from the class moments of the kernel data C = K(x,
+# B) (n rows; means, centred factors and counts, as cpp_kfda_class_factors()
+# gives them), for data in memory (kfda_subset_memory()) and in chunks
+# (kfda_subset_chunks()) alike: the column centre and scale of
+# column_reduction(), the moments of the centred and scaled kernel data that
+# kfda_fit() takes in place of Z, and `training(fit)`, the training decisions
+# and Fisher coordinates from a second pass. `each_block(fun)` applies
+# fun(C, self, codes) to the kernel data of each block of rows and returns
+# the results in row order (fun is a bare_function(), fit to be sent to
+# future workers).
+kfda_moments_reduction <- function(moments, n, each_block) {
+  # the column means and standard deviations of C (column_reduction()) from
+  # the class moments: total scatter = within-class + between-class
+  center <- as.vector(moments$means %*% moments$counts) / n
+  between <- (moments$means - center)^2 %*% moments$counts
+  within <- Reduce(`+`, lapply(moments$factors, function(R) colSums(R^2)))
+  scale <- if (n > 1) sqrt((within + as.vector(between)) / (n - 1)) else rep(0, length(center))
+  scale[!(scale > 0)] <- 1
+  p <- length(center)
+  scaled <- list(means = (moments$means - center) / scale,
+                 factors = lapply(moments$factors, function(R) R / rep(scale, each = p)), counts = moments$counts)
+  training <- function(fit) {
+    score <- function(C, self, codes) {
+      Z <- cpp_kfda_project(C, center, matrix(0, ncol(C), 0), scale)
+      list(decisions = kfda_decisions(fit, Z), projection = fisher_coordinates(fit, Z))
+    }
+    model <- fit[c("gaussian", "logdet", "fisher_center", "scaling")]
+    blocks <- each_block(bare_function(score, fit = model, center = center, scale = scale))
+    list(decisions = do.call(rbind, lapply(blocks, `[[`, "decisions")),
+         projection = do.call(rbind, lapply(blocks, `[[`, "projection")))
+  }
+  list(Z = NULL, moments = scaled, center = center, rotation = NULL, scale = scale, variance_explained = NULL,
+       eigenvalues = NULL, training = training)
 }
 
 kfda_full_columns <- function(inputs, threads) {

@@ -98,6 +98,105 @@ test_that("random subset bases equal the transcription on the kernel columns of 
   expect_length(kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = 0.25, scale = FALSE)$bases, 22)
 })
 
+test_that("subset fits on data in memory equal the plain-R computation on K(x, B), in row blocks (issue 29)", {
+  # Data in memory take one pass over blocks of rows for the class moments of
+  # the kernel data K(x, B) (the core's landmark pass, or with
+  # options(krein.landmark_pass = FALSE) the R blocks of Ny-iKFD) and a second
+  # for the training decisions; the n x m kernel data and their centred,
+  # scaled copy (column_reduction()) are never formed. The reference is
+  # independent of krein's fitting code: K by kernel_matrix(), then the class
+  # means, the pooled and class covariances (+ ridge I) and the discriminants
+  # of eqs. (11)-(12) in plain R (ref_kfda_decisions(), helper-kfda.R), and
+  # MASS::lda's Fisher coordinates of K. Blocks of 17 rows: several per
+  # pass, the last one short.
+  d3 <- three_class_data()
+  sets <- list(three = d3, two = list(x = d3$x, y = factor(ifelse(d3$y == "a", "a", "b")), new = d3$new))
+  bases <- c(2, 5, 11, 17, 23, 31, 40, 47, 58, 66, 71, 85)
+  kernel <- kernel_rbf(0.5)
+  K <- kernel_matrix(d3$x, d3$x[bases, ], kernel = kernel)
+  Kx <- kernel_matrix(d3$new, d3$x[bases, ], kernel = kernel)
+  local_mocked_bindings(column_reduction = function(...) stop("the n x m kernel data were formed"),
+                        .package = "krein")
+  old <- options(krein.block_rows = 17L, krein.landmark_pass = NULL)
+  on.exit(options(old), add = TRUE)
+  for (d in sets) {
+    for (discriminant in c("linear", "quadratic")) {
+      for (ridge in c(0, 1e-3)) {
+        fits <- list()
+        for (pass in c(TRUE, FALSE)) {
+          options(krein.landmark_pass = if (!pass) FALSE)
+          fit <- kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = bases, discriminant = discriminant,
+                      ridge = ridge, scale = FALSE)
+          expect_identical(fit$bases, as.integer(bases))
+          expect_null(fit$x)
+          train <- ref_kfda_decisions(K, d$y, K, discriminant, ridge = ridge)
+          expected <- ref_kfda_decisions(K, d$y, Kx, discriminant, ridge = ridge)
+          expect_equal(unname(fit$training_decisions), train, tolerance = 1e-8)
+          expect_equal(unname(predict(fit, type = "prob")), ref_posteriors(train), tolerance = 1e-8)
+          expect_equal(unname(predict(fit, d$new, type = "decision")), expected, tolerance = 1e-8)
+          expect_equal(unname(predict(fit, d$new, type = "prob")), ref_posteriors(expected), tolerance = 1e-8)
+          if (ridge == 0) {
+            # the Fisher coordinates are MASS's on K, up to the sign of each direction
+            oracle <- MASS::lda(K, d$y, tol = 1e-12)
+            expect_equal(abs(unname(fit$training_projection)), abs(unname(predict(oracle, K)$x)), tolerance = 1e-8)
+            expect_equal(abs(unname(predict(fit, d$new, type = "projection"))),
+                         abs(unname(predict(oracle, Kx)$x)), tolerance = 1e-8)
+          }
+          fits[[length(fits) + 1L]] <- fit
+        }
+        # the landmark pass against the R blocks, to rounding
+        expect_lt(ref_rel_diff(fits[[1]]$training_decisions, fits[[2]]$training_decisions), 1e-10)
+        expect_lt(ref_rel_diff(abs(fits[[1]]$training_projection), abs(fits[[2]]$training_projection)), 1e-10)
+        expect_lt(ref_rel_diff(predict(fits[[1]], d$new, type = "prob"), predict(fits[[2]], d$new, type = "prob")),
+                  1e-10)
+      }
+    }
+  }
+  options(krein.landmark_pass = NULL)
+  # a precomputed kernel: its columns of the bases, in the same R blocks
+  pre <- kfda(precomputed_kernel(kernel_matrix(d3$x, kernel = kernel)), d3$y, reduce = "subset", bases = bases,
+              discriminant = "quadratic", ridge = 1e-3)
+  expected <- ref_kfda_decisions(K, d3$y, Kx, "quadratic", ridge = 1e-3)
+  expect_equal(unname(predict(pre, kernel_matrix(d3$new, d3$x, kernel = kernel), type = "decision")), expected,
+               tolerance = 1e-8)
+  expect_equal(unname(pre$training_decisions), ref_kfda_decisions(K, d3$y, K, "quadratic", ridge = 1e-3),
+               tolerance = 1e-8)
+  # a kernel the landmark pass does not take (a dot-product kernel): the R blocks
+  poly <- kernel_poly(2)
+  expect_false(krein:::landmark_pass_applies(d3$x, poly, d3$x[bases[1:4], ]))
+  fit <- kfda(d3$x, d3$y, kernel = poly, reduce = "subset", bases = bases[1:4], scale = FALSE)
+  Kp <- kernel_matrix(d3$x, d3$x[bases[1:4], ], kernel = poly)
+  expect_equal(unname(predict(fit, d3$new, type = "decision")),
+               ref_kfda_decisions(Kp, d3$y, kernel_matrix(d3$new, d3$x[bases[1:4], ], kernel = poly), "linear"),
+               tolerance = 1e-8)
+  # a drawn count of bases is R's draw, as before the passes
+  set.seed(5)
+  drawn <- kfda(d3$x, d3$y, kernel = kernel, reduce = "subset", bases = 12, scale = FALSE)$bases
+  set.seed(5)
+  expect_identical(drawn, sort(sample.int(90, 12)))
+})
+
+test_that("the class moments of the subset reduction follow from the factors of [C | 1] (issue 29)", {
+  # kfda_class_moments() against plain-R class means and centred scatters
+  # (C_k - 1 m_k')'(C_k - 1 m_k'): classes with many rows, fewer rows than
+  # columns, one row and none.
+  set.seed(11)
+  m <- 6
+  codes <- c(rep(1L, 40), rep(2L, 4), 3L, rep(1L, 10))
+  C <- matrix(runif(length(codes) * m), length(codes), m) + 3
+  factors <- krein:::cpp_class_factors(C, codes, 4L, 1L)
+  moments <- krein:::kfda_class_moments(factors, tabulate(codes, 4L))
+  expect_identical(moments$counts, c(50, 4, 1, 0))
+  for (k in 1:3) {
+    Ck <- C[codes == k, , drop = FALSE]
+    expect_equal(moments$means[, k], colMeans(Ck), tolerance = 1e-13)
+    centred <- sweep(Ck, 2, colMeans(Ck))
+    expect_equal(crossprod(moments$factors[[k]]), crossprod(centred), tolerance = 1e-12)
+  }
+  expect_equal(moments$means[, 4], rep(0, m))
+  expect_equal(moments$factors[[4]], matrix(0, m, m))
+})
+
 test_that("paper 003 Example 3: KFQDA beats KFLDA by far with 10 components (Table 3)", {
   set.seed(11)
   train <- sine_populations(100)
