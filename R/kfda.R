@@ -93,8 +93,13 @@
 #'   training points in \eqn{(0, 1)}, or a vector of training-row indices.
 #'   `NULL` takes 10% of the points, at most 500 (at most a quarter of the
 #'   smallest class for KFQDA). The paper suggests 1-2% for massive data,
-#'   10-20% for moderate sizes. Costs \eqn{O(n m^2)} time, \eqn{O(n m)}
-#'   memory; the model keeps the \eqn{m} bases.
+#'   10-20% for moderate sizes. Costs \eqn{O(n m^2)} time; on data (not a
+#'   precomputed kernel) the kernel data are computed in blocks of rows,
+#'   twice (the class moments, then the training predictions), and never
+#'   held whole, so memory is \eqn{O(m^2)} beyond the data and the
+#'   \eqn{n \times} classes training predictions (at \eqn{n = 10^6}, \eqn{m
+#'   = 300}: 0.5 GB, where the whole kernel data and their scaled copy took
+#'   7 GB). The model keeps the \eqn{m} bases.
 #' * `reduce = "ridge"` (Mika et al.): all \eqn{n} columns of \eqn{K}, with
 #'   `ridge` \eqn{\times I} added to the covariances (\eqn{M + rI}, \eqn{M_i +
 #'   rI}). `NULL` takes \eqn{r} = 1e-3 times the mean variance of the kernel

@@ -115,8 +115,12 @@ test_that("subset fits on data in memory equal the plain-R computation on K(x, B
   kernel <- kernel_rbf(0.5)
   K <- kernel_matrix(d3$x, d3$x[bases, ], kernel = kernel)
   Kx <- kernel_matrix(d3$new, d3$x[bases, ], kernel = kernel)
-  local_mocked_bindings(column_reduction = function(...) stop("the n x m kernel data were formed"),
-                        .package = "krein")
+  # (local_mocked_bindings() came with testthat 3.1.7; DESCRIPTION asks
+  # for 3.0.0, so on an older testthat only the values below are checked)
+  if (utils::packageVersion("testthat") >= "3.1.7") {
+    local_mocked_bindings(column_reduction = function(...) stop("the n x m kernel data were formed"),
+                          .package = "krein")
+  }
   old <- options(krein.block_rows = 17L, krein.landmark_pass = NULL)
   on.exit(options(old), add = TRUE)
   for (d in sets) {
