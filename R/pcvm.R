@@ -241,6 +241,12 @@
 #'   method applied to the first chunks (see Data in chunks).
 #' @param control A [pcvm_control()] list.
 #' @param eps,m Passed to [select_landmarks()] when `landmarks` names a method.
+#'   Ny-PCVM's basis is its landmarks, so at large \eqn{N} it may need more
+#'   than `eps`'s default gives: on the 4 x 4 `checkerboard()` at \eqn{N =
+#'   10^5} (RBF, gamma = 5 on scaled inputs), `eps = 0.01` gives 76 MEB
+#'   landmarks; with `eps = 1e-3` (about 130) one landmark draw in five had
+#'   twice the test error of `e1071::svm()`, with `eps = 3e-4` (about 140)
+#'   all five were within 1.2 times it (`bench/pcvm_accuracy.R`).
 #' @returns An object of class `c("pcvm", "krein_model")`: a list with
 #'   `models` (one per pair of classes: the relevance vectors `relevant`
 #'   (training rows, or landmark numbers for Ny-PCVM), `coefficients`
