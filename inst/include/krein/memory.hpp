@@ -25,6 +25,23 @@
 namespace krein {
 namespace memory {
 
+// The whole 4 KB pages inside [data, data + bytes), as addresses [first,
+// end); empty (end <= first) for a null pointer or a region under `least`
+// bytes, which the advice below leaves alone.
+struct WholePages {
+  static constexpr std::uintptr_t size = 4096;
+  std::uintptr_t first = 0, end = 0;
+};
+
+inline WholePages whole_pages(void* data, std::size_t bytes, std::size_t least) {
+  WholePages out;
+  if (data == nullptr || bytes < least) return out;
+  const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(data);
+  out.first = (begin + WholePages::size - 1) & ~(WholePages::size - 1);
+  out.end = (begin + bytes) & ~(WholePages::size - 1);
+  return out;
+}
+
 // Ask for transparent huge pages for the whole pages inside [data, data +
 // bytes), before anything is written there. Only advice: it changes no value
 // and no ownership (the memory stays the allocator's), and a refusal is
@@ -32,12 +49,10 @@ namespace memory {
 // huge page).
 inline void advise_huge_pages(void* data, std::size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr std::size_t least = std::size_t(4) << 20, page = 4096;
-  if (data == nullptr || bytes < least) return;
-  const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(data);
-  const std::uintptr_t first = (begin + page - 1) & ~std::uintptr_t(page - 1);
-  const std::uintptr_t end = (begin + bytes) & ~std::uintptr_t(page - 1);
-  if (end > first) (void)madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);
+  const WholePages pages = whole_pages(data, bytes, std::size_t(4) << 20);
+  if (pages.end > pages.first) {
+    (void)madvise(reinterpret_cast<void*>(pages.first), pages.end - pages.first, MADV_HUGEPAGE);
+  }
 #else
   (void)data;
   (void)bytes;
@@ -56,13 +71,10 @@ inline void advise_huge_pages(void* data, std::size_t bytes) {
 // milliseconds at most).
 inline void populate(void* data, std::size_t bytes, int threads) {
 #if defined(__linux__) && defined(MADV_POPULATE_WRITE)
-  constexpr std::size_t least = std::size_t(64) << 20, page = 4096;
-  if (data == nullptr || bytes < least) return;
-  const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(data);
-  const std::uintptr_t first = (begin + page - 1) & ~std::uintptr_t(page - 1);
-  const std::uintptr_t end = (begin + bytes) & ~std::uintptr_t(page - 1);
-  if (end <= first) return;
-  const std::uintptr_t pages = (end - first) / page;
+  const WholePages whole = whole_pages(data, bytes, std::size_t(64) << 20);
+  if (whole.end <= whole.first) return;
+  const std::uintptr_t first = whole.first, page = WholePages::size;
+  const std::uintptr_t pages = (whole.end - first) / page;
   const int slices = parallel::thread_count(threads);
   parallel::parallel_for(0, slices, slices, parallel::Schedule::blocks(), [&](Eigen::Index k) {
     const std::uintptr_t from = first + page * (pages * static_cast<std::uintptr_t>(k) / slices);
