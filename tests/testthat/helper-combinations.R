@@ -510,13 +510,17 @@ check_scale <- function(name, args, row, label) {
 }
 
 # landmarks selected beforehand by select_landmarks() (with the model's
-# `scale`) = landmarks selected by the fit
+# `scale` and `eps`: pcvm()'s default differs from select_landmarks()') =
+# landmarks selected by the fit
 check_selected_landmarks <- function(name, args, row, label) {
   d <- combination_data
   kernel <- kernel_rbf(0.7)
+  eps <- krein:::model_defaults(name, "eps")$eps
+  if (is.null(eps)) eps <- 0.01
   fits <- fit_pair(
     combination_fit(name, d$x, d$y, kernel = kernel, scale = row$scale,
-                    landmarks = select_landmarks(d$x, d$y, kernel = kernel, method = "meb", m = 9, scale = row$scale)),
+                    landmarks = select_landmarks(d$x, d$y, kernel = kernel, method = "meb", eps = eps, m = 9,
+                                                 scale = row$scale)),
     combination_fit(name, d$x, d$y, kernel = kernel, landmarks = "meb", m = 9, scale = row$scale),
     label)
   if (!is.null(fits)) expect_same_fit(fits$fit, fits$reference, d$x_new, d$x_new, label)

@@ -369,8 +369,14 @@ test_that("a Ny-PCVM predicts from its landmarks; width optimisation moves gamma
   set.seed(9)
   train <- checkerboard(400, size = 2)
   test <- checkerboard(400, size = 2)
+  set.seed(10)
   ny <- without_max_iter_warning(pcvm(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), landmarks = "meb",
                                       control = at_most_500))
+  # Ny-PCVM's own default eps, 3e-4 (?pcvm, eps), not select_landmarks()' 0.01
+  set.seed(10)
+  selected <- select_landmarks(train[, c("x1", "x2")], train$y, kernel = kernel_rbf(2), eps = 3e-4)
+  expect_identical(ny$landmarks$eps, 3e-4)
+  expect_identical(ny$landmarks$indices, selected$indices)
   m <- length(ny$landmarks$class)
   expect_length(ny$models[[1]]$coefficients, m)
   expect_true(all(ny$models[[1]]$relevant %in% seq_len(m)))
