@@ -515,8 +515,9 @@ check_scale <- function(name, args, row, label) {
 check_selected_landmarks <- function(name, args, row, label) {
   d <- combination_data
   kernel <- kernel_rbf(0.7)
+  # a model without its own `eps` selects with select_landmarks()' default
   eps <- krein:::model_defaults(name, "eps")$eps
-  if (is.null(eps)) eps <- 0.01
+  if (is.null(eps)) eps <- eval(formals(select_landmarks)$eps)
   fits <- fit_pair(
     combination_fit(name, d$x, d$y, kernel = kernel, scale = row$scale,
                     landmarks = select_landmarks(d$x, d$y, kernel = kernel, method = "meb", eps = eps, m = 9,
