@@ -1,129 +1,71 @@
-# Quick start, command 2: install what is missing and run the full checks:
-# R CMD build, R CMD check --no-manual on the tarball (an ERROR or WARNING
-# fails), the C++ core tests of tests/cpp, and the test tally as the last line,
-# "N passed, N failed, N skipped" (R tests and core tests together).
+# Quick start, command 2: install what is missing, build, R CMD check and
+# print the test tally.
+#
 # Usage, from the checkout's root:
-#   Rscript tools/check.R
+#   Rscript tools/check.R           # the default tier: minutes
+#   Rscript tools/check.R --full    # the full tier (or KREIN_CHECK_TIER=full)
+#
+# The default tier installs only what krein and its core tests need (Imports,
+# LinkingTo, testthat and the suggested packages DESCRIPTION lists in
+# Config/krein/core_suggests: the vignette builder and the tests' oracles and
+# data) and runs R CMD check with every test whose packages are there. The
+# tests of optional integrations (caret, tidymodels, shiny and the browser,
+# DBI/SQLite, future backends) skip where their packages are missing, and the
+# tally says how many skipped and why. The full tier installs everything in
+# Suggests and runs all of it, and R CMD check also rebuilds the vignettes
+# (the default tier runs their code once, as the build made them).
+#
+# Steps: R CMD build, R CMD check --no-manual on the tarball (an ERROR or
+# WARNING fails), the C++ core tests of tests/cpp. The phase times are printed
+# before the last line, the tally "N passed, N failed, N skipped" (R tests and
+# core tests together). The exit status is non-zero on any failure.
 source(file.path("tools", "setup.R"))
-# The packages DESCRIPTION names in Imports, LinkingTo and Suggests, without
-# their version constraints and without the packages that come with R itself
-# (base packages such as stats or utils, and MASS).
-# caret and the tidymodels packages are suggested too; they are installed
-# below, their own way.
-package_dependencies <- function(description = "DESCRIPTION") {
-  fields <- read.dcf(description, fields = c("Imports", "LinkingTo", "Suggests"))
-  packages <- trimws(unlist(strsplit(fields[!is.na(fields)], ",")))
-  packages <- unique(sub("[[:space:]]*\\(.*$", "", packages))
-  with_r <- c(rownames(utils::installed.packages(lib.loc = .Library, priority = "base")), "MASS")
-  setdiff(packages[nzchar(packages)], c(with_r, "caret", tidymodels_packages, browser_test_packages))
-}
+source(file.path("tools", "check_helpers.R"))
 
-# The packages of krein_app()'s browser tests (tests/testthat/test-app.R),
-# which drive headless Chromium (.ci/run installs Debian's). The current
-# shinytest2 needs a newer testthat than Debian's: installed like the
-# tidymodels packages below, upgrading only what a version requirement asks.
-# A failure only skips the browser tests, with a message.
-browser_test_packages <- c("chromote", "shinytest2")
+tier <- check_tier()
+phases <- phase_clock()
+message(sprintf("== krein check, %s tier (%s)", tier,
+                if (tier == "full") "every suggested package" else "Rscript tools/check.R --full runs everything"))
 
-# The tidymodels packages the parsnip engines' tests use. A plain
-# install.packages() installs what is missing but never upgrades an installed
-# package that is too old for them (Debian's vctrs or dplyr), and a blanket
-# upgrade rebuilds dozens of packages: install what is missing and upgrade
-# only where a version requirement asks. A failure here only skips their
-# tests (with a message), as for caret.
-tidymodels_packages <- c("parsnip", "dials", "scales", "tune", "workflows", "rsample", "yardstick")
-install_with_requirements <- function(targets, lib = ensure_writable_library(), db = utils::available.packages()) {
-  base <- rownames(utils::installed.packages(priority = "base"))
-  installed_version <- function(p) tryCatch(utils::packageVersion(p, lib.loc = .libPaths()), error = function(e) NULL)
-  too_old <- function(p, op, required) {
-    v <- installed_version(p)
-    is.null(v) || (!is.na(op) && !do.call(op, list(v, package_version(required))))
-  }
-  todo <- targets[vapply(targets, function(p) is.null(installed_version(p)), logical(1))]
-  queue <- todo
-  while (length(queue) > 0) {
-    p <- queue[1]
-    queue <- queue[-1]
-    if (!p %in% rownames(db)) next
-    fields <- db[p, c("Depends", "Imports", "LinkingTo")]
-    requirements <- trimws(unlist(strsplit(gsub("\n", " ", fields[!is.na(fields)]), ",")))
-    for (r in requirements[nzchar(requirements)]) {
-      m <- regmatches(r, regexec("^([A-Za-z0-9.]+)[[:space:]]*(\\([[:space:]]*([<>=]+)[[:space:]]*([^)]+)\\))?", r))[[1]]
-      dep <- m[2]
-      if (dep %in% c("R", base, todo)) next
-      if (too_old(dep, if (nzchar(m[4])) m[4] else NA, trimws(m[5]))) {
-        todo <- c(todo, dep)
-        queue <- c(queue, dep)
-      }
-    }
-  }
-  if (length(todo) > 0) {
-    message("Installing from ", paste(getOption("repos"), collapse = ", "), ": ", paste(todo, collapse = ", "))
-    utils::install.packages(todo, lib = lib, dependencies = FALSE, Ncpus = max(1L, parallel::detectCores()))
-  }
-  still <- targets[!vapply(targets, requireNamespace, logical(1), quietly = TRUE)]
-  if (length(still) > 0) {
-    message("Not installed (their tests are skipped): ", paste(still, collapse = ", "))
-    # the usual cause on a fresh Linux machine: a system library's headers
-    if ("curl" %in% todo && !requireNamespace("curl", quietly = TRUE)) {
-      message("The R package curl did not compile: it needs libcurl's development files ",
-              "(Debian, Ubuntu: libcurl4-openssl-dev; Fedora: libcurl-devel).")
-    }
-  }
-  invisible(todo)
-}
-
-install_missing(package_dependencies())
-tryCatch(install_with_requirements(tidymodels_packages),
-         error = function(e) message("The tidymodels packages were not installed (their tests are skipped): ",
-                                     conditionMessage(e)))
-tryCatch(install_with_requirements(browser_test_packages),
-         error = function(e) message("shinytest2 and chromote were not installed (the app's browser tests are skipped): ",
-                                     conditionMessage(e)))
-# caret (its current release supports R >= 3.2, its dependencies R >= 4.1) with
-# what it needs beyond the tidymodels packages (about 20 packages, stringi the
-# longest to compile), timed. A failure only skips its tests, with a message.
-local({
-  if (requireNamespace("caret", quietly = TRUE)) return()
-  start <- proc.time()[["elapsed"]]
-  installed <- tryCatch(install_with_requirements("caret"),
-                        error = function(e) message("caret was not installed (its tests are skipped): ",
-                                                    conditionMessage(e)))
-  if (requireNamespace("caret", quietly = TRUE)) {
-    message(sprintf("caret and %d packages it needs installed in %.0f s.", length(installed) - 1L,
-                    proc.time()[["elapsed"]] - start))
-  }
-})
+phases$start("installs")
+install_missing(core_packages())
+if (tier == "full") install_optional_packages()
+phases$stop()
 
 r_bin <- file.path(R.home("bin"), "R")
 work <- tempfile("krein-check-")
 dir.create(work)
 checkout <- normalizePath(".")
+# krein's C++ compiles as two units: one per core, unless MAKEFLAGS says otherwise
+if (!nzchar(Sys.getenv("MAKEFLAGS"))) Sys.setenv(MAKEFLAGS = paste0("-j", available_cores()))
 
+phases$start("build")
 message("== R CMD build")
-build_status <- system2(r_bin, c("CMD", "build", shQuote(checkout)), env = character(),
-                        stdout = "", stderr = "")
+build_status <- system2(r_bin, c("CMD", "build", shQuote(checkout)), stdout = "", stderr = "")
 tarball <- list.files(".", pattern = "^krein_.*\\.tar\\.gz$")
 if (build_status != 0 || length(tarball) != 1) stop("R CMD build failed.", call. = FALSE)
 invisible(file.rename(tarball, file.path(work, tarball)))
+phases$stop()
 
 message("== R CMD check --no-manual")
-# NOT_CRAN=true runs the snapshot tests too; the library we installed into must
-# be visible to the check's child processes. _R_CHECK_LIMIT_CORES_ keeps the
-# examples (and the tests, which cap themselves anyway) at two threads, as on
-# CRAN.
+# NOT_CRAN=true runs the snapshot tests too; the libraries we installed into
+# must be visible to the check's child processes. _R_CHECK_LIMIT_CORES_ keeps
+# the examples at two threads, as on CRAN; the tests run their files on two
+# worker processes (testthat's parallel mode), one krein thread each.
 Sys.setenv(NOT_CRAN = "true", R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep),
            `_R_CHECK_FORCE_SUGGESTS_` = "false", `_R_CHECK_LIMIT_CORES_` = "TRUE")
+if (!nzchar(Sys.getenv("TESTTHAT_CPUS"))) Sys.setenv(TESTTHAT_CPUS = available_cores())
 # without a time zone, packages that ask for it (caret's dependencies) run
 # timedatectl, which fails with a warning in containers
 if (!nzchar(Sys.getenv("TZ"))) Sys.setenv(TZ = "UTC")
 strip <- strip_debug_args()  # see tools/setup.R
-check_output <- system2(r_bin, c("CMD", "check", "--no-manual",
-                                 if (length(strip)) paste0("--install-args=", strip),
-                                 paste0("--output=", shQuote(work)), shQuote(file.path(work, tarball))),
-                        stdout = TRUE, stderr = TRUE)
-writeLines(check_output)
-if (!is.null(attr(check_output, "status"))) message("R CMD check exited with status ", attr(check_output, "status"))
+check_args <- c("CMD", "check", "--no-manual",
+                # the build has just built the vignettes; the default tier runs
+                # their code once, the full tier rebuilds them too
+                if (tier != "full") "--no-build-vignettes",
+                if (length(strip)) paste0("--install-args=", strip),
+                paste0("--output=", shQuote(work)), shQuote(file.path(work, tarball)))
+check_output <- run_check_with_phases(r_bin, check_args, phases)
 
 check_dir <- file.path(work, "krein.Rcheck")
 test_out <- list.files(file.path(check_dir, "tests"), pattern = "^testthat\\.Rout(\\.fail)?$",
@@ -132,24 +74,13 @@ tally <- NULL
 if (length(test_out) > 0) {
   lines <- readLines(test_out[1], warn = FALSE)
   if (grepl("\\.fail$", test_out[1])) writeLines(utils::tail(lines, 80))
-  # testthat's own list of skipped tests (reason and place), so a skip is
-  # visible in the log even though the check directory is removed afterwards
-  skip_start <- grep("Skipped tests", lines, fixed = TRUE)
-  if (length(skip_start) > 0) {
-    headers <- grep("^\u2550\u2550 |^== ", lines)
-    skip_end <- c(headers[headers > skip_start[1]], length(lines) + 1L)[1] - 1L
-    writeLines(lines[skip_start[1]:skip_end])
-  }
-  summary_line <- utils::tail(grep("\\[ FAIL [0-9]+ \\| WARN [0-9]+ \\| SKIP [0-9]+ \\| PASS [0-9]+ \\]",
-                                   lines, value = TRUE), 1)
-  if (length(summary_line) == 1) {
-    count <- function(what) as.integer(sub(paste0(".*", what, " ([0-9]+).*"), "\\1", summary_line))
-    tally <- c(passed = count("PASS"), failed = count("FAIL"), skipped = count("SKIP"))
-  }
+  tally <- testthat_tally(lines)
+  skips <- skipped_tests(lines)
 }
 
 # The C++ core on its own, without R (tests/cpp): built with R's compiler and
 # LAPACK. A machine where it cannot be linked standalone skips it, saying so.
+phases$start("core tests")
 core <- c(passed = 0L, failed = 0L)
 if (nzchar(Sys.which("make"))) {
   message("== C++ core tests (tests/cpp)")
@@ -176,6 +107,7 @@ if (nzchar(Sys.which("make"))) {
     message("The C++ core tests could not be built standalone here; skipped.")
   }
 }
+phases$stop()
 
 status_line <- utils::tail(grep("^Status:", check_output, value = TRUE), 1)
 bad <- length(status_line) == 0 || grepl("ERROR|WARNING", status_line)
@@ -183,10 +115,15 @@ if (is.null(tally)) {
   message("No test results were found.")
   bad <- TRUE
   tally <- c(passed = 0L, failed = 0L, skipped = 0L)
+  skips <- NULL
 }
 tally[["passed"]] <- tally[["passed"]] + core[["passed"]]
 tally[["failed"]] <- tally[["failed"]] + core[["failed"]]
 if (tally[["failed"]] > 0) bad <- TRUE
+
+message(sprintf("== %s tier: %s", tier, if (length(status_line)) status_line else "no R CMD check status"))
+print_skip_reasons(skips, tier)
+phases$report()
 if (bad) message("The check FAILED: ", if (length(status_line)) status_line else "no status")
 cat(sprintf("%d passed, %d failed, %d skipped\n", tally[["passed"]], tally[["failed"]],
             tally[["skipped"]]))

@@ -6,8 +6,11 @@
 # comes from the current release in the user's repositories (CRAN by default).
 #
 # Usage, from anywhere in the checkout:
-#   tools/fresh_check.sh [reference|openblas] [--library DIR] [--system-wide]
+#   tools/fresh_check.sh [reference|openblas] [--full] [--library DIR] [--system-wide]
 #
+#   --full          the full tier (`Rscript tools/check.R --full`): every
+#                   suggested package installed and every test run. Without it,
+#                   the default tier (`Rscript tools/check.R`).
 #   reference|openblas  the BLAS and LAPACK R uses for the run, chosen with
 #                   update-alternatives (libblas.so.3-x86_64-linux-gnu and
 #                   liblapack.so.3-x86_64-linux-gnu; Debian and Ubuntu). openblas
@@ -26,7 +29,8 @@
 # Either way the previous choice is restored on exit.
 #
 # The output of tools/check.R is shown as it runs; the last lines repeat the
-# BLAS used, the duration and the tally "N passed, N failed, N skipped".
+# tier, the BLAS used, the phase times (installs, build, check and its steps,
+# core tests), the duration and the tally "N passed, N failed, N skipped".
 # The exit status is tools/check.R's.
 set -euo pipefail
 
@@ -35,10 +39,12 @@ usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 arguments=("$@")
 blas=""
 library=""
+tier_args=()
 system_wide=0
 while [ $# -gt 0 ]; do
   case $1 in
     reference|openblas) blas=$1 ;;
+    --full) tier_args=(--full) ;;
     --library) [ $# -ge 2 ] || { echo "--library needs a directory." >&2; exit 2; }
                library=$2; shift ;;
     --library=*) library=${1#--library=} ;;
@@ -146,12 +152,13 @@ echo "== Library paths: $(Rscript -e 'cat(.libPaths(), sep = " ")')"
 
 start=$(date +%s)
 set +e
-(cd "$work/krein" && Rscript tools/check.R) 2>&1 | tee "$work/check.log"
+(cd "$work/krein" && Rscript tools/check.R "${tier_args[@]+"${tier_args[@]}"}") 2>&1 | tee "$work/check.log"
 status=${PIPESTATUS[0]}
 set -e
 seconds=$(( $(date +%s) - start ))
 
-echo "== fresh check: BLAS ${blas:-as installed} ($blas_used)"
+echo "== fresh check: ${tier_args[*]:-default} tier, BLAS ${blas:-as installed} ($blas_used)"
+sed -n '/^== phase times/,/^  total/p' "$work/check.log"
 echo "== duration: $((seconds / 60)) min $((seconds % 60)) s"
 echo "== library (reuse with --library): $library ($(ls "$library" | wc -l) packages)"
 tally=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$work/check.log" | tail -n 1 || true)

@@ -44,12 +44,14 @@ install_missing <- function(packages) {
   if (length(missing) > 0) {
     message("Installing from ", paste(getOption("repos"), collapse = ", "), ": ",
             paste(missing, collapse = ", "))
-    utils::install.packages(missing, lib = lib, Ncpus = max(1L, parallel::detectCores()))
+    utils::install.packages(missing, lib = lib, Ncpus = available_cores())
   }
   still <- packages[!vapply(packages, requireNamespace, logical(1), quietly = TRUE)]
   if (length(still) > 0) stop("Could not install: ", paste(still, collapse = ", "), call. = FALSE)
   invisible(lib)
 }
+
+available_cores <- function() max(1L, parallel::detectCores(), na.rm = TRUE)
 
 # Install krein itself from this checkout, with its vignettes built, so that
 # vignette(package = "krein") lists them. R CMD INSTALL of a source folder

@@ -1,0 +1,241 @@
+# The two tiers of tools/check.R: what each installs, the phase clock, and the
+# reading of R CMD check's output (test tally, skip reasons, step times).
+# Sourced by tools/check.R after tools/setup.R.
+
+# "default" or "full": from the command line (--full, --default) or from the
+# environment variable KREIN_CHECK_TIER; the default tier otherwise.
+check_tier <- function(args = commandArgs(trailingOnly = TRUE), env = Sys.getenv("KREIN_CHECK_TIER")) {
+  unknown <- setdiff(args, c("--full", "--default"))
+  if (length(unknown) > 0) {
+    stop("Unknown argument ", paste(unknown, collapse = " "),
+         "; use --full for the full tier (nothing for the default tier).", call. = FALSE)
+  }
+  if ("--full" %in% args) return("full")
+  if ("--default" %in% args) return("default")
+  if (!nzchar(env)) return("default")
+  if (!env %in% c("default", "full")) {
+    stop("KREIN_CHECK_TIER must be \"default\" or \"full\", not \"", env, "\".", call. = FALSE)
+  }
+  env
+}
+
+# The packages named in DESCRIPTION's `fields`, without version constraints
+# and without the packages that come with R itself (base packages and MASS)
+description_packages <- function(fields, description = "DESCRIPTION") {
+  values <- read.dcf(description, fields = fields)
+  packages <- trimws(unlist(strsplit(gsub("\n", " ", values[!is.na(values)]), ",")))
+  packages <- unique(sub("[[:space:]]*\\(.*$", "", packages))
+  with_r <- c(rownames(utils::installed.packages(lib.loc = .Library, priority = "base")), "MASS")
+  setdiff(packages[nzchar(packages)], with_r)
+}
+
+# The default tier's packages: what krein needs to build, testthat, and the
+# suggested packages its core tests use (Config/krein/core_suggests: the
+# vignette builder and the tests' oracles, models and data)
+core_packages <- function() {
+  unique(c(description_packages(c("Imports", "LinkingTo")), "testthat",
+           description_packages("Config/krein/core_suggests")))
+}
+
+# The full tier adds the rest of Suggests: the optional integrations
+optional_packages <- function() setdiff(description_packages("Suggests"), core_packages())
+
+# The full tier's optional packages: Debian's or Ubuntu's prebuilt r-cran-*
+# packages where this is such a machine and we are root (they take seconds
+# where compiling caret's or shiny's stack takes many minutes), then the rest
+# from the user's repositories, compiled with every core. A plain
+# install.packages() never upgrades an installed package that is too old for
+# a newer one (Debian's vctrs for the tidymodels packages), and a blanket
+# upgrade rebuilds dozens: install_with_requirements() installs what is
+# missing and upgrades only where a version requirement asks. A failure only
+# skips the tests that need the package, with a message.
+install_optional_packages <- function(packages = optional_packages()) {
+  install_prebuilt(packages[!vapply(packages, requireNamespace, logical(1), quietly = TRUE)])
+  installed <- tryCatch(install_with_requirements(packages),
+                        error = function(e) {
+                          message("Some optional packages could not be installed (their tests are skipped): ",
+                                  conditionMessage(e))
+                          character()
+                        })
+  still <- packages[!vapply(packages, requireNamespace, logical(1), quietly = TRUE)]
+  if (length(still) > 0) {
+    message("Not installed (their tests are skipped): ", paste(still, collapse = ", "))
+    # the usual cause on a fresh Linux machine: a system library's headers
+    if (any(c("chromote", "shinytest2") %in% still) && !requireNamespace("curl", quietly = TRUE)) {
+      message("The R package curl did not compile: it needs libcurl's development files ",
+              "(Debian, Ubuntu: libcurl4-openssl-dev; Fedora: libcurl-devel).")
+    }
+  }
+  invisible(installed)
+}
+
+# Debian's and Ubuntu's prebuilt R packages (r-cran-<name>), installed with
+# apt-get as root into the system's site library, which is then added to the
+# end of the library path (the user's library stays first, so a newer version
+# installed there wins). KREIN_PREBUILT=false turns this off.
+prebuilt_library <- "/usr/lib/R/site-library"
+install_prebuilt <- function(packages) {
+  if (length(packages) == 0 || identical(tolower(Sys.getenv("KREIN_PREBUILT")), "false")) return(invisible())
+  if (.Platform$OS.type != "unix" || !nzchar(Sys.which("apt-get")) || !nzchar(Sys.which("apt-cache")) ||
+      !identical(unname(Sys.info()[["effective_user"]]), "root") || !file.exists("/etc/debian_version")) {
+    return(invisible())
+  }
+  debian <- paste0("r-cran-", tolower(packages))
+  offered <- function() {
+    policy <- suppressWarnings(system2("apt-cache", c("policy", debian), stdout = TRUE, stderr = FALSE))
+    names <- sub(":$", "", policy[grepl("^r-cran-", policy)])
+    candidates <- sub("^[[:space:]]*Candidate:[[:space:]]*", "", policy[grepl("^[[:space:]]*Candidate:", policy)])
+    if (length(names) != length(candidates)) return(character())
+    names[candidates != "(none)"]
+  }
+  available <- offered()
+  if (length(available) == 0) {
+    # a fresh machine has no package lists yet
+    system2("apt-get", c("update", "-qq"), stdout = FALSE, stderr = FALSE)
+    available <- offered()
+  }
+  if (length(available) == 0) return(invisible())
+  message("Installing Debian's prebuilt packages (apt-get, as root; KREIN_PREBUILT=false compiles them instead): ",
+          paste(available, collapse = ", "))
+  status <- system2("apt-get", c("install", "-y", "-qq", "--no-install-recommends", available),
+                    env = "DEBIAN_FRONTEND=noninteractive", stdout = FALSE, stderr = "")
+  if (status != 0) message("apt-get install failed; these packages are compiled from source instead.")
+  if (dir.exists(prebuilt_library) && !normalizePath(prebuilt_library) %in% normalizePath(.libPaths())) {
+    .libPaths(c(.libPaths(), prebuilt_library))
+    message("Added ", prebuilt_library, " (Debian's R packages) to the end of the library path.")
+  }
+  invisible(available)
+}
+
+# Install `targets` and what they need from the user's repositories: what is
+# missing, and upgrades where an installed version is older than a version
+# requirement of a package being installed. Returns the packages installed.
+install_with_requirements <- function(targets, lib = ensure_writable_library(), db = utils::available.packages()) {
+  use_bundled_libuv()
+  base <- rownames(utils::installed.packages(priority = "base"))
+  installed_version <- function(p) tryCatch(utils::packageVersion(p, lib.loc = .libPaths()), error = function(e) NULL)
+  too_old <- function(p, op, required) {
+    v <- installed_version(p)
+    is.null(v) || (!is.na(op) && !do.call(op, list(v, package_version(required))))
+  }
+  todo <- targets[vapply(targets, function(p) is.null(installed_version(p)), logical(1))]
+  queue <- todo
+  while (length(queue) > 0) {
+    p <- queue[1]
+    queue <- queue[-1]
+    if (!p %in% rownames(db)) next
+    fields <- db[p, c("Depends", "Imports", "LinkingTo")]
+    requirements <- trimws(unlist(strsplit(gsub("\n", " ", fields[!is.na(fields)]), ",")))
+    for (r in requirements[nzchar(requirements)]) {
+      m <- regmatches(r, regexec("^([A-Za-z0-9.]+)[[:space:]]*(\\([[:space:]]*([<>=]+)[[:space:]]*([^)]+)\\))?", r))[[1]]
+      dep <- m[2]
+      if (dep %in% c("R", base, todo)) next
+      if (too_old(dep, if (nzchar(m[4])) m[4] else NA, trimws(m[5]))) {
+        todo <- c(todo, dep)
+        queue <- c(queue, dep)
+      }
+    }
+  }
+  if (length(todo) > 0) {
+    message("Installing from ", paste(getOption("repos"), collapse = ", "), ": ", paste(todo, collapse = ", "))
+    utils::install.packages(todo, lib = lib, dependencies = FALSE, Ncpus = available_cores())
+  }
+  invisible(todo)
+}
+
+# Wall-clock time of each phase, and of the steps of R CMD check it reports
+phase_clock <- function() {
+  times <- numeric()
+  current <- NULL
+  started <- NULL
+  first <- proc.time()[["elapsed"]]
+  list(
+    start = function(name) {
+      current <<- name
+      started <<- proc.time()[["elapsed"]]
+    },
+    stop = function() {
+      times[[current]] <<- proc.time()[["elapsed"]] - started
+      current <<- NULL
+    },
+    add = function(name, seconds) times[[name]] <<- seconds,
+    report = function() {
+      message("== phase times (wall clock, seconds)")
+      for (name in names(times)) message(sprintf("  %-28s %7.0f", name, times[[name]]))
+      message(sprintf("  %-28s %7.0f", "total", proc.time()[["elapsed"]] - first))
+    }
+  )
+}
+
+# R CMD check, its output shown as it comes; the step times it reports
+# (`_R_CHECK_TIMINGS_=0`: "[CPU s/elapsed s]" after every timed step) are
+# added to the clock as sub-phases of "check". Returns the output's lines,
+# with the exit status as attribute "status" where it is not 0.
+run_check_with_phases <- function(r_bin, args, phases) {
+  phases$start("check")
+  Sys.setenv(`_R_CHECK_TIMINGS_` = "0")
+  command <- paste(c(shQuote(r_bin), args, "2>&1"), collapse = " ")
+  connection <- pipe(command, open = "r")
+  output <- character()
+  repeat {
+    line <- readLines(connection, n = 1L, warn = FALSE)
+    if (length(line) == 0L) break
+    writeLines(line)
+    output <- c(output, line)
+  }
+  status <- close(connection)
+  phases$stop()
+  steps <- c("can be installed" = "  install krein", "checking examples" = "  examples",
+             "Running .testthat\\.R" = "  tests", "running R code from vignettes" = "  vignette code",
+             "re-building of vignette outputs" = "  vignette rebuild")
+  for (pattern in names(steps)) {
+    line <- grep(pattern, output, value = TRUE)
+    elapsed <- regmatches(line, regexpr("\\[[0-9.]+m?s/([0-9.]+m?s)\\]", line))
+    if (length(elapsed) == 1L) phases$add(steps[[pattern]], step_seconds(elapsed))
+  }
+  if (!is.null(status) && !identical(as.integer(status), 0L)) {
+    message("R CMD check exited with status ", status)
+    attr(output, "status") <- status
+  }
+  output
+}
+
+# "[12s/34s]" or "[1m2s/3m4s]" -> the elapsed seconds (the second figure)
+step_seconds <- function(timing) {
+  elapsed <- sub("^\\[[^/]*/([^]]*)\\]$", "\\1", timing)
+  minutes <- if (grepl("m", elapsed)) as.numeric(sub("m.*$", "", elapsed)) else 0
+  seconds <- as.numeric(sub("s$", "", sub("^.*m", "", elapsed)))
+  60 * minutes + seconds
+}
+
+# testthat's closing "[ FAIL n | WARN n | SKIP n | PASS n ]" as a named vector
+testthat_tally <- function(lines) {
+  summary_line <- utils::tail(grep("\\[ FAIL [0-9]+ \\| WARN [0-9]+ \\| SKIP [0-9]+ \\| PASS [0-9]+ \\]",
+                                   lines, value = TRUE), 1)
+  if (length(summary_line) != 1) return(NULL)
+  count <- function(what) as.integer(sub(paste0(".*", what, " ([0-9]+).*"), "\\1", summary_line))
+  c(passed = count("PASS"), failed = count("FAIL"), skipped = count("SKIP"))
+}
+
+# testthat's list of skipped tests: one line per reason, "• reason (n): places"
+skipped_tests <- function(lines) {
+  start <- grep("Skipped tests", lines, fixed = TRUE)
+  if (length(start) == 0) return(character())
+  headers <- grep("^\u2550\u2550 |^== ", lines)
+  end <- c(headers[headers > start[1]], length(lines) + 1L)[1] - 1L
+  section <- lines[(start[1] + 1L):end]
+  section[grepl("^(\u2022|\\*) ", section)]
+}
+
+# The skip reasons with their counts of tests, without the list of places
+print_skip_reasons <- function(skips, tier) {
+  if (length(skips) == 0) {
+    message("== no test skipped")
+    return(invisible())
+  }
+  message("== skipped tests, by reason (tests per reason):")
+  for (reason in skips) message("  ", sub("\\):.*$", ")", sub("^(\u2022|\\*) ", "", reason)))
+  if (tier != "full") {
+    message("  (Rscript tools/check.R --full installs every suggested package and runs these too.)")
+  }
+}
