@@ -84,7 +84,8 @@ phases$start("core tests")
 core <- c(passed = 0L, failed = 0L)
 if (nzchar(Sys.which("make"))) {
   message("== C++ core tests (tests/cpp)")
-  built <- system2("make", c("-s", "-C", "tests/cpp", "test_core"), stdout = TRUE, stderr = TRUE)
+  built <- system2("make", c("-s", paste0("-j", available_cores()), "-C", "tests/cpp", "test_core"),
+                   stdout = TRUE, stderr = TRUE)
   if (is.null(attr(built, "status")) && file.exists(file.path("tests", "cpp", "test_core"))) {
     # run from tests/cpp, as `make -C tests/cpp test` does: the tests read
     # fixtures by paths relative to it

@@ -1,8 +1,10 @@
 // Tests of the numerical core without R (the core builds and is tested on its
 // own). Each kernel against a naive pair-by-pair transcription of its formula;
 // the symmetric eigensolver against A V = V diag(values); the tiled dense
-// kernels against Eigen's; the tolerances, parallel_for, MEB, iKFD, KQD and
-// PCVM against facts that can be checked by hand or by a direct formula.
+// kernels against Eigen's; the tolerances, parallel_for, MEB and the block
+// exponential against facts that can be checked by hand or by a direct
+// formula. The models' tests are in test_discriminants.cpp and
+// test_pcvm_kfda.cpp; main() runs them all.
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -13,41 +15,20 @@
 #include <string>
 #include <vector>
 
-#include "krein/ikfd.hpp"
 #include "krein/kernels.hpp"
-#include "krein/kfda.hpp"
 #include "krein/kqd.hpp"
 #include "krein/meb.hpp"
 #include "krein/numerics.hpp"
-#include "krein/kqd_nystrom.hpp"
 #include "krein/parallel.hpp"
 #include "krein/parallel_dense.hpp"
-#include "krein/pcvm.hpp"
 #include "krein/symmetric_eigen.hpp"
 #include "krein/tsqr.hpp"
 
+#include "test_harness.hpp"
+
+using namespace krein_test;
+
 namespace {
-
-int passed = 0;
-int failed = 0;
-
-void expect(bool ok, const char* what) {
-  if (ok) {
-    ++passed;
-  } else {
-    ++failed;
-    std::printf("FAILED: %s\n", what);
-  }
-}
-
-Eigen::MatrixXd random_matrix(int rows, int cols, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<double> normal;
-  Eigen::MatrixXd m(rows, cols);
-  for (int j = 0; j < cols; ++j)
-    for (int i = 0; i < rows; ++i) m(i, j) = normal(gen);
-  return m;
-}
 
 using PairKernel = std::function<double(const Eigen::VectorXd&, const Eigen::VectorXd&)>;
 
@@ -84,21 +65,6 @@ void check_kernel(const char* name, const krein::KernelSpec& spec, const PairKer
   }
 }
 
-
-// A test kernel matrix of a built-in kernel on the rows of x.
-Eigen::MatrixXd kernel_of(const krein::KernelSpec& spec, const Eigen::MatrixXd& x) {
-  Eigen::MatrixXd K(x.rows(), x.rows());
-  const krein::MatrixRef xr(x);
-  krein::kernel_matrix(spec, xr, xr, nullptr, K, true, 1);
-  return K;
-}
-
-krein::KernelSpec rbf_spec(double gamma) {
-  krein::KernelSpec spec;
-  spec.type = krein::KernelType::rbf;
-  spec.gamma = gamma;
-  return spec;
-}
 
 void test_kernels() {
   using krein::KernelType;
@@ -405,375 +371,6 @@ void test_meb() {
   expect(squared.squared && squared.ball.core == squared_columns.core &&
              std::abs(squared.ball.radius2 - squared_columns.radius2) < 1e-10 * squared_columns.radius2,
          "MEB on an indefinite block is MEB on K K'");
-}
-
-// iKFD: the discriminant separates two well-separated classes with the
-// documented sign (positive for the first class), for the full and the
-// Nystroem fit with every point a landmark.
-void test_ikfd() {
-  Eigen::MatrixXd x = random_matrix(40, 2, 6);
-  std::vector<int> labels(40);
-  for (int i = 0; i < 40; ++i) {
-    labels[i] = i < 20 ? 0 : 1;
-    x(i, 0) += i < 20 ? 4.0 : -4.0;
-  }
-  const Eigen::MatrixXd K = kernel_of(rbf_spec(0.5), x);
-  const krein::ikfd::Discriminants full = krein::ikfd::fit_full(K, labels, 2, krein::ikfd::Weights::equal, 1e-4, 2);
-  const Eigen::VectorXd f = K * full.coefficients.col(0);
-  bool separated = true;
-  for (int i = 0; i < 40; ++i) separated = separated && ((f[i] + full.bias[0] > 0) == (labels[i] == 0));
-  expect(separated, "full iKFD separates the classes, positive for the first");
-  const std::vector<Eigen::MatrixXd> factors = krein::ikfd::class_factors(K, labels, 2, 1);
-  const krein::ikfd::Discriminants ny =
-      krein::ikfd::fit_nystrom(factors, {20.0, 20.0}, K, krein::ikfd::Weights::equal, 1e-4);
-  const Eigen::VectorXd g = K * ny.coefficients.col(0);
-  expect(((g.array() + ny.bias[0]) - (f.array() + full.bias[0])).abs().maxCoeff() <
-             1e-6 * (f.array() + full.bias[0]).abs().maxCoeff(),
-         "Ny-iKFD with every point a landmark equals the full iKFD");
-}
-
-// KQD on a tiny problem against the formulas written out (paper 000, Table II):
-// IC+ with the pd formulas is n_j ||(K~ + alpha I)^{-1} k~_x||^2, by the
-// Cholesky factor and by the eigenbasis; RC- is (k~_xx - v'Av / (n_j sigma^2)) /
-// sigma^2 with A = I (KQD) or A = U J U' (IKQD).
-void test_kqd() {
-  using krein::kqd::IndefiniteMode;
-  using krein::kqd::Variant;
-  const Eigen::MatrixXd x = random_matrix(14, 2, 14);
-  const Eigen::MatrixXd x_new = random_matrix(5, 2, 15);
-  const std::vector<std::vector<Eigen::Index>> members = {{0, 1, 2, 3, 4, 5, 6}, {7, 8, 9, 10, 11, 12, 13}};
-  const double nj = 7.0;
-  // the class block, its centring, and centred vectors of the new points
-  auto class_terms = [&](const krein::KernelSpec& spec, Eigen::MatrixXd& Kc, Eigen::MatrixXd& V,
-                         Eigen::VectorXd& kxx, Eigen::MatrixXd& Kx) {
-    const Eigen::MatrixXd K = kernel_of(spec, x);
-    Kx.resize(5, 14);
-    const krein::MatrixRef nr(x_new), xr(x);
-    krein::kernel_matrix(spec, nr, xr, nullptr, Kx, false, 1);
-    const Eigen::MatrixXd Kj = K.topLeftCorner(7, 7);
-    const Eigen::MatrixXd H = Eigen::MatrixXd::Identity(7, 7) - Eigen::MatrixXd::Constant(7, 7, 1.0 / nj);
-    Kc = H * Kj * H;
-    const Eigen::VectorXd mean = Kj.rowwise().mean();
-    V = H * (Kx.leftCols(7).transpose().colwise() - mean);
-    kxx = Eigen::VectorXd::Zero(5);
-    for (int i = 0; i < 5; ++i) {
-      kxx[i] = krein::kernel_diagonal(spec, nr, nullptr)[i] - 2.0 * Kx.row(i).head(7).mean() + Kj.mean();
-    }
-  };
-  Eigen::MatrixXd Kc, V, Kx;
-  Eigen::VectorXd kxx;
-  class_terms(rbf_spec(0.8), Kc, V, kxx, Kx);
-  const double alpha = 0.05;
-  const Eigen::MatrixXd shifted = Kc + alpha * Eigen::MatrixXd::Identity(7, 7);
-  const Eigen::MatrixXd solved = shifted.llt().solve(V);
-  const Eigen::VectorXd ic_direct = nj * solved.colwise().squaredNorm().transpose();
-  for (bool cholesky : {true, false}) {
-    const krein::kqd::Model model = krein::kqd::fit(kernel_of(rbf_spec(0.8), x), members, Variant::ic_plus,
-                                                    Eigen::MatrixXd::Constant(1, 2, alpha), IndefiniteMode::no, cholesky);
-    const Eigen::MatrixXd d = krein::kqd::distances(model, Kx, nullptr)[0];
-    expect(model.classes[0].cholesky == cholesky, "IC+ takes the Cholesky path only when allowed");
-    expect((d.col(0) - ic_direct).cwiseAbs().maxCoeff() < 1e-9 * ic_direct.cwiseAbs().maxCoeff(),
-           cholesky ? "IC+ distances (Cholesky) equal n_j ||(K~ + alpha I)^-1 k~_x||^2"
-                    : "IC+ distances (eigenbasis) equal n_j ||(K~ + alpha I)^-1 k~_x||^2");
-  }
-  // RC- with an indefinite (tanh) kernel, both formulas and a path of two values
-  krein::KernelSpec tanh;
-  tanh.type = krein::KernelType::tanh;
-  tanh.scale = 1.0;
-  tanh.offset = -0.5;
-  class_terms(tanh, Kc, V, kxx, Kx);
-  const krein::SymmetricEigen eig = krein::symmetric_eigen(Kc, true);
-  Eigen::MatrixXd J = Eigen::MatrixXd::Identity(7, 7);  // U J U' with J = +1 on zero eigenvalues
-  const double zero = krein::numerics::zero_eigenvalue_tolerance(7, eig.values.cwiseAbs().maxCoeff());
-  for (int i = 0; i < 7; ++i) {
-    if (eig.values[i] < -zero) J -= 2.0 * eig.vectors.col(i) * eig.vectors.col(i).transpose();
-  }
-  expect(eig.values.minCoeff() < -zero, "the tanh class kernel is indefinite");
-  const Eigen::MatrixXd K = kernel_of(tanh, x);
-  const Eigen::VectorXd self = krein::kernel_diagonal(tanh, x_new, nullptr);
-  Eigen::MatrixXd path(2, 2);
-  path << 0.5, 0.5, 2.0, 2.0;
-  for (IndefiniteMode mode : {IndefiniteMode::no, IndefiniteMode::yes}) {
-    const krein::kqd::Model model = krein::kqd::fit(K, members, Variant::rc_minus, path, mode, true);
-    const std::vector<Eigen::MatrixXd> d = krein::kqd::distances(model, Kx, &self);
-    const Eigen::MatrixXd A = mode == IndefiniteMode::no ? Eigen::MatrixXd::Identity(7, 7) : J;
-    for (int k = 0; k < 2; ++k) {
-      const double s2 = path(k, 0);
-      const Eigen::VectorXd direct =
-          (kxx - (V.transpose() * A * V).diagonal() / (nj * s2)) / s2;
-      expect((d[k].col(0) - direct).cwiseAbs().maxCoeff() < 1e-9 * direct.cwiseAbs().maxCoeff(),
-             mode == IndefiniteMode::no ? "RC- (KQD, A = I) equals (k~xx - v'v / (n_j s2)) / s2 at each path value"
-                                        : "RC- (IKQD, A = U J U') equals (k~xx - v'Av / (n_j s2)) / s2 at each path value");
-    }
-  }
-}
-
-// PCVM E-step: phi(t) / Psi(t) against R's exp(dnorm(t, log = TRUE) -
-// pnorm(t, log.p = TRUE)) (R 4.2.2, printed to 17 digits), including the tail
-// t << 0 where the continued fraction takes over; continuous at the switch.
-void test_pcvm_estep() {
-  const double reference[][2] = {{-40, 40.024968847206338},
-                                 {-37.600000000000001, 37.626558252922429},
-                                 {-20, 20.049753068527725},
-                                 {-8, 8.121368112236123},
-                                 {-5.0000999999999998, 5.1866006975365053},
-                                 {-5, 5.1865039671258426},
-                                 {-1, 1.5251352761609813},
-                                 {0, 0.79788456080286529},
-                                 {3, 0.0044378390421256622},
-                                 {30, 1.4736461348785771e-196}};
-  double worst = 0.0;
-  for (const auto& row : reference) {
-    worst = std::max(worst, std::abs(krein::pcvm::inverse_mills(row[0]) / row[1] - 1.0));
-  }
-  expect(worst < 1e-13, "inverse Mills ratio equals R's dnorm / pnorm in log space, tail included");
-  const double below = krein::pcvm::inverse_mills(-5.0 - 1e-9), above = krein::pcvm::inverse_mills(-5.0);
-  expect(std::abs(below - above) < 1e-8, "inverse Mills ratio is continuous at the switch");
-  const double far = krein::pcvm::inverse_mills(-1e4);
-  expect(std::abs(far - 1e4) < 1e-3 && std::isfinite(far), "inverse Mills ratio tends to -t");
-}
-
-// PCVM EM: one iteration is one step; the Gram-matrix path (G = K'K formed
-// once) follows the per-iteration Phi_A'Phi_A; the factored basis with every
-// point a landmark follows the full one; convergence and pruning end the loop
-// as documented.
-void test_pcvm_em() {
-  const int n = 50;
-  const Eigen::MatrixXd x = random_matrix(n, 2, 16);
-  Eigen::VectorXd y(n), w(n), latent(n);
-  std::mt19937 gen(17);
-  std::uniform_real_distribution<double> unif(0.0, 1.0);
-  for (int i = 0; i < n; ++i) {
-    y[i] = x(i, 0) * x(i, 1) > 0 ? 1.0 : -1.0;
-    w[i] = unif(gen) + 0.2;
-    latent[i] = 10 * unif(gen) * y[i] + unif(gen);
-  }
-  const Eigen::MatrixXd K = kernel_of(rbf_spec(1.0), x);
-  const krein::pcvm::FullBasis full(K, y, 1);
-  const krein::pcvm::FullBasis per_step(K, y, 1, false);  // Phi_A'Phi_A formed in every step
-  krein::pcvm::Control one;
-  one.max_iter = 1;
-  one.prune = -std::numeric_limits<double>::infinity();
-  std::vector<Eigen::Index> all(n);
-  for (int i = 0; i < n; ++i) all[i] = i;
-  const Eigen::VectorXd Z = krein::pcvm::expected_latent(latent, y, krein::pcvm::EStep::exact);
-  const krein::pcvm::Step step = krein::pcvm::step_full(K, y, all, w, -0.3, Z, 1);
-  const krein::pcvm::Fit first = krein::pcvm::fit(per_step, w, -0.3, &latent, one);
-  expect((first.weights - step.weights).cwiseAbs().maxCoeff() == 0.0 && first.bias == step.bias &&
-             first.iterations == 1 && !first.converged && first.training_errors.size() == 1 &&
-             first.training_errors[0] == (y.array() * latent.array() <= 0.0).cast<double>().mean() &&
-             first.hessian_fallbacks == 0,
-         "PCVM EM with max_iter = 1 is one step");
-  const krein::pcvm::Fit first_gram = krein::pcvm::fit(full, w, -0.3, &latent, one);
-  expect((first_gram.weights - step.weights).cwiseAbs().maxCoeff() < 1e-12 * step.weights.cwiseAbs().maxCoeff() &&
-             std::abs(first_gram.bias - step.bias) < 1e-12 * std::abs(step.bias),
-         "PCVM's step from G = K'K is the step from Phi'Phi");
-  krein::pcvm::Control control;
-  control.max_iter = 40;
-  const krein::pcvm::Fit f = krein::pcvm::fit(full, w, -0.3, &latent, control);
-  const krein::pcvm::Fit f_per_step = krein::pcvm::fit(per_step, w, -0.3, &latent, control);
-  bool same_path = f.iterations == f_per_step.iterations;
-  for (int i = 0; i < n; ++i) same_path = same_path && ((f.weights[i] > 0) == (f_per_step.weights[i] > 0));
-  expect(same_path && (f.weights - f_per_step.weights).cwiseAbs().maxCoeff() < 1e-10,
-         "PCVM EM from G = K'K follows EM with Phi_A'Phi_A formed in every step");
-  // the M-step by preconditioned CG (every step) follows the direct one; a
-  // CG that cannot converge in its one allowed step falls back to G_A
-  krein::pcvm::SolverControl cg_only;
-  cg_only.solver = krein::pcvm::Solver::cg;
-  const krein::pcvm::FullBasis iterative(K, y, 1, true, cg_only);
-  const krein::pcvm::Fit f_cg = krein::pcvm::fit(iterative, w, -0.3, &latent, control);
-  bool same_cg = f_cg.iterations == f.iterations;
-  for (int i = 0; i < n; ++i) same_cg = same_cg && ((f.weights[i] > 0) == (f_cg.weights[i] > 0));
-  expect(same_cg && (f.weights - f_cg.weights).cwiseAbs().maxCoeff() < 1e-10 * f.weights.cwiseAbs().maxCoeff() &&
-             std::abs(f.bias - f_cg.bias) <= 1e-10 * std::max(1.0, std::abs(f.bias)) &&
-             iterative.statistics().cg_iterations == f.iterations && iterative.statistics().fallbacks == 0 &&
-             iterative.statistics().sketch_rank == n / 8 && iterative.statistics().gram_size == 0,
-         "PCVM EM with CG M-steps follows EM with Cholesky M-steps");
-  cg_only.cg_max_steps = 1;
-  const krein::pcvm::FullBasis capped(K, y, 1, true, cg_only);
-  const krein::pcvm::Fit f_capped = krein::pcvm::fit(capped, w, -0.3, &latent, control);
-  expect(f_capped.iterations == f.iterations && (f.weights - f_capped.weights).cwiseAbs().maxCoeff() < 1e-12 &&
-             capped.statistics().fallbacks == 1 && capped.statistics().cg_iterations == 0 &&
-             capped.statistics().gram_size == n,
-         "a CG M-step that does not converge falls back to the direct solve");
-  const krein::pcvm::FactoredBasis factored(K, y, y);
-  const krein::pcvm::Fit g = krein::pcvm::fit(factored, w, -0.3, &latent, control);
-  bool same_support = true;
-  for (int i = 0; i < n; ++i) same_support = same_support && ((f.weights[i] > 0) == (g.weights[i] > 0));
-  expect(same_support && (f.weights - g.weights).cwiseAbs().maxCoeff() < 1e-6 && f.iterations == g.iterations,
-         "Ny-PCVM with every point a landmark follows PCVM");
-  bool pruned = true;
-  for (int i = 0; i < n; ++i) pruned = pruned && (f.weights[i] == 0.0 || f.weights[i] >= control.prune);
-  expect(pruned, "PCVM keeps no weight below `prune`");
-  krein::pcvm::Control loose = control;
-  loose.tol = std::numeric_limits<double>::infinity();
-  const krein::pcvm::Fit early = krein::pcvm::fit(full, w, -0.3, &latent, loose);
-  expect(early.converged && early.iterations == 2, "PCVM converges at the earliest in its second iteration");
-  krein::pcvm::Control harsh = control;
-  harsh.prune = 1e300;
-  const krein::pcvm::Fit gone = krein::pcvm::fit(full, w, -0.3, &latent, harsh);
-  expect(gone.all_pruned && gone.iterations == 1 && gone.weights.isZero(), "PCVM reports when pruning removed every basis function");
-  int calls = 0;
-  krein::pcvm::FullBasis replaceable(K, y, 1);
-  const krein::pcvm::Fit hooked = krein::pcvm::fit(
-      replaceable, w, -0.3, &latent, control,
-      [&](const std::vector<Eigen::Index>& active, const krein::pcvm::Step& s) {
-        ++calls;
-        if (active.empty() || s.latent.size() != n) calls = -1000;
-        replaceable.replace_kernel(K);  // the same kernel: the same iterates
-      });
-  // (the replaced kernel's steps form Phi_A'Phi_A: as f_per_step from the second on)
-  expect(calls == hooked.iterations && (hooked.weights - f.weights).cwiseAbs().maxCoeff() < 1e-10,
-         "the after-step hook runs once per iteration and may replace the kernel");
-  expect(static_cast<int>(f.training_errors.size()) == f.iterations, "PCVM records one training error per iteration");
-}
-
-// The E-steps: the exact one's inverse Mills ratio and the reference code's
-// phi(f) / (Psi(y f) + eps), which agree where y f is moderate and part where
-// it is very negative (the reference form goes to f there), and the bounded
-// one between them.
-void test_pcvm_e_steps() {
-  Eigen::VectorXd f(5), y(5);
-  f << 0.5, -2.0, -9.0, -40.0, 3.0;
-  y << 1.0, 1.0, 1.0, 1.0, -1.0;
-  const Eigen::VectorXd exact = krein::pcvm::expected_latent(f, y, krein::pcvm::EStep::exact);
-  const Eigen::VectorXd reference = krein::pcvm::expected_latent(f, y, krein::pcvm::EStep::reference);
-  const double eps = std::numeric_limits<double>::epsilon();
-  double worst = 0.0;
-  for (int i = 0; i < 5; ++i) {
-    const double t = y[i] * f[i];
-    const double pdf = std::exp(-0.5 * f[i] * f[i]) / std::sqrt(2.0 * M_PI);
-    const double cdf = 0.5 * std::erfc(-t / std::sqrt(2.0));
-    worst = std::max(worst, std::abs(reference[i] - (f[i] + y[i] * pdf / (cdf + eps))));
-  }
-  expect(worst == 0.0, "the reference E-step is f + y phi(f) / (Psi(y f) + eps)");
-  expect(std::abs(exact[0] - reference[0]) < 1e-12 && std::abs(exact[1] - reference[1]) < 1e-9 &&
-             std::abs(exact[4] - reference[4]) < 1e-12,
-         "the two E-steps agree for moderate y f");
-  expect(std::abs(reference[3] - f[3]) < 1e-300 && std::abs(exact[3]) < 0.03 && std::abs(reference[2] - f[2]) < 0.01,
-         "for y f far below zero the reference E-step stays at f, the exact one goes to about 0");
-  // the bounded E-step: the exact one down to y f = -8, below it the pull
-  // of y f = -8, r(-8) = phi(8) / Psi(-8) = 8.12137 (R: dnorm(8) / pnorm(-8))
-  const Eigen::VectorXd bounded = krein::pcvm::expected_latent(f, y, krein::pcvm::EStep::bounded);
-  expect((bounded - exact).head(2).cwiseAbs().maxCoeff() == 0.0 && bounded[4] == exact[4],
-         "the bounded E-step is the exact one where y f >= -8");
-  const double pull_at_limit = 8.1213681122;
-  expect(std::abs(bounded[2] - (f[2] + pull_at_limit)) < 1e-8 && std::abs(bounded[3] - (f[3] + pull_at_limit)) < 1e-8,
-         "below y f = -8 the bounded E-step pulls by r(-8)");
-}
-
-// The M-step's solve: Cholesky, and where rounding breaks it, the
-// eigendecomposition with the eigenvalues raised to 1.
-void test_pcvm_hessian_fallback() {
-  const Eigen::MatrixXd x = random_matrix(6, 3, 21);
-  Eigen::MatrixXd spd = x.transpose() * x + Eigen::MatrixXd::Identity(3, 3);
-  const Eigen::VectorXd rhs = Eigen::VectorXd::LinSpaced(3, 1.0, 3.0);
-  bool fallback = true;
-  const Eigen::VectorXd direct = krein::pcvm::solve_hessian([&]() { return spd; }, rhs, 1, fallback);
-  expect(!fallback && (spd * direct - rhs).norm() < 1e-12 * rhs.norm(), "the Hessian solve by Cholesky");
-  // I + u u' with |u|^2 = 1e34: the identity is lost to rounding; the
-  // matrix as stored is rank one and Cholesky fails
-  Eigen::VectorXd u(3);
-  u << 1e17, 1e17, 1e-3;
-  Eigen::MatrixXd lost = u * u.transpose();
-  lost.diagonal().array() += 1.0;
-  int formed = 0;
-  const Eigen::VectorXd solved = krein::pcvm::solve_hessian(
-      [&]() {
-        ++formed;
-        return lost;
-      },
-      rhs, 1, fallback);
-  // rounding of 1e34-sized entries leaves no more than a backward-stable
-  // answer to ask for: a small residual relative to |A| |x|, finite, and the
-  // component along u (eigenvalue 2e34) about zero
-  expect(formed == 2, "the Hessian is formed again for the fallback (the factorisation overwrote it)");
-  expect(fallback && solved.allFinite() &&
-             (lost * solved - rhs).norm() <= 1e-12 * lost.norm() * std::max(1.0, solved.norm()) &&
-             std::abs(u.normalized().dot(solved)) < 1e-10 * solved.norm(),
-         "where Cholesky fails, the Hessian is solved with its eigenvalues raised to 1");
-}
-
-// KFDA on the kernel data: the centred class factors carry the class scatter
-// matrices (R'R = S_c), merged chunks equal one QR, the scatter of the
-// principal components is the plain centred cross-product.
-void test_kfda() {
-  const int n = 300, p = 7;
-  Eigen::MatrixXd Z(n, p);
-  std::vector<int> labels(n);
-  for (int i = 0; i < n; ++i) {
-    labels[i] = i % 3;
-    for (int j = 0; j < p; ++j) Z(i, j) = 1e3 + std::sin(0.7 * i + 1.3 * j) + 0.1 * labels[i] * j;
-  }
-  const krein::kfda::ClassFactors f = krein::kfda::class_factors(Z, labels, 3, 2);
-  double worst = 0.0;
-  for (int c = 0; c < 3; ++c) {
-    Eigen::MatrixXd Zc(100, p);
-    for (int i = 0, k = 0; i < n; ++i) if (labels[i] == c) Zc.row(k++) = Z.row(i);
-    const Eigen::RowVectorXd mean = Zc.colwise().mean();
-    worst = std::max(worst, (f.means.col(c).transpose() - mean).cwiseAbs().maxCoeff());
-    const Eigen::MatrixXd centred = Zc.rowwise() - mean;
-    const Eigen::MatrixXd S = centred.transpose() * centred;
-    worst = std::max(worst, (f.factors[c].transpose() * f.factors[c] - S).cwiseAbs().maxCoeff() / S.cwiseAbs().maxCoeff());
-  }
-  expect(worst < 1e-10, "KFDA class factors: R'R is the centred class scatter despite an offset of 1e3");
-  const krein::kfda::CentredSvd cs = krein::kfda::centred_svd(Z, 2);
-  const Eigen::MatrixXd centred = Z.rowwise() - Z.colwise().mean();
-  const Eigen::MatrixXd S = centred.transpose() * centred;
-  const Eigen::MatrixXd VD2V = cs.vectors * cs.singular.array().square().matrix().asDiagonal() *
-                               cs.vectors.transpose();
-  expect((cs.means.transpose() - Z.colwise().mean()).cwiseAbs().maxCoeff() < 1e-10 &&
-             (VD2V - S).cwiseAbs().maxCoeff() < 1e-10 * S.cwiseAbs().maxCoeff(),
-         "KFDA centred SVD: V D^2 V' is the centred cross-product despite an offset of 1e3");
-  const Eigen::MatrixXd top = krein::tsqr::triangular_factor(Z.topRows(150), p);
-  const Eigen::MatrixXd bottom = krein::tsqr::triangular_factor(Z.bottomRows(150), p);
-  const Eigen::MatrixXd merged = krein::tsqr::merge_factor(top, bottom);
-  const Eigen::MatrixXd G = Z.transpose() * Z;
-  expect((merged.transpose() * merged - G).cwiseAbs().maxCoeff() < 1e-12 * G.cwiseAbs().maxCoeff(),
-         "merged tall-skinny QR factors give the Gram matrix");
-}
-
-// Ny-KQD's prediction kernel (kqd_nystrom.hpp) against its formula evaluated row by
-// row: rows in several parallel chunks (n > 1024), two classes of different
-// sizes, two path values, one class with the self-similarity term.
-void test_kqd_nystrom() {
-  const int n = 2500, m = 7;
-  krein::kqd_nystrom::Expansion e;
-  e.sizes = {3, 5};
-  const int total = 8, c = 2, paths = 2;
-  e.expansion = random_matrix(m, total + c, 41);
-  e.offsets = random_matrix(total, 1, 42).col(0);
-  e.weights = random_matrix(total, paths, 43);
-  e.scale = random_matrix(paths, c, 44);
-  e.self_scale = Eigen::MatrixXd::Zero(paths, c);
-  e.self_scale.col(1) = random_matrix(paths, 1, 45).col(0);
-  e.self_offsets = random_matrix(c, 1, 46).col(0);
-  const Eigen::MatrixXd C = random_matrix(n, m, 47);
-  const Eigen::VectorXd self = random_matrix(n, 1, 48).col(0);
-  const std::vector<Eigen::MatrixXd> d = krein::kqd_nystrom::distances(e, C, self, 2);
-  double worst = 0;
-  for (int i = 0; i < n; ++i) {
-    const Eigen::RowVectorXd p = C.row(i) * e.expansion;
-    int first = 0;
-    for (int j = 0; j < c; ++j) {
-      for (int k = 0; k < paths; ++k) {
-        double q = 0;
-        for (int a = first; a < first + e.sizes[j]; ++a) q += e.weights(a, k) * std::pow(p[a] - e.offsets[a], 2);
-        const double want = e.scale(k, j) * q +
-                            e.self_scale(k, j) * (self[i] - 2 * p[total + j] + e.self_offsets[j]);
-        worst = std::max(worst, std::abs(d[k](i, j) - want) / (1 + std::abs(want)));
-      }
-      first += e.sizes[j];
-    }
-  }
-  expect(worst < 1e-12, "kqd_nystrom::distances equals its formula row by row");
-  bool threw = false;
-  try {
-    krein::kqd_nystrom::distances(e, C.leftCols(m - 1), self, 1);
-  } catch (const std::invalid_argument&) {
-    threw = true;
-  }
-  expect(threw, "kqd_nystrom::distances refuses a kernel with the wrong number of landmarks");
 }
 
 }  // namespace
