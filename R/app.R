@@ -273,6 +273,9 @@ app_code <- function(settings, user = NULL) {
     response <- y_name
   }
   columns <- paste0("train[, c(", paste0("\"", x_names, "\"", collapse = ", "), ")]")
+  # the columns as the model sees them: centred and scaled, but as given for an
+  # invariant kernel, whose reflection is about the data's own origin
+  seen <- if (isTRUE(k$invariant)) columns else paste0("scale(", columns, ")")
 
   params <- k$params
   # widths without a default: from the median heuristic, written out
@@ -282,7 +285,7 @@ app_code <- function(settings, user = NULL) {
   }
   shown <- vapply(names(params), function(arg) {
     value <- params[[arg]]
-    if (inherits(value, "app_median_width")) return(paste0(arg, " = 1 / sqrt(median_gamma(scale(", columns, ")))"))
+    if (inherits(value, "app_median_width")) return(paste0(arg, " = 1 / sqrt(median_gamma(", seen, "))"))
     if (is.null(value)) return(NA_character_)
     paste0(arg, " = ", app_deparse(value))
   }, "")
@@ -306,8 +309,9 @@ app_code <- function(settings, user = NULL) {
                    paste0("test_error <- mean(predict(fit, test) != ", y_of("test"), ")"),
                    "c(training = training_error, test = test_error)")
   spectrum_code <- c(
-    "# the training kernel matrix as the model sees it (columns centred and scaled)",
-    paste0("spectrum <- indefiniteness(kernel_matrix(kernel, scale(", columns, ")))"),
+    if (isTRUE(k$invariant)) "# the training kernel matrix as the model sees it (the invariant kernel takes the columns as given)"
+    else "# the training kernel matrix as the model sees it (columns centred and scaled)",
+    paste0("spectrum <- indefiniteness(kernel_matrix(kernel, ", seen, "))"),
     "spectrum")
   resolution <- app_resolution(d, user)
   list(data = data_code, kernel = kernel_code, fit = fit_code, errors = errors_code,

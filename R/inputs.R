@@ -111,6 +111,10 @@
 #' * a discriminant kernel ([kernel_discriminant()]): it applies the scaling
 #'   of its [onda()] fit itself and takes the data as given, so the model does
 #'   not scale;
+#' * an invariant kernel ([kernel_invariant()]): its transformation maps the
+#'   data's own coordinates (the reflection \eqn{x \mapsto -x} is about their
+#'   origin; after centring it would be another kernel, no longer invariant
+#'   about the data's origin), so the model works in them and does not scale;
 #' * a kernel with a parameter taken from data (the width of
 #'   `kernel_rbf(gamma = NULL)` or the `scales` of `kernel_rbf_diag()`, as a
 #'   fit stores it in `fit$spec$kernel`): it takes the units of the data its
@@ -371,7 +375,11 @@ finish_inputs <- function(x, y, kernel, spec, keep, min_classes, precomputed = N
 data_units <- function(object) {
   if (inherits(object, "krein_kernel")) {
     if (!is.null(object$units)) return(object$units)
-    return(if (inherits(object, "krein_kernel_invariant")) data_units(object$base))
+    # a transformation invariance is a map of the user's coordinates (the
+    # reflection x -> -x is about their origin): after a model's centring it
+    # would be another kernel, so an invariant kernel takes the data as given
+    if (inherits(object, "krein_kernel_invariant")) return(list(scaling = NULL))
+    return(NULL)
   }
   if (is.null(object) || is.character(object) || is.function(object) || is.atomic(object)) return(NULL)
   # a fitted model (onda()'s `posterior`): its predict() takes the original units

@@ -245,6 +245,14 @@ check_squarable_width <- function(value, arg) {
 #' training kernel matrix must be symmetric, so [kernel_matrix()] checks that
 #' property on the first rows of the data and signals an error when it fails.
 #'
+#' The transformation acts on the data as the user gives them: a model given
+#' an invariant kernel works in the data's own coordinates, whatever its
+#' `scale` (centring would move the origin the reflection is about, and
+#' scaling would change what the base kernel's width means), as for the other
+#' objects that keep their units (see "Objects fitted on data keep their
+#' units" in [krein_inputs]). A width the base kernel takes from the data (the
+#' median heuristic of `kernel_rbf()`) is then that of the data as given.
+#'
 #' @param base The base kernel: a krein kernel (evaluated in C++) or an R
 #'   function of two vectors.
 #' @param transform A function mapping one input vector to a vector of the same
@@ -271,6 +279,9 @@ kernel_invariant <- function(base, transform = function(x) -x) {
   base <- as_krein_kernel(base, "base")
   if (inherits(base, "krein_kernel_invariant")) {
     krein_abort("`base` must not itself be an invariant kernel; transform once with a composed `transform`.")
+  }
+  if (!is.null(data_units(base)$scaling)) {
+    krein_abort("`base` was fitted on scaled data (its width comes from a fit with `scale = TRUE`), but an invariant kernel takes the data as given: give the base kernel with its width, e.g. kernel_rbf(gamma = 0.5), or leave the width to the data.")
   }
   if (!is.function(transform)) {
     krein_abort(sprintf("`transform` must be a function of one input vector, not %s.",

@@ -71,7 +71,8 @@
 #'   `krein_precomputed` object ([precomputed_kernel()],
 #'   [kernel_from_dissimilarity()]).
 #' @param method One of `"clip"`, `"flip"`, `"shift"` and `"square"`.
-#' @param tol The relative tolerance below which an eigenvalue counts as zero;
+#' @param tol The relative tolerance below which an eigenvalue counts as zero
+#'   (a number in \[0, 1), relative to the largest absolute eigenvalue);
 #'   the default is \eqn{n} times the machine epsilon, as in [indefiniteness()].
 #' @returns An object of class `krein_spectrum_correction`: a list with
 #'   `method`, `matrix` (the corrected \eqn{n \times n} matrix), `map` (\eqn{P}
@@ -106,12 +107,19 @@
 #' predict(correct_spectrum(K, "shift"), precomputed_kernel(rows, self = rep(1, 5)))$self
 #' @export
 correct_spectrum <- function(K, method = c("clip", "flip", "shift", "square"), tol = NULL) {
+  if (missing(K)) krein_abort("`K` is missing; give a symmetric kernel matrix (or a precomputed_kernel()).")
   if (inherits(K, "krein_precomputed")) K <- K$K
   K <- check_symmetric_matrix(K, "K")
   method <- match_choice(method, "method", c("clip", "flip", "shift", "square"))
   n <- nrow(K)
   if (is.null(tol)) tol <- n * .Machine$double.eps
   tol <- check_number(tol, "tol", lower = 0, allow_lower = TRUE)
+  # relative to the largest |eigenvalue|: at 1 or more every eigenvalue counts
+  # as zero and nothing would be corrected
+  if (tol >= 1) {
+    krein_abort(sprintf("`tol` must be below 1, not %s: it is relative to the largest absolute eigenvalue, so 1 or more counts every eigenvalue as zero and nothing is corrected.",
+                        format(tol, digits = 7)))
+  }
   spectrum_correction(K, method, tol, keep_matrix = TRUE)
 }
 

@@ -171,7 +171,19 @@ finalize_rbf_gamma <- function(object, x) {
 #' @keywords internal
 #' @export
 krein_parsnip_fit <- function(x, y, krein_model, gamma = NULL, ...) {
+  with_engine <- registered_models()[vapply(registered_models(), function(m) !is.null(model_info(m)$parsnip), NA)]
+  engines <- paste0("\"", with_engine, "\"", collapse = ", ")
+  if (missing(krein_model)) {
+    krein_abort(sprintf("`krein_model` is missing; name the krein model the engine fits: one of %s.", engines))
+  }
+  if (!is.character(krein_model) || length(krein_model) != 1L || is.na(krein_model)) {
+    krein_abort(sprintf("`krein_model` must be the name of a krein model with a parsnip engine (one of %s), not %s.",
+                        engines, describe_value(krein_model)))
+  }
   info <- model_info(krein_model)
+  if (is.null(info$parsnip)) {
+    krein_abort(sprintf("`krein_model` = \"%s\" has no parsnip engine; the engines fit %s.", krein_model, engines))
+  }
   args <- list(...)
   # engine arguments come under parsnip's names: the model's names here
   engine <- info$parsnip$args

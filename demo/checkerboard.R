@@ -19,6 +19,10 @@ board <- function(n_per_class) {
 train <- board(50)
 test <- board(2500)
 x <- train[, c("x1", "x2")]
+# The reflection is about the origin of the data's own coordinates, so the
+# models work in them: an invariant kernel is not centred or scaled away by
+# their default `scale = TRUE` (see ?kernel_invariant), and s is in the
+# board's units, as in the paper.
 invariant_kernel <- function(s) kernel_invariant(kernel_dist(s = s, power = 4))
 invariant_kernel(1)
 

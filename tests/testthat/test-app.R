@@ -82,8 +82,17 @@ test_that("every kernel family comes with its parameters; widths left empty take
   settings <- krein:::app_default_settings()
   settings$kernel <- list(family = "dist", params = list(power = 4), invariant = TRUE)
   code <- krein:::app_code(settings)$kernel
+  # an invariant kernel takes the data as given (its reflection is about their
+  # origin), so its width comes from the columns as given, and so does the
+  # spectrum; other kernels see them centred and scaled
   expect_identical(code, paste0("kernel <- kernel_invariant(kernel_dist(power = 4, s = 1 / sqrt(median_gamma(",
-                                "scale(train[, c(\"x1\", \"x2\")])))))  # k(x, -x') too"))
+                                "train[, c(\"x1\", \"x2\")]))))  # k(x, -x') too"))
+  expect_match(krein:::app_code(settings)$spectrum[2], "kernel_matrix(kernel, train[", fixed = TRUE)
+  settings$kernel$invariant <- FALSE
+  expect_identical(krein:::app_code(settings)$kernel,
+                   paste0("kernel <- kernel_dist(power = 4, s = 1 / sqrt(median_gamma(",
+                          "scale(train[, c(\"x1\", \"x2\")]))))"))
+  expect_match(krein:::app_code(settings)$spectrum[2], "kernel_matrix(kernel, scale(train[", fixed = TRUE)
 })
 
 test_that("the code of a view reproduces it in a fresh R process", {
@@ -98,6 +107,13 @@ test_that("the code of a view reproduces it in a fresh R process", {
   view <- krein:::app_run(settings)
   expect_match(view$text, "landmarks = \"kmeans\", m = 15", fixed = TRUE)
   expect_equal(nrow(view$fit$landmarks$points), 15)
+  expect_equal(run_code_in_fresh_r(view$text), view$test_error, tolerance = 1e-12)
+  # an invariant kernel with its width from the data as given
+  settings$kernel <- list(family = "dist", params = list(power = 4), invariant = TRUE)
+  settings$model <- list(name = "kqd", params = list(variant = "FK+"))
+  settings$landmarks <- list(method = "none")
+  view <- krein:::app_run(settings)
+  expect_null(view$fit$spec$scaling)
   expect_equal(run_code_in_fresh_r(view$text), view$test_error, tolerance = 1e-12)
 })
 

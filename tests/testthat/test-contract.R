@@ -342,6 +342,41 @@ test_that("each default is written once: in the default method, which every inte
   }
 })
 
+# An invariant kernel takes the data as given: its reflection x -> -x is about
+# the user's origin. On data far from it, the default scale = TRUE would centre
+# them and give another kernel. Pekalska & Haasdonk (2009, Sec. V-B): with
+# kbar(x, x') = max{k(x, x'), k(x, -x')} and k a function of the distance,
+# kbar(-x, x') = kbar(x, x') and kbar(-x, -x) = kbar(x, x), so every kernel
+# model predicts the same at -x as at x.
+for (name in krein:::registered_models()[vapply(krein:::registered_models(),
+                                                function(m) krein:::model_info(m)$uses_kernel, NA)]) {
+  test_that(sprintf("%s: an invariant kernel works in the data's own coordinates, whatever `scale`", name), {
+    for (pkg in model_needs[[name]]) skip_if_not_installed(pkg)
+    fun <- get(name, envir = asNamespace("krein"))
+    d <- contract_data(45)
+    x <- as.matrix(d[, 1:2]) + rep(c(4, -3), each = 45)   # away from the origin
+    x_new <- rbind(x[c(3, 20, 41), ] * 0.9, -x[c(3, 20, 41), ] * 0.9)
+    kernel <- kernel_invariant(kernel_rbf(0.3))
+    set.seed(4)
+    default <- suppressWarnings(fun(x, d$y, kernel = kernel))
+    set.seed(4)
+    as_given <- suppressWarnings(fun(x, d$y, kernel = kernel, scale = FALSE))
+    expect_null(default$spec$scaling)
+    p <- predict(default, x_new, type = "prob")
+    expect_equal(p, predict(as_given, x_new, type = "prob"), tolerance = 1e-12)
+    expect_equal(p[4:6, ], p[1:3, ], tolerance = 1e-10, ignore_attr = TRUE)
+  })
+}
+
+test_that("an invariant kernel refuses a base kernel fitted on scaled data", {
+  fit <- kqd(iris[, 1:4], iris$Species, kernel = kernel_rbf())
+  expect_false(is.null(fit$spec$kernel$units$scaling))
+  expect_error(kernel_invariant(fit$spec$kernel), class = "krein_error", regexp = "fitted on scaled data")
+  # a width left to the data is taken on the data as given
+  invariant <- kqd(iris[, 1:4], iris$Species, kernel = kernel_invariant(kernel_rbf()))
+  expect_equal(invariant$spec$kernel$base$params$gamma, median_gamma(as.matrix(iris[, 1:4])))
+})
+
 test_that("one table of tuning ranges: tune_krein(), caret_model() and the dials parameters agree", {
   # issue 25: ikfd's ridge_relative was 1e-6..1e-2 in tune_krein(), 1e-5..1e-3
   # in caret and 1e-6..1e-1 in dials; the width x1/32..32 against x1/10..10

@@ -266,3 +266,16 @@ test_that("bad `spectrum` values, chunks and onda() give clear errors", {
   })
   expect_error(onda(y ~ ., data = combination_data$data, spectrum = "flip"), class = "krein_error")
 })
+
+test_that("a `tol` of 1 or more is refused: every eigenvalue would count as zero and nothing be corrected", {
+  d <- spectrum_data
+  # tol = 2 returned K uncorrected: |lambda| <= 2 max|lambda| holds for all
+  for (tol in c(1, 2, 1e300)) {
+    expect_error(correct_spectrum(d$K, "flip", tol = tol), class = "krein_error",
+                 regexp = "`tol` must be below 1")
+  }
+  expect_s3_class(correct_spectrum(d$K, "flip", tol = 0.5), "krein_spectrum_correction")
+  expect_false(isTRUE(all.equal(correct_spectrum(d$K, "flip", tol = 1e-8)$matrix, d$K)))
+  expect_error(correct_spectrum(), class = "krein_error", regexp = "`K` is missing")
+  expect_error(correct_spectrum(method = "flip"), class = "krein_error", regexp = "`K` is missing")
+})

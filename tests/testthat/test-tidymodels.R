@@ -7,6 +7,18 @@ sonar_split <- function() {
   list(train = Sonar[-test_rows, ], test = Sonar[test_rows, ])
 }
 
+test_that("krein_parsnip_fit() names a missing model, and one without an engine, in krein's words", {
+  # parsnip's fit() always passes `krein_model`; called by hand it gave R's
+  # "attempt to set an attribute on NULL"
+  x <- iris[, 1:4]
+  expect_error(krein_parsnip_fit(x, iris$Species), class = "krein_error", regexp = "`krein_model` is missing")
+  expect_error(krein_parsnip_fit(x, iris$Species, "kmdc"), class = "krein_error",
+               regexp = "\"kmdc\" has no parsnip engine; the engines fit \"ikfd\"")
+  expect_error(krein_parsnip_fit(x, iris$Species, 3), class = "krein_error", regexp = "`krein_model` must be")
+  expect_error(krein_parsnip_fit(x, iris$Species, "nonsense"), class = "krein_error",
+               regexp = "not a registered krein model")
+})
+
 test_that("the engines are registered with parsnip", {
   skip_if_not_installed("parsnip")
   loadNamespace("parsnip")
