@@ -163,6 +163,25 @@ app_user_data <- function(data, expr = "data") {
       "three columns, e.g. iris[, c(\"Petal.Length\", \"Petal.Width\", \"Species\")]."),
       ncol(data), if (ncol(data) == 1L) "" else "s", sum(numeric), sum(classes)))
   }
+  # a column chosen by name must be the only one of its name
+  duplicated_names <- unique(names(data)[duplicated(names(data))])
+  if (length(duplicated_names) > 0L) {
+    krein_abort(sprintf("`data` has more than one column named %s; give each column its own name.",
+                        paste0("\"", duplicated_names, "\"", collapse = ", ")))
+  }
+  # missing or infinite values, in the user's rows and columns: a split
+  # would report them in rows of the training part under names the user
+  # never gave
+  bad <- !stats::complete.cases(data) | !apply(is.finite(as.matrix(data[numeric])), 1L, all)
+  if (any(bad)) {
+    columns <- names(data)[vapply(data, function(column) {
+      any(is.na(column) | (is.numeric(column) & !is.finite(column)))
+    }, NA)]
+    krein_abort(sprintf("`data` has missing or infinite values in row%s %s (column%s %s); remove %s first, e.g. with data[stats::complete.cases(data), ].",
+                        if (sum(bad) > 1L) "s" else "", format_indices(which(bad)),
+                        if (length(columns) > 1L) "s" else "", paste0("\"", columns, "\"", collapse = ", "),
+                        if (sum(bad) > 1L) "those rows" else "that row"))
+  }
   if (nrow(data) < 4L) krein_abort(sprintf("`data` must have at least 4 rows, not %d.", nrow(data)))
   if (nrow(data) * 0.7 > app_max_points) {
     krein_abort(sprintf("`data` has %d rows; the app fits at most %d training points (70%% of the rows).",
@@ -305,8 +324,10 @@ app_code <- function(settings, user = NULL) {
                 if (nzchar(app_arguments(model_args))) app_arguments(model_args))
   fit_code <- paste0("fit <- ", m$name, "(", paste(fit_args, collapse = ", "), ")")
   y_of <- function(set) paste0(set, "[[\"", y_name, "\"]]")
-  errors_code <- c(paste0("training_error <- mean(fitted(fit) != ", y_of("train"), ")"),
-                   paste0("test_error <- mean(predict(fit, test) != ", y_of("test"), ")"),
+  # as characters: the fit's classes are the training part's (unused levels of
+  # the data's factor dropped), which a comparison of factors would refuse
+  errors_code <- c(paste0("training_error <- mean(as.character(fitted(fit)) != ", y_of("train"), ")"),
+                   paste0("test_error <- mean(as.character(predict(fit, test)) != ", y_of("test"), ")"),
                    "c(training = training_error, test = test_error)")
   spectrum_code <- c(
     if (isTRUE(k$invariant)) "# the training kernel matrix as the model sees it (the invariant kernel takes the columns as given)"
@@ -379,7 +400,10 @@ app_run <- function(settings, user = NULL, cache = new.env(), progress = functio
   }
   progress(0.9, "drawing")
   x <- as.matrix(env$train[, if (own) user$x else c("x1", "x2")])
-  median <- tryCatch(median_gamma(scale(x)), error = function(e) NA_real_)
+  # the median heuristic as the model takes it (on the columns as given for an
+  # invariant kernel, else centred and scaled)
+  median <- tryCatch(median_gamma(if (isTRUE(settings$kernel$invariant)) x else scale(x)),
+                     error = function(e) NA_real_)
   list(settings = settings, code = code, text = app_code_text(code), train = env$train, test = env$test,
        fit = env$fit, kernel = env$kernel, spectrum = env$spectrum, training_error = env$training_error,
        test_error = env$test_error, fit_time = fit_time, median_gamma = median, warnings = unique(warnings))

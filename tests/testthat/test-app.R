@@ -118,8 +118,9 @@ test_that("the code of a view reproduces it in a fresh R process", {
 })
 
 test_that("the user's data: two numeric columns and a class column, 30% held out", {
+  # ?krein_app's example: the factor keeps the unused level "setosa", which
+  # the fit drops, so its classes and the data's column have other level sets
   flowers <- iris[iris$Species != "setosa", c("Petal.Length", "Petal.Width", "Species")]
-  flowers$Species <- droplevels(flowers$Species)
   user <- krein:::app_user_data(flowers, "flowers")
   expect_identical(user$x, c("Petal.Length", "Petal.Width"))
   settings <- krein:::app_default_settings(user)
@@ -127,8 +128,32 @@ test_that("the user's data: two numeric columns and a class column, 30% held out
   expect_identical(nrow(view$train), 70L)
   expect_identical(nrow(view$test), 30L)
   expect_match(view$text, "fit <- kqd(Species ~ Petal.Length + Petal.Width, data = train", fixed = TRUE)
+  expect_equal(view$training_error, mean(as.character(fitted(view$fit)) != view$train$Species))
+  expect_lt(view$test_error, 0.2)
+  # character classes, and logical ones
+  for (as_class in list(as.character, function(v) v == "virginica")) {
+    other <- flowers
+    other$Species <- as_class(other$Species)
+    view <- krein:::app_run(krein:::app_default_settings(), krein:::app_user_data(other, "other"))
+    expect_lt(view$test_error, 0.2)
+  }
   expect_snapshot(show_error(krein:::app_user_data(iris, "iris")))
   expect_snapshot(show_error(krein:::app_user_data(as.matrix(iris[, 1:2]), "m")))
+  # two columns of one name: the app would take one of them twice
+  twice <- flowers
+  names(twice) <- c("Petal", "Petal", "Species")
+  expect_error(krein:::app_user_data(twice, "twice"), class = "krein_error",
+               regexp = "more than one column named \"Petal\"")
+  # missing and infinite values are named in the user's rows and columns
+  holes <- flowers
+  holes$Petal.Width[3] <- NA
+  holes$Petal.Length[7] <- Inf
+  expect_error(krein:::app_user_data(holes, "holes"), class = "krein_error",
+               regexp = "rows 3 and 7 \\(columns \"Petal.Length\", \"Petal.Width\"\\)")
+  unlabelled <- flowers
+  unlabelled$Species[10] <- NA
+  expect_error(krein:::app_user_data(unlabelled, "unlabelled"), class = "krein_error",
+               regexp = "row 10 \\(column \"Species\"\\)")
 })
 
 test_that("the server draws a view, changes it, and keeps it when a setting fails", {
