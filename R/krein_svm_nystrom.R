@@ -52,6 +52,11 @@ check_liblinear <- function(available = requireNamespace("LiblineaR", quietly = 
 # relative to its start; LIBLINEAR's default)
 krein_svm_liblinear_epsilon <- 0.01
 
+# The largest cost the Nystroem Krein SVM passes to LIBLINEAR: on scaled
+# data its primal solution no longer changes beyond about 1e10 (the
+# hard-margin limit), while around 1e100 its Newton solver runs without end
+krein_svm_liblinear_max_cost <- 1e15
+
 #' The Nystroem KSVM fit
 #' @noRd
 krein_svm_nystrom_fit <- function(inputs, C, probability, landmarks, eps, m, threads) {

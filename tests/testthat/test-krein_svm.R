@@ -203,4 +203,15 @@ test_that("krein_svm(landmarks = ) refuses what the full model refuses, and says
   expect_true(fit$C %in% c(0.1, 1, 10, 100))
   expect_identical(nrow(fit$cost_cv), 4L)
   expect_equal(unname(rowSums(predict(fit, d$x_new, type = "prob"))), rep(1, 20), tolerance = 1e-12)
+  # a cost LIBLINEAR's solver never finishes with (C = 1e300 hung R, where the
+  # full model copes) is refused; at the largest accepted cost the fit is the
+  # hard-margin limit it reaches at 1e10 already
+  for (C in c(1e16, 1e120, 1e300)) {
+    expect_error(krein_svm(d$x, d$y, kernel = d$kernel, landmarks = 1:20, C = C, probability = FALSE),
+                 class = "krein_error", regexp = "`C` must be at most 1e\\+15 with landmarks")
+  }
+  hard <- krein_svm(d$x, d$y, kernel = d$kernel, landmarks = 1:20, C = 1e15, probability = FALSE)
+  near <- krein_svm(d$x, d$y, kernel = d$kernel, landmarks = 1:20, C = 1e10, probability = FALSE)
+  expect_identical(predict(hard, d$x_new), predict(near, d$x_new))
+  expect_s3_class(krein_svm(d$x, d$y, kernel = d$kernel, C = 1e300, probability = FALSE), "krein_svm")
 })
