@@ -270,6 +270,12 @@ predict.krein_dissimilarity <- function(object, newdata, ...) {
   }
   if (any(D_new < 0)) krein_abort("`newdata` must be non-negative; it has negative dissimilarities.")
   converted <- convert_dissimilarities(object, D_new)
+  # the fit refuses training dissimilarities whose squares overflow; new ones
+  # must be refused too, not handed on as infinite kernel values
+  if (!all(is.finite(converted$K)) || !all(is.finite(converted$self))) {
+    krein_abort(sprintf("The \"%s\" conversion squares the dissimilarities, and those of `newdata` (largest %s) give kernel values beyond double precision; divide the training and the new dissimilarities by the same constant first.",
+                        object$method, format(max(D_new), digits = 3)))
+  }
   dimnames(converted$K) <- list(rownames(D_new), colnames(object$K))
   new_precomputed(converted$K, converted$self)
 }

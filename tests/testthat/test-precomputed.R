@@ -97,6 +97,20 @@ test_that("bad dissimilarities are krein_errors naming the argument", {
   expect_error(predict(kd, matrix(1, 1, 3)), class = "krein_error", regexp = "`newdata`")
   expect_error(predict(kd, matrix(-1, 1, 2)), class = "krein_error", regexp = "`newdata`")
   expect_error(predict(kd), class = "krein_error", regexp = "`newdata`")
+  # new dissimilarities whose squares overflow: refused as the fit refuses
+  # training ones, not returned as infinite kernel values
+  set.seed(1)
+  balls <- ball_dissimilarities(n_per_class = 6)
+  for (method in c("classical", "negsq")) {
+    converted <- kernel_from_dissimilarity(balls$D, method = method)
+    expect_error(predict(converted, balls$D[1:3, ] * 1e300), class = "krein_error",
+                 regexp = "beyond double precision; divide the training and the new dissimilarities")
+    expect_true(all(is.finite(predict(converted, balls$D[1:3, ] * 1e100)$K)))
+  }
+  # the Gaussian conversion of huge dissimilarities is a kernel value of 0 (of
+  # 1 for the zero dissimilarity of an object to itself)
+  gaussian <- kernel_from_dissimilarity(balls$D, method = "gaussian")
+  expect_equal(predict(gaussian, balls$D[1:3, ] * 1e300)$K, (balls$D[1:3, ] == 0) * 1, ignore_attr = TRUE)
 })
 
 test_that("a model fitted on dissimilarities predicts from new dissimilarities or converted kernels alike", {
