@@ -69,14 +69,21 @@ describe_value <- function(x) {
   if (is.array(x)) return(sprintf("a %s %s array", paste(dim(x), collapse = " x "), typeof(x)))
   if (is.list(x)) return(sprintf("a list of length %d", length(x)))
   if (!is.atomic(x)) return(sprintf("an object of class %s", class(x)[1]))
+  # a factor is not the character vector its labels make
+  if (is.factor(x)) {
+    if (length(x) == 0L) return("an empty factor")
+    return(if (length(x) == 1L) sprintf("the factor \"%s\"", as.character(x)) else
+      sprintf("a factor of length %d", length(x)))
+  }
   if (length(x) == 0L) return(sprintf("an empty %s vector", typeof(x)))
-  if (is.factor(x)) x <- as.character(x)
   if (length(x) == 1L) {
     if (is.character(x)) return(sprintf("\"%s\"", x))
     if (is.numeric(x) || is.logical(x)) return(format(x, digits = 7))
     return(sprintf("an object of class %s", class(x)[1]))
   }
-  with_article(sprintf("%s vector of length %d", typeof(x), length(x)))
+  # what is wrong with a vector of the right type and length is its values
+  flaw <- if (anyNA(x)) " with missing values (NA)" else if (is.numeric(x) && any(is.infinite(x))) " with infinite values" else ""
+  with_article(sprintf("%s vector of length %d%s", typeof(x), length(x), flaw))
 }
 
 #' "a" or "an" before a phrase ("an integer vector", "a double vector")

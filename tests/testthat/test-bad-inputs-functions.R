@@ -21,3 +21,19 @@ test_that("the reproducers of issue 16 end in a krein_error or a valid result", 
 test_that("objects as x (issue 18): bad strings, kernels that cannot compare them, bad new objects", {
   expect_bad_cases(bad_input_cases_objects())
 })
+
+test_that("a refused value is described by what is wrong with it: a factor is not its labels, NA and Inf are named", {
+  expect_identical(krein:::describe_value(factor(c("ab", "cd"))), "a factor of length 2")
+  expect_identical(krein:::describe_value(factor("ab")), "the factor \"ab\"")
+  expect_identical(krein:::describe_value(c(1, NA)), "a double vector of length 2 with missing values (NA)")
+  expect_identical(krein:::describe_value(c(1, -Inf)), "a double vector of length 2 with infinite values")
+  expect_identical(krein:::describe_value(c(1, 2)), "a double vector of length 2")
+  # as the messages say it: a point with an NA was "not a double vector of
+  # length 2" (which it is), strings as a factor "not a character vector"
+  set.seed(1)
+  d <- xor4()
+  expect_error(plot_kernel_map(kernel_rbf(1), point = c(0.5, NA), x = d[, 1:2], y = d$y), class = "krein_error",
+               regexp = "not a double vector of length 2 with missing values (NA)", fixed = TRUE)
+  expect_error(kernel_matrix(kernel_dissimilarity(utils::adist), c("ab", "cd"), factor(c("ab", "cd"))),
+               class = "krein_error", regexp = "not a factor of length 2", fixed = TRUE)
+})
