@@ -277,6 +277,14 @@ inputs_from_xy <- function(x, y, kernel, na.action = NULL, min_classes = 2L, sca
   }
   if (!is.null(precomputed)) {
     K <- check_symmetric_matrix(precomputed$K, "x")
+    # the models square kernel values and add n of them (scatters, distances,
+    # Gram matrices): beyond this they overflow, whatever the regularisation
+    largest <- max(abs(K))
+    limit <- sqrt(.Machine$double.xmax / nrow(K))
+    if (largest > limit) {
+      krein_abort(sprintf("The kernel matrix `x` has entries up to %s; the models square kernel values and add %d of them, which overflows double precision beyond %s. Divide the kernel by a constant first.",
+                          format(largest, digits = 3), nrow(K), format(limit, digits = 3)))
+    }
     if (length(y) != nrow(K)) {
       krein_abort(sprintf("`y` must have one label per row of the kernel matrix `x` (%d), not %d.",
                           nrow(K), length(y)))

@@ -285,6 +285,12 @@ kmdc_fit <- function(inputs, distance, classifier, reg, indefinite, prior, selec
                         nlevels(y), nlevels(y) + 1L, if (length(small) > 1) "es" else "",
                         paste0("\"", small, "\"", collapse = ", "), if (length(small) > 1) "have" else "has"))
   }
+  # MASS::lda() pools the covariance of the squared distances within the
+  # classes: with one point in every class there is none ("variables appear
+  # to be constant within groups"), whatever the kernel width or `reg`
+  if (classifier == "lda" && all(counts < 2L)) {
+    krein_abort("`y` has one point in every class; kmdc()'s discriminant pools the covariance of the squared distances within the classes, so at least one class needs two points or more.")
+  }
   # the default: kqd()'s cross-validated path for RC, where every class has
   # the three points its cross-validation needs (kmdc_select_path()), else
   # kqd()'s single default value
@@ -315,8 +321,17 @@ kmdc_fit <- function(inputs, distance, classifier, reg, indefinite, prior, selec
     withCallingHandlers(
       tryCatch(
         if (classifier == "lda") MASS::lda(d, y, prior = prior) else MASS::qda(d, y, prior = prior),
-        error = function(e) krein_abort(sprintf("The %s in the distance space failed%s: %s. The squared distances do not separate the classes; try another kernel width or `reg`.",
-                                                classifier, at, sub("[.]$", "", conditionMessage(e))))),
+        error = function(e) {
+          # a class of one or two points has distances without spread within
+          # it (two points are equally far from their class in RC): the
+          # cause is its size, which no kernel width or `reg` changes
+          hint <- if (any(counts <= 2L)) {
+            sprintf("classes of one or two points (%s) give squared distances without spread within the class; give them more points",
+                    paste0("\"", names(counts)[counts <= 2L], "\" ", counts[counts <= 2L], collapse = ", "))
+          } else "the squared distances do not separate the classes; try another kernel width or `reg`"
+          krein_abort(sprintf("The %s in the distance space failed%s: %s. %s.", classifier, at,
+                              sub("[.]$", "", conditionMessage(e)), paste0(toupper(substr(hint, 1, 1)), substring(hint, 2))))
+        }),
       warning = function(w) {
         if (inherits(w, "krein_warning")) return()
         discriminant_warnings[[k]] <<- c(discriminant_warnings[[k]],

@@ -228,6 +228,14 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   y <- inputs$y
   n <- length(y)
   folds <- check_number(folds, "folds", lower = 2, upper = n, allow_lower = TRUE, integer = TRUE)
+  # a class of one point is missing from the training part of the fold that
+  # holds it, whose fit then sees one class fewer (and two classes, one)
+  counts <- table(y)
+  if (any(counts < 2L)) {
+    single <- names(counts)[counts < 2L]
+    krein_abort(sprintf("`y` has %s with one point (%s); cross-validation leaves it out of the training part of the fold that holds it. Give each class at least two points.",
+                        if (length(single) > 1L) "classes" else "a class", paste0("\"", single, "\"", collapse = ", ")))
+  }
   # (a model registered without a default method: the contract's kernel_rbf())
   kernel <- if (info$uses_kernel) {
     as_krein_kernel(fixed$kernel %||% model_defaults(name, "kernel")[[1L]] %||% kernel_rbf())

@@ -237,3 +237,65 @@ test_that("pooled Gaussian discriminants skip the power-of-two scaling only wher
   expect_false(krein:::moderate_values(c(1, Inf)))
   expect_false(krein:::moderate_values(c(1, NA)))
 })
+
+test_that("Nystroem fits on a kernel of zeros end in a krein error or a valid fit, never a crash", {
+  # Ny-iKFD read past the empty matrices of a landmark block without an
+  # eigenvalue above rounding and ended R; the full iKFD warns and fits
+  y <- factor(rep(c("a", "b"), 30))
+  zero <- matrix(0, 60, 60)
+  expect_s3_class(suppressWarnings(ikfd(zero, y, kernel = "precomputed")), "ikfd")
+  expect_error(suppressWarnings(ikfd(zero, y, kernel = "precomputed", landmarks = "meb")), class = "krein_error",
+               regexp = "approximation of the kernel is zero")
+  # every model with a Nystroem fit, on every landmark method
+  nystrom_models <- Filter(function(m) !is.null(krein:::model_info(m)$landmark_args), krein:::registered_models())
+  for (name in nystrom_models) {
+    if (name == "krein_svm") skip_if_not_installed("LiblineaR")
+    fun <- get(name, envir = asNamespace("krein"))
+    for (landmarks in list("meb", "random", 1:10)) {
+      args <- krein:::model_info(name)$landmark_args(landmarks)
+      set.seed(1)
+      result <- tryCatch(suppressWarnings(do.call(fun, c(list(zero, y, kernel = "precomputed"), args))),
+                         krein_error = function(e) e)
+      label <- sprintf("%s on a kernel of zeros, landmarks %s", name, deparse(landmarks))
+      if (inherits(result, "krein_error")) {
+        expect_true(nzchar(conditionMessage(result)), label = label)
+      } else {
+        p <- predict(result, type = "prob")
+        expect_true(all(is.finite(p)) && all(abs(rowSums(p) - 1) < 1e-10), label = label)
+      }
+    }
+  }
+})
+
+test_that("a precomputed kernel whose squares overflow is refused for that reason, not blamed on `reg`", {
+  # kqd and kmdc said "the regularisation is too small", ikfd gave R's
+  # "missing value where TRUE/FALSE needed"
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  K <- kernel_matrix(kernel_rbf(1), as.matrix(d[, 1:2]))
+  for (name in c("kqd", "kmdc", "ikfd", "pcvm", "kfda", "iknn", "ikpca_qd")) {
+    fun <- get(name, envir = asNamespace("krein"))
+    expect_error(fun(K * 1e300, d$y, kernel = "precomputed"), class = "krein_error",
+                 regexp = "squares overflow|overflows double precision beyond", label = name)
+    expect_s3_class(suppressWarnings(fun(K * 1e100, d$y, kernel = "precomputed")), name)
+  }
+})
+
+test_that("one-point classes are named as the cause: in cross-validation and in kmdc's discriminant", {
+  set.seed(1)
+  d <- gaussian_mixture_2d(60)
+  x <- as.matrix(d[, 1:2])
+  y <- factor(c("a", rep("b", 59)))
+  # a fold's training part lost the class, and the fit said "`y` must have
+  # at least 2 classes; it has 1"
+  expect_error(tune_krein(kqd, x, y, grid = list(reg = c(0.1, 1)), folds = 3), class = "krein_error",
+               regexp = "`y` has a class with one point (\"a\"); cross-validation leaves it out", fixed = TRUE)
+  # one point in every class: MASS::lda's "constant within groups", blamed on
+  # the kernel width
+  expect_error(kmdc(x[1:3, ], factor(c("a", "b", "c"))), class = "krein_error",
+               regexp = "one point in every class")
+  expect_error(kmdc(x[1:4, ], factor(c("a", "b", "c", "c"))), class = "krein_error",
+               regexp = "Classes of one or two points (\"a\" 1, \"b\" 1, \"c\" 2) give squared distances without spread",
+               fixed = TRUE)
+  expect_s3_class(suppressWarnings(kmdc(x[1:9, ], factor(rep(c("a", "b", "c"), 3)))), "kmdc")
+})
