@@ -127,9 +127,33 @@ caret_model <- function(name, tune = NULL) {
     prob = function(modelFit, newdata, submodels = NULL) {
       as.data.frame(stats::predict(modelFit, as.matrix(newdata), type = "prob"))
     },
+    # caret calls `loop` with the grid before any fit (for grids of more than
+    # one row) and outside its try(): a value krein refuses is said here in
+    # krein's words, instead of failing every resample and ending in caret's
+    # "Stopping"
+    loop = function(grid) {
+      caret_check_grid(info, grid)
+      list(loop = grid, submodels = NULL)
+    },
     sort = function(x) x,
     levels = function(x) x$levels
   )
+}
+
+#' The values of a caret tuning grid that krein refuses, as tune_krein()
+#' checks its grid: each model argument probed on a small made-up data set
+#' (arguments are validated before the data matter), the width by the kernel
+#' @noRd
+caret_check_grid <- function(info, grid) {
+  grid <- lapply(as.list(grid), function(v) if (is.factor(v)) as.character(v) else v)
+  grid$parameter <- NULL
+  grid <- grid[!vapply(grid, function(v) all(is.na(v)), NA)]
+  if (length(grid) == 0L) return(invisible())
+  x <- cbind(x1 = c(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12), x2 = c(3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8))
+  y <- factor(rep(c("a", "b", "c"), 4))
+  kernel <- if (info$uses_kernel) kernel_rbf(1)
+  inputs <- inputs_from_xy(x, y, kernel, NULL, scale = TRUE)
+  check_grid_values(as.data.frame(grid, stringsAsFactors = FALSE), info, kernel, inputs, list(), arg = "tuneGrid")
 }
 
 #' caret's parameter table: the tuned model arguments and, for kernel

@@ -421,13 +421,13 @@ builtin_kernel_parameter_names <- function() {
 #' function, run on the real inputs up to the point where it first needs the
 #' kernel or the data (probe_model_argument()).
 #' @noRd
-check_grid_values <- function(grid, info, kernel, inputs, fixed) {
+check_grid_values <- function(grid, info, kernel, inputs, fixed, arg = "grid") {
   problems <- grid_value_problems(grid, info, kernel, inputs, fixed)
   for (column in names(problems)) {
     values <- problems[[column]]$values
     bad <- problems[[column]]$bad
     if (any(bad)) {
-      krein_abort(sprintf("`grid` column `%s` has %s %s: %s",
+      krein_abort(sprintf("`%s` column `%s` has %s %s: %s", arg,
                           column, if (sum(bad) > 1) "invalid values" else "an invalid value",
                           paste(vapply(values[bad], format_grid_value, ""), collapse = ", "),
                           problems[[column]]$messages[bad][[1]]))

@@ -132,3 +132,24 @@ test_that("a grid value of NA takes the model's default", {
   expect_identical(fit$spec$kernel$name, "dist")
   expect_identical(fit$variant, "FK+")
 })
+
+test_that("a tuneGrid value krein refuses is said in krein's words before any fit, not as caret's \"Stopping\"", {
+  skip_if_not_installed("caret")
+  set.seed(9)
+  d <- checkerboard(60, size = 2)
+  d$y <- factor(paste0("class", d$y))
+  control <- caret::trainControl(method = "cv", number = 3)
+  expect_error(caret::train(d[, 1:2], d$y, method = caret_model("kqd"),
+                            tuneGrid = expand.grid(variant = "RC+", reg = c(-1, 0.1), gamma = 1), trControl = control),
+               class = "krein_error", regexp = "`tuneGrid` column `reg` has an invalid value -1: `reg`")
+  expect_error(caret::train(d[, 1:2], d$y, method = caret_model("kqd"),
+                            tuneGrid = expand.grid(variant = c("RC+", "XY"), reg = 0.1, gamma = 1), trControl = control),
+               class = "krein_error", regexp = "`tuneGrid` column `variant` has an invalid value \"XY\"")
+  expect_error(caret::train(d[, 1:2], d$y, method = caret_model("ikfd"),
+                            tuneGrid = expand.grid(ridge_relative = 1e-3, gamma = c(-2, 1)), trControl = control),
+               class = "krein_error", regexp = "`tuneGrid` column `gamma` has an invalid value -2")
+  # a valid grid trains as before
+  tuned <- caret::train(d[, 1:2], d$y, method = caret_model("kqd"),
+                        tuneGrid = expand.grid(variant = "RC+", reg = c(0.01, 0.1), gamma = 1), trControl = control)
+  expect_s3_class(tuned, "train")
+})
