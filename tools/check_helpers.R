@@ -188,9 +188,18 @@ run_check_with_phases <- function(r_bin, args, phases) {
   steps <- c("can be installed" = "  install krein", "checking examples" = "  examples",
              "Running .testthat\\.R" = "  tests", "running R code from vignettes" = "  vignette code",
              "re-building of vignette outputs" = "  vignette rebuild")
+  timing <- "\\[[0-9.]+m?[0-9.]*s/[0-9.]+m?[0-9.]*s\\]"
   for (pattern in names(steps)) {
-    line <- grep(pattern, output, value = TRUE)
-    elapsed <- regmatches(line, regexpr("\\[[0-9.]+m?s/([0-9.]+m?s)\\]", line))
+    at <- grep(pattern, output)[1]
+    if (is.na(at)) next
+    # a step of several lines ("running R code from vignettes") has its time
+    # on its closing line, " [CPU/elapsed] OK", before the next "* " step
+    following <- seq(at, length(output))
+    next_step <- following[-1][grepl("^\\* ", output[following[-1]])][1]
+    lines <- output[at:(if (is.na(next_step)) length(output) else next_step - 1L)]
+    own <- grepl(timing, lines[1]) || pattern == "Running .testthat\\.R"
+    line <- if (own) lines[1] else utils::tail(grep(paste0("^ ", timing), lines, value = TRUE), 1)
+    elapsed <- regmatches(line, regexpr(timing, line))
     if (length(elapsed) == 1L) phases$add(steps[[pattern]], step_seconds(elapsed))
   }
   if (!is.null(status) && !identical(as.integer(status), 0L)) {
