@@ -44,6 +44,16 @@ void test_ikfd() {
   expect(((g.array() + ny.bias[0]) - (f.array() + full.bias[0])).abs().maxCoeff() <
              1e-6 * (f.array() + full.bias[0]).abs().maxCoeff(),
          "Ny-iKFD with every point a landmark equals the full iKFD");
+  // a kernel of zeros: no eigenvalue of the landmark block survives, and the
+  // fit says so instead of reading past empty matrices
+  bool threw = false;
+  try {
+    krein::ikfd::fit_nystrom(factors, {20.0, 20.0}, Eigen::MatrixXd::Zero(40, 40), krein::ikfd::Weights::equal,
+                             1e-4);
+  } catch (const std::invalid_argument& e) {
+    threw = std::string(e.what()).find("approximation of the kernel is zero") != std::string::npos;
+  }
+  expect(threw, "Ny-iKFD refuses a landmark block without an eigenvalue above rounding");
 }
 
 // KQD on a tiny problem against the formulas written out (paper 000, Table II):

@@ -305,6 +305,13 @@ inline Discriminants fit_nystrom(const std::vector<Eigen::MatrixXd>& factors,
   const Eigen::MatrixXd Q_S = s_qr.householderQ() * Eigen::MatrixXd::Identity(classes * m, m);
   const Eigen::MatrixXd R_C = s_qr.matrixQR().topRows(m).triangularView<Eigen::Upper>();
   const nystrom::Decomposition d = nystrom::decompose(R_C, W);
+  // no eigenvalue above rounding (a kernel block of zeros): the approximated
+  // kernel C W^+ C' is zero and there is no direction to fit
+  if (d.values.size() == 0) {
+    throw std::invalid_argument(
+        "the Nystroem approximation of the kernel is zero: the landmarks' kernel block K(L, L) has no "
+        "eigenvalue above its rounding level; check the kernel, or choose other landmarks");
+  }
   const ClassProjections proj = class_projections(factors, Q_S, d.vectors);
 
   Discriminants out = empty_discriminants(m, classes);
