@@ -129,7 +129,10 @@
 #' @inheritParams krein_inputs
 #' @inheritParams kqd
 #' @param k Number of neighbours, a whole number between 1 and the number of
-#'   training points.
+#'   training points; `NULL` (the default) chooses it from 1 to 25 (at most
+#'   the number of training points less one) by the leave-one-out error of
+#'   the training points, ties to the smaller \eqn{k}: one distance matrix
+#'   and one ordering of each row serve every candidate.
 #' @param pvar Share of the absolute eigenvalue mass kept by the indefinite
 #'   kernel PCA, in \eqn{(0, 1]} (the paper uses 0.8).
 #' @param shrinkage Shrinkage \eqn{\alpha} of the class covariances towards a
@@ -152,7 +155,9 @@
 #'   [predict.krein_model()], [summary.krein_model()] and
 #'   [plot.krein_model()]). Besides what every krein fit holds (`call`,
 #'   `levels`, `counts`, `y`, `training_error`, ...):
-#'   * `iknn()`: `k`, `self` (the training self-similarities), `loo_error`
+#'   * `iknn()`: `k`, `k_selection` (for the default `k = NULL`, a data
+#'     frame of the candidates `k` and their `loo_error`; else `NULL`), `self`
+#'     (the training self-similarities), `loo_error`
 #'     (the leave-one-out error, `NA` when `k` is the number of training
 #'     points) and `negative_d2` (the share of pairs of training points with
 #'     \eqn{d^2 < 0}, a sign of indefiniteness);
@@ -231,7 +236,7 @@ iknn.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 
 #' @rdname reference_classifiers
 #' @export
-iknn.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none", k = 1, na.action = NULL, threads = NULL) {
+iknn.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none", k = NULL, na.action = NULL, threads = NULL) {
   check_dots_empty("iknn", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
   fit_model("iknn", inputs, method_arguments("iknn"), match.call())
@@ -241,7 +246,7 @@ iknn.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectru
 #' @noRd
 iknn_fit <- function(inputs, k, threads) {
   n <- length(inputs$y)
-  k <- check_number(k, "k", lower = 1, upper = n, allow_lower = TRUE, integer = TRUE)
+  if (!is.null(k)) k <- check_number(k, "k", lower = 1, upper = n, allow_lower = TRUE, integer = TRUE)
   threads <- check_threads(threads)
   self <- if (is.null(inputs$x)) inputs$precomputed$self else kernel_self(inputs$kernel, inputs$x)
   if (is.null(self)) {
@@ -250,16 +255,31 @@ iknn_fit <- function(inputs, k, threads) {
   d2 <- iknn_distances(self, training_kernel(inputs, threads), self)
   labels <- as.integer(inputs$y)
   n_classes <- nlevels(inputs$y)
+  # the leave-one-out errors of every candidate k from one ordering of each
+  # row without the point itself; the default k is the best of them
+  candidates <- if (is.null(k)) seq_len(min(iknn_max_k, n - 1L)) else if (k < n) k else integer()
+  loo <- if (length(candidates)) {
+    nearest <- iknn_nearest_labels(d2, labels, max(candidates), exclude = seq_len(n))
+    vapply(candidates, function(j) {
+      mean(iknn_winner(iknn_votes(nearest[, seq_len(j), drop = FALSE], n_classes)) != labels)
+    }, numeric(1))
+  }
+  k_selection <- NULL
+  if (is.null(k)) {
+    if (n < 2L) krein_abort("`x` must have at least two training points to choose `k` by leave-one-out; give `k`.")
+    k_selection <- data.frame(k = candidates, loo_error = loo)
+    k <- candidates[which.min(loo)]  # the first minimum: ties to the smaller k
+  }
+  loo_error <- if (k < n) loo[match(k, candidates)] else NA_real_
   # the neighbours of the training points (each point among its own), kept
-  # for their predictions, and without the point itself for the
-  # leave-one-out error
+  # for their predictions
   training <- iknn_neighbours(d2, labels, n_classes, k)
-  loo_error <- if (k < n) {
-    mean(iknn_winner(iknn_neighbours(d2, labels, n_classes, k, exclude = seq_len(n))) != labels)
-  } else NA_real_
-  list(k = k, self = self, x = inputs$x, threads = threads, training_neighbours = training,
-       loo_error = loo_error, negative_d2 = mean(d2[upper.tri(d2)] < 0))
+  list(k = k, k_selection = k_selection, self = self, x = inputs$x, threads = threads,
+       training_neighbours = training, loo_error = loo_error, negative_d2 = mean(d2[upper.tri(d2)] < 0))
 }
+
+# The largest k the default considers (leave-one-out over 1..25)
+iknn_max_k <- 25L
 
 # d2(x, x') = k(x, x) - 2 k(x, x') + k(x', x') (paper 000, Sec. IV-E)
 iknn_distances <- function(self_new, K, self_train) {
@@ -272,15 +292,34 @@ iknn_distances <- function(self_new, K, self_train) {
 #' training point row i may not use (leave-one-out).
 #' @noRd
 iknn_neighbours <- function(d2, labels, n_classes, k, exclude = NULL) {
-  votes <- matrix(0, nrow(d2), n_classes)
-  first <- matrix(Inf, nrow(d2), n_classes)
+  iknn_votes(iknn_nearest_labels(d2, labels, k, exclude), n_classes)
+}
+
+#' The classes of the k nearest training points of each row of `d2`, nearest
+#' first (an nrow(d2) x k matrix); `exclude[i]` is a training point row i may
+#' not use (leave-one-out)
+#' @noRd
+iknn_nearest_labels <- function(d2, labels, k, exclude = NULL) {
+  out <- matrix(0L, nrow(d2), k)
   for (i in seq_len(nrow(d2))) {
     nearest <- order(d2[i, ])
     if (!is.null(exclude)) nearest <- nearest[nearest != exclude[i]]
-    cls <- labels[nearest[seq_len(k)]]
-    votes[i, ] <- tabulate(cls, n_classes)
-    position <- match(seq_len(n_classes), cls)
-    first[i, !is.na(position)] <- position[!is.na(position)]
+    out[i, ] <- labels[nearest[seq_len(k)]]
+  }
+  out
+}
+
+#' Per row of `nearest` (iknn_nearest_labels()) and class: the votes, and the
+#' position of the class's nearest neighbour among them (Inf if it has none)
+#' @noRd
+iknn_votes <- function(nearest, n_classes) {
+  votes <- matrix(0, nrow(nearest), n_classes)
+  first <- matrix(Inf, nrow(nearest), n_classes)
+  for (cls in seq_len(n_classes)) {
+    is_cls <- nearest == cls
+    votes[, cls] <- rowSums(is_cls)
+    has <- votes[, cls] > 0
+    first[has, cls] <- max.col(is_cls[has, , drop = FALSE], ties.method = "first")
   }
   list(votes = votes, first = first)
 }
@@ -332,8 +371,10 @@ model_title.iknn <- function(x) paste0("k = ", x$k)
 
 #' @export
 model_print_lines.iknn <- function(x) {
-  c(sprintf("%d nearest neighbour%s in the kernel-induced distance; leave-one-out error %s",
-            x$k, if (x$k > 1) "s" else "", format(x$loo_error, digits = 3)),
+  c(sprintf("%d nearest neighbour%s in the kernel-induced distance%s; leave-one-out error %s",
+            x$k, if (x$k > 1) "s" else "",
+            if (!is.null(x$k_selection)) sprintf(" (k chosen among 1..%d by it)", max(x$k_selection$k)) else "",
+            format(x$loo_error, digits = 3)),
     if (x$negative_d2 > 0) {
       sprintf("%.1f%% of the training pairs have d2 < 0 (an indefinite kernel)", 100 * x$negative_d2)
     })

@@ -64,6 +64,30 @@ test_that("iknn's leave-one-out error is that of k-NN without the point itself",
   expect_true(is.na(iknn(x, train$y, kernel = kernel_rbf(2), k = 50, scale = FALSE)$loo_error))
 })
 
+test_that("iknn's default k is the one of 1..25 with the least leave-one-out error, ties to the smaller", {
+  # against the exhaustive choice: one fit per k with its own leave-one-out
+  # error (the transcription of the test above), the first minimum
+  set.seed(3)
+  train <- banana(120)
+  x <- as.matrix(train[, 1:2])
+  fit <- iknn(x, train$y, kernel = kernel_rbf(1))
+  errors <- vapply(1:25, function(k) iknn(x, train$y, kernel = kernel_rbf(1), k = k)$loo_error, numeric(1))
+  expect_identical(fit$k_selection$k, 1:25)
+  expect_equal(fit$k_selection$loo_error, errors)
+  expect_identical(fit$k, which.min(errors))
+  expect_equal(fit$loo_error, min(errors))
+  # the chosen k predicts as the fit with that k given
+  given <- iknn(x, train$y, kernel = kernel_rbf(1), k = fit$k)
+  test <- banana(50)
+  expect_identical(predict(fit, test[, 1:2]), predict(given, test[, 1:2]))
+  expect_null(given$k_selection)
+  expect_output(print(fit), sprintf("%d nearest neighbours? in the kernel-induced distance \\(k chosen among 1..25", fit$k))
+  # few points: at most n - 1 candidates; a tie of every k goes to k = 1
+  small <- iknn(x[c(1:3, 61:63), ], train$y[c(1:3, 61:63)], kernel = kernel_rbf(1))
+  expect_identical(small$k_selection$k, 1:5)
+  expect_identical(small$k, which.min(small$k_selection$loo_error))
+})
+
 test_that("iknn reports the share of training pairs with a negative squared distance", {
   # d2 = k(x, x) + k(x', x') - 2 k(x, x') < 0 for the pair (1, 2) only
   K <- matrix(c(1, 1.5, 0, 0,
