@@ -157,7 +157,9 @@ status=${PIPESTATUS[0]}
 set -e
 seconds=$(( $(date +%s) - start ))
 
-echo "== fresh check: ${tier_args[*]:-default} tier, BLAS ${blas:-as installed} ($blas_used)"
+tier_name=default
+[ ${#tier_args[@]} -gt 0 ] && tier_name=full
+echo "== fresh check: $tier_name tier, BLAS ${blas:-as installed} ($blas_used)"
 sed -n '/^== phase times/,/^  total/p' "$work/check.log"
 echo "== duration: $((seconds / 60)) min $((seconds % 60)) s"
 echo "== library (reuse with --library): $library ($(ls "$library" | wc -l) packages)"
