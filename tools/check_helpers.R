@@ -119,21 +119,30 @@ install_with_requirements <- function(targets, lib = ensure_writable_library(), 
     is.null(v) || (!is.na(op) && !do.call(op, list(v, package_version(required))))
   }
   todo <- targets[vapply(targets, function(p) is.null(installed_version(p)), logical(1))]
-  queue <- todo
+  # every target is walked, installed or not: an installed package whose
+  # dependency went missing (removed with a system package) loads, and fails
+  # only when it first uses that dependency. The requirements of a package
+  # being installed are checked for version too; those of an installed one,
+  # for presence only (its own version was built against what it has).
+  queue <- targets
+  walked <- character()
   while (length(queue) > 0) {
     p <- queue[1]
     queue <- queue[-1]
-    if (!p %in% rownames(db)) next
-    fields <- db[p, c("Depends", "Imports", "LinkingTo")]
+    if (p %in% walked || !p %in% rownames(db)) next
+    walked <- c(walked, p)
+    installing <- p %in% todo
+    # LinkingTo only matters to a package being compiled
+    fields <- db[p, c("Depends", "Imports", if (installing) "LinkingTo")]
     requirements <- trimws(unlist(strsplit(gsub("\n", " ", fields[!is.na(fields)]), ",")))
     for (r in requirements[nzchar(requirements)]) {
       m <- regmatches(r, regexec("^([A-Za-z0-9.]+)[[:space:]]*(\\([[:space:]]*([<>=]+)[[:space:]]*([^)]+)\\))?", r))[[1]]
       dep <- m[2]
       if (dep %in% c("R", base, todo)) next
-      if (too_old(dep, if (nzchar(m[4])) m[4] else NA, trimws(m[5]))) {
+      if (if (installing) too_old(dep, if (nzchar(m[4])) m[4] else NA, trimws(m[5])) else is.null(installed_version(dep))) {
         todo <- c(todo, dep)
-        queue <- c(queue, dep)
       }
+      queue <- c(queue, dep)
     }
   }
   if (length(todo) > 0) {
