@@ -255,15 +255,15 @@ iknn_fit <- function(inputs, k, threads) {
   d2 <- iknn_distances(self, training_kernel(inputs, threads), self)
   labels <- as.integer(inputs$y)
   n_classes <- nlevels(inputs$y)
-  # the leave-one-out errors of every candidate k from one ordering of each
-  # row without the point itself; the default k is the best of them
+  # one ordering of each training row serves the leave-one-out errors of
+  # every candidate k (the point itself left out) and the training
+  # neighbours of the chosen one (the point among its own)
   candidates <- if (is.null(k)) seq_len(min(iknn_max_k, n - 1L)) else if (k < n) k else integer()
-  loo <- if (length(candidates)) {
-    nearest <- iknn_nearest_labels(d2, labels, max(candidates), exclude = seq_len(n))
-    vapply(candidates, function(j) {
-      mean(iknn_winner(iknn_votes(nearest[, seq_len(j), drop = FALSE], n_classes)) != labels)
-    }, numeric(1))
-  }
+  nearest <- iknn_training_labels(d2, labels, if (is.null(k)) max(candidates) else k,
+                                  if (length(candidates)) max(candidates) else 0L)
+  loo <- vapply(candidates, function(j) {
+    mean(iknn_winner(iknn_votes(nearest$without_self[, seq_len(j), drop = FALSE], n_classes)) != labels)
+  }, numeric(1))
   k_selection <- NULL
   if (is.null(k)) {
     if (n < 2L) krein_abort("`x` must have at least two training points to choose `k` by leave-one-out; give `k`.")
@@ -271,9 +271,8 @@ iknn_fit <- function(inputs, k, threads) {
     k <- candidates[which.min(loo)]  # the first minimum: ties to the smaller k
   }
   loo_error <- if (k < n) loo[match(k, candidates)] else NA_real_
-  # the neighbours of the training points (each point among its own), kept
-  # for their predictions
-  training <- iknn_neighbours(d2, labels, n_classes, k)
+  # kept for the training points' predictions
+  training <- iknn_votes(nearest$with_self[, seq_len(k), drop = FALSE], n_classes)
   list(k = k, k_selection = k_selection, self = self, x = inputs$x, threads = threads,
        training_neighbours = training, loo_error = loo_error, negative_d2 = mean(d2[upper.tri(d2)] < 0))
 }
@@ -288,25 +287,36 @@ iknn_distances <- function(self_new, K, self_train) {
 
 #' The k nearest neighbours of each row of `d2` (squared distances to the
 #' training points): per class, the votes and the position of the class's
-#' nearest neighbour among the k (Inf if it has none); `exclude[i]` is a
-#' training point row i may not use (leave-one-out).
+#' nearest neighbour among the k (Inf if it has none).
 #' @noRd
-iknn_neighbours <- function(d2, labels, n_classes, k, exclude = NULL) {
-  iknn_votes(iknn_nearest_labels(d2, labels, k, exclude), n_classes)
+iknn_neighbours <- function(d2, labels, n_classes, k) {
+  iknn_votes(iknn_nearest_labels(d2, labels, k), n_classes)
 }
 
 #' The classes of the k nearest training points of each row of `d2`, nearest
-#' first (an nrow(d2) x k matrix); `exclude[i]` is a training point row i may
-#' not use (leave-one-out)
+#' first (an nrow(d2) x k matrix)
 #' @noRd
-iknn_nearest_labels <- function(d2, labels, k, exclude = NULL) {
+iknn_nearest_labels <- function(d2, labels, k) {
   out <- matrix(0L, nrow(d2), k)
-  for (i in seq_len(nrow(d2))) {
-    nearest <- order(d2[i, ])
-    if (!is.null(exclude)) nearest <- nearest[nearest != exclude[i]]
-    out[i, ] <- labels[nearest[seq_len(k)]]
-  }
+  for (i in seq_len(nrow(d2))) out[i, ] <- labels[order(d2[i, ])[seq_len(k)]]
   out
+}
+
+#' For the training points (the rows of the square `d2`), from one ordering of
+#' each row: the classes of the `k` nearest with the point itself
+#' (`with_self`) and of the `loo` nearest without it (`without_self`, the
+#' leave-one-out neighbours)
+#' @noRd
+iknn_training_labels <- function(d2, labels, k, loo) {
+  n <- nrow(d2)
+  with_self <- matrix(0L, n, k)
+  without_self <- matrix(0L, n, loo)
+  for (i in seq_len(n)) {
+    nearest <- order(d2[i, ])
+    with_self[i, ] <- labels[nearest[seq_len(k)]]
+    if (loo > 0L) without_self[i, ] <- labels[nearest[nearest != i][seq_len(loo)]]
+  }
+  list(with_self = with_self, without_self = without_self)
 }
 
 #' Per row of `nearest` (iknn_nearest_labels()) and class: the votes, and the
