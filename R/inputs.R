@@ -78,6 +78,9 @@
 #' and scaled by its mean and standard deviation over the training rows (those
 #' left after `subset` and `na.action`). A constant column (standard deviation
 #' zero, up to rounding) is centred but not scaled, with a message naming it.
+#' A factor predictor keeps every level it declares, as in [e1071::svm()]: the
+#' dummy column of a level that no training row has is constant zero (centred
+#' and left unscaled, without a message), so `newdata` may hold that level.
 #' The centres and scales are stored in the fit (`fit$spec$scaling`) and
 #' applied to `newdata` by [predict()][predict.krein_model()], so new data are
 #' always given in the original units. `scale = FALSE` fits on the data as
@@ -178,8 +181,12 @@ inputs_from_formula <- function(mc, env, kernel, min_classes = 2L, scale = FALSE
   if (!is.null(mc$data) && !is.data.frame(data) && !is.list(data)) {
     krein_abort(sprintf("`data` must be a data frame, not %s.", describe_value(data)))
   }
-  # Unused levels are dropped below: silently for predictors (as lm and lda do),
-  # with a message for the response (as_class_factor()).
+  # Unused levels of the response are dropped with a message (as_class_factor()).
+  # A predictor keeps the levels its factor declares, as e1071::svm() and
+  # kernlab::ksvm() do (lm() and MASS::lda() drop them): a level no training
+  # row has (a rare one left out of a split, or one whose rows na.omit
+  # dropped) then has its column, constant zero in training, and predict()
+  # takes new rows with that level instead of refusing them.
   mf_call <- call("model.frame", formula = formula, data = data, na.action = stats::na.pass,
                   drop.unused.levels = FALSE)
   if (!is.null(mc$subset)) mf_call$subset <- mc$subset
@@ -203,7 +210,6 @@ inputs_from_formula <- function(mc, env, kernel, min_classes = 2L, scale = FALSE
     terms <- attr(mf, "terms")
   }
   response <- attr(terms, "response")
-  for (j in seq_along(mf)[-response]) if (is.factor(mf[[j]])) mf[[j]] <- droplevels(mf[[j]])
   check_factor_levels(mf, response, formula)
   y <- stats::model.response(mf)
   if (is.null(y)) krein_abort("`formula` must have a response on its left-hand side.")
@@ -214,7 +220,8 @@ inputs_from_formula <- function(mc, env, kernel, min_classes = 2L, scale = FALSE
   response_name <- deparse(formula[[2L]], width.cutoff = 500L)[1]
   keep <- na_rows_action(na_action, x, y, "data", sprintf("`%s` (the response)", response_name))
   spec <- list(type = "formula", terms = terms, xlevels = stats::.getXlevels(terms, mf),
-               contrasts = attr(x, "contrasts"), colnames = colnames(x), n_columns = ncol(x))
+               contrasts = attr(x, "contrasts"), colnames = colnames(x), n_columns = ncol(x),
+               factor_columns = factor_columns(x, terms, mf))
   finish_inputs(x, y, kernel, spec, keep, min_classes, scale = scale, x_arg = "data", fitted = fitted)
 }
 
@@ -230,10 +237,25 @@ unused_variables <- function(terms) {
   setdiff(predictors, used)
 }
 
-# A factor predictor with a single level is constant: model.matrix() would
-# stop with a base error about contrasts. Name it and say how to leave it out.
+# The columns of a model matrix that code factors only (dummy columns, and
+# interactions of factors): where one is constant in training it codes a level
+# no training row has, which needs no message (column_scaling()).
+factor_columns <- function(x, terms, mf) {
+  assign <- attr(x, "assign")
+  if (is.null(assign)) return(character())
+  factors <- attr(terms, "factors")
+  if (length(factors) == 0L) return(character())
+  is_factor <- vapply(rownames(factors), function(v) is.factor(mf[[v]]) || is.character(mf[[v]]), NA)
+  all_factor_terms <- which(vapply(seq_len(ncol(factors)), function(j) all(is_factor[factors[, j] > 0]), NA))
+  colnames(x)[assign %in% all_factor_terms]
+}
+
+# A factor predictor with a single level among the training rows is constant:
+# model.matrix() would stop with a base error about contrasts, or code it as a
+# constant column. Name it and say how to leave it out.
 check_factor_levels <- function(mf, response, formula) {
-  single <- names(mf)[-response][vapply(mf[-response], function(v) is.factor(v) && nlevels(v) < 2L, NA)]
+  used_levels <- function(v) length(unique(v[!is.na(v)]))
+  single <- names(mf)[-response][vapply(mf[-response], function(v) is.factor(v) && used_levels(v) < 2L, NA)]
   if (length(single) == 0L) return(invisible())
   example <- if ("." %in% all.names(formula[[3L]])) {
     sprintf(", e.g. %s", paste(deparse1(formula), paste0("- ", single, collapse = " ")))
@@ -342,7 +364,7 @@ finish_inputs <- function(x, y, kernel, spec, keep, min_classes, precomputed = N
   if (!is.null(x)) {
     x <- x[keep, , drop = FALSE]
     warn_response_columns(x, y, labels, x_arg)
-    spec$scaling <- input_scaling(x, if (has_kernel) kernel, fitted, scale)
+    spec$scaling <- input_scaling(x, if (has_kernel) kernel, fitted, scale, quiet = spec$factor_columns)
     x <- scale_columns(spec$scaling, x)
   }
   if (has_kernel) {
@@ -421,10 +443,10 @@ input_units <- function(kernel, fitted = list(), n_columns = NULL) {
 #' `scale`), else the columns' own centres and scales (`scale = TRUE`) or
 #' none (NULL)
 #' @noRd
-input_scaling <- function(x, kernel, fitted = list(), scale = TRUE) {
+input_scaling <- function(x, kernel, fitted = list(), scale = TRUE, quiet = character()) {
   units <- input_units(kernel, fitted, ncol(x))
   if (!is.null(units)) return(units$scaling)
-  if (scale) column_scaling(x)
+  if (scale) column_scaling(x, quiet)
 }
 
 #' The n x n training kernel of prepared inputs (computed once, by the model
@@ -527,13 +549,16 @@ na_action_name <- function(na_action) {
 #' `scale(x)`. A constant column (standard deviation zero up to rounding) is
 #' centred only, with a message.
 #'
+#' `quiet`: names of columns whose constancy needs no message (the dummy
+#' column of a factor level no training row has; inputs_from_formula()).
+#'
 #' Each column is first divided by the power of two at or above its
 #' largest magnitude (pow2_size()): exact, so that ordinary data get the same
 #' bits as base::scale() gives, while columns of tiny (1e-300) or huge
 #' (1e300) numbers neither underflow nor overflow in the squares of the
 #' standard deviation.
 #' @noRd
-column_scaling <- function(x) {
+column_scaling <- function(x, quiet = character()) {
   n <- nrow(x)
   size <- pow2_size(apply(abs(x), 2L, max))
   z <- sweep(x, 2L, size, "/", check.margin = FALSE)
@@ -544,13 +569,13 @@ column_scaling <- function(x) {
   scale <- scale * size
   # rounding leaves a constant column a standard deviation of a few ulps of its mean
   constant <- !is.finite(scale) | scale <= 100 * .Machine$double.eps * abs(center)
-  if (any(constant)) {
-    names <- colnames(x) %||% paste0("column ", seq_len(ncol(x)))
-    names <- if (is.null(colnames(x))) names[constant] else paste0("`", names[constant], "`")
+  told <- constant & !(colnames(x) %||% character(ncol(x))) %in% quiet
+  if (any(told)) {
+    names <- if (is.null(colnames(x))) paste0("column ", which(told)) else paste0("`", colnames(x)[told], "`")
     message(sprintf("Constant predictor column%s %s: centred but not scaled.",
-                    if (sum(constant) > 1) "s" else "", paste(names, collapse = ", ")))
-    scale[constant] <- 1
+                    if (sum(told) > 1) "s" else "", paste(names, collapse = ", ")))
   }
+  scale[constant] <- 1
   names(center) <- names(scale) <- names(constant) <- colnames(x)
   list(center = center, scale = scale, constant = constant)
 }
@@ -618,8 +643,10 @@ model_matrix_without_intercept <- function(terms, mf, contrasts) {
   intercept <- match("(Intercept)", colnames(x), nomatch = 0L)
   if (intercept > 0L) {
     contr <- attr(x, "contrasts")
+    assign <- attr(x, "assign")
     x <- x[, -intercept, drop = FALSE]
     attr(x, "contrasts") <- contr
+    attr(x, "assign") <- assign[-intercept]
   }
   x
 }

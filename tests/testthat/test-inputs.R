@@ -283,6 +283,33 @@ test_that("a one-level factor predictor is a krein_error naming it and how to le
   expect_error(toy_model(y ~ a + const, data = d), class = "krein_error", regexp = "`const` with a single level")
 })
 
+test_that("a factor predictor keeps its declared levels: a level no training row has is predicted, not refused", {
+  # As e1071::svm() codes it: the level's dummy column is constant zero in
+  # training (centred, left unscaled, no message), and a new row with that
+  # level has a 1 there. Oracle: the same model on model.matrix() of the full
+  # factor, computed by hand.
+  set.seed(3)
+  d <- data.frame(y = factor(rep(c("a", "b"), 20)), x = rnorm(40),
+                  f = factor(rep(c("u", "v", "w"), length.out = 40), levels = c("u", "v", "w", "z")))
+  new <- data.frame(x = c(0, 0.5), f = factor(c("z", "v"), levels = levels(d$f)))
+  for (model in c("kqd", "ikfd", "kfda")) {
+    expect_no_message(fit <- get(model)(y ~ x + f, data = d))
+    expect_identical(fit$spec$factor_columns, c("fv", "fw", "fz"))
+    by_formula <- predict(fit, new, type = "prob")
+    design <- function(data) stats::model.matrix(~ x + f, data)[, -1]
+    x_train <- design(d)
+    center <- colMeans(x_train)
+    scale <- apply(x_train, 2, stats::sd)
+    scale[scale == 0] <- 1
+    by_matrix <- predict(get(model)(sweep(sweep(x_train, 2, center), 2, scale, "/"), d$y, scale = FALSE),
+                         sweep(sweep(design(new), 2, center), 2, scale, "/"), type = "prob")
+    expect_equal(by_formula, by_matrix, tolerance = 1e-10, info = model)
+  }
+  # one level among the training rows is still refused, whatever the declared levels
+  d$f <- factor(rep("u", 40), levels = c("u", "v"))
+  expect_error(kqd(y ~ x + f, data = d), class = "krein_error", regexp = "`f` with a single level")
+})
+
 test_that("columns of huge numbers are scaled, not mistaken for constant columns", {
   # their sums of squares overflow: the scale comes from the column divided by
   # its largest magnitude, and predictions equal those on the data as drawn
