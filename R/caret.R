@@ -98,6 +98,7 @@ caret_model <- function(name, tune = NULL) {
     }
   }
   parameters <- caret_parameters(info, tune)
+  reported <- new.env(parent = emptyenv())
   list(
     label = paste("krein", name),
     library = "krein",
@@ -107,6 +108,7 @@ caret_model <- function(name, tune = NULL) {
       caret_default_grid(info, parameters, if (missing(x)) NULL else x, len %||% 1L, search)
     },
     fit = function(x, y, wts, param, lev, last, weights, classProbs, ...) {
+      caret_report_refused_row(info, param, reported)
       args <- list(...)
       # expand.grid() makes factors of character values; NA takes the default
       param <- lapply(as.list(param), function(v) if (is.factor(v)) as.character(v) else v)
@@ -138,6 +140,28 @@ caret_model <- function(name, tune = NULL) {
     sort = function(x) x,
     levels = function(x) x$levels
   )
+}
+
+#' A one-row tuneGrid never reaches `loop` (caret calls it for grids of more
+#' than one row), so a value krein refuses first shows in `fit`, inside
+#' caret's try(): every resample fails, each with a warning, and caret stops
+#' with "Stopping". Say it once per row as a message in krein's words before
+#' that, then let the fit fail as caret expects. `reported` remembers the rows
+#' already said (one environment per caret_model()).
+#' @noRd
+caret_report_refused_row <- function(info, param, reported) {
+  key <- paste(deparse(lapply(as.list(param), as.character)), collapse = "")
+  if (isTRUE(reported[[key]])) return(invisible())
+  reported[[key]] <- TRUE
+  refused <- tryCatch({
+    caret_check_grid(info, param)
+    NULL
+  }, krein_error = function(e) e)
+  if (!is.null(refused)) {
+    message("krein: caret's resamples will fail: ", conditionMessage(refused))
+    stop(refused)
+  }
+  invisible()
 }
 
 #' The values of a caret tuning grid that krein refuses, as tune_krein()

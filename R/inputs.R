@@ -250,12 +250,12 @@ factor_columns <- function(x, terms, mf) {
   colnames(x)[assign %in% all_factor_terms]
 }
 
-# A factor predictor with a single level among the training rows is constant:
-# model.matrix() would stop with a base error about contrasts, or code it as a
-# constant column. Name it and say how to leave it out.
+# A factor predictor that declares a single level is constant: model.matrix()
+# would stop with a base error about contrasts. Name it and say how to leave
+# it out. (One that declares more, of which the training rows use one, is
+# coded by constant columns, as any level no training row has.)
 check_factor_levels <- function(mf, response, formula) {
-  used_levels <- function(v) length(unique(v[!is.na(v)]))
-  single <- names(mf)[-response][vapply(mf[-response], function(v) is.factor(v) && used_levels(v) < 2L, NA)]
+  single <- names(mf)[-response][vapply(mf[-response], function(v) is.factor(v) && nlevels(v) < 2L, NA)]
   if (length(single) == 0L) return(invisible())
   example <- if ("." %in% all.names(formula[[3L]])) {
     sprintf(", e.g. %s", paste(deparse1(formula), paste0("- ", single, collapse = " ")))

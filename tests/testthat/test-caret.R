@@ -148,6 +148,13 @@ test_that("a tuneGrid value krein refuses is said in krein's words before any fi
   expect_error(caret::train(d[, 1:2], d$y, method = caret_model("ikfd"),
                             tuneGrid = expand.grid(ridge_relative = 1e-3, gamma = c(-2, 1)), trControl = control),
                class = "krein_error", regexp = "`tuneGrid` column `gamma` has an invalid value -2")
+  # a one-row grid never reaches caret's loop hook: the fits fail inside
+  # caret's try() and caret ends in "Stopping"; krein says why first, once
+  expect_message(
+    expect_error(suppressWarnings(caret::train(d[, 1:2], d$y, method = caret_model("kqd"),
+                                               tuneGrid = data.frame(variant = "RC+", reg = -1, gamma = 1),
+                                               trControl = control)), "Stopping"),
+    "caret's resamples will fail: `tuneGrid` column `reg` has an invalid value -1", fixed = TRUE)
   # a valid grid trains as before
   tuned <- caret::train(d[, 1:2], d$y, method = caret_model("kqd"),
                         tuneGrid = expand.grid(variant = "RC+", reg = c(0.01, 0.1), gamma = 1), trControl = control)

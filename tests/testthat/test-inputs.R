@@ -305,9 +305,14 @@ test_that("a factor predictor keeps its declared levels: a level no training row
                          sweep(sweep(design(new), 2, center), 2, scale, "/"), type = "prob")
     expect_equal(by_formula, by_matrix, tolerance = 1e-10, info = model)
   }
-  # one level among the training rows is still refused, whatever the declared levels
+  # a factor whose training rows all have one of its levels fits (its columns
+  # are constant) and predicts the others; one that declares a single level
+  # is refused (test below)
   d$f <- factor(rep("u", 40), levels = c("u", "v"))
-  expect_error(kqd(y ~ x + f, data = d), class = "krein_error", regexp = "`f` with a single level")
+  expect_no_message(fit <- kqd(y ~ x + f, data = d))
+  expect_identical(fit$spec$colnames, c("x", "fv"))
+  expect_true(fit$spec$scaling$constant[["fv"]])
+  expect_true(predict(fit, data.frame(x = 0, f = factor("v", levels = c("u", "v")))) %in% c("a", "b"))
 })
 
 test_that("columns of huge numbers are scaled, not mistaken for constant columns", {
