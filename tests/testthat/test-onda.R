@@ -169,8 +169,11 @@ test_that("bad input gives a krein_error", {
 test_that("a singular class covariance gets a ridge with a warning, reported in the fit", {
   case <- four_class_data()
   x <- cbind(case$x, w2 = case$x[, "w"])
-  expect_warning(fit <- onda(x, case$y), "singular")
+  # a pooling given: no ridge is chosen by cross-validation, the singular
+  # covariances get the default ridge and a warning
+  expect_warning(fit <- onda(x, case$y, pooling = 1), "singular")
   expect_gt(fit$ridge, 0)
+  expect_null(fit$ridge_selection)
   fixed <- onda(x, case$y, ridge = 0.01)
   expect_equal(fixed$ridge, 0.01)
 })
@@ -450,7 +453,12 @@ test_that("a class covariance made singular by a column constant within the clas
   case <- four_class_data()
   x <- case$x
   x[case$y == "a", "w"] <- 1   # constant within class "a"
+  # the default chooses a ridge by cross-validation (here a positive one,
+  # which makes the covariances regular whatever the pooling), or pools
   expect_no_warning(fit <- onda(x, case$y))
+  expect_true(fit$pooling == 0.75 || fit$ridge > 0)
+  # without the cross-validated ridge (a ridge given) the default pooling alone
+  expect_no_warning(fit <- onda(x, case$y, ridge = 0))
   expect_identical(fit$pooling, 0.75)
   expect_identical(fit$ridge, 0)
   new <- matrix(rnorm(30), 10, 3, dimnames = list(NULL, c("u", "v", "w")))
@@ -470,4 +478,64 @@ test_that("a class covariance made singular by a column constant within the clas
   expect_identical(fit_wide$pooling, 1)
   expect_gt(fit_wide$ridge, 0)
   expect_warning(onda(wide, labels, pooling = 0), class = "krein_singular_covariance_warning")
+})
+
+test_that("the default ridge is the least 5-fold cross-validated error among four, transcribed in plain R", {
+  # Transcription of the documented rule, independently of krein's code:
+  # folds dealt in turn within each class (data order, classes one after
+  # another); in each training part ML class covariances pooled by the class
+  # sizes, lambda = min(1, max(0, 2 - n_min / p)), plus r I; the class of the
+  # largest prior x Gaussian density; priors of the whole training set.
+  set.seed(45)
+  y <- factor(rep(c("a", "b", "c"), c(14, 16, 20)))
+  x <- matrix(rnorm(50 * 9), 50, 9) + outer(as.integer(y), c(0.6, -0.4, rep(0, 7)))
+  prior <- as.vector(table(y)) / 50
+  folds <- integer(50)
+  folds[unlist(split(seq_along(y), y))] <- rep_len(1:5, 50)
+  log_density <- function(v, m, S) -0.5 * (determinant(S)$modulus + sum((v - m) * solve(S, v - m)))
+  cv_error <- function(r) {
+    wrong <- 0
+    for (f in 1:5) {
+      tr <- folds != f
+      xt <- x[tr, ]
+      yt <- y[tr]
+      n_k <- as.vector(table(yt))
+      lambda <- min(1, max(0, 2 - min(n_k) / ncol(x)))
+      means <- lapply(levels(y), function(l) colMeans(xt[yt == l, , drop = FALSE]))
+      own <- lapply(seq_along(means), function(k) {
+        xl <- xt[yt == levels(y)[k], , drop = FALSE]
+        crossprod(sweep(xl, 2, means[[k]])) / nrow(xl)
+      })
+      pooled <- Reduce(`+`, Map(`*`, own, n_k)) / sum(n_k)
+      covs <- lapply(own, function(S) (1 - lambda) * S + lambda * pooled + r * diag(ncol(x)))
+      for (i in which(!tr)) {
+        score <- vapply(seq_along(means), function(k) log(prior[k]) + log_density(x[i, ], means[[k]], covs[[k]]), 1)
+        wrong <- wrong + (which.max(score) != as.integer(y[i]))
+      }
+    }
+    wrong / 50
+  }
+  fit <- onda(x, y, scale = FALSE)
+  variance <- mean(apply(x, 2, function(v) mean((v - mean(v))^2)))
+  table <- fit$ridge_selection
+  expect_equal(table$ridge, c(NA, 0.01, 0.1, 1) * variance)
+  # the first candidate is the former default: no ridge on these regular covariances
+  expect_equal(table$cv_error, vapply(c(0, 0.01, 0.1, 1) * variance, cv_error, 1))
+  best <- which.min(table$cv_error)
+  expect_equal(fit$ridge, if (best == 1L) 0 else table$ridge[best])
+  # the fit is the fit with that ridge given
+  expect_equal(predict(fit, x[1:7, ], type = "prob"),
+               predict(onda(x, y, scale = FALSE, ridge = fit$ridge), x[1:7, ], type = "prob"))
+  # a pooling or a ridge given: nothing is chosen
+  expect_null(onda(x, y, scale = FALSE, pooling = 0.5)$ridge_selection)
+  expect_null(onda(x, y, scale = FALSE, ridge = 0.1)$ridge_selection)
+  # many inputs per point of a class (mlbench's DNA) is where it matters: a
+  # ridge of the inputs' variance beats the pooled covariance alone
+  set.seed(2)
+  wide_y <- factor(rep(c("p", "q"), each = 30))
+  wide <- matrix(rbinom(60 * 40, 1, 0.5), 60, 40)
+  wide[, 1:3] <- wide[, 1:3] + (wide_y == "q")
+  chosen <- onda(wide, wide_y)
+  expect_gt(chosen$ridge, 0)
+  expect_lt(min(chosen$ridge_selection$cv_error[-1]), chosen$ridge_selection$cv_error[1])
 })

@@ -186,6 +186,81 @@ test_that("ikpca_qd equals QDA on the transcribed IKPCA map (Appendix I-E)", {
   expect_equal(unname(predict(fit, type = "projection")), unname(fit$training_scores))
 })
 
+test_that("ikpca_qd's default pvar is the least 5-fold cross-validated error, transcribed in plain R", {
+  # Transcription of the documented rule, independently of krein's code: the
+  # IKPCA map of all training points (Appendix I-E); for each candidate share
+  # its leading components; folds dealt in turn within each class; in each
+  # training part ML class covariances pooled by the class sizes (lambda =
+  # min(1, max(0, 2 - n_min / p))) and shrunk, S = 0.99 C' + 0.01 tr(C') / p I
+  # (the default shrinkage); the class of the largest discriminant with the
+  # whole training set's proportions as priors.
+  set.seed(11)
+  train <- checkerboard(80, size = 2)
+  kernel <- kernel_rbf(2)
+  fit <- ikpca_qd(train[, 1:2], train$y, kernel = kernel, scale = FALSE)
+  y <- train$y
+  n <- 80
+  K <- kernel_matrix(kernel, train[, 1:2])
+  H <- diag(n) - 1 / n
+  e <- eigen(H %*% K %*% H, symmetric = TRUE)
+  magnitude <- abs(e$values)
+  ordered <- order(magnitude, decreasing = TRUE)
+  ordered <- ordered[magnitude[ordered] > max(magnitude) * n * .Machine$double.eps]
+  share <- cumsum(magnitude[ordered]) / sum(magnitude[ordered])
+  folds <- integer(n)
+  folds[unlist(split(seq_along(y), y))] <- rep_len(1:5, n)
+  prior <- as.vector(table(y)) / n
+  cv_error <- function(pvar) {
+    p <- which(share >= pvar - 1e-12)[1]
+    keep <- ordered[seq_len(p)]
+    Z <- H %*% K %*% H %*% e$vectors[, keep, drop = FALSE] %*% diag(1 / sqrt(magnitude[keep]), p)
+    wrong <- 0
+    for (f in 1:5) {
+      tr <- folds != f
+      n_k <- as.vector(table(y[tr]))
+      lambda <- min(1, max(0, 2 - min(n_k) / p))
+      means <- lapply(levels(y), function(l) colMeans(Z[tr & y == l, , drop = FALSE]))
+      own <- lapply(seq_along(means), function(k) {
+        Zl <- Z[tr & y == levels(y)[k], , drop = FALSE]
+        crossprod(sweep(Zl, 2, means[[k]])) / nrow(Zl)
+      })
+      pooled <- Reduce(`+`, Map(`*`, own, n_k)) / sum(n_k)
+      covs <- lapply(own, function(C) {
+        C <- (1 - lambda) * C + lambda * pooled
+        0.99 * C + 0.01 * sum(diag(C)) / p * diag(p)
+      })
+      for (i in which(!tr)) {
+        g <- vapply(seq_along(means), function(k) {
+          d <- Z[i, ] - means[[k]]
+          log(prior[k]) - 0.5 * (determinant(covs[[k]])$modulus + sum(d * solve(covs[[k]], d)))
+        }, 1)
+        wrong <- wrong + (which.max(g) != as.integer(y[i]))
+      }
+    }
+    wrong / n
+  }
+  candidates <- c(0.8, 0.9, 0.95, 0.99, 0.999)
+  expect_equal(fit$pvar_selection$pvar, candidates)
+  expect_equal(fit$pvar_selection$cv_error, vapply(candidates, cv_error, 1))
+  expect_equal(fit$pvar, candidates[which.min(fit$pvar_selection$cv_error)])
+  # the fit is the fit with that share given
+  expect_equal(predict(fit, train[1:9, 1:2], type = "prob"),
+               predict(ikpca_qd(train[, 1:2], y, kernel = kernel, scale = FALSE, pvar = fit$pvar),
+                       train[1:9, 1:2], type = "prob"))
+  expect_null(ikpca_qd(train[, 1:2], y, kernel = kernel, scale = FALSE, pvar = 0.8)$pvar_selection)
+  # few points per class (MASS::crabs): the paper's 0.8 leaves out the
+  # directions that separate the four classes; the choice keeps them
+  crabs <- MASS::crabs
+  four <- interaction(crabs$sp, crabs$sex)
+  inputs <- as.matrix(crabs[c("FL", "RW", "CL", "CW", "BD")])
+  half <- seq(1, 200, by = 2)
+  chosen <- ikpca_qd(inputs[half, ], four[half])
+  paper <- ikpca_qd(inputs[half, ], four[half], pvar = 0.8)
+  expect_gt(chosen$pvar, 0.8)
+  expect_gt(mean(predict(chosen, inputs[-half, ]) == four[-half]),
+            mean(predict(paper, inputs[-half, ]) == four[-half]) + 0.2)
+})
+
 test_that("ikpca_qd without shrinkage is MASS::qda (ML covariances) on its kernel PCA coordinates", {
   # The oracle: MASS::qda(method = "mle") with the class proportions as priors,
   # fitted on the training coordinates psi(x_i) that ikpca_qd reports
