@@ -39,7 +39,8 @@
 #'
 #' @param data `NULL` for the generators only, or a data frame with two
 #'   numeric columns (the inputs) and one class column (a factor, character
-#'   or logical column).
+#'   or logical column). Rows with missing values are left out (the app
+#'   names them, and its code shows how); infinite values are an error.
 #' @param ... Passed to [shiny::runApp()], e.g. `port` or `launch.browser`.
 #' @returns Nothing useful; it runs the app until the app is stopped.
 #' @seealso `vignette("krein")` for a tour.
@@ -169,25 +170,39 @@ app_user_data <- function(data, expr = "data") {
     krein_abort(sprintf("`data` has more than one column named %s; give each column its own name.",
                         paste0("\"", duplicated_names, "\"", collapse = ", ")))
   }
-  # missing or infinite values, in the user's rows and columns: a split
-  # would report them in rows of the training part under names the user
-  # never gave
-  bad <- !stats::complete.cases(data) | !apply(is.finite(as.matrix(data[numeric])), 1L, all)
-  if (any(bad)) {
-    columns <- names(data)[vapply(data, function(column) {
-      any(is.na(column) | (is.numeric(column) & !is.finite(column)))
-    }, NA)]
-    krein_abort(sprintf("`data` has missing or infinite values in row%s %s (column%s %s); remove %s first, e.g. with data[stats::complete.cases(data), ].",
-                        if (sum(bad) > 1L) "s" else "", format_indices(which(bad)),
-                        if (length(columns) > 1L) "s" else "", paste0("\"", columns, "\"", collapse = ", "),
-                        if (sum(bad) > 1L) "those rows" else "that row"))
+  # infinite values, and missing ones, in the user's rows and columns: a
+  # split would report them in rows of the training part under names the
+  # user never gave
+  where <- function(rows, columns) {
+    sprintf("row%s %s (column%s %s)", if (length(rows) > 1L) "s" else "", format_indices(rows),
+            if (length(columns) > 1L) "s" else "", paste0("\"", columns, "\"", collapse = ", "))
   }
-  if (nrow(data) < 4L) krein_abort(sprintf("`data` must have at least 4 rows, not %d.", nrow(data)))
+  infinite <- !apply(is.finite(as.matrix(data[numeric])) | is.na(as.matrix(data[numeric])), 1L, all)
+  if (any(infinite)) {
+    columns <- names(data)[numeric][vapply(data[numeric], function(column) any(is.infinite(column)), NA)]
+    krein_abort(sprintf("`data` has infinite values in %s; remove %s first.", where(which(infinite), columns),
+                        if (sum(infinite) > 1L) "those rows" else "that row"))
+  }
+  # rows with missing values are left out, as model.frame()'s na.omit does;
+  # the app says which, and its code shows how
+  incomplete <- which(!stats::complete.cases(data))
+  note <- NULL
+  if (length(incomplete) > 0L) {
+    columns <- names(data)[vapply(data, anyNA, NA)]
+    note <- sprintf("Your data have missing values in %s; %s left out.", where(incomplete, columns),
+                    if (length(incomplete) > 1L) "those rows are" else "that row is")
+    data <- data[-incomplete, , drop = FALSE]
+  }
+  if (nrow(data) < 4L) {
+    krein_abort(sprintf("`data` must have at least 4 rows%s, not %d.",
+                        if (length(incomplete)) " without missing values" else "", nrow(data)))
+  }
   if (nrow(data) * 0.7 > app_max_points) {
     krein_abort(sprintf("`data` has %d rows; the app fits at most %d training points (70%% of the rows).",
                         nrow(data), app_max_points))
   }
-  list(data = data, expr = expr, x = names(data)[numeric], y = names(data)[classes])
+  list(data = data, expr = expr, x = names(data)[numeric], y = names(data)[classes], incomplete = incomplete,
+       note = note)
 }
 
 # ---------------------------------------------------------------------------
@@ -259,6 +274,7 @@ app_code <- function(settings, user = NULL) {
     inputs <- vapply(user$x, function(x) deparse(as.name(x), backtick = TRUE), "")
     response <- deparse(as.name(user$y), backtick = TRUE)
     data_code <- c(paste0("data <- ", user$expr),
+                   if (length(user$incomplete)) "data <- data[stats::complete.cases(data), ]",
                    paste0("set.seed(", seed, ")"),
                    "rows <- sample(nrow(data), round(0.7 * nrow(data)))",
                    "train <- data[rows, ]",
@@ -404,6 +420,7 @@ app_run <- function(settings, user = NULL, cache = new.env(), progress = functio
   # invariant kernel, else centred and scaled)
   median <- tryCatch(median_gamma(if (isTRUE(settings$kernel$invariant)) x else scale(x)),
                      error = function(e) NA_real_)
+  if (own && !is.null(user$note)) warnings <- c(user$note, warnings)
   list(settings = settings, code = code, text = app_code_text(code), train = env$train, test = env$test,
        fit = env$fit, kernel = env$kernel, spectrum = env$spectrum, training_error = env$training_error,
        test_error = env$test_error, fit_time = fit_time, median_gamma = median, warnings = unique(warnings))

@@ -121,6 +121,14 @@ test_that("in a browser: the user's data of ?krein_app's example, character clas
   app <- start_app("transform(iris[51:150, c(3, 4, 5)], Species = as.character(Species))", "krein-app-character")
   expect_view_drawn(app, "character classes")
   app$stop()
+  # missing values: the rows are left out, the app says which
+  app <- start_app("transform(iris[51:150, c(3, 4, 5)], Petal.Width = replace(Petal.Width, 3, NA), Species = replace(Species, 10, NA))",
+                   "krein-app-missing")
+  expect_view_drawn(app, "missing values")
+  expect_match(app$get_text("#app-warning"), "missing values in rows 3 and 10 (columns \"Petal.Width\", \"Species\")",
+               fixed = TRUE)
+  expect_match(app$get_value(output = "code"), "data <- data[stats::complete.cases(data), ]", fixed = TRUE)
+  app$stop()
   # a class column of one class: a message, and the generators go on
   app <- start_app("data.frame(a = c(1, 3, 2, 5, 4, 7, 6, 9, 8, 10), b = 10:1, class = \"A\")", "krein-app-one")
   app$wait_for_js("document.getElementById('app-error') !== null")

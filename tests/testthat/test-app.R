@@ -109,16 +109,31 @@ test_that("the user's data: two numeric columns and a class column, 30% held out
   names(twice) <- c("Petal", "Petal", "Species")
   expect_error(krein:::app_user_data(twice, "twice"), class = "krein_error",
                regexp = "more than one column named \"Petal\"")
-  # missing and infinite values are named in the user's rows and columns
+  # infinite values are an error naming the user's rows and columns
+  holes <- flowers
+  holes$Petal.Width[3] <- Inf
+  holes$Petal.Length[7] <- -Inf
+  holes$Petal.Length[8] <- NA
+  expect_error(krein:::app_user_data(holes, "holes"), class = "krein_error",
+               regexp = "infinite values in rows 3 and 7 \\(columns \"Petal.Length\", \"Petal.Width\"\\)")
+  # rows with missing values (inputs or class) are left out, named in the
+  # user's rows and columns, and the code says how
   holes <- flowers
   holes$Petal.Width[3] <- NA
-  holes$Petal.Length[7] <- Inf
-  expect_error(krein:::app_user_data(holes, "holes"), class = "krein_error",
-               regexp = "rows 3 and 7 \\(columns \"Petal.Length\", \"Petal.Width\"\\)")
-  unlabelled <- flowers
-  unlabelled$Species[10] <- NA
-  expect_error(krein:::app_user_data(unlabelled, "unlabelled"), class = "krein_error",
-               regexp = "row 10 \\(column \"Species\"\\)")
+  holes$Species[10] <- NA
+  user <- krein:::app_user_data(holes, "holes")
+  expect_identical(nrow(user$data), 98L)
+  expect_identical(user$incomplete, c(3L, 10L))
+  expect_match(user$note, "missing values in rows 3 and 10 (columns \"Petal.Width\", \"Species\"); those rows are left out",
+               fixed = TRUE)
+  view <- krein:::app_run(krein:::app_default_settings(user), user)
+  expect_identical(view$warnings[1], user$note)
+  expect_match(view$text, "data <- holes\ndata <- data[stats::complete.cases(data), ]\nset.seed(1)", fixed = TRUE)
+  expect_identical(nrow(view$train) + nrow(view$test), 98L)
+  expect_equal(run_code_in_fresh_r(sub("data <- holes", "data <- iris[51:150, c(3, 4, 5)]; data$Petal.Width[3] <- NA; data$Species[10] <- NA", view$text, fixed = TRUE)),
+               view$test_error, tolerance = 1e-12)
+  expect_error(krein:::app_user_data(holes[c(3, 10, 11, 12, 13), ], "few"), class = "krein_error",
+               regexp = "at least 4 rows without missing values, not 3")
 })
 
 test_that("the server draws a view, changes it, and keeps it when a setting fails", {
