@@ -8,10 +8,17 @@
 # it takes a screenshot and asks the browser, after the page's load event,
 # which images it shows and at what natural size: a page must have a main
 # heading, every image must have loaded with a non-zero size, and the
-# plot() reference page and the article must show figures. Then it reads every HTML
-# file of the site and checks that each relative link or source (href, src)
-# points to a file of the site, and that each #fragment into a site page names
-# an id there. It prints a pass/fail summary and exits non-zero on a failure.
+# plot() reference page and the article must show figures. The browser also
+# says which scripts, stylesheets, images and fonts of the page failed to load
+# (none may), whether the libraries of pkgdown's templates are there
+# (headroom.js, bootstrap-toc, clipboard.js, Fuse.js, autocomplete.js,
+# mark.js), and whether they did their work: the navbar hides on scrolling
+# (headroom), the "On this page" list has entries, every code block has a
+# copy button. Then it reads every HTML file of the site and checks that no
+# page loads a script or stylesheet from a network (outside HTML comments),
+# that each relative link or source (href, src) points to a file of the site,
+# and that each #fragment into a site page names an id there. It prints a
+# pass/fail summary and exits non-zero on a failure.
 #
 # Formulas: every article and every reference page whose Rd file has \eqn or
 # \deqn is opened in the browser (two at a time) and its DOM read after its
@@ -21,8 +28,8 @@
 #
 # Needs Chromium (Debian: apt-get install chromium). The browser gets no
 # network: every host name resolves to nothing and every request goes to a
-# closed port, so the pages' CDN assets (icon fonts) are simply missing and no
-# request leaves the machine.
+# closed port, so no request leaves the machine, and an asset that a page
+# loads from a CDN fails to load, as it does for a reader without a network.
 
 source(file.path("tools", "setup.R"))  # option_value()
 source(file.path("tests", "testthat", "helper-math.R"))  # math_*()
@@ -66,17 +73,56 @@ pages <- data.frame(
            "article-checkerboard.png")
 )
 
-# A copy of each page with a script that, on the load event (which waits for
-# the images), writes the images' state into the page for --dump-dom to show.
+# A copy of each page with two scripts. The first, at the start of <head>,
+# notes every script, stylesheet or image that fails to load (their error
+# events reach a listener on the window in the capture phase). The second, on
+# the load event (which waits for them), writes into the page, for
+# --dump-dom to show, one line a fact: the main heading (H1), each image's
+# state (IMG), what failed to load (FAILED; a font that failed too), the
+# libraries of pkgdown's templates that are missing (MISSING), whether
+# headroom.js took the navbar (HEADROOM), the entries of the "On this page"
+# list and the page's h2 headings (TOC; -1 without a list), and the code
+# blocks and their copy buttons (COPY).
+probe_head <- paste0(
+  "<script>window.kreinFailed = [];",
+  "window.addEventListener('error', function (e) { var t = e.target;",
+  "if (t && t !== window && (t.src || t.href)) window.kreinFailed.push(t.tagName.toLowerCase() + ' ' + (t.src || t.href));",
+  "}, true);</script>")
 probe <- paste0(
   "<script>window.addEventListener('load', function () {",
-  "var rows = [];",
-  "for (var i = 0; i < document.images.length; i++) { var im = document.images[i];",
-  "rows.push([im.getAttribute('src'), im.complete, im.naturalWidth, im.naturalHeight].join('\\t')); }",
+  "var rows = []; var $ = window.jQuery;",
   "var h1 = document.querySelector('h1');",
+  "rows.push('H1\\t' + (h1 ? h1.textContent.trim() : ''));",
+  "for (var i = 0; i < document.images.length; i++) { var im = document.images[i];",
+  "rows.push(['IMG', im.getAttribute('src'), im.complete, im.naturalWidth, im.naturalHeight].join('\\t')); }",
+  "var failed = (window.kreinFailed || []).slice();",
+  "if (document.fonts) document.fonts.forEach(function (f) { if (f.status === 'error') failed.push('font ' + f.family); });",
+  "failed.forEach(function (f) { rows.push('FAILED\\t' + f); });",
+  "var libs = { 'headroom.js': typeof window.Headroom === 'function' && !!($ && $.fn.headroom),",
+  "'bootstrap-toc': !!(window.Toc && typeof window.Toc.init === 'function'),",
+  "'clipboard.js': typeof window.ClipboardJS === 'function', 'Fuse.js': typeof window.Fuse === 'function',",
+  "'autocomplete.js': !!($ && $.fn.autocomplete), 'mark.js': typeof window.Mark === 'function' };",
+  "for (var name in libs) if (!libs[name]) rows.push('MISSING\\t' + name);",
+  "rows.push('HEADROOM\\t' + !!document.querySelector('nav.navbar.headroom'));",
+  "var toc = document.getElementById('toc');",
+  "rows.push('TOC\\t' + (toc ? toc.querySelectorAll('a.nav-link').length : -1) + '\\t' +",
+  "document.querySelectorAll('main h2').length);",
+  "rows.push('COPY\\t' + document.querySelectorAll('div.sourceCode').length + '\\t' +",
+  "document.querySelectorAll('.btn-copy-ex').length);",
   "var out = document.createElement('pre'); out.id = 'krein-site-check';",
-  "out.textContent = 'H1\\t' + (h1 ? h1.textContent.trim() : '') + '\\n' + rows.join('\\n');",
+  "out.textContent = rows.join('\\n');",
   "document.body.appendChild(out); });</script>")
+
+# The facts of a probe's report of one kind ("IMG", ...): a matrix, one row a
+# line, one column a tab-separated field after the kind
+probe_facts <- function(lines, kind, fields) {
+  found <- lines[startsWith(lines, paste0(kind, "\t"))]
+  if (length(found) == 0) return(matrix(character(), 0, fields))
+  matrix(unlist(lapply(strsplit(found, "\t", fixed = TRUE), function(f) c(f[-1], "")[seq_len(fields)])),
+         ncol = fields, byrow = TRUE)
+}
+unescape_html <- function(x) gsub("&amp;", "&", gsub("&gt;", ">", gsub("&lt;", "<", x, fixed = TRUE), fixed = TRUE),
+                                  fixed = TRUE)
 
 for (i in seq_len(nrow(pages))) {
   page <- file.path(site_dir, pages$path[i])
@@ -93,6 +139,8 @@ for (i in seq_len(nrow(pages))) {
 
   html <- readLines(page, warn = FALSE, encoding = "UTF-8")
   probed <- file.path(dirname(page), paste0(".krein-probe-", basename(page)))
+  head_at <- grep("<head(\\s[^>]*)?>", html, perl = TRUE)[1]
+  if (!is.na(head_at)) html[head_at] <- sub("(<head(\\s[^>]*)?>)", paste0("\\1", probe_head), html[head_at], perl = TRUE)
   writeLines(sub("</body>", paste0(probe, "</body>"), html, fixed = TRUE), probed, useBytes = TRUE)
   dom <- run_browser(paste0("file://", probed), "--dump-dom")
   unlink(probed)
@@ -102,12 +150,11 @@ for (i in seq_len(nrow(pages))) {
     record(paste(pages$name[i], "renders"), FALSE, "the page did not finish loading in the browser")
     next
   }
-  lines <- strsplit(sub("^<pre[^>]*>", "", sub("</pre>$", "", report)), "\n", fixed = TRUE)[[1]]
-  heading <- sub("^H1\t", "", lines[1])
+  lines <- unescape_html(strsplit(sub("^<pre[^>]*>", "", sub("</pre>$", "", report)), "\n", fixed = TRUE)[[1]])
+  heading <- probe_facts(lines, "H1", 1)[1, 1]
   record(paste(pages$name[i], "renders"), nzchar(heading),
          sprintf("heading \"%s\" (%.1f s)", heading, proc.time()[["elapsed"]] - start))
-  images <- if (length(lines) > 1) do.call(rbind, strsplit(lines[-1], "\t", fixed = TRUE)) else
-    matrix(character(), 0, 4)
+  images <- probe_facts(lines, "IMG", 4)
   loaded <- images[, 2] == "true" & as.numeric(images[, 3]) > 0 & as.numeric(images[, 4]) > 0
   figures <- grepl("\\.(png|jpe?g|svg|gif)$", images[, 1], ignore.case = TRUE) |
     startsWith(images[, 1], "data:image")
@@ -118,6 +165,26 @@ for (i in seq_len(nrow(pages))) {
   }
   record(paste(pages$name[i], "images"), all(loaded) && (!pages$needs_figures[i] || sum(loaded & figures) > 0),
          detail)
+
+  # Every script, stylesheet and font loaded (a CDN's fails: no network)
+  failed <- probe_facts(lines, "FAILED", 1)[, 1]
+  record(paste(pages$name[i], "assets load"), length(failed) == 0,
+         if (length(failed)) paste("failed:", paste(failed, collapse = ", ")) else "every script, stylesheet and font")
+  # pkgdown's script stops at its first call of a missing library, and the
+  # navbar, the "On this page" list and the copy buttons are its work
+  missing <- probe_facts(lines, "MISSING", 1)[, 1]
+  headroom <- identical(probe_facts(lines, "HEADROOM", 1)[1, 1], "true")
+  toc <- as.integer(probe_facts(lines, "TOC", 2)[1, ])
+  copy <- as.integer(probe_facts(lines, "COPY", 2)[1, ])
+  toc_ok <- toc[1] < 0 || toc[2] == 0 || toc[1] > 0
+  copy_ok <- copy[2] == copy[1]
+  record(paste(pages$name[i], "scripts work"), length(missing) == 0 && headroom && toc_ok && copy_ok,
+         sprintf("%s; navbar %s; %s; %d code blocks, %d copy buttons",
+                 if (length(missing)) paste("missing:", paste(missing, collapse = ", ")) else "libraries loaded",
+                 if (headroom) "taken by headroom.js" else "NOT taken by headroom.js",
+                 if (toc[1] < 0) "no \"On this page\" list" else
+                   sprintf("\"On this page\": %d entries for %d h2 headings", toc[1], toc[2]),
+                 copy[1], copy[2]))
 }
 
 # Formulas. The number an Rd file writes: its \eqn and \deqn, outside
@@ -140,6 +207,9 @@ math_pages <- data.frame(
 math_pages <- math_pages[file.exists(file.path(site_dir, math_pages$page)), ]
 start <- proc.time()[["elapsed"]]
 doms <- math_dump_doms(browser, paste0("file://", file.path(site_dir, math_pages$page)))
+# The "On this page" list (nav#toc) repeats the headings, formulas included:
+# its copies are not counted.
+doms <- gsub("(?s)<nav id=\"toc\".*?</nav>", "", doms, perl = TRUE)
 for (i in seq_len(nrow(math_pages))) {
   shown <- math_in_dom(doms[i])
   detail <- sprintf("%d rendered, %d written", shown$rendered, as.integer(math_pages$written[i]))
@@ -158,6 +228,30 @@ message(sprintf("Formulas of %d pages checked in %.0f s.", nrow(math_pages),
 # file of the site; a #fragment into an HTML page must name an id in it; and
 # no page may point into the building machine's file system (file://).
 html_files <- list.files(site_dir, pattern = "\\.html$", recursive = TRUE, full.names = TRUE)
+
+# Scripts and stylesheets: every <script src> and <link rel="stylesheet">
+# of every page, outside HTML comments, must be a file of the site (which the
+# check of internal links below finds), not an address with a scheme or a
+# host (a CDN's, which a reader without a network does not reach).
+elsewhere <- character()
+n_assets <- 0L
+for (file in html_files) {
+  text <- paste(readLines(file, warn = FALSE, encoding = "UTF-8"), collapse = "\n")
+  text <- gsub("(?s)<!--.*?-->", "", text, perl = TRUE)
+  tags <- regmatches(text, gregexpr("<script\\b[^>]*\\ssrc=\"[^\"]*\"[^>]*>|<link\\b[^>]*>", text, perl = TRUE))[[1]]
+  tags <- tags[startsWith(tags, "<script") | grepl("\\srel=\"?stylesheet\\b", tags, ignore.case = TRUE)]
+  tags <- tags[grepl("\\s(src|href)=\"", tags)]
+  targets <- sub("^.*\\s(src|href)=\"([^\"]*)\".*$", "\\2", tags, perl = TRUE)
+  n_assets <- n_assets + length(targets)
+  targets <- targets[grepl("^([A-Za-z][A-Za-z0-9+.-]*:|//)", targets) & !startsWith(targets, "data:")]
+  if (length(targets)) {
+    elsewhere <- c(elsewhere, sprintf("%s -> %s", sub(paste0(site_dir, "/"), "", file, fixed = TRUE), targets))
+  }
+}
+record("scripts and stylesheets are the site's files", length(elsewhere) == 0,
+       sprintf("%d in %d pages, %d not%s", n_assets, length(html_files), length(elsewhere),
+               if (length(elsewhere)) paste0(":\n  ", paste(utils::head(elsewhere, 20), collapse = "\n  ")) else ""))
+
 ids_cache <- new.env()
 page_ids <- function(file) {
   if (is.null(ids_cache[[file]])) {
