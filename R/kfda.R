@@ -61,8 +61,21 @@
 #'   discriminants of the components (for two classes the direction itself,
 #'   for more by optimal scoring), and the components are orthogonal, so
 #'   every count's residuals follow from one decomposition by cumulative
-#'   sums; the fit keeps them as `ncomp_selection` (`press` per count,
-#'   `chosen`). The right count depends on the data: few on smooth
+#'   sums. For the linear rule the same PRESS is computed for ridge
+#'   regressions on every component computed (all of the rank up to 200
+#'   points, where the full SVD is used; the cap's otherwise), with ridges
+#'   of \eqn{10^{-3}} to 1 times the components' mean variance (a component
+#'   whose variance is below \eqn{10^{-6}} times the ridge, which the ridge
+#'   shrinks to nothing, is left out); where one has a smaller PRESS than
+#'   every count, the fit takes those components with that `ridge` (for two
+#'   classes the ridge regression's direction is that of the Fisher
+#'   discriminant with the ridge on the pooled covariance). On kernlab's
+#'   promotergene as the formula gives it (57 bases as factor columns, 74
+#'   training points), where the cap allows 14 components, this raised the
+#'   mean test accuracy over five 70/30 splits from 0.72 to 0.76 (e1071::svm
+#'   0.83).
+#'   The fit keeps them as `ncomp_selection` (`press` per count, `ridges`
+#'   and their `ridge_press`, `chosen`, `chosen_ridge`). The right count depends on the data: few on smooth
 #'   two-class problems, over a hundred on mlbench's Vowel (11 classes),
 #'   where the former default (the fewest reaching 99% of the variance, at
 #'   most the cap; 26 components there) reached 69% test accuracy against
@@ -191,8 +204,9 @@
 #' @returns An object of class `c("kfda", "krein_model")`: a list with
 #'   `discriminant`, `reduce`, `ncomp` (the reduced dimension),
 #'   `ncomp_selection` (for `"pca"` with `ncomp = NULL`: the leave-one-out
-#'   `press` of each count of components and the `chosen` count; else
-#'   `NULL`),
+#'   `press` of each count of components, the `ridges` tried on every
+#'   component and their `ridge_press` (linear rule), the `chosen` count and
+#'   `chosen_ridge` (`NULL` when a count won); else `NULL`),
 #'   `variance_explained` and `spectrum` (for `"pca"`: how the components
 #'   were computed, `method` `"krylov"` or `"svd"`), `bases` (training-row indices, for
 #'   `"subset"`), `ridge` (the one used, in the units of the kernel data),
@@ -295,8 +309,9 @@ kfda_fit <- function(inputs, discriminant, reduce, ncomp, bases, ridge, prior, l
   if (is.null(ridge)) {
     # the default ridge of reduce = "ridge": 1e-3 of the mean variance of the
     # kernel data columns within the classes (in their own units, hence the
-    # scale^2)
-    ridge <- if (reduce == "ridge") 1e-3 * mean(within_class_variances(Z, y) * reduction$scale^2) else 0
+    # scale^2); of "pca", the one its selection chose, if any
+    ridge <- if (reduce == "ridge") 1e-3 * mean(within_class_variances(Z, y) * reduction$scale^2) else
+      reduction$ridge %||% 0
   }
   ridge_scaled <- ridge / reduction$scale^2
   hint <- kfda_singular_hint(reduce, discriminant)
@@ -460,12 +475,19 @@ kfda_pca <- function(inputs, ncomp, discriminant, counts, threads) {
   total <- spectrum$total / (n - 1)
   share <- cumsum(values[seq_len(rank)]) / total
   selection <- NULL
+  ridge <- NULL
   if (is.null(ncomp)) {
+    # every component computed (all of the rank where the full SVD was
+    # used) for the ridge candidates of the linear discriminant; the counts
+    # up to the cap without one
     candidates <- min(cap, rank)
-    Z_all <- cpp_kfda_project(K, spectrum$means, spectrum$v[, seq_len(candidates), drop = FALSE],
-                              sqrt(values[seq_len(candidates)]))
-    selection <- kfda_loo_components(Z_all, inputs$y)
+    available <- if (discriminant == "linear") min(rank, ncol(spectrum$v)) else candidates
+    Z_all <- cpp_kfda_project(K, spectrum$means, spectrum$v[, seq_len(available), drop = FALSE],
+                              sqrt(values[seq_len(available)]))
+    selection <- kfda_loo_components(Z_all, inputs$y, candidates, variances = values[seq_len(available)],
+                                     ridges = if (discriminant == "linear") kfda_ridge_candidates(values[seq_len(available)]))
     ncomp <- selection$chosen
+    ridge <- selection$chosen_ridge
   } else if (ncomp < 1) {
     ncomp <- which(share >= ncomp - 1e-12)[1]
     if (is.na(ncomp)) ncomp <- rank
@@ -480,8 +502,12 @@ kfda_pca <- function(inputs, ncomp, discriminant, counts, threads) {
   list(Z = Z, center = spectrum$means,
        rotation = rotation, scale = scale, variance_explained = share[ncomp],
        eigenvalues = values[seq_len(rank)], spectrum = spectrum$info, points = inputs$x, bases = NULL,
-       selection = selection)
+       selection = selection, ridge = ridge)
 }
+
+# The ridges the default tries on every computed component (in the units of
+# the component scores' variances `values`): 1e-3 to 1 times their mean
+kfda_ridge_candidates <- function(values) 10^(-3:0) * mean(values)
 
 # The most components the default ncomp considers (documented in ?kfda)
 kfda_max_components <- 128L
@@ -496,22 +522,59 @@ kfda_max_components <- 128L
 # sqrt(n - 1) has orthonormal columns, the hat matrix of q components is
 # 1 1' / n + U_q U_q', and every q's leave-one-out residuals r_i / (1 - H_ii)
 # follow from cumulative sums: O(n qmax c) for c indicators.
-kfda_loo_components <- function(Z, y) {
+#
+# `ridges` (NULL for none): ridges r tried on all ncol(Z) components, in the
+# units of the components' variances `variances` (the scores Z are scaled to
+# unit variance). With r the hat matrix is 1 1' / n + U D U',
+# D = diag(v_j / (v_j + r)) for the components' variances v_j: a ridge
+# regression of the indicators on the unscaled scores, whose direction for
+# two classes is that of the Fisher discriminant with the ridge on the
+# pooled covariance (the covariances differ by a rank-one term, which
+# Sherman-Morrison's formula shows changes only the length). Where the cap
+# on the count binds (n / 5: 14 components for 74 points of kernlab's
+# promotergene, 171 dummy inputs) every component with a ridge can fit
+# better: there 0.66-0.84 test accuracy over six splits at the chosen count,
+# 0.75-0.88 with the ridge (e1071::svm 0.78-0.91).
+kfda_loo_components <- function(Z, y, counts = ncol(Z), variances = NULL, ridges = NULL) {
   n <- nrow(Z)
   targets <- discriminant_indicators(y)
   targets <- targets - rep(colMeans(targets), each = n)
   U <- Z / sqrt(n - 1)
   coefficients <- crossprod(U, targets)
+  loo <- function(residual, leverage) {
+    gap <- 1 - leverage
+    if (!all(gap > 1e-12)) return(Inf)
+    sum((residual / gap)^2)
+  }
   residual <- targets
   leverage <- rep(1 / n, n)
-  press <- double(ncol(U))
-  for (q in seq_len(ncol(U))) {
+  press <- double(counts)
+  for (q in seq_len(counts)) {
     residual <- residual - U[, q] %o% coefficients[q, ]
     leverage <- leverage + U[, q]^2
-    gap <- 1 - leverage
-    press[q] <- if (all(gap > 1e-12)) sum((residual / gap)^2) else Inf
+    press[q] <- loo(residual, leverage)
   }
-  list(press = press, chosen = if (any(is.finite(press))) which.min(press) else 1L)
+  chosen <- if (any(is.finite(press))) which.min(press) else 1L
+  ridge_press <- NULL
+  chosen_ridge <- NULL
+  if (length(ridges)) {
+    # a component whose variance is below 1e-6 r is shrunk to nothing (its
+    # weight v / (v + r) < 1e-6): left out, so that the covariances' factors
+    # keep a condition the fit accepts (`tol`)
+    ridge_counts <- vapply(ridges, function(r) sum(variances >= 1e-6 * r), 1L)
+    ridge_press <- vapply(seq_along(ridges), function(k) {
+      used <- seq_len(ridge_counts[k])
+      shrink <- variances[used] / (variances[used] + ridges[k])
+      loo(targets - U[, used, drop = FALSE] %*% (shrink * coefficients[used, , drop = FALSE]),
+          1 / n + as.vector(U[, used, drop = FALSE]^2 %*% shrink))
+    }, 1)
+    best <- which.min(ridge_press)
+    if (ridge_press[best] < press[chosen]) {
+      chosen <- ridge_counts[best]
+      chosen_ridge <- ridges[best]
+    }
+  }
+  list(press = press, ridges = ridges, ridge_press = ridge_press, chosen = chosen, chosen_ridge = chosen_ridge)
 }
 
 # How the principal components are computed: "auto" (the partial spectrum

@@ -297,7 +297,8 @@ test_that("the variance share of ncomp and the default reductions", {
   expect_equal(fit$ncomp, which(share >= 0.9)[1])
   expect_equal(fit$variance_explained, share[fit$ncomp], tolerance = 1e-10)
   default <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), scale = FALSE)
-  expect_lte(default$ncomp, floor(90 / 5))
+  # the cap on the count binds the counts without a ridge only
+  expect_true(default$ncomp <= floor(90 / 5) || default$ridge > 0)
   quad <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), discriminant = "quadratic", scale = FALSE)
   expect_lte(quad$ncomp, floor(30 / 4))
   ridge <- kfda(d$x, d$y, kernel = kernel_rbf(0.5), reduce = "ridge", scale = FALSE)
@@ -672,17 +673,57 @@ ref_kfda_press <- function(K, y, qmax) {
   }, double(1))
 }
 
-test_that("the default ncomp minimises the leave-one-out PRESS over the counts up to the cap, as refits give it (issue 30)", {
+# ... and of the ridges tried on every component: the same regressions on the
+# unscaled scores of the components whose variance is at least 1e-6 r, with
+# the penalty (n - 1) r on their coefficients (r in the units of the scores'
+# variances), by refitting without each point in turn. Returns the PRESS of
+# each ridge and the count of components it uses.
+ref_kfda_ridge_press <- function(K, y, ridges) {
+  n <- nrow(K)
+  e <- eigen(stats::cov(K), symmetric = TRUE)
+  rank <- sum(e$values > max(e$values) * (n * .Machine$double.eps)^2)
+  targets <- if (nlevels(y) == 2) cbind(as.double(y == levels(y)[1])) else
+    sapply(levels(y), function(l) as.double(y == l))
+  press <- counts <- double(length(ridges))
+  for (k in seq_along(ridges)) {
+    used <- which(e$values[seq_len(rank)] >= 1e-6 * ridges[k])
+    S <- sweep(K, 2, colMeans(K)) %*% e$vectors[, used, drop = FALSE]
+    penalty <- diag(c(0, rep((n - 1) * ridges[k], length(used))))
+    for (i in seq_len(n)) {
+      X <- cbind(1, S[-i, , drop = FALSE])
+      beta <- solve(crossprod(X) + penalty, crossprod(X, targets[-i, , drop = FALSE]))
+      press[k] <- press[k] + sum((targets[i, ] - c(1, S[i, ]) %*% beta)^2)
+    }
+    counts[k] <- length(used)
+  }
+  list(press = press, counts = counts, ridges = ridges)
+}
+
+test_that("the default ncomp minimises the leave-one-out PRESS over the counts up to the cap and ridges on every component, as refits give it", {
   d <- three_class_data(n = 45)
   K <- kernel_matrix(kernel_rbf(0.5), d$x)
   fit <- kfda(K, d$y, kernel = "precomputed")
   # the linear rule's cap: a fifth of the training points
   press <- ref_kfda_press(K, d$y, 9)
   expect_equal(fit$ncomp_selection$press, press, tolerance = 1e-6)
-  expect_identical(fit$ncomp, which.min(press))
-  fixed <- kfda(K, d$y, kernel = "precomputed", ncomp = which.min(press))
+  # the ridges: 1e-3 to 1 times the components' mean variance
+  variances <- eigen(stats::cov(K), symmetric = TRUE)$values
+  variances <- variances[variances > max(variances) * (nrow(K) * .Machine$double.eps)^2]
+  ridges <- 10^(-3:0) * mean(variances)
+  expect_equal(fit$ncomp_selection$ridges, ridges, tolerance = 1e-8)
+  reference <- ref_kfda_ridge_press(K, d$y, ridges)
+  expect_equal(fit$ncomp_selection$ridge_press, reference$press, tolerance = 1e-6)
+  # here a ridge wins: every component it keeps, with that ridge
+  expect_lt(min(reference$press), min(press))
+  best <- which.min(reference$press)
+  expect_identical(fit$ncomp, as.integer(reference$counts[best]))
+  expect_equal(fit$ridge, ridges[best], tolerance = 1e-8)
+  fixed <- kfda(K, d$y, kernel = "precomputed", ncomp = fit$ncomp, ridge = fit$ridge)
   expect_null(fixed$ncomp_selection)
   expect_equal(predict(fit, K, type = "prob"), predict(fixed, K, type = "prob"), tolerance = 1e-8)
+  # without ridges (a count given) the count of the least PRESS
+  counted <- kfda(K, d$y, kernel = "precomputed", ncomp = which.min(press))
+  expect_identical(counted$ridge, 0)
   # two classes: one indicator; the quadratic rule's cap is a quarter of the
   # smallest class
   two <- droplevels(d$y[d$y != "c"])
@@ -690,6 +731,8 @@ test_that("the default ncomp minimises the leave-one-out PRESS over the counts u
   quad <- kfda(K2, two, kernel = "precomputed", discriminant = "quadratic")
   press2 <- ref_kfda_press(K2, two, floor(min(table(two)) / 4))
   expect_equal(quad$ncomp_selection$press, press2, tolerance = 1e-6)
+  # (no ridges for the quadratic rule: its class covariances keep the cap)
+  expect_null(quad$ncomp_selection$ridges)
   expect_identical(quad$ncomp, which.min(press2))
 })
 
