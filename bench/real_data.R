@@ -19,7 +19,9 @@
 #
 # Then the targets of issue 30, defaults only: kqd, kmdc, ikfd, pcvm, kfda
 # and isvm within 5 points of e1071::svm's accuracy on every set; onda, iknn
-# and ikpca_qd within 10; no model at or below the majority class.
+# and ikpca_qd within 10; no model at or below the majority class. Over
+# several splits (KREIN_BENCH_SPLITS) a target holds when the mean gap over
+# the splits is within it and no split's gap exceeds twice it.
 library(krein)
 for (p in c("mlbench", "kernlab", "e1071")) {
   if (!requireNamespace(p, quietly = TRUE)) stop("bench/real_data.R needs the ", p, " package")
@@ -28,10 +30,14 @@ for (p in c("mlbench", "kernlab", "e1071")) {
 # KREIN_BENCH_SETS: a comma-separated list of data sets (default the eight
 # below; four held-out sets are available by name, see `held_out`);
 # KREIN_BENCH_SPLIT: the seed of the 70/30 split (default 1, the table of
-# bench/README.md); KREIN_BENCH_MODELS: a comma-separated list of methods to
+# bench/README.md); KREIN_BENCH_SPLITS: several seeds, e.g. "1:10" or "1,4,7"
+# (then the tables give the mean over the splits, and the targets table the
+# mean and the worst split's gap); KREIN_BENCH_MODELS: a comma-separated list of methods to
 # run (default all; e.g. "pcvm,e1071::svm"), so that one model's change can
 # be measured without the others.
-split_seed <- as.integer(Sys.getenv("KREIN_BENCH_SPLIT", "1"))
+split_seeds <- eval(parse(text = Sys.getenv("KREIN_BENCH_SPLITS", Sys.getenv("KREIN_BENCH_SPLIT", "1"))))
+split_seeds <- as.integer(split_seeds)
+split_seed <- split_seeds[1]
 only_methods <- strsplit(Sys.getenv("KREIN_BENCH_MODELS", ""), ",")[[1]]
 
 split_rows <- function(n, seed = split_seed) {
@@ -77,9 +83,44 @@ held_out <- list(
   HouseVotes84 = list(data = stats::na.omit(more$HouseVotes84), formula = Class ~ .),
   musk = list(data = more$musk, formula = Class ~ .)
 )
+# Six more, of shapes the twelve above lack (chosen after issue 30's
+# defaults, which missed on sets like them): two inputs (Pima: glucose and
+# body mass index of MASS's Pima.tr + Pima.te), four small classes of 5 inputs
+# (crabs: species x sex), many more inputs than points per class (DNA: 333
+# random rows of 180 binary inputs), many small classes (Soybean: 15 classes
+# of 14-64 training rows, 35 factor inputs), many classes of factor inputs
+# (kernlab's income: 1500 random complete rows, 13 factors coded in 63
+# columns, 9 classes), many classes (LetterRecognition: 2500 random rows, 26
+# classes). And promotergene again, as the formula interface sees it: its 57
+# bases as factor columns and the default kernel. Run them by name, as the
+# held-out sets:
+# KREIN_BENCH_SETS="Pima,crabs,DNA,Soybean,income,Letter,promoter_bases".
+pima <- rbind(MASS::Pima.tr, MASS::Pima.te)
+crabs <- MASS::crabs
+crabs <- data.frame(class = interaction(crabs$sp, crabs$sex), crabs[c("FL", "RW", "CL", "CW", "BD")])
+utils::data("DNA", "Soybean", "LetterRecognition", package = "mlbench", envir = more)
+set.seed(3)
+dna <- more$DNA[sort(sample.int(nrow(more$DNA), 333)), ]
+soybean <- stats::na.omit(more$Soybean)
+soybean$Class <- droplevels(soybean$Class)
+set.seed(4)
+letter <- more$LetterRecognition[sort(sample.int(nrow(more$LetterRecognition), 2500)), ]
+utils::data("income", package = "kernlab", envir = more)
+income <- stats::na.omit(more$income)
+set.seed(5)
+income <- income[sort(sample.int(nrow(income), 1500)), ]
+unseen <- list(
+  Pima = list(data = pima, formula = type ~ glu + bmi),
+  crabs = list(data = crabs, formula = class ~ .),
+  DNA = list(data = dna, formula = Class ~ .),
+  Soybean = list(data = soybean, formula = Class ~ .),
+  income = list(data = income, formula = INCOME ~ .),
+  Letter = list(data = letter, formula = lettr ~ .),
+  promoter_bases = list(data = promoter, formula = Class ~ .)
+)
 chosen_sets <- strsplit(Sys.getenv("KREIN_BENCH_SETS", ""), ",")[[1]]
 if (length(chosen_sets)) {
-  all_sets <- c(sets, held_out)
+  all_sets <- c(sets, held_out, unseen)
   unknown <- setdiff(chosen_sets, names(all_sets))
   if (length(unknown)) stop("unknown KREIN_BENCH_SETS: ", paste(unknown, collapse = ", "))
   sets <- all_sets[chosen_sets]
@@ -99,9 +140,9 @@ competitors <- list(
   `MASS::qda` = function(x, y, x_test) stats::predict(MASS::qda(x, y), x_test)$class
 )
 
-run_method <- function(method, set) {
+run_method <- function(method, set, seed) {
   data <- set$data
-  s <- split_rows(nrow(data))
+  s <- split_rows(nrow(data), seed)
   response <- all.vars(set$formula)[1]
   truth <- data[[response]][s$test]
   warnings <- character()
@@ -136,24 +177,34 @@ if (length(only_methods)) {
   if (length(unknown)) stop("unknown KREIN_BENCH_MODELS: ", paste(unknown, collapse = ", "))
   methods <- intersect(methods, only_methods)
 }
-accuracy <- matrix(NA_real_, length(sets), length(methods), dimnames = list(names(sets), methods))
-time <- accuracy
-majority <- setNames(numeric(length(sets)), names(sets))
+# accuracies and times: sets x methods x splits
+cube <- array(NA_real_, c(length(sets), length(methods), length(split_seeds)),
+              list(names(sets), methods, split_seeds))
+accuracies <- times <- cube
+majorities <- matrix(NA_real_, length(sets), length(split_seeds), dimnames = list(names(sets), split_seeds))
 notes <- character()
-for (set_name in names(sets)) {
-  set <- sets[[set_name]]
-  s <- split_rows(nrow(set$data))
-  y <- set$data[[all.vars(set$formula)[1]]]
-  majority[set_name] <- mean(y[s$test] == names(which.max(table(y[s$train]))))
-  for (method in methods) {
-    r <- run_method(method, set)
-    accuracy[set_name, method] <- r$accuracy
-    time[set_name, method] <- r$time
-    if (length(r$warnings)) {
-      notes <- c(notes, sprintf("%s / %s: %s", set_name, method, paste(r$warnings, collapse = " | ")))
+for (k in seq_along(split_seeds)) {
+  for (set_name in names(sets)) {
+    set <- sets[[set_name]]
+    s <- split_rows(nrow(set$data), split_seeds[k])
+    y <- set$data[[all.vars(set$formula)[1]]]
+    majorities[set_name, k] <- mean(y[s$test] == names(which.max(table(y[s$train]))))
+    for (method in methods) {
+      r <- run_method(method, set, split_seeds[k])
+      accuracies[set_name, method, k] <- r$accuracy
+      times[set_name, method, k] <- r$time
+      if (length(r$warnings)) {
+        notes <- c(notes, sprintf("%s / %s / split %d: %s", set_name, method, split_seeds[k],
+                                  paste(r$warnings, collapse = " | ")))
+      }
     }
+    if (length(split_seeds) > 1) message(sprintf("split %d, %s done", split_seeds[k], set_name))
   }
 }
+# one split: its tables; several: the means over the splits
+accuracy <- apply(accuracies, c(1, 2), mean)
+time <- apply(times, c(1, 2), mean)
+majority <- rowMeans(majorities)
 
 # Tables in markdown, as bench/README.md keeps them; "-" marks a failed fit.
 markdown_table <- function(m, digits) {
@@ -166,7 +217,9 @@ markdown_table <- function(m, digits) {
 sizes <- vapply(sets, function(s) sprintf("%d x %d, %d classes", nrow(s$data), ncol(s$data) - 1L,
                                           nlevels(factor(s$data[[all.vars(s$formula)[1]]]))), "")
 cat("krein", as.character(utils::packageVersion("krein")), "with its defaults;", R.version.string, "\n")
-cat(sprintf("Data sets (rows x columns, classes; 70/30 split, set.seed(%d)); majority = test share of the", split_seed),
+cat(sprintf("Data sets (rows x columns, classes; 70/30 split%s); majority = test share of the",
+            if (length(split_seeds) > 1) sprintf("s, set.seed(k) for k in %s, means over them", deparse1(split_seeds))
+            else sprintf(", set.seed(%d)", split_seed)),
     "training majority class:\n")
 print(data.frame(size = sizes, majority = round(majority, 3)))
 cat("\nTest accuracy:\n\n")
@@ -180,17 +233,35 @@ if (length(notes)) {
 
 # ---- the targets (issue 30) ----
 within <- c(kqd = 5, kmdc = 5, ikfd = 5, pcvm = 5, kfda = 5, isvm = 5, onda = 10, iknn = 10, ikpca_qd = 10)
-cat("\nTargets, defaults only: points below e1071::svm on the worst set (target), sets at or below",
-    "the majority class:\n\n")
-cat("| model | worst gap to svm (points) | on | target | sets at or below majority | met |\n")
-cat("|---|---|---|---|---|---|\n")
+cat("\nTargets, defaults only: points below e1071::svm on the worst set (mean over the splits;",
+    "target), the worst single split's gap (at most twice the target), sets at or below the majority",
+    "class on the mean:\n\n")
+cat("| model | worst mean gap to svm (points) | on | worst split's gap | on | target | sets at or below majority | met |\n")
+cat("|---|---|---|---|---|---|---|---|\n")
 for (model in intersect(intersect(krein_models()$model, names(within)), methods)) {
   if (!"e1071::svm" %in% methods) break
-  gap <- 100 * (accuracy[, "e1071::svm"] - accuracy[, model])
-  gap[is.na(gap)] <- Inf
+  gaps <- 100 * (accuracies[, "e1071::svm", , drop = FALSE] - accuracies[, model, , drop = FALSE])
+  gaps <- matrix(gaps, length(sets), length(split_seeds), dimnames = list(names(sets), split_seeds))
+  gaps[is.na(gaps)] <- Inf
+  gap <- rowMeans(gaps)
   worst <- which.max(gap)
+  split_worst <- arrayInd(which.max(gaps), dim(gaps))
   low <- names(which(is.na(accuracy[, model]) | accuracy[, model] <= majority))
-  met <- gap[worst] <= within[[model]] && !length(low)
-  cat(sprintf("| %s | %.1f | %s | %d | %s | %s |\n", model, gap[worst], names(gap)[worst], within[[model]],
+  met <- gap[worst] <= within[[model]] && max(gaps) <= 2 * within[[model]] && !length(low)
+  cat(sprintf("| %s | %.1f | %s | %.1f | %s, split %s | %d | %s | %s |\n", model, gap[worst], names(gap)[worst],
+              max(gaps), rownames(gaps)[split_worst[1]], colnames(gaps)[split_worst[2]], within[[model]],
               if (length(low)) paste(low, collapse = ", ") else "none", if (met) "yes" else "**no**"))
+}
+if (length(split_seeds) > 1 && "e1071::svm" %in% methods) {
+  cat("\nGap to e1071::svm per set (points; mean over the splits / worst split):\n\n")
+  models <- setdiff(methods, names(competitors))
+  cells <- sapply(models, function(model) {
+    g <- 100 * (accuracies[, "e1071::svm", , drop = FALSE] - accuracies[, model, , drop = FALSE])
+    g <- matrix(g, length(sets), length(split_seeds))
+    sprintf("%.1f / %.1f", rowMeans(g), apply(g, 1, max))
+  })
+  cells <- matrix(cells, length(sets), dimnames = list(names(sets), models))
+  cat("| data set | ", paste(models, collapse = " | "), " |\n", sep = "")
+  cat("|---|", strrep("---|", length(models)), "\n", sep = "")
+  for (i in seq_len(nrow(cells))) cat("| ", rownames(cells)[i], " | ", paste(cells[i, ], collapse = " | "), " |\n", sep = "")
 }
