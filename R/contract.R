@@ -217,7 +217,7 @@ model_defaults <- function(name, arguments = fit_argument_names(model_info(name)
 
 #' The kernel of a fit through caret or parsnip without a `kernel`: the
 #' Gaussian of width `gamma`, or without one the model's default kernel
-#' (isvm()'s and kfda()'s take the width 1/p, the others the median heuristic)
+#' (isvm()'s and krein_svm()'s take the width 1/p, the others the median heuristic)
 #' @noRd
 gaussian_or_default_kernel <- function(name, gamma) {
   if (!is.null(gamma)) return(kernel_rbf(gamma))

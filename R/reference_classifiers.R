@@ -75,7 +75,7 @@
 #' Without a `kernel`, `isvm()` takes the Gaussian kernel of width
 #' \eqn{\gamma = 1/p} for \eqn{p} input columns (centred and scaled with
 #' `scale = TRUE`), `kernel_rbf(heuristic = "dimension")`, the default of
-#' libsvm and [e1071::svm()] (and of [kfda()]); the other krein models take
+#' libsvm and [e1071::svm()] (and of [krein_svm()]); the other krein models take
 #' the median heuristic, `kernel_rbf()`. Without `C`, it takes the cost of the lowest
 #' 5-fold cross-validated error among \eqn{C = 0.1, 1, 10, 100} (the
 #' smallest of tied costs), from the one training kernel matrix: the folds

@@ -584,7 +584,7 @@ default_kernel_grid.krein_kernel_rbf <- function(kernel, x, size) {
   # only a width left to the data is tuned; a width the user gave stays
   if (!is.null(kernel$params$gamma)) return(list())
   # around the width the kernel would take: the median heuristic, or 1/p
-  # for heuristic = "dimension" (isvm()'s and kfda()'s default kernel)
+  # for heuristic = "dimension" (isvm()'s and krein_svm()'s default kernel)
   list(gamma = rbf_heuristic_gamma(kernel, x) * width_factors(size))
 }
 #' @export

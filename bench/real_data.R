@@ -32,7 +32,8 @@ for (p in c("mlbench", "kernlab", "e1071")) {
 # KREIN_BENCH_SPLIT: the seed of the 70/30 split (default 1, the table of
 # bench/README.md); KREIN_BENCH_SPLITS: several seeds, e.g. "1:10" or "1,4,7"
 # (then the tables give the mean over the splits, and the targets table the
-# mean and the worst split's gap); KREIN_BENCH_MODELS: a comma-separated list of methods to
+# mean and the worst split's gap); KREIN_BENCH_SAVE: an .rds file that keeps
+# the results after each split; KREIN_BENCH_MODELS: a comma-separated list of methods to
 # run (default all; e.g. "pcvm,e1071::svm"), so that one model's change can
 # be measured without the others.
 split_seeds <- eval(parse(text = Sys.getenv("KREIN_BENCH_SPLITS", Sys.getenv("KREIN_BENCH_SPLIT", "1"))))
@@ -199,6 +200,13 @@ for (k in seq_along(split_seeds)) {
       }
     }
     if (length(split_seeds) > 1) message(sprintf("split %d, %s done", split_seeds[k], set_name))
+  }
+  # KREIN_BENCH_SAVE: a file that keeps the results so far after each split
+  # (a long run cut short still leaves its finished splits)
+  if (nzchar(Sys.getenv("KREIN_BENCH_SAVE"))) {
+    saveRDS(list(accuracies = accuracies[, , seq_len(k), drop = FALSE], times = times[, , seq_len(k), drop = FALSE],
+                 majorities = majorities[, seq_len(k), drop = FALSE], notes = notes),
+            Sys.getenv("KREIN_BENCH_SAVE"))
   }
 }
 # one split: its tables; several: the means over the splits

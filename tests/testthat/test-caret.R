@@ -56,8 +56,8 @@ test_that("the default grids tune the width around the median heuristic and foll
       expect_identical(nrow(grid), as.integer(rows), label = paste(name, len))
       if (info$uses_kernel) {
         widths <- sort(unique(grid$gamma))
-        # isvm's, krein_svm's and kfda's default kernels take the width 1/p (issue 30)
-        centre <- if (name %in% c("isvm", "krein_svm", "kfda")) 1 / 4 else gamma0
+        # isvm's and krein_svm's default kernels take the width 1/p
+        centre <- if (name %in% c("isvm", "krein_svm")) 1 / 4 else gamma0
         expect_equal(widths, if (len == 1) centre else centre * 2^seq(-5, 5, length.out = len), label = name)
       }
     }

@@ -751,22 +751,25 @@ test_that("the default ncomp holds up on many classes, where 99% of the variance
   expect_gt(accuracy(fit), 0.72)
 })
 
-test_that("the default kernel is the width 1/p, which holds up on Sonar where the median heuristic did not (issue 30)", {
-  skip_if_not_installed("mlbench")
+test_that("the default kernel is the median heuristic; with the ridge candidates it holds up where the inputs outnumber the points", {
+  skip_if_not_installed("kernlab")
   e <- new.env()
-  utils::data("Sonar", package = "mlbench", envir = e)
-  sonar <- e$Sonar
-  # bench/real_data.R's split: 146 training and 62 test points
-  set.seed(1)
-  train <- sort(sample.int(nrow(sonar), round(0.7 * nrow(sonar))))
-  test <- setdiff(seq_len(nrow(sonar)), train)
-  accuracy <- function(fit) mean(predict(fit, sonar[test, ]) == sonar$Class[test])
-  fit <- kfda(Class ~ ., data = sonar[train, ])
-  expect_equal(fit$spec$kernel$params$gamma, 1 / 60)
-  # the former default, the median heuristic's wider kernel: 0.758 (47 of
-  # 62), 8 points behind e1071::svm's 0.839; the new default 0.806 (50)
-  median_fit <- kfda(Class ~ ., data = sonar[train, ], kernel = kernel_rbf())
-  expect_lt(median_fit$spec$kernel$params$gamma, 0.6 / 60)
-  expect_lt(accuracy(median_fit), 0.78)
-  expect_gt(accuracy(fit), 0.78)
+  utils::data("promotergene", package = "kernlab", envir = e)
+  promoters <- e$promotergene
+  # 57 bases as factor columns: 171 dummy columns for 74 training points
+  set.seed(3)
+  train <- sort(sample.int(nrow(promoters), round(0.7 * nrow(promoters))))
+  test <- setdiff(seq_len(nrow(promoters)), train)
+  accuracy <- function(fit) mean(predict(fit, promoters[test, ]) == promoters$Class[test])
+  fit <- kfda(Class ~ ., data = promoters[train, ])
+  expect_equal(fit$spec$kernel$params$gamma, median_gamma(scale(stats::model.matrix(Class ~ ., promoters[train, ])[, -1])),
+               tolerance = 1e-8)
+  # a ridge on every component beats every count of the capped components
+  expect_false(is.null(fit$ncomp_selection$chosen_ridge))
+  expect_gt(fit$ncomp, floor(74 / 5))
+  # the best count alone: 0.8125 on this split (with the width 1/p, the
+  # former default kernel, 0.781); the default 0.875 (e1071::svm 0.844)
+  counted <- kfda(Class ~ ., data = promoters[train, ], ncomp = which.min(fit$ncomp_selection$press))
+  expect_gt(accuracy(fit), accuracy(counted))
+  expect_gt(accuracy(fit), 0.85)
 })
