@@ -461,6 +461,10 @@ training_kernel <- function(inputs, threads = NULL) {
 #' @noRd
 as_class_factor <- function(y, min_classes = 2L) {
   if (is.factor(y)) {
+    # an ordered factor's classes are its levels: their order has no part in
+    # a classifier, and Ops.ordered would refuse comparing them with the
+    # plain factors the models predict (kernlab's income, kqd and kmdc)
+    if (is.ordered(y)) y <- factor(y, levels = levels(y), ordered = FALSE)
     unused <- setdiff(levels(y), unique(as.character(y)))
     if (length(unused) > 0L) {
       message(sprintf("Dropping unused level%s of `y`: %s.", if (length(unused) > 1) "s" else "",

@@ -63,6 +63,20 @@ for (name in krein:::registered_models()) {
     expect_error(predict(fit, test, nonsense = 1), class = "krein_argument_error")
   })
 
+  test_that(sprintf("%s: an ordered factor response is taken as its classes", name), {
+    d <- contract_data()
+    ranked <- d
+    ranked$y <- factor(d$y, levels = c("a", "b", "c"), ordered = TRUE)
+    set.seed(1)
+    ranked_fit <- contract_fit(name, ranked)
+    set.seed(1)
+    fit <- contract_fit(name, d)
+    test <- contract_data(20)
+    expect_identical(predict(ranked_fit, test), predict(fit, test))
+    expect_equal(predict(ranked_fit, test, type = "prob"), predict(fit, test, type = "prob"))
+    expect_identical(ranked_fit$training_error, fit$training_error)
+  })
+
   test_that(sprintf("%s: 0-row newdata gives a 0-row result of every type", name), {
     # issue 16: pcvm and isvm failed with base errors on formula fits
     d <- contract_data()
