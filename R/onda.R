@@ -108,7 +108,8 @@
 #'   so the posteriors are those of the \eqn{p}-dimensional model, without its
 #'   \eqn{p \times p}{p x p} factorisations. The Gaussian marginalised kernel
 #'   of such a fit (`kernel_discriminant(kind = "gmk")`) still needs them.
-#'   With both `ridge` and `pooling` left `NULL` (the default), the ridge is
+#'   With both `ridge` and `pooling` left `NULL` (the default) and a class
+#'   with fewer than twice as many points as inputs, the ridge is
 #'   chosen by 5-fold cross-validation (folds stratified and dealt in turn,
 #'   as [kqd()]'s; fewer when a class has fewer points) among none beyond
 #'   the singular case's above (tried first, so that ties keep it) and 0.01,
@@ -120,7 +121,8 @@
 #'   points) onda reached 70% test accuracy (MASS::lda too), and 85-91%
 #'   with the chosen ridge over three splits (e1071::svm 73-82%). The fit
 #'   keeps the candidates and their errors as `ridge_selection` (`NULL`
-#'   when a ridge or a pooling is given).
+#'   when a ridge or a pooling is given, or every class has at least twice
+#'   as many points as inputs).
 #' * `"linear"`: the least-squares linear approximation \eqn{L(C_k | x) =
 #'   P(C_k) [(\bar x_k - \bar x_T)' \Sigma_T^{-1} (x - \bar x_T) + 1]} (eq.
 #'   23) with the total mean \eqn{\bar x_T} and covariance \eqn{\Sigma_T} of
@@ -521,13 +523,18 @@ gaussian_estimator <- function(x, y, prior, ridge, pooling) {
 # classes of 55-120 training rows) onda reached 70% test accuracy, as
 # MASS::lda, and 88-91% with a ridge of the mean variance (e1071::svm 82%).
 # Each fold costs one Gaussian fit of the training part: the choice costs
-# about 20 fits of class covariances, no kernel and no eigenproblem.
+# about 20 fits of class covariances, no kernel and no eigenproblem, and is
+# made only where some class has fewer than twice as many points as inputs.
 # Returns NULL where there is nothing to cross-validate (a class of one
 # point), else list(chosen, table).
 onda_select_ridge <- function(x, y, prior, pooling) {
   counts <- tabulate(as.integer(y), nlevels(y))
   nfolds <- min(5L, min(counts))
   if (nfolds < 2L) return(NULL)
+  # only where the class covariances are poorly determined: a class with
+  # fewer than twice as many points as inputs (the default pooling is then
+  # positive). Elsewhere the choice would cost 20 fits for nothing.
+  if (pooling_by_class_sizes(counts, ncol(x)) == 0) return(NULL)
   variance <- mean(apply(x, 2, function(v) mean((v - mean(v))^2)))
   if (!is.finite(variance) || variance <= 0) return(NULL)
   candidates <- c(NA, 0.01, 0.1, 1) * variance

@@ -529,6 +529,8 @@ test_that("the default ridge is the least 5-fold cross-validated error among fou
   # a pooling or a ridge given: nothing is chosen
   expect_null(onda(x, y, scale = FALSE, pooling = 0.5)$ridge_selection)
   expect_null(onda(x, y, scale = FALSE, ridge = 0.1)$ridge_selection)
+  # every class with at least twice as many points as inputs: nothing to choose
+  expect_null(onda(Species ~ ., data = iris)$ridge_selection)
   # many inputs per point of a class (mlbench's DNA) is where it matters: a
   # ridge of the inputs' variance beats the pooled covariance alone
   set.seed(2)
