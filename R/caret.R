@@ -135,6 +135,8 @@ caret_model <- function(name, tune = NULL) {
     # "Stopping"
     loop = function(grid) {
       caret_check_grid(info, grid)
+      # checked: fit() need not check these rows again
+      for (i in seq_len(nrow(grid))) reported[[caret_row_key(grid[i, , drop = FALSE])]] <- TRUE
       list(loop = grid, submodels = NULL)
     },
     sort = function(x) x,
@@ -147,10 +149,10 @@ caret_model <- function(name, tune = NULL) {
 #' caret's try(): every resample fails, each with a warning, and caret stops
 #' with "Stopping". Say it once per row as a message in krein's words before
 #' that, then let the fit fail as caret expects. `reported` remembers the rows
-#' already said (one environment per caret_model()).
+#' already checked, here or by `loop` (one environment per caret_model()).
 #' @noRd
 caret_report_refused_row <- function(info, param, reported) {
-  key <- paste(deparse(lapply(as.list(param), as.character)), collapse = "")
+  key <- caret_row_key(param)
   if (isTRUE(reported[[key]])) return(invisible())
   reported[[key]] <- TRUE
   refused <- tryCatch({
@@ -163,6 +165,11 @@ caret_report_refused_row <- function(info, param, reported) {
   }
   invisible()
 }
+
+#' A row of a caret tuning grid as text (its columns' values as characters,
+#' factors and numbers alike)
+#' @noRd
+caret_row_key <- function(row) paste(deparse(lapply(as.list(row), as.character)), collapse = "")
 
 #' The values of a caret tuning grid that krein refuses, as tune_krein()
 #' checks its grid: each model argument probed on a small made-up data set

@@ -174,8 +174,9 @@
 #'   proportions (as the paper uses).
 #' @param ridge For `"gaussian"`: a ridge added to the class covariances; a
 #'   number applies to all classes. `NULL` (the default) with `pooling =
-#'   NULL` chooses it by cross-validation, else adds one only where a
-#'   covariance is singular (see Posterior estimators).
+#'   NULL` chooses it by cross-validation where a class has fewer than twice
+#'   as many points as inputs; otherwise it adds one only where a covariance
+#'   is singular (see Posterior estimators).
 #' @param pooling For `"gaussian"`: the weight \eqn{\lambda \in [0, 1]} of
 #'   the pooled within-class covariance in each class covariance; 0 for the
 #'   paper's Gaussian NDA (each class its own covariance, the only choice up
@@ -425,7 +426,7 @@ posterior_estimator <- function(posterior, x, y, spec, prior, ridge, pooling, sv
     return(switch(posterior,
       gaussian = {
         # both left to the data: the ridge is chosen with the pooling
-        selection <- if (is.null(ridge) && is.null(pooling)) onda_select_ridge(x, y, prior, pooling)
+        selection <- if (is.null(ridge) && is.null(pooling)) onda_select_ridge(x, y, prior)
         estimator <- gaussian_estimator(x, y, prior, if (!is.null(selection)) selection$chosen else ridge, pooling)
         estimator$ridge_selection <- selection$table
         estimator
@@ -514,49 +515,44 @@ gaussian_estimator <- function(x, y, prior, ridge, pooling) {
 }
 
 # The default ridge (`ridge = NULL`) of the Gaussian posteriors: the least
-# 5-fold cross-validated error (folds stratified and dealt in turn, as
-# kqd()'s; fewer when a class has fewer points) of the Gaussian classifier
-# among no ridge beyond the singular case's (the former default, tried
-# first, so ties keep it) and 0.01, 0.1 and 1 times the mean input variance.
-# With many inputs per point of a class the pooled ML covariance fits the
-# training points' noise: on 333 rows of mlbench's DNA (180 binary inputs,
-# classes of 55-120 training rows) onda reached 70% test accuracy, as
-# MASS::lda, and 88-91% with a ridge of the mean variance (e1071::svm 82%).
-# Each fold costs one Gaussian fit of the training part: the choice costs
-# about 20 fits of class covariances, no kernel and no eigenproblem, and is
-# made only where some class has fewer than twice as many points as inputs.
-# Returns NULL where there is nothing to cross-validate (a class of one
-# point), else list(chosen, table).
-onda_select_ridge <- function(x, y, prior, pooling) {
+# 5-fold cross-validated error (cv_misclassification(); fewer folds when a
+# class has fewer points) of the Gaussian classifier among no ridge beyond
+# the singular case's (the former default, tried first, so ties keep it) and
+# 0.01, 0.1 and 1 times the mean input variance. With many inputs per point
+# of a class the pooled ML covariance fits the training points' noise: on 333
+# rows of mlbench's DNA (180 binary inputs, classes of 55-120 training rows)
+# onda reached 68-71% test accuracy over three splits, as MASS::lda, and
+# 85-91% with the chosen ridge (e1071::svm 73-82%). Each fold costs one
+# Gaussian fit of the training part per candidate, no kernel and no
+# eigenproblem; the choice is made only where some class has fewer than
+# twice as many points as inputs (the default pooling is then positive),
+# where the covariances are poorly determined; elsewhere it would cost 20
+# fits for nothing. Returns NULL where nothing is chosen, else list(chosen,
+# table).
+onda_select_ridge <- function(x, y, prior) {
   counts <- tabulate(as.integer(y), nlevels(y))
-  nfolds <- min(5L, min(counts))
-  if (nfolds < 2L) return(NULL)
-  # only where the class covariances are poorly determined: a class with
-  # fewer than twice as many points as inputs (the default pooling is then
-  # positive). Elsewhere the choice would cost 20 fits for nothing.
-  if (pooling_by_class_sizes(counts, ncol(x)) == 0) return(NULL)
-  variance <- mean(apply(x, 2, function(v) mean((v - mean(v))^2)))
+  if (min(counts) < 2L || pooling_by_class_sizes(counts, ncol(x)) == 0) return(NULL)
+  variance <- mean_input_variance(x)
   if (!is.finite(variance) || variance <= 0) return(NULL)
   candidates <- c(NA, 0.01, 0.1, 1) * variance
-  fold <- interleaved_folds(y, nfolds)
-  errors <- vapply(candidates, function(r) {
-    wrong <- 0
-    for (f in seq_len(nfolds)) {
-      train <- fold != f
+  errors <- cv_misclassification(y, min(5L, min(counts)), length(candidates), function(train, held_out) {
+    vapply(candidates, function(r) {
       estimator <- tryCatch(suppressWarnings(
-        gaussian_estimator(x[train, , drop = FALSE], y[train], prior, if (is.na(r)) NULL else r, pooling)),
+        gaussian_estimator(x[train, , drop = FALSE], y[train], prior, if (is.na(r)) NULL else r, NULL)),
         krein_error = function(e) NULL)
-      if (is.null(estimator)) return(NA_real_)
-      posteriors <- estimator$predict(x[!train, , drop = FALSE])
-      wrong <- wrong + sum(max.col(posteriors, ties.method = "first") != as.integer(y[!train]))
-    }
-    wrong / length(y)
-  }, numeric(1))
+      if (is.null(estimator)) return(rep(NA_integer_, length(held_out)))
+      max.col(estimator$predict(x[held_out, , drop = FALSE]), ties.method = "first")
+    }, integer(length(held_out)))
+  })
   best <- which.min(errors)
   if (length(best) == 0L) return(NULL)
   list(chosen = if (is.na(candidates[best])) NULL else candidates[best],
        table = data.frame(ridge = candidates, cv_error = errors))
 }
+
+# The mean variance of the input columns (denominator n): the unit of onda's
+# ridges
+mean_input_variance <- function(x) mean(apply(x, 2, function(v) mean((v - mean(v))^2)))
 
 # The span of the centred training points when they have at least as many
 # columns as rows (NULL otherwise): its basis (p x n, orthonormal) and the
@@ -572,7 +568,7 @@ onda_data_span <- function(x) {
 # The default ridge where class covariances are singular (`singular`: their
 # levels, for the warning): 1e-6 of the mean input variance
 onda_default_ridge <- function(x, singular, warn = TRUE) {
-  variance <- mean(apply(x, 2, function(v) mean((v - mean(v))^2)))
+  variance <- mean_input_variance(x)
   if (!is.finite(variance)) {
     krein_abort("The inputs are so large that their variance overflows, so no ridge can be chosen for the singular class covariances; fit with `scale = TRUE` or give `ridge`.")
   }

@@ -667,6 +667,23 @@ interleaved_folds <- function(y, folds) {
   ids
 }
 
+# The cross-validated misclassification of a model's own choice among
+# `candidates` settings (ikpca_qd()'s pvar, onda()'s ridge), over
+# interleaved_folds(): `fold_classes(train, held_out)` gives the class codes
+# (as.integer() of the levels) of the held-out points under every candidate
+# fitted on the training part, a matrix with a column per candidate; a
+# column of NA (the candidate's fit failed in that fold) makes its error NA.
+cv_misclassification <- function(y, folds, candidates, fold_classes) {
+  fold <- interleaved_folds(y, folds)
+  wrong <- numeric(candidates)
+  for (k in seq_len(folds)) {
+    held_out <- which(fold == k)
+    codes <- matrix(fold_classes(which(fold != k), held_out), length(held_out), candidates)
+    wrong <- wrong + colSums(codes != as.integer(y[held_out]))
+  }
+  wrong / length(y)
+}
+
 run_tasks <- function(run, count, steps = count) {
   progress <- if (requireNamespace("progressr", quietly = TRUE)) progressr::progressor(steps = steps) else function(...) NULL
   if (requireNamespace("future.apply", quietly = TRUE)) {
