@@ -39,6 +39,10 @@ checkout <- normalizePath(".")
 # krein's C++ compiles as two units: one per core, unless MAKEFLAGS says otherwise
 if (!nzchar(Sys.getenv("MAKEFLAGS"))) Sys.setenv(MAKEFLAGS = paste0("-j", available_cores()))
 
+# a file the build would not compile, or whose change would not rebuild
+unlisted <- unlisted_source_files()
+if (length(unlisted)) stop("src/ is out of step with its files:\n", paste(unlisted, collapse = "\n"), call. = FALSE)
+
 phases$start("build")
 message("== R CMD build")
 build_status <- system2(r_bin, c("CMD", "build", shQuote(checkout)), stdout = "", stderr = "")

@@ -257,3 +257,27 @@ print_skip_reasons <- function(skips, tier) {
     message("  (Rscript tools/check.R --full installs every suggested package and runs these too.)")
   }
 }
+
+# The files of src/ and inst/include/krein/ that the build could miss: make
+# sees only the unity units, so each Makevars lists every glue file and core
+# header as their dependency, and every glue file must be #included by a
+# unity unit or it is not compiled. Returns one line per omission.
+unlisted_source_files <- function(root = ".") {
+  src <- file.path(root, "src")
+  glue <- basename(Sys.glob(file.path(src, c("*.cpp", "*.h"))))
+  glue <- setdiff(glue[!startsWith(glue, "unity_")], "RcppExports.h")
+  headers <- file.path("..", "inst", "include", "krein",
+                       basename(Sys.glob(file.path(root, "inst", "include", "krein", "*.hpp"))))
+  problems <- character()
+  for (makevars in file.path(src, c("Makevars.in", "Makevars.win"))) {
+    words <- scan(makevars, what = "", quiet = TRUE, comment.char = "#")
+    missing <- setdiff(c(glue, headers), words)
+    if (length(missing)) {
+      problems <- c(problems, sprintf("%s does not list %s", basename(makevars), missing))
+    }
+  }
+  unity <- unlist(lapply(Sys.glob(file.path(src, "unity_*.cpp")), readLines))
+  included <- sub('^#include "([^"]+)".*', "\\1", grep('^#include "', unity, value = TRUE))
+  not_compiled <- setdiff(glue[endsWith(glue, ".cpp")], included)
+  c(problems, sprintf("%s is #included by no unity_*.cpp file", not_compiled))
+}
