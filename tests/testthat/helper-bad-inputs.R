@@ -1,13 +1,13 @@
-# The bad-input table of issue 16 ("A suite that keeps it so"): a list of
-# cases, each a call of an exported function on bad or extreme input, and a
-# runner that classifies what the call did. A case passes when it ends in a
-# `krein_error` (bad input refused with a clear message) or in a finite, valid
-# result (probability rows finite and summing to 1, classes among the levels,
-# no NaN anywhere), with no warning other than a `krein_warning` (numerical
-# trouble krein records and documents), within 20 seconds. A base R error
-# or warning, a NaN, an NA class or a time-out fails, and the failure names the
-# case. The cases are built by the `bad_input_cases_*()` functions below; the
-# tests run them in test-bad-inputs-*.R.
+# The bad-input table: a list of cases, each a call of an exported function
+# on bad or extreme input, and a runner that classifies what the call did. A
+# case passes when it ends in a `krein_error` (bad input refused with a clear
+# message) or in a finite, valid result (probability rows finite and summing
+# to 1, classes among the levels, no NaN anywhere), with no warning other than
+# a `krein_warning` (numerical trouble krein records and documents), within 20
+# seconds. A base R error or warning, a NaN, an NA class or a time-out fails,
+# and the failure names the case. The cases are built by the
+# `bad_input_cases_*()` functions below; the tests run them in
+# test-bad-inputs-*.R.
 
 # Cases known to fail, by case id, with the reason (`known_failures`: a fix
 # under way; `unowned_failures`: found, not yet assigned). They stay in the
@@ -33,8 +33,8 @@ bad_input_base <- local({
   list(x = x, y = y, df = df, K = K, D = D, n = 40L)
 })
 
-# Strings in two classes (issue 18: objects as `x`), 20 of them, with a
-# kernel that compares them
+# Strings in two classes (objects as `x`), 20 of them, with a kernel that
+# compares them
 bad_input_strings <- local({
   seed <- if (exists(".Random.seed", globalenv())) get(".Random.seed", globalenv())
   set.seed(1)
@@ -263,7 +263,7 @@ expect_bad_cases <- function(cases) {
                                             substr(outcome$detail, 1, 300)))
   }
   if (any(known)) {
-    skip(sprintf("%d known failures of issue 16 (known_failures, unowned_failures): %s", sum(known),
+    skip(sprintf("%d known failures of the bad-input table (known_failures, unowned_failures): %s", sum(known),
                  paste(sprintf("%s (%s)", ids[known], skipped[ids[known]]), collapse = "; ")))
   }
 }
@@ -817,9 +817,9 @@ bad_input_cases_kernel_data <- function() {
   cases
 }
 
-# The reproducers of issue 16 that the table above does not already hold
-# (data of the issue: set.seed(1); d <- gaussian_mixture_2d(60)).
-bad_input_cases_issue <- function() {
+# Reproducers of bad and extreme input that the table above does not already
+# hold (data: set.seed(1); d <- gaussian_mixture_2d(60)).
+bad_input_cases_reproducers <- function() {
   set.seed(1)
   d <- gaussian_mixture_2d(60)
   X <- as.matrix(d[, 1:2])
@@ -841,28 +841,28 @@ bad_input_cases_issue <- function() {
     }, check_model)
   }
   cases <- list(
-    item1_kqd_rc_minus_tiny_reg = fit_of(function() kqd(X, Y, kernel = kernel_rbf(1), variant = "RC-", reg = 1e-200)),
-    item1_kqd_reg_path_tiny = fit_of(function() kqd(X, Y, kernel = kernel_rbf(1), reg = c(1e-200, 0.1))),
-    item5_kqd_nan_probabilities = prob_of(function() kqd(X, Y, variant = "RC-", reg = 1e-200, bias = "none"), X[1:3, ]),
-    item6_ikfd_no_spread = prob_of(function() ikfd(matrix(1, 100, 2), factor(rep(1:2, 50)), kernel = kernel_rbf(1)), matrix(1, 3, 2)),
-    item8_onda_linear_two_points = prob_of(function() onda(X[c(1, 60), ], Y[c(1, 60)], posterior = "linear"), X[1:3, ]),
-    item8_onda_gaussian_huge_newdata = prob_of(function() onda(X, Y), X[1:3, ] * 1e300),
-    item10_isvm_two_points = fit_of(function() isvm(X[c(1, 60), ], Y[c(1, 60)])),
-    item10_ikfd_tiny_ridge = fit_of(function() ikfd(X, Y, ridge_relative = 1e-200)),
-    item10_select_landmarks_kmeans_m_n = bad_case(NULL, function() select_landmarks(X, Y, method = "kmeans", m = 60), check_landmarks),
-    item10_select_landmarks_tiny_eps = bad_case(NULL, function() select_landmarks(X, Y, eps = 1e-9), check_landmarks),
-    item11_kmdc_IC = fit_of(function() kmdc(X, Y, distance = "IC")),
-    item12_tune_negative_gamma = bad_case(NULL, function() tune_krein(kqd, X, Y, grid = list(gamma = c(-1, 1)), folds = 3), check_tune),
-    item12_tune_NA_gamma = bad_case(NULL, function() tune_krein(kqd, X, Y, grid = list(gamma = NA), folds = 3), check_tune),
-    item12_tune_negative_reg = bad_case(NULL, function() tune_krein(kqd, X, Y, grid = list(reg = c(-1, 0.1)), folds = 3), check_tune),
-    item12_tune_NA_in_y = bad_case(NULL, function() tune_krein(kqd, X, replace(Y, 4, NA), grid = list(reg = 0.1), folds = 3), check_tune),
+    kqd_rc_minus_tiny_reg = fit_of(function() kqd(X, Y, kernel = kernel_rbf(1), variant = "RC-", reg = 1e-200)),
+    kqd_reg_path_tiny = fit_of(function() kqd(X, Y, kernel = kernel_rbf(1), reg = c(1e-200, 0.1))),
+    kqd_nan_probabilities = prob_of(function() kqd(X, Y, variant = "RC-", reg = 1e-200, bias = "none"), X[1:3, ]),
+    ikfd_no_spread = prob_of(function() ikfd(matrix(1, 100, 2), factor(rep(1:2, 50)), kernel = kernel_rbf(1)), matrix(1, 3, 2)),
+    onda_linear_two_points = prob_of(function() onda(X[c(1, 60), ], Y[c(1, 60)], posterior = "linear"), X[1:3, ]),
+    onda_gaussian_huge_newdata = prob_of(function() onda(X, Y), X[1:3, ] * 1e300),
+    isvm_two_points = fit_of(function() isvm(X[c(1, 60), ], Y[c(1, 60)])),
+    ikfd_tiny_ridge = fit_of(function() ikfd(X, Y, ridge_relative = 1e-200)),
+    select_landmarks_kmeans_m_n = bad_case(NULL, function() select_landmarks(X, Y, method = "kmeans", m = 60), check_landmarks),
+    select_landmarks_tiny_eps = bad_case(NULL, function() select_landmarks(X, Y, eps = 1e-9), check_landmarks),
+    kmdc_IC = fit_of(function() kmdc(X, Y, distance = "IC")),
+    tune_negative_gamma = bad_case(NULL, function() tune_krein(kqd, X, Y, grid = list(gamma = c(-1, 1)), folds = 3), check_tune),
+    tune_NA_gamma = bad_case(NULL, function() tune_krein(kqd, X, Y, grid = list(gamma = NA), folds = 3), check_tune),
+    tune_negative_reg = bad_case(NULL, function() tune_krein(kqd, X, Y, grid = list(reg = c(-1, 0.1)), folds = 3), check_tune),
+    tune_NA_in_y = bad_case(NULL, function() tune_krein(kqd, X, replace(Y, 4, NA), grid = list(reg = 0.1), folds = 3), check_tune),
     pcvm_all_pruned_pair = fit_of(function() pcvm(Xs, s$y, kernel = kernel_tanh(scale = 0.5, offset = -1)))
   )
-  for (name in names(cases)) cases[[name]]$id <- paste0("issue16/", name)
+  for (name in names(cases)) cases[[name]]$id <- paste0("reproducer/", name)
   unname(cases)
 }
 
-# ---- strings and other objects as `x` (issue 18) ------------------------------
+# ---- strings and other objects as `x` ----------------------------------------
 
 # Every kernel model on bad objects, with kernels that cannot compare them or
 # misbehave on them, and bad new objects at prediction.

@@ -1,17 +1,17 @@
-# Issue 25, "Bad and extreme input still slipping through" (items 9 to 13):
-# extreme values that gave NaN, Inf or a wrong result, arguments ignored
-# without a word, chunk failures that did not name the chunk, base R errors
-# and misleading wording. Data of the issue: set.seed(1);
-# d <- gaussian_mixture_2d(60).
+# Bad and extreme input beyond the table of helper-bad-inputs.R: extreme
+# values must give a krein_error or a finite, valid result (not NaN, Inf or a
+# wrong result); arguments must not be ignored without a word; chunk failures
+# must name the chunk; no base R error; messages must describe the value
+# given. Data: set.seed(1); d <- gaussian_mixture_2d(60).
 
-issue25_data <- function() {
+extreme_data <- function() {
   set.seed(1)
   d <- gaussian_mixture_2d(60)
   list(d = d, X = as.matrix(d[, 1:2]), Y = d$y)
 }
 
-test_that("item 9: extreme values give a krein_error or a finite, valid result", {
-  data <- issue25_data()
+test_that("extreme values give a krein_error or a finite, valid result", {
+  data <- extreme_data()
   X <- data$X
   Y <- data$Y
   finite_field <- function(field) {
@@ -38,7 +38,7 @@ test_that("item 9: extreme values give a krein_error or a finite, valid result",
              function(value) if (length(unique(as.vector(value))) == 1L) "a flat map")
   )
   expect_bad_cases(lapply(cases, function(case) {
-    case$id <- paste0("issue25/item9/", case$id)
+    case$id <- paste0("extreme_value/", case$id)
     case
   }))
   # the zero kernel is approximated exactly
@@ -46,8 +46,8 @@ test_that("item 9: extreme values give a krein_error or a finite, valid result",
   expect_identical(nystrom_error(nystrom(K, "precomputed", landmarks = 1:3), K), 0)
 })
 
-test_that("item 12: no base R error, and a wide onda() answers in seconds", {
-  data <- issue25_data()
+test_that("no base R error, and a wide onda() answers in seconds", {
+  data <- extreme_data()
   X <- data$X
   Y <- data$Y
   set.seed(3)
@@ -68,12 +68,12 @@ test_that("item 12: no base R error, and a wide onda() answers in seconds", {
     bad_case("onda_5000_columns", function() onda(wide, wide_y), check_model)
   )
   expect_bad_cases(lapply(cases, function(case) {
-    case$id <- paste0("issue25/item12/", case$id)
+    case$id <- paste0("no_base_error/", case$id)
     case
   }))
 })
 
-test_that("item 12: onda() in the span of the data gives the posteriors of the full model", {
+test_that("onda() in the span of the data gives the posteriors of the full model", {
   # more columns than points: the Gaussian posteriors computed in the span of
   # the centred training points equal those of the p-dimensional model (the
   # part orthogonal to the span is the same for every class)
@@ -92,7 +92,7 @@ test_that("item 12: onda() in the span of the data gives the posteriors of the f
   gdk <- kernel_discriminant(fit, kind = "gdk")
   B <- gaussian_posteriors(full, new) / rep(sqrt(fit$prior), each = 5)
   expect_equal(kernel_matrix(gdk, new), tcrossprod(B), tolerance = 1e-8, ignore_attr = TRUE)
-  # the default pools completely (issue 30): the same in the span, silently
+  # the default pools completely: the same in the span, silently
   expect_no_warning(pooled <- onda(x, y, scale = FALSE))
   expect_identical(pooled$pooling, 1)
   full <- onda_gaussian_classes(x, y, pooled$prior, ridge = pooled$ridge, pooling = 1)
@@ -101,8 +101,8 @@ test_that("item 12: onda() in the span of the data gives the posteriors of the f
   expect_snapshot(show_error(onda(x, y, ridge = 0)))
 })
 
-test_that("item 10: arguments are not ignored without a word", {
-  data <- issue25_data()
+test_that("arguments are not ignored without a word", {
+  data <- extreme_data()
   X <- data$X
   Y <- data$Y
   if (requireNamespace("e1071", quietly = TRUE)) {
@@ -120,14 +120,14 @@ test_that("item 10: arguments are not ignored without a word", {
   expect_snapshot(show_error(pcvm_control(10, 1e-3, 1e-3, FALSE, "latent", "fixed", "exact", 1, 5)))
 })
 
-test_that("item 10: an asymmetric kernel function is symmetrised with a message, as dissimilarities are", {
-  data <- issue25_data()
+test_that("an asymmetric kernel function is symmetrised with a message, as dissimilarities are", {
+  data <- extreme_data()
   x <- data$X[1:6, ]
   asymmetric <- function(a, b) sum(a) - 2 * sum(b)
   full <- outer(rowSums(x), rowSums(x), function(a, b) a - 2 * b)
   expect_message(K <- kernel_matrix(asymmetric, x), "not symmetric")
   expect_equal(K, (full + t(full)) / 2, ignore_attr = TRUE)
-  # a symmetric function: no message, the same matrix as before
+  # a symmetric function: no message, the matrix of the function itself
   expect_no_message(K <- kernel_matrix(function(a, b) sum(a * b), x))
   expect_equal(K, tcrossprod(x), ignore_attr = TRUE)
   # objects
@@ -137,14 +137,14 @@ test_that("item 10: an asymmetric kernel function is symmetrised with a message,
   expect_equal(K, (full + t(full)) / 2, ignore_attr = TRUE)
 })
 
-test_that("item 12: the parsnip engines name parsnip's `penalty`", {
-  data <- issue25_data()
+test_that("the parsnip engines name parsnip's `penalty`", {
+  data <- extreme_data()
   expect_snapshot(show_error(krein_parsnip_fit(data$X, data$Y, krein_model = "kqd", penalty = -1)))
   expect_snapshot(show_error(krein_parsnip_fit(data$X, data$Y, krein_model = "ikfd", penalty = -1)))
 })
 
-test_that("item 13: messages describe the value given", {
-  data <- issue25_data()
+test_that("messages describe the value given", {
+  data <- extreme_data()
   d <- data$d
   expect_snapshot(show_error(kqd(~ x1, data = d)))
   expect_snapshot(show_error(checkerboard(1:2)))
@@ -153,10 +153,10 @@ test_that("item 13: messages describe the value given", {
   expect_snapshot(show_error(kmdc(data$X, one_point, kernel = kernel_rbf(1), classifier = "qda")))
 })
 
-# ---- item 11: chunk sources ------------------------------------------------
+# ---- chunk sources ---------------------------------------------------------
 
-issue25_chunks <- function() {
-  d <- issue25_data()$d
+extreme_chunks <- function() {
+  d <- extreme_data()$d
   parts <- unname(split(d, rep(1:3, each = 20)))
   list(d = d, parts = parts, points = as.matrix(d[seq(1, 60, by = 6), 1:2]))
 }
@@ -174,8 +174,8 @@ two_pass_source <- function(parts, second) {
   }
 }
 
-test_that("item 11: a function source that fails or changes on a later pass is named by chunk", {
-  s <- issue25_chunks()
+test_that("a function source that fails or changes on a later pass is named by chunk", {
+  s <- extreme_chunks()
   fit_on <- function(source) ikfd(krein_chunks(source, y = "y"), kernel = kernel_rbf(1), landmarks = s$points)
   failing <- two_pass_source(s$parts, function(i) if (i == 2L) stop("the disk is gone") else s$parts[[i]])
   expect_error(fit_on(failing), class = "krein_error", regexp = "chunk 2.*the disk is gone")
@@ -186,8 +186,8 @@ test_that("item 11: a function source that fails or changes on a later pass is n
   expect_error(fit_on(longer_source), class = "krein_error", regexp = "chunk 4 is new")
 })
 
-test_that("item 11: files that vanish or hold no rows, and outputs that cannot be written, are named", {
-  s <- issue25_chunks()
+test_that("files that vanish or hold no rows, and outputs that cannot be written, are named", {
+  s <- extreme_chunks()
   folder <- tempfile("chunks")
   dir.create(folder)
   on.exit(unlink(folder, recursive = TRUE), add = TRUE)
@@ -209,10 +209,10 @@ test_that("item 11: files that vanish or hold no rows, and outputs that cannot b
                class = "krein_error", regexp = "Chunk 3 \\(`part3.csv`\\) of `x` has no rows")
 })
 
-test_that("item 11: queries without rows, dropped tables and closed connections are named", {
+test_that("queries without rows, dropped tables and closed connections are named", {
   skip_if_not_installed("DBI")
   skip_if_not_installed("RSQLite")
-  s <- issue25_chunks()
+  s <- extreme_chunks()
   d <- s$d
   d$part <- rep(1:3, each = 20)
   path <- tempfile(fileext = ".sqlite")

@@ -1,4 +1,4 @@
-# Issue 16: the exported functions that are not models (kernels,
+# The exported functions that are not models (kernels,
 # kernel_matrix(), landmarks, Nystroem, kernel_mahalanobis(),
 # kernel_discriminant(), tune_krein(), precomputed kernels and
 # dissimilarities, indefiniteness and normality diagnostics, generators,
@@ -14,11 +14,11 @@ test_that("kernels on bad data, and predictions of Nystroem and dissimilarity ob
   expect_bad_cases(bad_input_cases_kernel_data())
 })
 
-test_that("the reproducers of issue 16 end in a krein_error or a valid result", {
-  expect_bad_cases(bad_input_cases_issue())
+test_that("reproducers of bad and extreme input end in a krein_error or a valid result", {
+  expect_bad_cases(bad_input_cases_reproducers())
 })
 
-test_that("objects as x (issue 18): bad strings, kernels that cannot compare them, bad new objects", {
+test_that("objects as x: bad strings, kernels that cannot compare them, bad new objects", {
   expect_bad_cases(bad_input_cases_objects())
 })
 
@@ -28,8 +28,9 @@ test_that("a refused value is described by what is wrong with it: a factor is no
   expect_identical(krein:::describe_value(c(1, NA)), "a double vector of length 2 with missing values (NA)")
   expect_identical(krein:::describe_value(c(1, -Inf)), "a double vector of length 2 with infinite values")
   expect_identical(krein:::describe_value(c(1, 2)), "a double vector of length 2")
-  # as the messages say it: a point with an NA was "not a double vector of
-  # length 2" (which it is), strings as a factor "not a character vector"
+  # as the messages say it: a point with an NA is not called "not a double
+  # vector of length 2" (which it is), nor strings as a factor "not a
+  # character vector"
   set.seed(1)
   d <- xor4()
   expect_error(plot_kernel_map(kernel_rbf(1), point = c(0.5, NA), x = d[, 1:2], y = d$y), class = "krein_error",

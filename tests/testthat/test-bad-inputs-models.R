@@ -1,4 +1,4 @@
-# Issue 16: every model, both methods (and precomputed kernels and
+# Every model, both methods (and precomputed kernels and
 # dissimilarities), against the bad-input table of helper-bad-inputs.R: bad
 # training data, out-of-range, missing, vector-valued and mistyped arguments,
 # misbehaving kernels, bad landmarks, bad precomputed kernels and bad newdata.
