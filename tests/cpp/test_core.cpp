@@ -165,9 +165,9 @@ bool is_eigendecomposition(const Eigen::MatrixXd& a, const krein::SymmetricEigen
 
 // A symmetric tridiagonal matrix on which LAPACK's MRRR (dstemr) fails with
 // INFO = 22: the tridiagonal form (dsytrd) of a 200 x 200 Gaussian kernel
-// matrix on 200 k-means landmarks of kernlab's spam data (the reproducer of
-// issue 16, item 3), kept as its diagonal and subdiagonal. Shared with the R
-// tests (tests/testthat/fixtures).
+// matrix on 200 k-means landmarks of kernlab's spam data, kept as its
+// diagonal and subdiagonal. Shared with the R tests
+// (tests/testthat/fixtures).
 bool read_failing_tridiagonal(Eigen::MatrixXd& T) {
   std::ifstream in("../testthat/fixtures/dstemr-failing-tridiagonal.txt");
   std::string header_a, header_b;
@@ -252,7 +252,7 @@ void test_symmetric_eigen_fallback() {
 }
 
 // The KQD error bias: a NaN decision value throws instead of looping forever
-// (its tie loop never advanced on NaN and grew memory until bad_alloc).
+// (a tie loop that does not advance on NaN grows memory until bad_alloc).
 void test_kqd_bias_non_finite() {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (double bad : {nan, std::numeric_limits<double>::infinity()}) {

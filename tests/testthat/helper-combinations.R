@@ -1,4 +1,4 @@
-# The property test over the registry (test-combinations.R, issue 25): the
+# The property test over the registry (test-combinations.R): the
 # data, the combination table built from the registry, the fits and the
 # comparison of two fits. Nothing here names a model: what a model accepts
 # comes from its registry entry (R/contract.R) and its fitting function's

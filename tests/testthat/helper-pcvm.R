@@ -29,12 +29,11 @@ ref_pcvm_step <- function(K, y, active, w, b, latent = NULL, y_columns = y, e_st
   list(weights = w_new, bias = b_new, Z = Z)
 }
 
-# The EM loop as R/pcvm.R ran it before it moved to C++ (krein 0.1.0,
-# commit 43b3ccf, pcvm_pair()), with the C++ steps replaced by
+# The EM loop of pcvm_pair() in plain R, with the C++ steps replaced by
 # ref_pcvm_step(): start, pruning, the reference code's convergence test
 # (`control$convergence = "weights"`) and the width step of optimize_width
-# (for which `x` holds the pair's points) unchanged. Added since: the
-# default rule of ?pcvm_control, `convergence = "latent"`: stop when the
+# (for which `x` holds the pair's points). Also the default rule of
+# ?pcvm_control, `convergence = "latent"`: stop when the
 # training latent values f = Phi_A w + b of two iterates satisfy
 # ||f_t - f_{t-1}||_2 <= tol ||f_{t-1}||_2 (f on the kernel the next
 # iteration uses). The E-step is `control$e_step` (?pcvm_control).

@@ -1,6 +1,6 @@
 # A 400-row sample of mlbench's Vowel (11 classes) with a fixed 280/120
-# split, for the tests that default settings hold up on real data (issue
-# 30): the data, the training rows and the test accuracy of a fit.
+# split, for the tests that default settings hold up on real data: the data,
+# the training rows and the test accuracy of a fit.
 vowel_sample <- function() {
   e <- new.env()
   utils::data("Vowel", package = "mlbench", envir = e)

@@ -37,8 +37,8 @@ test_that("every registered model's parameters come from the registry; `tune` pi
 })
 
 test_that("the default grids tune the width around the median heuristic and follow tuneLength", {
-  # issue 18: the width was NA (caret then warns "missing values in resampled
-  # performance measures") and pcvm's grid had one row whatever tuneLength was
+  # the width is never NA (caret would warn "missing values in resampled
+  # performance measures"), and pcvm's grid follows tuneLength too
   x <- as.matrix(iris[, 1:4])
   gamma0 <- median_gamma(scale(x))  # scaled as the models' default scale = TRUE scales
   for (name in krein:::registered_models()) {
@@ -102,7 +102,7 @@ test_that("caret::train() with the default grid gives no warning for any model",
       list(x = iris[, 1:4], y = iris$Species)
     }
     set.seed(4)
-    # the one table of ranges (issue 25) puts pcvm's two widths at 1/32 and
+    # the one table of ranges puts pcvm's two widths at 1/32 and
     # 32 times the median heuristic, where it prunes every basis function and
     # says so: that warning is krein's own, about the fit, and expected
     train <- function() caret::train(d$x, d$y, method = caret_model(name), tuneLength = 2,
@@ -155,7 +155,7 @@ test_that("a tuneGrid value krein refuses is said in krein's words before any fi
                                                tuneGrid = data.frame(variant = "RC+", reg = -1, gamma = 1),
                                                trControl = control)), "Stopping"),
     "caret's resamples will fail: `tuneGrid` column `reg` has an invalid value -1", fixed = TRUE)
-  # a valid grid trains as before
+  # a valid grid trains normally
   tuned <- caret::train(d[, 1:2], d$y, method = caret_model("kqd"),
                         tuneGrid = expand.grid(variant = "RC+", reg = c(0.01, 0.1), gamma = 1), trControl = control)
   expect_s3_class(tuned, "train")

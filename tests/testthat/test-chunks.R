@@ -1,5 +1,5 @@
 # Fits over data in chunks (R/chunks.R): each chunked fit must equal the
-# in-memory fit on the same rows (issue 17: to 1e-10, relative), whatever the
+# in-memory fit on the same rows (to 1e-10, relative), whatever the
 # chunking, the source and the future plan.
 
 relative_difference <- function(a, b) max(abs(a - b)) / max(abs(b))
@@ -41,10 +41,10 @@ test_that("the moments of the scaling pass merge exactly (Chan, Golub and LeVequ
   expect_equal(scaling_from_moments(parts, colnames(x)), column_scaling(x), tolerance = 1e-12)
 })
 
-# Issue 25, item 8, over chunks: the moments are held in units of a power of
-# two per column; before, the squares of 1e-300 numbers underflowed, the
-# columns were called constant ("centred but not scaled") and the fit was wrong.
-test_that("chunked scaling of tiny and huge data is that of the same data at ordinary size (issue 25, item 8)", {
+# scale = TRUE over chunks: the moments are held in units of a power of two
+# per column; otherwise the squares of 1e-300 numbers underflow, the columns
+# are called constant ("centred but not scaled") and the fit is wrong.
+test_that("chunked scaling of tiny and huge data is that of the same data at ordinary size", {
   d <- chunk_data(120, seed = 5)
   parts <- split_rows(d, c(50, 40, 30))
   landmarks <- as.matrix(d[c(3, 10, 40, 77, 101, 12), 1:2])
@@ -307,10 +307,9 @@ test_that("Ny-PCVM over chunks: three classes, one pairwise EM each", {
 })
 
 test_that("Ny-PCVM over chunks reads the data once per EM iteration for all pairs of classes", {
-  # issue 28: each pair of classes made its own passes over the chunks, so a
-  # 3-class fit read the data three times per EM iteration. Now one pass
-  # serves every pair still running, and a pair that has stopped leaves the
-  # later passes.
+  # one pass serves every pair still running (not one pass per pair of
+  # classes, three per EM iteration for 3 classes), and a pair that has
+  # stopped leaves the later passes.
   set.seed(5)
   landmarks <- select_landmarks(iris[, 1:4], iris$Species, kernel_rbf(0.5), method = "random", m = 24)
   parts <- split_rows(iris, c(40, 70, 40))
@@ -580,7 +579,7 @@ test_that("bad `connect` sources give clear errors", {
                   transform = function(lines) gsub("nowhere.*", "nowhere", lines))
 })
 
-test_that("a chunk that fails gives krein's error alone, without future's notice (issue 25)", {
+test_that("a chunk that fails gives krein's error alone, without future's notice", {
   skip_if_not_installed("future.apply")
   # future >= 1.80 announces a failed element with a message "Caught
   # krein_error. Canceling all iterations ..." before re-signalling the error

@@ -1,9 +1,8 @@
-# The property test over the registry (issue 25, "A test that looks for the
-# next one"): krein's parts combined as a user combines them, each fit
-# compared with its explicit equivalent. The combination table is built from
-# the registry (combination_table(), helper-combinations.R), so a new model,
-# a new choice of an option or a new Nystroem model is checked without
-# editing this file.
+# The property test over the registry: krein's parts combined as a user
+# combines them, each fit compared with its explicit equivalent. The
+# combination table is built from the registry (combination_table(),
+# helper-combinations.R), so a new model, a new choice of an option or a new
+# Nystroem model is checked without editing this file.
 #
 # Models: every registered one (kqd, kmdc, ikfd, pcvm, kfda, onda, iknn,
 # ikpca_qd, isvm today). Settings of each: its defaults; every other value of
@@ -87,9 +86,9 @@ for (i in seq_len(nrow(combinations))) {
 }
 
 test_that("kfda's Fisher directions have one sign, over chunks as in memory", {
-  # found by this test: with these bases the chunked fit's projection was the
-  # in-memory one with the first direction's sign flipped (an eigenvector's
-  # sign is arbitrary; fisher_directions() now fixes it)
+  # an eigenvector's sign is arbitrary: with these bases the chunked fit's
+  # projection could be the in-memory one with the first direction's sign
+  # flipped, unless fisher_directions() fixes the sign
   d <- combination_data
   rows <- c(1L, 2L, 3L, 10L, 14L, 20L, 27L, 33L, 41L)
   chunks <- krein_chunks(unname(split(d$data, rep(1:3, each = 15))), y = "y")

@@ -1,10 +1,10 @@
-# Property over the registry (issue 25): a model's default class is a
+# Property over the registry: a model's default class is a
 # deterministic function of the data and the arguments. Randomness inside a
 # fit (isvm's Platt folds, kmdc's out-of-fold distances, a path's CV folds)
 # may move probabilities, but the classes predicted with the default
-# arguments must not change with the seed. On the code before issue 25,
-# isvm() took the most probable class under its Platt probabilities, whose
-# inner folds are random: classes changed across seeds.
+# arguments must not change with the seed (e.g. isvm()'s class must not be
+# the most probable one under its Platt probabilities, whose inner folds are
+# random).
 
 seed_fixtures <- function() {
   set.seed(21)

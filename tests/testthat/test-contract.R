@@ -46,7 +46,7 @@ for (name in krein:::registered_models()) {
     expect_true(all(p >= 0 & p <= 1))
     expect_equal(unname(rowSums(p)), rep(1, 20), tolerance = 1e-10)
     # the class is the most probable one (isvm's default class is kernlab's
-    # vote, deterministic where its Platt probabilities are not: issue 25;
+    # vote, deterministic where its Platt probabilities are not;
     # there rule = "posterior" gives the most probable class)
     if (!identical(krein:::default_class_rule(fit), "posterior")) cls <- predict(fit, test, rule = "posterior")
     expect_identical(as.character(cls), colnames(p)[max.col(p, ties.method = "first")])
@@ -78,7 +78,7 @@ for (name in krein:::registered_models()) {
   })
 
   test_that(sprintf("%s: 0-row newdata gives a 0-row result of every type", name), {
-    # issue 16: pcvm and isvm failed with base errors on formula fits
+    # formula fits, pcvm's and isvm's included, must not fail with base errors
     d <- contract_data()
     fit <- contract_fit(name, d)
     cls <- predict(fit, d[0, ])
@@ -196,7 +196,7 @@ test_that("no user argument can be captured by partial matching of krein's own",
 })
 
 # ---------------------------------------------------------------------------
-# issue 16: scale = TRUE, the default of every model fitted on data
+# scale = TRUE, the default of every model fitted on data
 
 # Three columns in very different units, and new points outside the training range
 scaling_data <- function() {
@@ -309,7 +309,7 @@ test_that("tune_krein() scales within each fold by its training rows; caret_mode
   s <- scaling_data()
   set.seed(6)
   # log-loss judges probabilities: kqd's are the Gaussian posterior with the
-  # MAP bias only (issue 25)
+  # MAP bias only
   tuned <- tune_krein(kqd, s$x, s$y, grid = list(reg = c(0.01, 0.1)), folds = 3, metric = "logloss",
                       bias = "map")
   expect_false(is.null(tuned$model$spec$scaling))
@@ -340,7 +340,7 @@ test_that("each default is written once: in the default method, which every inte
     fit_formals <- formals(get(krein:::model_info(name)$fit, envir = ns))[-1L]
     expect_true(all(vapply(fit_formals, function(v) identical(v, quote(expr = )), NA)), info = name)
     # data in chunks go through the default method: no method of their own
-    # (which had its own defaults: kfda's `reduce`)
+    # (which could carry defaults of their own, e.g. kfda's `reduce`)
     methods <- grep(sprintf("^%s[.]", name), ls(ns), value = TRUE)
     expect_false(sprintf("%s.krein_chunks", name) %in% methods, info = name)
     # every method shares the default method's defaults; `na.action` is left
@@ -392,8 +392,8 @@ test_that("an invariant kernel refuses a base kernel fitted on scaled data", {
 })
 
 test_that("one table of tuning ranges: tune_krein(), caret_model() and the dials parameters agree", {
-  # issue 25: ikfd's ridge_relative was 1e-6..1e-2 in tune_krein(), 1e-5..1e-3
-  # in caret and 1e-6..1e-1 in dials; the width x1/32..32 against x1/10..10
+  # each parameter (e.g. ikfd's ridge_relative, the kernel width) has one
+  # range, the same in tune_krein(), caret and dials
   x <- as.matrix(iris[, 1:4])
   y <- iris$Species
   xs <- scale(x)
@@ -430,8 +430,8 @@ test_that("one table of tuning ranges: tune_krein(), caret_model() and the dials
 })
 
 test_that("drop_training_scores() keeps fitted() and predictions for new data, and refuses predict() without data", {
-  # issue 25: Nystroem and chunk fits kept n x classes x path values of
-  # training scores (gigabytes at 1e7 rows), with no way to drop them
+  # Nystroem and chunk fits keep n x classes x path values of training
+  # scores (gigabytes at 1e7 rows), which drop_training_scores() drops
   data <- contract_data(120)
   x <- as.matrix(data[, 1:2])
   nystroem <- list(
@@ -465,7 +465,7 @@ test_that("drop_training_scores() keeps fitted() and predictions for new data, a
 })
 
 test_that("kmdc's distance model is fitted through fit_model(), with kqd's checks", {
-  # issue 25: it called kqd_fit() directly, bypassing the contract's checks
+  # not by calling kqd_fit() directly, which would bypass the contract's checks
   data <- contract_data()
   calls <- new.env()
   calls$seen <- character()
@@ -477,7 +477,7 @@ test_that("kmdc's distance model is fitted through fit_model(), with kqd's check
 })
 
 test_that("a model on the features has no kernel: NULL, as a precomputed fit", {
-  # issue 25: onda signalled "no kernel" with kernel = NA
+  # onda must not signal "no kernel" with kernel = NA
   data <- contract_data()
   fit <- onda(y ~ ., data = data)
   expect_null(fit$spec$kernel)
@@ -488,7 +488,7 @@ test_that("a model on the features has no kernel: NULL, as a precomputed fit", {
 })
 
 test_that("old argument names point to the new ones through the registry", {
-  # issue 25: kfda's own check_kfda_dots() repeated the registry's `renamed`
+  # kfda has no check_kfda_dots() of its own repeating the registry's `renamed`
   data <- contract_data()
   expect_error(kfda(y ~ ., data = data, kernel = kernel_rbf(0.5), type = "quadratic"),
                class = "krein_argument_error", regexp = "`type` is now called `discriminant`")

@@ -5,9 +5,9 @@
 # ten draws). The demonstration runs one draw, so the tolerance is that of
 # one draw: each test error within three of the paper's standard deviations
 # of its mean, each r_neg within 0.01 (one draw's r_neg differs from the
-# ten-draw average by about 0.002 here). When the models' default scaling
-# centred the data under the point-reflection-invariant kernel, four errors
-# missed this by more than four standard deviations (IKQD-IC- 23.3 against
+# ten-draw average by about 0.002 here). Data centred under the
+# point-reflection-invariant kernel (as by a default scaling) make four errors
+# miss this by more than four standard deviations (IKQD-IC- 23.3 against
 # 12.4 (1.8), IKQD-RC- 27.8 against 12.9 (3.2), IKQD-FK+ 23.0 against 12.7
 # (1.8), IKFD 28.2 against 13.6 (3.4)).
 

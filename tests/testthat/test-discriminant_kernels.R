@@ -107,7 +107,7 @@ test_that("GDK and GMK use the fit's own Gaussian classes, its ridge included", 
 })
 
 test_that("kernel_discriminant() on an S4 fit, a number or nothing is a krein_error naming `fit`", {
-  # issue 16: base errors ("$ operator not defined for this S4 class")
+  # not base errors ("$ operator not defined for this S4 class")
   expect_snapshot(show_error(kernel_discriminant(3)))
   expect_error(kernel_discriminant(), class = "krein_error", regexp = "`fit`")
   expect_error(kernel_discriminant(iris), class = "krein_error", regexp = "`fit`")
@@ -118,11 +118,11 @@ test_that("kernel_discriminant() on an S4 fit, a number or nothing is a krein_er
   expect_snapshot(show_error(kernel_discriminant(svm)))
 })
 
-# Issue 25, item 1: a discriminant kernel applies its onda() fit's scaling
-# itself; a model with scale = TRUE scaled the data once more (kqd with the
-# GDK: training error 0.54 against 0.013 with scale = FALSE). It takes the
-# data as given, whatever the model's `scale`.
-test_that("a discriminant kernel receives the data as given, whatever the model's `scale` (issue 25, item 1)", {
+# A discriminant kernel applies its onda() fit's scaling itself, so it takes
+# the data as given, whatever the model's `scale` (a model with scale = TRUE
+# scaling the data once more gives kqd with the GDK a training error of 0.54,
+# against 0.013 with scale = FALSE).
+test_that("a discriminant kernel receives the data as given, whatever the model's `scale`", {
   X <- as.matrix(iris[, 1:4])
   y <- iris$Species
   fit <- onda(X, y)

@@ -40,7 +40,7 @@ test_that("Ny-iKFD with every training point a landmark equals the full iKFD", {
   x_new <- matrix(rnorm(40), 20, 2)
   for (kernel in list(kernel_rbf(1), kernel_tanh(scale = 0.5, offset = -1))) {
     for (weights in c("equal", "prior")) {
-      # (the same ridge: the full fit's default chooses its own, issue 30)
+      # (the same ridge: the full fit's default chooses its own)
       full <- ikfd(d$x, d$y, kernel = kernel, weights = weights, ridge_relative = 1e-4)
       ny <- ikfd(d$x, d$y, kernel = kernel, weights = weights, landmarks = seq_len(nrow(d$x)))
       expect_equal(predict(ny, x_new, type = "decision"), predict(full, x_new, type = "decision"),
@@ -335,7 +335,7 @@ test_that("the registry entry: ridge_relative is tunable, k-means landmarks need
 test_that("renamed and unknown arguments, and bad rules, are errors", {
   d <- three_class_data()
   train <- data.frame(d$x, y = d$y)
-  # `reg` was renamed `ridge_relative`
+  # `reg` is a renamed argument: `ridge_relative`
   expect_snapshot(show_error(ikfd(y ~ ., data = train, reg = 1e-3)))
   expect_error(ikfd(d$x, d$y, reg = 1e-3), class = "krein_argument_error")
   fit <- ikfd(d$x, d$y, kernel = kernel_rbf(1))
@@ -343,10 +343,10 @@ test_that("renamed and unknown arguments, and bad rules, are errors", {
   expect_error(predict(fit, d$x[1:3, ], rule = "argmax"), class = "krein_error")
 })
 
-test_that("scores without spread: the calibration floors the variance, warns and records it (issue 16, item 6)", {
+test_that("scores without spread: the calibration floors the variance, warns and records it", {
   # Constant inputs give one constant kernel: every training score is the
-  # same. The old calibration divided by a zero variance ("system is
-  # computationally singular" / a base error).
+  # same, and a calibration dividing by that zero variance would end in a
+  # base error ("system is computationally singular").
   x <- matrix(1, 100, 2)
   y <- factor(rep(1:2, 50))
   warnings <- character()
@@ -380,12 +380,12 @@ test_that("scores that separate the classes without spread give certain probabil
   expect_equal(unname(p), unname(1 * cbind(y == "a", y == "b")))
 })
 
-test_that("a relative ridge far below rounding is raised and doubled, with a warning giving it (issue 16, item 10)", {
+test_that("a relative ridge far below rounding is raised and doubled, with a warning giving it", {
   set.seed(1)
   d <- gaussian_mixture_2d(60)
   X <- as.matrix(d[, 1:2])
-  # the old core doubled 1e-200 60 times, never reached the rounding level
-  # of the scatter and stopped with "could not be factorised"
+  # doubling 1e-200 alone (60 times) would never reach the rounding level of
+  # the scatter: the ridge is raised to that level, then doubled
   expect_warning(fit <- ikfd(X, d$y, ridge_relative = 1e-200, scale = FALSE), class = "krein_warning",
                  regexp = "raised and doubled until it had one, to mu = [0-9.e-]+")
   expect_true(fit$ridge_increased)
@@ -401,7 +401,7 @@ test_that("a relative ridge far below rounding is raised and doubled, with a war
   expect_false(ikfd(X, d$y, scale = FALSE)$ridge_increased)
 })
 
-# Plain-R transcription of the default ridge (issue 30): for each relative
+# Plain-R transcription of the default ridge: for each relative
 # ridge of the grid, the leave-one-out squared errors of the ridge regressions
 # of each discriminant's first-group indicator on the kernel rows (intercept
 # unpenalised, penalty mu ||a||^2, mu = ridge_relative tr(N_d) / n), by
@@ -448,7 +448,7 @@ ref_ikfd_scatter <- function(K, in_A) {
   N
 }
 
-test_that("the default ridge_relative follows the leave-one-out PRESS by the one-standard-error rule, as refits without each point give it (issue 30)", {
+test_that("the default ridge_relative follows the leave-one-out PRESS by the one-standard-error rule, as refits without each point give it", {
   grid <- 10^seq(-6, 1, by = 0.5)
   d <- three_class_data(n = 30)
   K <- kernel_matrix(kernel_rbf(1), d$x)
@@ -477,7 +477,7 @@ test_that("the default ridge_relative follows the leave-one-out PRESS by the one
   expect_equal(fit2$ridge_relative, ref2$chosen)
 })
 
-test_that("the default ridge holds up on an edit-distance kernel where the former fixed one overfits (issue 30)", {
+test_that("the default ridge holds up on an edit-distance kernel where a fixed ridge_relative = 1e-4 overfits", {
   skip_if_not_installed("kernlab")
   e <- new.env()
   utils::data("promotergene", package = "kernlab", envir = e)
@@ -489,8 +489,8 @@ test_that("the default ridge holds up on an edit-distance kernel where the forme
   test <- setdiff(seq_along(y), train)
   kd <- kernel_from_dissimilarity(D[train, train])
   accuracy <- function(fit) mean(predict(fit, D[test, train]) == y[test])
-  # krein 0.1.0's fixed ridge separates the training classes perfectly and
-  # predicts the test points barely above the majority class (0.44): 0.56
+  # the fixed ridge_relative = 1e-4 separates the training classes perfectly
+  # and predicts the test points barely above the majority class (0.44): 0.56
   old <- ikfd(kd, y[train], ridge_relative = 1e-4)
   expect_equal(old$training_error, 0)
   expect_lt(accuracy(old), 0.6)

@@ -156,8 +156,8 @@ test_that("bad training inputs are krein_errors naming the argument", {
   expect_error(toy_model(y ~ a + b, data = df_inf), class = "krein_error", regexp = "`data`")
 })
 
-test_that("check_number() asks for a finite or a whole number in plain words (issue 16, item 9)", {
-  # the old wording was "must be a finite a number"
+test_that("check_number() asks for a finite or a whole number in plain words", {
+  # not "must be a finite a number"
   expect_snapshot(show_error(check_number("a", "gamma", lower = 0)))
   expect_snapshot(show_error(check_number(Inf, "gamma", lower = 0)))
   expect_snapshot(show_error(check_number(2.5, "dim", lower = 1, integer = TRUE)))
@@ -168,7 +168,7 @@ test_that("check_number() asks for a finite or a whole number in plain words (is
 })
 
 # ---------------------------------------------------------------------------
-# issue 16: scaling, dist objects, a response among the predictors, NA in y
+# Scaling, dist objects, a response among the predictors, NA in y
 
 toy_scaled <- function(x, ...) UseMethod("toy_scaled")
 toy_scaled.formula <- function(formula, data, subset, na.action, kernel = kernel_rbf(1), scale = TRUE) {
@@ -263,9 +263,9 @@ test_that("dist objects are accepted wherever dissimilarities are", {
 })
 
 test_that("variables a formula leaves out are neither in the frame nor checked in newdata", {
-  # `y ~ . - id` used to keep `id` in the model frame: model.matrix() gave a
-  # one-level factor contrasts (a base error) and predict() refused newdata
-  # with levels of `id` unseen in training
+  # `y ~ . - id` must not keep `id` in the model frame: model.matrix() would
+  # give a one-level factor contrasts (a base error) and predict() would
+  # refuse newdata with levels of `id` unseen in training
   d <- transform(df, id = factor(seq_len(12)), const = factor("k"))
   inputs <- toy_model(y ~ . - id - const, data = d)
   expect_identical(inputs$spec$colnames, c("a", "b"))
@@ -367,8 +367,8 @@ test_that("class labels given as numbers or logicals become the factor factor() 
 })
 
 test_that("missing values follow getOption(\"na.action\") by default, as model.frame() and MASS::lda() do", {
-  # issue 25: `na.action = NULL` made any NA an error, where R's modelling
-  # functions follow getOption("na.action") (na.omit unless set)
+  # not `na.action = NULL`, which would make any NA an error, where R's
+  # modelling functions follow getOption("na.action") (na.omit unless set)
   x <- as.matrix(iris[, 1:4])
   x[c(3, 70), 2] <- NA
   y <- iris$Species
@@ -403,12 +403,12 @@ test_that("missing values follow getOption(\"na.action\") by default, as model.f
   expect_true(all(is.na(predict(excluded, type = "prob")[c(3, 70), ])))
 })
 
-# Issue 25, item 8: scale = TRUE divides each column by the power of two at
-# or above its largest magnitude first; before, the squares of a column of
-# 1e-300 numbers underflowed, the column was called constant and left
-# unscaled ("Constant predictor columns `x1`, `x2`"), and the fits were wrong
-# (training error 0.5) or stopped (the median heuristic asked to "rescale x").
-test_that("scale = TRUE fits tiny and huge data as the same data of ordinary size (issue 25, item 8)", {
+# scale = TRUE divides each column by the power of two at or above its
+# largest magnitude first; otherwise the squares of a column of 1e-300
+# numbers underflow, the column is called constant and left unscaled
+# ("Constant predictor columns `x1`, `x2`"), and the fits are wrong (training
+# error 0.5) or stop (the median heuristic asks to "rescale x").
+test_that("scale = TRUE fits tiny and huge data as the same data of ordinary size", {
   set.seed(1)
   d <- gaussian_mixture_2d(60)
   X <- as.matrix(d[, 1:2])
@@ -440,9 +440,9 @@ test_that("scale = TRUE fits tiny and huge data as the same data of ordinary siz
   expect_message(krein:::column_scaling(cbind(X, z = 3e-300)), "Constant predictor column `z`")
 })
 
-# Issue 25, item 1: objects fitted on data carry their units
+# Objects fitted on data carry their units
 # (R/inputs.R, data_units(), input_units()).
-test_that("a kernel with a width taken from data keeps the units it was fitted on (issue 25, item 1)", {
+test_that("a kernel with a width taken from data keeps the units it was fitted on", {
   X <- as.matrix(iris[, 1:4])
   y <- iris$Species
   first <- kqd(X, y)  # kernel_rbf(): the median heuristic on the scaled data
@@ -464,7 +464,7 @@ test_that("a kernel with a width taken from data keeps the units it was fitted o
   expect_error(kqd(X[, 1:3], y, kernel = kernel), class = "krein_error", regexp = "4 columns")
 })
 
-test_that("kernel_matrix() gives a kernel fitted on data the points in its units (issue 25, item 1)", {
+test_that("kernel_matrix() gives a kernel fitted on data the points in its units", {
   X <- as.matrix(iris[, 1:4])
   fit <- ikfd(X, iris$Species)
   K <- kernel_matrix(fit$spec$kernel, X[1:20, ])

@@ -111,11 +111,11 @@ test_that("a kernel matrix of 64 MB or more, whose pages are faulted in first, e
   expect_true(isSymmetric(square, tol = 0))
 })
 
-test_that("a built-in kernel matrix is checked in the engine, not copied again in R (issue 32)", {
-  # The check for NaN and Inf used to run in R on the finished matrix, and
-  # range() made a copy of it: twice the memory and, at n = 5000, more time
-  # than computing the matrix. The peak of R's vector heap while one matrix
-  # is computed must stay near one matrix.
+test_that("a built-in kernel matrix is checked in the engine, not copied again in R", {
+  # A check for NaN and Inf in R on the finished matrix, with range(), would
+  # copy it: twice the memory and, at n = 5000, more time than computing the
+  # matrix. The peak of R's vector heap while one matrix is computed must
+  # stay near one matrix.
   big <- matrix(rnorm(600 * 3), 600)
   for (kernel in list(kernel_rbf(0.5), kernel_poly(2), kernel_invariant(kernel_dist(s = 1, power = 2)))) {
     kernel_matrix(kernel, big)
@@ -240,8 +240,8 @@ test_that("an error inside a user's kernel function is a krein error saying wher
   failing <- function(a, b) if (a[1] == 3) stop("no kernel value for this one") else sum(a * b)
   err <- expect_error(kernel_matrix(failing, x), class = "krein_user_function_error")
   expect_s3_class(err, "krein_error")
-  # both triangles are evaluated (issue 25: an asymmetric function is
-  # symmetrised), column by column: (3, 1) is the first pair with row 3
+  # both triangles are evaluated (an asymmetric function is symmetrised),
+  # column by column: (3, 1) is the first pair with row 3
   expect_match(conditionMessage(err), "The kernel function failed on rows 3 and 1: no kernel value for this one",
                fixed = TRUE)
   # its own checks keep their messages
@@ -272,8 +272,8 @@ test_that("kernel_dissimilarity() checks its arguments, prints, and refuses nume
 })
 
 test_that("kernel_rbf(heuristic = \"dimension\") takes gamma = 1/p from the data (isvm()'s default)", {
-  # issue 30: libsvm's and e1071's width; kernel_rbf() itself keeps the
-  # median heuristic
+  # libsvm's and e1071's width; kernel_rbf() itself keeps the median
+  # heuristic
   x <- matrix(c(0, 1, 3, 0, 2, 1, 1, 1, 0), 3)
   kernel <- kernel_rbf(heuristic = "dimension")
   expect_equal(kernel_matrix(kernel, x), exp(-as.matrix(stats::dist(x))^2 / 3), ignore_attr = TRUE,

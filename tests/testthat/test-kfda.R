@@ -98,7 +98,7 @@ test_that("random subset bases equal the transcription on the kernel columns of 
   expect_length(kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = 0.25, scale = FALSE)$bases, 22)
 })
 
-test_that("subset fits on data in memory equal the plain-R computation on K(x, B), in row blocks (issue 29)", {
+test_that("subset fits on data in memory equal the plain-R computation on K(x, B), in row blocks", {
   # Data in memory take one pass over blocks of rows for the class moments of
   # the kernel data K(x, B) (the core's landmark pass, or with
   # options(krein.landmark_pass = FALSE) the R blocks of Ny-iKFD) and a second
@@ -173,14 +173,14 @@ test_that("subset fits on data in memory equal the plain-R computation on K(x, B
   expect_equal(unname(predict(fit, d3$new, type = "decision")),
                ref_kfda_decisions(Kp, d3$y, kernel_matrix(d3$new, d3$x[bases[1:4], ], kernel = poly), "linear"),
                tolerance = 1e-8)
-  # a drawn count of bases is R's draw, as before the passes
+  # a drawn count of bases is R's draw, sort(sample.int(n, count))
   set.seed(5)
   drawn <- kfda(d3$x, d3$y, kernel = kernel, reduce = "subset", bases = 12, scale = FALSE)$bases
   set.seed(5)
   expect_identical(drawn, sort(sample.int(90, 12)))
 })
 
-test_that("the class moments of the subset reduction follow from the factors of [C | 1] (issue 29)", {
+test_that("the class moments of the subset reduction follow from the factors of [C | 1]", {
   # kfda_class_moments() against plain-R class means and centred scatters
   # (C_k - 1 m_k')'(C_k - 1 m_k'): classes with many rows, fewer rows than
   # columns, one row and none.
@@ -471,8 +471,8 @@ test_that("kfda probabilities stay finite and sum to 1 for points far from the d
   expect_equal(rowSums(p), rep(1, 5), ignore_attr = TRUE)
 })
 
-# --- the partial spectrum (issue 19): only the leading components, by block
-# Golub-Kahan-Lanczos bidiagonalisation, against the full SVD of krein 0.1.0
+# --- the partial spectrum: only the leading components, by block
+# Golub-Kahan-Lanczos bidiagonalisation, against the full SVD
 # (options(krein.kfda_pca = "svd")) on paper 003's Example 3 (Huang, Hwang and
 # Lin 2005: four sine populations of 100 points, Tables 3-4).
 
@@ -627,10 +627,10 @@ test_that("a partial spectrum that does not converge falls back to the full SVD 
 })
 
 test_that("the partial SVD accepts a residual at the backward error of a full SVD (Ionosphere)", {
-  # issue 30: on mlbench's Ionosphere (70 % of it, 245 rows) the block Lanczos
-  # stalled at a largest relative residual of 7.07e-14, above the former
-  # tolerance 8 sqrt(n) eps = 2.8e-14, and kfda() warned and fell back to the
-  # full SVD; the residual is far below what a full SVD guarantees (n eps)
+  # on mlbench's Ionosphere (70 % of it, 245 rows) the block Lanczos stalls
+  # at a largest relative residual of 7.07e-14, above a tolerance of
+  # 8 sqrt(n) eps = 2.8e-14 (under which kfda() would warn and fall back to
+  # the full SVD); the residual is far below what a full SVD guarantees (n eps)
   skip_if_not_installed("mlbench")
   e <- new.env()
   utils::data("Ionosphere", package = "mlbench", envir = e)
@@ -651,7 +651,7 @@ test_that("the internal option krein.kfda_pca is checked", {
                class = "krein_error")
 })
 
-# Plain-R transcription of the default number of components (issue 30): for
+# Plain-R transcription of the default number of components: for
 # each count q, the leave-one-out squared errors of the least-squares
 # regressions of the class indicators (one for two classes) on the first q
 # principal component scores of the kernel data and an intercept, by
@@ -736,14 +736,14 @@ test_that("the default ncomp minimises the leave-one-out PRESS over the counts u
   expect_identical(quad$ncomp, which.min(press2))
 })
 
-test_that("the default ncomp holds up on many classes, where 99% of the variance kept too few components (issue 30)", {
+test_that("the default ncomp holds up on many classes, where 99% of the variance keeps too few components", {
   skip_if_not_installed("mlbench")
   vowel <- vowel_sample()
   v <- vowel$data
   train <- vowel$train
   accuracy <- vowel$accuracy
-  # krein 0.1.0's default: the fewest components reaching 99% of the
-  # variance (26 here), 65% test accuracy
+  # ncomp = 0.99, the fewest components reaching 99% of the variance (26
+  # here): 65% test accuracy
   old <- kfda(Class ~ ., data = v[train, ], ncomp = 0.99)
   expect_lt(accuracy(old), 0.7)
   fit <- kfda(Class ~ ., data = v[train, ])
@@ -767,8 +767,8 @@ test_that("the default kernel is the median heuristic; with the ridge candidates
   # a ridge on every component beats every count of the capped components
   expect_false(is.null(fit$ncomp_selection$chosen_ridge))
   expect_gt(fit$ncomp, floor(74 / 5))
-  # the best count alone: 0.8125 on this split (with the width 1/p, the
-  # former default kernel, 0.781); the default 0.875 (e1071::svm 0.844)
+  # the best count alone: 0.8125 on this split (with the width 1/p, 0.781);
+  # the default 0.875 (e1071::svm 0.844)
   counted <- kfda(Class ~ ., data = promoters[train, ], ncomp = which.min(fit$ncomp_selection$press))
   expect_gt(accuracy(fit), accuracy(counted))
   expect_gt(accuracy(fit), 0.85)

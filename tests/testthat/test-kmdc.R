@@ -170,7 +170,7 @@ test_that("kmdc's decision values are MASS's discriminant functions, prob their 
 })
 
 test_that("kmdc(distance = \"IC\") trains its discriminant on out-of-fold distances, not the degenerate in-sample ones", {
-  # issue 16: in-sample, a training point's d2_IC to its own class is n_j - 1
+  # in-sample, a training point's d2_IC to its own class is n_j - 1
   # (alpha below the spectrum), whatever the point; a discriminant trained on
   # that constant fails (MASS::lda: "constant within groups") or learns
   # nothing that carries over to new points
@@ -225,7 +225,7 @@ test_that("kmdc(distance = \"IC\") trains its discriminant on out-of-fold distan
 })
 
 test_that("kernel_mahalanobis() takes na.action, as the models do", {
-  # issue 16: its message suggested `na.action = na.omit`, which it did not take
+  # its message suggests `na.action = na.omit`, which it must take
   set.seed(1)
   d <- gaussian_mixture_2d(60)
   X <- as.matrix(d[, 1:2])
@@ -325,7 +325,7 @@ test_that("kmdc prints its kernel and variant, summarises the distance space, pl
   expect_snapshot(show_error(kmdc(y ~ ., data = train, distance = "XC")))
 })
 
-test_that("a reg path: one fit gives every value's predictions, equal to separate fits (issue 18)", {
+test_that("a reg path: one fit gives every value's predictions, equal to separate fits", {
   set.seed(31)
   d <- checkerboard(80, size = 2)
   X <- as.matrix(d[, 1:2])
@@ -364,10 +364,11 @@ test_that("a reg path: one fit gives every value's predictions, equal to separat
   expect_snapshot(show_error(kmdc(X, d$y, kernel = kernel_rbf(2), reg = matrix(0.1, 2, 3))))
 })
 
-test_that("kmdc(distance = \"IC\") reports the out-of-fold training error it trains on (issue 25)", {
+test_that("kmdc(distance = \"IC\") reports the out-of-fold training error it trains on", {
   # The discriminant is trained on out-of-fold distances; fitted(), the
-  # training error and print() used the in-sample ones, degenerate for IC
-  # (0.01 printed against out-of-fold and test errors of 0.07). Plain R: the
+  # training error and print() use them too, not the in-sample ones,
+  # degenerate for IC (which would print 0.01 against out-of-fold and test
+  # errors of 0.07). Plain R: the
   # out-of-fold distances from kernel_mahalanobis() on each fold's other
   # folds, MASS::lda on them, its own predictions.
   set.seed(1)
@@ -397,7 +398,7 @@ test_that("kmdc(distance = \"IC\") reports the out-of-fold training error it tra
   expect_false(isTRUE(all.equal(unname(predict(fit, type = "distance")), unname(in_sample))))
 })
 
-test_that("a kmdc path defaults to its cross-validated best (issue 25)", {
+test_that("a kmdc path defaults to its cross-validated best", {
   # plain R: the whole classifier refitted on each fold's other folds
   # (select = "training", one value per fit), its held-out errors
   set.seed(7)
@@ -425,10 +426,10 @@ test_that("a kmdc path defaults to its cross-validated best (issue 25)", {
                         select = "training")$best, which.min(path$path_error))
 })
 
-# Issue 25, item 2: kernel_mahalanobis() did not scale, kqd() does: on
-# columns of unequal scale the distances differed by up to 4.9, though the
-# docs say they are kqd's RC+/IC- distances. Same input path, same `scale`.
-test_that("kernel_mahalanobis() gives kqd()'s RC+ and IC- distances, with the same `scale` (issue 25, item 2)", {
+# kernel_mahalanobis() scales as kqd() does: the docs say its distances are
+# kqd's RC+/IC- distances (unscaled, on columns of unequal scale, they
+# would differ by up to 4.9). Same input path, same `scale`.
+test_that("kernel_mahalanobis() gives kqd()'s RC+ and IC- distances, with the same `scale`", {
   set.seed(1)
   d <- gaussian_mixture_2d(60)
   X <- cbind(d$x1 * 100, d$x2)

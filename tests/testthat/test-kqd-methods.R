@@ -73,7 +73,7 @@ test_that("bias = 'none' uses the log priors and 'map' the log-determinants", {
 })
 
 test_that("RC+ with the MAP bias is the Gaussian model's MAP rule (linear kernel oracle)", {
-  # issue 30: with a linear kernel the feature space is R^p, and RC+ with
+  # with a linear kernel the feature space is R^p, and RC+ with
   # bias = "map" is the Gaussian classifier with class covariance S_j +
   # sigma^2 I (S_j the class's maximum-likelihood covariance) and the class
   # proportions as priors: its decision values differ between classes as the
@@ -174,7 +174,7 @@ test_that("kqd() fits dissimilarity data and predicts from new dissimilarities",
   }
 })
 
-test_that("summary() says why a kqd fit's signature is missing (issue 30)", {
+test_that("summary() says why a kqd fit's signature is missing", {
   set.seed(1)
   d <- gaussian_mixture_2d(60)
   header <- function(fit) names(krein:::model_summary(fit))[1]

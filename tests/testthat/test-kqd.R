@@ -286,7 +286,7 @@ test_that("a regularisation path equals separate fits at each value", {
       expect_equal(unname(fit$path_error[i]), best / nrow(K), info = info)
     }
     # select = "training": the path value with the lowest training error
-    # (here the last); the default: the cross-validated choice (issue 25)
+    # (here the last); the default: the cross-validated choice
     old <- kqd(d$x, d$y, kernel = kernel, variant = variant, reg = path, scale = FALSE, select = "training")
     expect_equal(old$best, 3L)
     expect_equal(predict(old, x_new, type = "distance"),
@@ -325,11 +325,11 @@ test_that("bad input gives krein_errors that name the argument", {
   expect_error(predict(fit, data.frame(a = 1, b = 2)), class = "krein_error", regexp = "`newdata`")
 })
 
-test_that("the prior weights the error bias search (issue 25)", {
+test_that("the prior weights the error bias search", {
   # ?kqd, Bias: with bias = "error" the search minimises the prior-weighted
-  # training error (an error on class j counts prior_j / n_j). On the code
-  # before issue 25 the prior was ignored: the predictions equalled the
-  # default's.
+  # training error (an error on class j counts prior_j / n_j). The prior is
+  # not ignored: a prior leaning to one class moves the predictions away from
+  # the default's.
   d <- fx_two_classes(3, n = 40)
   set.seed(30)
   new <- matrix(rnorm(400, 0.4, 1.2), ncol = 2)
@@ -357,15 +357,15 @@ test_that("the prior weights the error bias search (issue 25)", {
   expect_lte(weighted_error(leaning), weighted_error(default))
 })
 
-test_that("a regularisation path defaults to its cross-validated best (issue 25)", {
+test_that("a regularisation path defaults to its cross-validated best", {
   # IC-: the training points' distances are degenerate (n_j - 1 to their own
-  # class), so the training error is 0 along the path and the former rule
-  # (lowest training error, ties to the first value) took the smallest value;
-  # the default is now the lowest 5-fold CV error, ties to the more
-  # regularised value. On the code before issue 25 the fit had no cv_error.
+  # class), so the training error is 0 along the path and select =
+  # "training" (lowest training error, ties to the first value) takes the
+  # smallest value; the default is the lowest 5-fold CV error, ties to the
+  # more regularised value, and the fit records its cv_error.
   # The folds are dealt in turn (interleaved_folds()), not drawn: the
-  # default fit does not depend on the seed (issue 30). On these data the
-  # first three values tie in CV error: the third is the default.
+  # default fit does not depend on the seed. On these data the first three
+  # values tie in CV error: the third is the default.
   set.seed(6)
   d <- gaussian_mixture_2d(60)
   x <- as.matrix(d[, 1:2])
@@ -414,10 +414,11 @@ test_that("a regularisation path defaults to its cross-validated best (issue 25)
   expect_identical(tiny$select, "training")
 })
 
-test_that("RC's default is a cross-validated path scaled to the kernel's spread (issue 30)", {
-  # Before issue 30 the default was the single value sigma^2 = 0.1 (Vowel:
-  # 55.6% correct, against 97.3% at 1e-4). Now seven values s 10^(-5:1), s =
-  # tr(HKH) / n = mean(diag(K)) - mean(K), chosen by 5-fold CV.
+test_that("RC's default is a cross-validated path scaled to the kernel's spread", {
+  # One fixed value such as sigma^2 = 0.1 does not suit every kernel (Vowel:
+  # 55.6% correct, against 97.3% at 1e-4). The default is seven values
+  # s 10^(-5:1), s = tr(HKH) / n = mean(diag(K)) - mean(K), chosen by 5-fold
+  # CV.
   set.seed(3)
   d <- gaussian_mixture_2d(80)
   x <- as.matrix(d[, 1:2])
@@ -448,13 +449,13 @@ test_that("RC's default is a cross-validated path scaled to the kernel's spread 
   expect_identical(unname(kqd(x, d$y, kernel = kernel_rbf(2), variant = "FK+")$reg[1, 1]), 1e-3)
 })
 
-test_that("kqd's and kmdc's default path holds up on real data where sigma^2 = 0.1 did not (issue 30)", {
+test_that("kqd's and kmdc's default path holds up on real data where sigma^2 = 0.1 does not", {
   skip_if_not_installed("mlbench")
   vowel <- vowel_sample()
   v <- vowel$data
   train <- vowel$train
   accuracy <- vowel$accuracy
-  # the former default, one value sigma^2 = 0.1: far too large here
+  # one fixed value, sigma^2 = 0.1: far too large here
   old_kqd <- accuracy(kqd(Class ~ ., data = v[train, ], reg = 0.1))
   old_kmdc <- accuracy(kmdc(Class ~ ., data = v[train, ], reg = 0.1))
   fit_kqd <- kqd(Class ~ ., data = v[train, ])

@@ -134,11 +134,11 @@ test_that("bad input is a krein_error naming the argument", {
   expect_snapshot(show_error(nystrom(x, kernel_rbf(1), landmarks = matrix(0, 2, 3))))
 })
 
-test_that("k-means with m = the number of points makes every point a landmark (issue 16, item 10)", {
+test_that("k-means with m = the number of points makes every point a landmark", {
   set.seed(1)
   d <- gaussian_mixture_2d(60)
   X <- as.matrix(d[, 1:2])
-  # stats::kmeans()'s Hartigan-Wong refused it with a base error
+  # stats::kmeans()'s Hartigan-Wong refuses it with a base error
   lm <- select_landmarks(X, d$y, kernel_rbf(1), method = "kmeans", m = 60, scale = FALSE)
   expect_equal(nrow(lm$points), 60L)
   expect_equal(lm$points[order(lm$points[, 1]), ], X[order(X[, 1]), ], ignore_attr = TRUE)
@@ -157,12 +157,12 @@ test_that("k-means with m = the number of points makes every point a landmark (i
                class = "krein_error", regexp = "distinct")
 })
 
-test_that("a tiny eps caps the core set at the class size instead of overflowing (issue 16, item 10)", {
+test_that("a tiny eps caps the core set at the class size instead of overflowing", {
   set.seed(1)
   d <- gaussian_mixture_2d(60)
   X <- as.matrix(d[, 1:2])
-  # 10 / eps overflowed as an integer: an NA core size and a warning
-  # saying "reached NA points"
+  # 10 / eps overflows an integer: it must not give an NA core size and a
+  # warning saying "reached NA points"
   warnings <- character()
   lm <- withCallingHandlers(select_landmarks(X, d$y, kernel_rbf(1), eps = 1e-9),
                             warning = function(w) {
@@ -175,7 +175,7 @@ test_that("a tiny eps caps the core set at the class size instead of overflowing
   expect_s3_class(select_landmarks(X, d$y, kernel_rbf(1), eps = 1e-300), "krein_landmarks")
 })
 
-test_that("select_landmarks() takes the na.action its missing-value error suggests (issue 16, item 9)", {
+test_that("select_landmarks() takes the na.action its missing-value error suggests", {
   set.seed(1)
   d <- gaussian_mixture_2d(60)
   X <- as.matrix(d[, 1:2])
@@ -190,10 +190,11 @@ test_that("select_landmarks() takes the na.action its missing-value error sugges
   expect_equal(fit$landmarks$points, X[stats::complete.cases(X), ][lm$indices, ], ignore_attr = TRUE)
 })
 
-# Issue 25, item 2: select_landmarks() selected on the data as given, the
-# models on their scaled data: MEB landmarks chosen beforehand shared 2 of 16
-# points with ikfd(landmarks = "meb"). Same input path, same `scale`.
-test_that("landmarks selected beforehand equal a model's own selection, with the same `scale` (issue 25, item 2)", {
+# select_landmarks() selects on the data as the models see them: the same
+# input path, the same `scale` (selecting on the data as given while the
+# models scale, MEB landmarks chosen beforehand share 2 of 16 points with
+# ikfd(landmarks = "meb")).
+test_that("landmarks selected beforehand equal a model's own selection, with the same `scale`", {
   set.seed(1)
   d <- gaussian_mixture_2d(200)
   X <- cbind(d$x1 * 1000, d$x2)

@@ -40,8 +40,8 @@ test_that("print and plot show the best, median and worst columns", {
   expect_snapshot(show_error(kernel_normality("a")))
 })
 
-# Issue 25, item 2: every function that takes data takes the models' `scale`
-test_that("kernel_normality() scales as the models do (issue 25, item 2)", {
+# Every function that takes data takes the models' `scale`
+test_that("kernel_normality() scales as the models do", {
   set.seed(4)
   x <- cbind(stats::rexp(30) * 100, stats::rnorm(30))
   expect_equal(kernel_normality(x, kernel_rbf(0.5))$kernel,

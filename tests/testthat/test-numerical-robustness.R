@@ -1,5 +1,5 @@
-# Issue 16 (items 1-5 and part of 9): bad numbers end in a krein_error or a
-# documented warning, never a crash, a hang or a silent NaN.
+# Bad numbers end in a krein_error or a documented warning, never a crash, a
+# hang or a silent NaN.
 
 robust_data <- function() {
   set.seed(1)
@@ -7,13 +7,13 @@ robust_data <- function() {
   list(X = as.matrix(d[, 1:2]), Y = d$y)
 }
 
-# --- 1. KQD with a regularisation too small for the kernel's scale -----------
+# --- KQD with a regularisation too small for the kernel's scale --------------
 
 test_that("kqd stops with a krein_error on non-finite training distances (reg = 1e-200)", {
   d <- robust_data()
-  # with bias = "error" this reached the tie loop of the pair bias with NaN
-  # scores and grew memory until std::bad_alloc; with bias = "none" it
-  # returned NaN probabilities
+  # with bias = "error" NaN scores must not reach the tie loop of the pair
+  # bias (memory would grow until std::bad_alloc); with bias = "none" they
+  # must not become NaN probabilities
   expect_snapshot(show_error(kqd(d$X, d$Y, kernel = kernel_rbf(1), variant = "RC-", reg = 1e-200)))
   expect_error(kqd(d$X, d$Y, kernel = kernel_rbf(1), variant = "RC-", reg = 1e-200, bias = "none"),
                "not finite", class = "krein_error")
@@ -40,7 +40,7 @@ test_that("a path value with non-finite distances is left out with a warning, re
   expect_error(predict(fit, reg = 1e-200), "left out of the fit", class = "krein_error")
 })
 
-# --- 5. No NaN probabilities from kqd's prediction ---------------------------
+# --- No NaN probabilities from kqd's prediction ------------------------------
 
 test_that("kqd prediction refuses non-finite distances of new points, naming the rows", {
   d <- robust_data()
@@ -55,12 +55,12 @@ test_that("kqd prediction refuses non-finite distances of new points, naming the
   expect_true(all(is.finite(predict(fit, precomputed_kernel(K[1:3, ], self = rep(1, 3)), type = "prob"))))
 })
 
-# --- 2. threads ---------------------------------------------------------------
+# --- threads ------------------------------------------------------------------
 
 test_that("threads is validated and capped at the processor count", {
   set.seed(2)
   x <- matrix(rnorm(400), 200)
-  # 1e6 threads crashed R (segfault; 1e5: C stack overflow)
+  # 1e6 threads must not crash R (segfault; 1e5: C stack overflow)
   expect_equal(kernel_matrix(kernel_rbf(1), x, threads = 1e6), kernel_matrix(kernel_rbf(1), x, threads = 1))
   expect_lte(check_threads(1e6), max(1L, cpp_processor_count()))
   expect_identical(check_threads(0), 0L)
@@ -75,7 +75,7 @@ test_that("threads is validated and capped at the processor count", {
   expect_error(kqd(x, factor(rep(1:2, 100))), "options\\(krein.threads\\)", class = "krein_error")
 })
 
-test_that("under a check that limits cores the default is 2 threads (issue 25)", {
+test_that("under a check that limits cores the default is 2 threads", {
   old_option <- options(krein.threads = NULL)
   old_limit <- Sys.getenv("_R_CHECK_LIMIT_CORES_", NA)
   on.exit({
@@ -95,12 +95,12 @@ test_that("under a check that limits cores the default is 2 threads (issue 25)",
   expect_identical(check_threads(0), 0L)
 })
 
-# --- 3. The eigensolver where LAPACK's MRRR fails -----------------------------
+# --- The eigensolver where LAPACK's MRRR fails --------------------------------
 
 test_that("symmetric_eigen falls back where dstemr fails (INFO = 22) and stays exact", {
   # The tridiagonal form of a 200 x 200 Gaussian kernel matrix of k-means
   # landmarks on kernlab's spam data (the reproducer below), on which
-  # LAPACK 3.11's dstemr fails; krein stopped with "dstemr failed, info = 22".
+  # LAPACK 3.11's dstemr fails ("dstemr failed, info = 22"); krein falls back.
   tri <- utils::read.table(test_path("fixtures", "dstemr-failing-tridiagonal.txt"), header = TRUE)
   n <- nrow(tri)
   tridiagonal <- diag(tri$diagonal)
@@ -123,7 +123,7 @@ test_that("ikfd on a spam subset with k-means landmarks fits (dstemr failed ther
   expect_gt(mean(predict(fit, spam[-i, ][1:500, ]) == spam$type[-i][1:500]), 0.7)
 })
 
-# --- 4. Non-finite values of built-in kernels --------------------------------
+# --- Non-finite values of built-in kernels -----------------------------------
 
 test_that("built-in kernels with NaN or Inf values stop with an error naming the kernel", {
   d <- robust_data()
@@ -166,15 +166,15 @@ test_that("every model stops with the kernel's krein_error, not NA classes or LA
   expect_error(kmdc(d$X, d$Y, kernel = k), pattern, class = "krein_error")
 })
 
-# --- 9 (part). The median heuristic on tiny and huge data ---------------------
+# --- The median heuristic on tiny and huge data ------------------------------
 
 test_that("median_gamma is scale-safe: tiny and huge data get the right width", {
   d <- robust_data()
   # plain transcription of the heuristic: 1 / median of the squared distances
   reference <- 1 / stats::median(stats::dist(d$X)^2)
   expect_equal(median_gamma(d$X), reference)
-  # squared distances of 1e154 data overflow (the median was Inf: "no two
-  # distinct rows"), though gamma = 2.4e-309 is a double
+  # squared distances of 1e154 data overflow (a median of Inf would say "no
+  # two distinct rows"), though gamma = 2.4e-309 is a double
   expect_equal(median_gamma(d$X * 1e154), reference * 1e-308, tolerance = 1e-10)
   expect_equal(median_gamma(d$X * 1e-150), reference * 1e300, tolerance = 1e-12)
   # squared distances of 1e-300 data underflow to 0 and gamma (1e600) is no
@@ -268,8 +268,8 @@ test_that("Nystroem fits on a kernel of zeros end in a krein error or a valid fi
 })
 
 test_that("a precomputed kernel whose squares overflow is refused for that reason, not blamed on `reg`", {
-  # kqd and kmdc said "the regularisation is too small", ikfd gave R's
-  # "missing value where TRUE/FALSE needed"
+  # not kqd's and kmdc's "the regularisation is too small" nor R's "missing
+  # value where TRUE/FALSE needed" from ikfd
   set.seed(1)
   d <- gaussian_mixture_2d(60)
   K <- kernel_matrix(kernel_rbf(1), as.matrix(d[, 1:2]))
@@ -286,12 +286,12 @@ test_that("one-point classes are named as the cause: in cross-validation and in 
   d <- gaussian_mixture_2d(60)
   x <- as.matrix(d[, 1:2])
   y <- factor(c("a", rep("b", 59)))
-  # a fold's training part lost the class, and the fit said "`y` must have
-  # at least 2 classes; it has 1"
+  # a fold's training part loses the class: not "`y` must have at least 2
+  # classes; it has 1" from the fit
   expect_error(tune_krein(kqd, x, y, grid = list(reg = c(0.1, 1)), folds = 3), class = "krein_error",
                regexp = "`y` has a class with one point (\"a\"); cross-validation leaves it out", fixed = TRUE)
-  # one point in every class: MASS::lda's "constant within groups", blamed on
-  # the kernel width
+  # one point in every class: not MASS::lda's "constant within groups",
+  # blamed on the kernel width
   expect_error(kmdc(x[1:3, ], factor(c("a", "b", "c"))), class = "krein_error",
                regexp = "one point in every class")
   expect_error(kmdc(x[1:4, ], factor(c("a", "b", "c", "c"))), class = "krein_error",

@@ -78,10 +78,10 @@ test_that("print works and bad input is a krein_error", {
   expect_error(nystrom_error(ny, x, size = 0), class = "krein_error", regexp = "`size`")
 })
 
-# Issue 25, item 2: nystrom() takes the models' `scale`, so that landmarks
+# nystrom() takes the models' `scale`, so that landmarks
 # from select_landmarks() (which selects as the models do) approximate the
 # kernel the models compute
-test_that("nystrom() scales as the models do and takes new data in the original units (issue 25, item 2)", {
+test_that("nystrom() scales as the models do and takes new data in the original units", {
   set.seed(1)
   d <- gaussian_mixture_2d(80)
   x <- cbind(d$x1 * 1000, d$x2)

@@ -181,8 +181,8 @@ test_that("a singular class covariance gets a ridge with a warning, reported in 
 test_that("the paper's rule is the nearest class mean in the paper's normalisation, the largest decision value", {
   # paper 004, Table 2: Euclidean nearest class mean in the discriminant space,
   # normalised by U' Psi U = I for the NDA (eqs. 35-36) and A' Sigma_T A = I
-  # for FLDA (eq. 3). Transcribed here from the projection, as the
-  # reproduction script did before predict() had the rule.
+  # for FLDA (eq. 3). Transcribed here from the projection, independently of
+  # predict()'s rule.
   case <- four_class_data()
   new <- four_class_data(40, seed = 2)$x
   for (posterior in c("gaussian", "linear")) {
@@ -241,7 +241,7 @@ test_that("onda goes through the shared input path: NA rows, na.exclude and newd
   expect_snapshot(show_error(predict(fit, iris[, 1:3])))
 })
 
-test_that("linear posteriors are eq. (23) and sum to 1, for any prior (issue 16, item 8)", {
+test_that("linear posteriors are eq. (23) and sum to 1, for any prior", {
   case <- four_class_data()
   new <- matrix(rnorm(30), 10, 3, dimnames = list(NULL, c("u", "v", "w")))
   for (prior in list(NULL, c(0.1, 0.2, 0.3, 0.4))) {
@@ -249,18 +249,19 @@ test_that("linear posteriors are eq. (23) and sum to 1, for any prior (issue 16,
     p <- predict(fit, new, type = "prob")
     expect_equal(unname(p), ref_linear_posteriors(case$x, case$y, new, prior %||% rep(0.25, 4)),
                  tolerance = 1e-8)
-    # with the prior, the old total mean and covariance gave rows summing to 0.5 .. 1.4
+    # with a prior, the total mean and covariance are prior-weighted (the
+    # data's own give rows summing to 0.5 .. 1.4)
     expect_equal(unname(rowSums(p)), rep(1, 10), tolerance = 1e-12)
   }
 })
 
-test_that("posterior = \"linear\" refuses a singular total covariance, e.g. two points (issue 16, item 8)", {
+test_that("posterior = \"linear\" refuses a singular total covariance, e.g. two points", {
   set.seed(1)
   d <- gaussian_mixture_2d(60)
   X <- as.matrix(d[, 1:2])
-  # two points span one direction of the plane; rounding let the old Cholesky
-  # factor through for many pairs, with probability rows summing to 4.12,
-  # -7078 or 24391. Every pair must now be refused.
+  # two points span one direction of the plane; rounding can let a Cholesky
+  # factor through for such pairs, with probability rows summing to 4.12,
+  # -7078 or 24391. Every pair must be refused.
   for (pair in list(c(25, 34), c(24, 41), c(29, 31), c(1, 31))) {
     expect_error(onda(X[pair, ], d$y[pair], posterior = "linear"), class = "krein_error",
                  regexp = "needs an invertible total covariance")
@@ -272,14 +273,14 @@ test_that("posterior = \"linear\" refuses a singular total covariance, e.g. two 
   expect_equal(unname(rowSums(predict(fit, X[, 1, drop = FALSE], type = "prob"))), rep(1, 60))
 })
 
-test_that("Gaussian posteriors stay finite and sum to 1 for inputs of any size (issue 16, item 8)", {
+test_that("Gaussian posteriors stay finite and sum to 1 for inputs of any size", {
   set.seed(1)
   d <- gaussian_mixture_2d(60)
   X <- as.matrix(d[, 1:2])
   case <- four_class_data()
   for (fit_case in list(list(fit = onda(X, d$y), x = X), list(fit = onda(case$x, case$y), x = case$x))) {
     for (scale in c(1e300, 1e150, 1e-150, 1e-300, -1e300)) {
-      # the old code gave NaN rows: exp(-Inf - -Inf)
+      # no NaN rows from exp(-Inf - -Inf)
       p <- predict(fit_case$fit, fit_case$x[1:5, ] * scale, type = "prob")
       expect_true(all(is.finite(p)))
       expect_equal(unname(rowSums(p)), rep(1, 5), tolerance = 1e-12)
@@ -308,7 +309,7 @@ test_that("Gaussian posteriors of data fitted at 1e300 and 1e-300 scale are thos
   }
 })
 
-test_that("an error inside a posterior function is a krein_error that names it (issue 16, item 10)", {
+test_that("an error inside a posterior function is a krein_error that names it", {
   case <- four_class_data()
   failing <- function(x_train, y_train, x_new) stop("no model for these data")
   expect_error(onda(case$x, case$y, posterior = failing), class = "krein_error",
@@ -360,7 +361,7 @@ ref_flda_nearest_mean <- function(x, y, new) {
   factor(levels(y)[max.col(-d, ties.method = "first")], levels = levels(y))
 }
 
-test_that("rule = \"nearest_mean\" is paper 004's Table 2 rule and reproduces its FLDA row on Iris (issue 18)", {
+test_that("rule = \"nearest_mean\" is paper 004's Table 2 rule and reproduces its FLDA row on Iris", {
   x <- as.matrix(iris[, 1:4])
   y <- iris$Species
   # the splits of inst/reproduce/paper004_table2.R: 20 random 2/3 : 1/3 divisions
@@ -381,10 +382,10 @@ test_that("rule = \"nearest_mean\" is paper 004's Table 2 rule and reproduces it
   expect_gt(percent[["mahalanobis"]] - 83.2, 2 * 4.61)
 })
 
-# Issue 25, item 1: onda() handed a fitted posterior model its scaled
-# columns (training error 0.667, every row about (0.16, 0.32, 0.52), against
-# 0.047 with scale = FALSE). The model takes the data as given.
-test_that("a fitted posterior model receives the data as given, whatever onda()'s `scale` (issue 25, item 1)", {
+# A fitted posterior model takes the data as given, not onda()'s scaled
+# columns (on those its training error is 0.667, every row about (0.16, 0.32,
+# 0.52), against 0.047 with scale = FALSE).
+test_that("a fitted posterior model receives the data as given, whatever onda()'s `scale`", {
   post <- kqd(Species ~ ., data = iris, variant = "RC+")
   fit <- onda(Species ~ ., data = iris, posterior = post)
   expect_null(fit$spec$scaling)
@@ -406,7 +407,7 @@ test_that("a fitted posterior model receives the data as given, whatever onda()'
                tolerance = 1e-10)
 })
 
-# Issue 30: the default Gaussian posteriors pool the class covariances
+# The default Gaussian posteriors pool the class covariances
 # towards the pooled within-class one, by a weight from the class sizes.
 # Plain-R transcription: Sigma_k' = (1 - l) Sigma_k + l Sigma_W (ML, Sigma_W =
 # sum_k n_k Sigma_k / n), Gaussian densities (eq. 30) and Bayes (eq. 33).
@@ -425,7 +426,7 @@ ref_pooled_posteriors <- function(x, y, new, prior, l) {
   f / rowSums(f)
 }
 
-test_that("the default Gaussian posteriors pool the class covariances by the class sizes (issue 30)", {
+test_that("the default Gaussian posteriors pool the class covariances by the class sizes", {
   set.seed(30)
   # 8 columns, classes of 12, 30 and 40 points: l = 2 - 12 / 8 = 0.5
   y <- factor(rep(c("a", "b", "c"), c(12, 30, 40)))
@@ -519,7 +520,7 @@ test_that("the default ridge is the least 5-fold cross-validated error among fou
   variance <- mean(apply(x, 2, function(v) mean((v - mean(v))^2)))
   table <- fit$ridge_selection
   expect_equal(table$ridge, c(NA, 0.01, 0.1, 1) * variance)
-  # the first candidate is the former default: no ridge on these regular covariances
+  # the first candidate (NA) is no ridge at all, on these regular covariances
   expect_equal(table$cv_error, vapply(c(0, 0.01, 0.1, 1) * variance, cv_error, 1))
   best <- which.min(table$cv_error)
   expect_equal(fit$ridge, if (best == 1L) 0 else table$ridge[best])

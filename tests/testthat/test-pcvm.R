@@ -1,6 +1,6 @@
 # pcvm(): one EM iteration against a plain-R transcription of the update
 # (helper-pcvm.R; paper 002, eqs. 5-7; Chen, Tino & Yao 2009), the EM loop
-# against the R loop it replaced; Ny-PCVM against PCVM where the Nystroem
+# against its plain-R transcription; Ny-PCVM against PCVM where the Nystroem
 # approximation is exact; the probit posterior against a known Bayes
 # posterior. The E-step's tail accuracy is tested in tests/cpp.
 
@@ -93,7 +93,8 @@ test_that("the C++ EM loop follows the R loop it replaced (helper-pcvm.R)", {
 
 test_that("the Gram-matrix path keeps the iterates of the per-iteration Phi'Phi (krein.pcvm_gram = FALSE)", {
   # The full PCVM's M-step takes Phi_A'Phi_A = D G[A, A] D from G = K'K,
-  # formed once; before, every iteration formed it from Phi_A. Both paths,
+  # formed once (krein.pcvm_gram = FALSE forms it from Phi_A at every
+  # iteration). Both paths,
   # and the plain-R transcription (helper-pcvm.R), give the same iterates
   # after every iteration count, for a positive definite and an indefinite
   # kernel (sigmoid with a negative offset) and both stopping rules.
@@ -231,11 +232,11 @@ test_that("pcvm() by default converges without a warning where the reference rul
 
 test_that("a pair whose every basis function is pruned keeps a bias-only model with a warning", {
   # the sigmoid kernel with a negative offset: EM prunes every basis function
-  # of five of the six pairs (the old code failed the whole fit)
+  # of five of the six pairs, and the whole fit must not fail
   set.seed(1)
   s <- sine_populations(50)
   Xs <- as.matrix(s[, 1:2])
-  # (the issue's reproducer fits the data as given)
+  # (on the data as given)
   expect_warning(fit <- pcvm(Xs, s$y, kernel = kernel_tanh(scale = 0.5, offset = -1), scale = FALSE),
                  "bias-only model", class = "krein_warning")
   bias_only <- vapply(fit$models, `[[`, logical(1), "bias_only")
@@ -514,9 +515,9 @@ test_that("print shows Ny-PCVM's landmarks; unknown arguments are errors", {
   expect_error(predict(ny, train, rule = "decision"), class = "krein_argument_error")
 })
 
-test_that("pcvm()'s default start is fixed: the fit does not depend on the seed (issue 25)", {
-  # the start is the mean of the reference code's random one; before issue
-  # 25 every fit drew it, and classes changed with the seed
+test_that("pcvm()'s default start is fixed: the fit does not depend on the seed", {
+  # the start is the mean of the reference code's random one, not a draw:
+  # the classes do not change with the seed
   set.seed(21)
   d <- gaussian_mixture_2d(80)
   new <- gaussian_mixture_2d(300)[, 1:2]
@@ -526,10 +527,9 @@ test_that("pcvm()'s default start is fixed: the fit does not depend on the seed 
   b <- pcvm(y ~ ., data = d)
   expect_identical(predict(a, new), predict(b, new))
   expect_equal(predict(a, new, type = "prob"), predict(b, new, type = "prob"), tolerance = 1e-12)
-  # one start (the default before issue 30): the EM from the fixed start, by
-  # the plain-R transcription (helper-pcvm.R); the fit's kernel takes the
-  # data in the units it was fitted on: raw, which it scales itself (issue
-  # 25, item 1)
+  # one start: the EM from the fixed start, by the plain-R transcription
+  # (helper-pcvm.R); the fit's kernel takes the data in the units it was
+  # fitted on: raw, which it scales itself
   one <- pcvm(y ~ ., data = d, control = pcvm_control(starts = 1))
   signs <- ifelse(d$y == levels(d$y)[1], 1, -1)
   K <- kernel_matrix(one$spec$kernel, as.matrix(d[, 1:2]))
@@ -547,7 +547,7 @@ test_that("pcvm()'s default start is fixed: the fit does not depend on the seed 
   expect_snapshot(show_error(pcvm_control(start = "mean")))
 })
 
-test_that("the default averages the EMs of three starts, the later two from a fixed stream (issue 30)", {
+test_that("the default averages the EMs of three starts, the later two from a fixed stream", {
   set.seed(21)
   d <- gaussian_mixture_2d(80)
   fit <- pcvm(y ~ ., data = d)
@@ -596,9 +596,9 @@ test_that("the default averages the EMs of three starts, the later two from a fi
   expect_snapshot(show_error(pcvm(y ~ ., data = d, control = pcvm_control(optimize_width = TRUE, starts = 2))))
 })
 
-test_that("on iris splits where one start was behind an SVM, the default catches up (issue 30)", {
+test_that("on iris splits where one start is behind an SVM, the default catches up", {
   # bench/real_data.R's 70/30 splits after set.seed(1) and set.seed(2):
-  # from the fixed start alone (the default before), 41 and 37 of the 45
+  # from the fixed start alone (starts = 1), 41 and 37 of the 45
   # test points, 6.7 and 8.9 points behind e1071::svm (44 and 41); the
   # average of three starts 42 and 39
   correct <- function(seed, control) {
@@ -610,7 +610,7 @@ test_that("on iris splits where one start was behind an SVM, the default catches
   expect_gte(correct(1, pcvm_control()) + correct(2, pcvm_control()), 80)
 })
 
-# Issue 28: the exact E-step runs away where the reference code's does not.
+# The exact E-step runs away where the reference code's does not.
 # A problem small enough for the tests that reproduces it: the checkerboard
 # at N = 800 with its Gaussian kernel scaled by 100 (scaling the kernel
 # scales the start's latent values, as a large N does; see ?pcvm, "Which
@@ -628,7 +628,7 @@ runaway_problem <- function() {
        y = train$y, test_y = test$y)
 }
 
-test_that("the default E-step does not run away where the exact one does, which warns (issue 28)", {
+test_that("the default E-step does not run away where the exact one does, which warns", {
   d <- runaway_problem()
   error <- function(fit) mean(predict(fit, precomputed_kernel(d$test_K)) != d$test_y)
   expect_no_warning(default <- pcvm(precomputed_kernel(d$K), d$y))
@@ -639,7 +639,7 @@ test_that("the default E-step does not run away where the exact one does, which 
   # pulling: a poorer model than the bounded one's
   expect_no_warning(reference <- pcvm(precomputed_kernel(d$K), d$y, control = pcvm_control(e_step = "reference")))
   expect_gt(error(reference), 1.5 * error(default))
-  # the exact E-step from one start: krein's default before issue 28
+  # the exact E-step from one start
   expect_warning(exact <- pcvm(precomputed_kernel(d$K), d$y, control = pcvm_control(e_step = "exact", starts = 1)),
                  "EM went wrong for 1 vs 2 \\(its training error rose", class = "krein_pcvm_trouble_warning")
   expect_match(exact$models[[1]]$trouble, "training error rose")
@@ -651,7 +651,7 @@ test_that("the default E-step does not run away where the exact one does, which 
 })
 
 test_that("a run-away is told from EM pruning an early interpolating basis on small data", {
-  # per EM iteration, the first iterate excluded from the lowest (issue 28)
+  # per EM iteration, the first iterate excluded from the lowest
   # a default fit on promotergene's edit-distance kernel (74 training points)
   # and on Ionosphere (245): small rises, and better test accuracy than svm
   expect_identical(pcvm_trouble(c(0.2, 0, 0, 0.0676), NA, 74), "")
@@ -664,7 +664,7 @@ test_that("a run-away is told from EM pruning an early interpolating basis on sm
   expect_match(pcvm_trouble(c(0.1, 0.01, 0.01), 2e4, 500), "^its weights blew up")
 })
 
-test_that("a start that ends far behind the best on the training data is left out of the average (issue 28)", {
+test_that("a start that ends far behind the best on the training data is left out of the average", {
   ems <- function(final) lapply(final, function(e) list(training_errors = c(0.3, e)))
   # the banana data at N = 30000 (bench/README.md, pcvm_accuracy.R): the
   # start whose weights blew up is dropped, the two close ones are kept
@@ -718,7 +718,7 @@ test_that("a start that ends far behind the best on the training data is left ou
   expect_false(any(grepl("left out", capture.output(print(default)))))
 })
 
-test_that("each E-step equals its plain-R transcription where the two differ (issue 28)", {
+test_that("each E-step equals its plain-R transcription where the two differ", {
   # small enough to stay well conditioned (runaway_problem()'s is not: its
   # solves lose 8 digits), with the kernel scaled so that points fall far
   # on the wrong side (y f < -8), where the two E-steps part

@@ -117,7 +117,7 @@ test_that("iknn works with an indefinite kernel and precomputed input", {
 })
 
 test_that("iknn's k is not taken for the kernel, and misspelled arguments are errors", {
-  # `k` used to match `kernel` partially and fail
+  # `k` must not match `kernel` partially and fail
   fit <- iknn(Species ~ ., data = iris, k = 5)
   expect_identical(fit$k, 5L)
   expect_identical(class(model_kernel(fit)), class(kernel_rbf()))
@@ -349,8 +349,8 @@ test_that("ikpca_qd's default pools the class covariances by the class sizes (Fr
 })
 
 test_that("ikpca_qd on a constant kernel is a krein_error", {
-  # issue 16: a zero centred kernel left no component, and the fit failed
-  # with a base error
+  # a zero centred kernel leaves no component: a krein_error, not a base
+  # error
   set.seed(1)
   d <- gaussian_mixture_2d(60)
   expect_snapshot(show_error(ikpca_qd(precomputed_kernel(matrix(1, 60, 60)), d$y)))
@@ -380,7 +380,7 @@ test_that("isvm fits kernlab's SVM on the kernel matrix and predicts from the su
   expect_equal(as.character(cls), as.character(expected), ignore_attr = TRUE)
   # two classes: "decision" is (-f, f) for kernlab's decision value f (f > 0
   # favours the second level); the default class is kernlab's vote (the
-  # sign of f: deterministic, issue 25), rule = "posterior" the most
+  # sign of f: deterministic), rule = "posterior" the most
   # probable class under the Platt probabilities
   f <- drop(kernlab::predict(direct, K_sv, type = "decision"))
   expect_equal(unname(predict(fit, test, type = "decision")), unname(cbind(-f, f)), tolerance = 1e-8)
@@ -392,7 +392,7 @@ test_that("isvm fits kernlab's SVM on the kernel matrix and predicts from the su
 
 test_that("isvm's defaults: the width 1/p and the cost of the lowest stratified 5-fold CV error", {
   skip_if_not_installed("kernlab")
-  # issue 30: the median-heuristic width with C = 1 made 685 of 693 Vowel
+  # the median-heuristic width with a fixed C = 1 makes 685 of 693 Vowel
   # points support vectors (test accuracy 0.626, e1071::svm's 0.751)
   set.seed(4)
   train <- checkerboard(120, size = 3)
@@ -420,7 +420,7 @@ test_that("isvm's defaults: the width 1/p and the cost of the lowest stratified 
   }, numeric(1))
   expect_equal(fit$cost_cv, data.frame(C = costs, error = error))
   expect_identical(fit$C, costs[which.min(error)])
-  expect_gt(fit$C, 1)  # this board needs more than the old default C = 1
+  expect_gt(fit$C, 1)  # this board needs more than C = 1
   same <- isvm(y ~ ., data = train, kernel = kernel_rbf(1 / 2), C = fit$C, probability = FALSE)
   expect_null(same$cost_cv)
   expect_identical(predict(fit, train), predict(same, train))
@@ -431,7 +431,7 @@ test_that("isvm's defaults: the width 1/p and the cost of the lowest stratified 
 test_that("isvm with C = 1 and its default kernel is e1071::svm with its defaults", {
   skip_if_not_installed("kernlab")
   skip_if_not_installed("e1071")
-  # e1071 (libsvm) scales the inputs and takes gamma = 1/p, as isvm() now
+  # e1071 (libsvm) scales the inputs and takes gamma = 1/p, as isvm()
   # does; its decision values, columns "a/b", favour a
   set.seed(2)
   rows <- sample(150, 100)
@@ -554,8 +554,8 @@ test_that("couple_pairwise is Wu, Lin and Weng's second method (libsvm's iterati
 
 test_that("isvm's Platt probabilities at a large C are finite, sum to 1 and are calibrated like ksvm's", {
   skip_if_not_installed("kernlab")
-  # issue 16: kernlab's own Platt model refits its inner folds with
-  # shrinking, and at C = 100 errored (this seed) or gave a flat sigmoid
+  # kernlab's own Platt model refits its inner folds with shrinking, and at
+  # C = 100 errors (this seed) or gives a flat sigmoid
   set.seed(1)
   train <- banana(400)
   test <- banana(500)

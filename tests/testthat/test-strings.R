@@ -1,4 +1,4 @@
-# Strings and other objects as `x` (issue 18): a kernlab string kernel, an R
+# Strings and other objects as `x`: a kernlab string kernel, an R
 # function of two objects, or kernel_dissimilarity() with a dissimilarity
 # function. Every fit must equal the same model fitted on the precomputed
 # kernel matrix, with the test-versus-training values computed by hand in

@@ -1,5 +1,5 @@
 # The "krein" engines of parsnip's discrim_quad() and discrim_linear()
-# (R/tidymodels.R) and their dials parameters (issue 18).
+# (R/tidymodels.R) and their dials parameters.
 
 sonar_split <- function() {
   utils::data("Sonar", package = "mlbench", envir = environment())
@@ -8,8 +8,8 @@ sonar_split <- function() {
 }
 
 test_that("krein_parsnip_fit() names a missing model, and one without an engine, in krein's words", {
-  # parsnip's fit() always passes `krein_model`; called by hand it gave R's
-  # "attempt to set an attribute on NULL"
+  # parsnip's fit() always passes `krein_model`; called by hand without it,
+  # the error is krein's, not R's "attempt to set an attribute on NULL"
   x <- iris[, 1:4]
   expect_error(krein_parsnip_fit(x, iris$Species), class = "krein_error", regexp = "`krein_model` is missing")
   expect_error(krein_parsnip_fit(x, iris$Species, "kmdc"), class = "krein_error",
@@ -125,7 +125,7 @@ test_that("a tuned workflow on Sonar: tune_grid, select_best, finalize_workflow,
 })
 
 test_that("the registry drives the engines: every model it maps to a parsnip model has one", {
-  # issue 25: only kqd and ikfd had engines, hard-coded
+  # the engines come from the registry, not from a hard-coded list of models
   skip_if_not_installed("parsnip")
   loadNamespace("parsnip")
   expect_setequal(krein:::parsnip_models(), c("kqd", "ikfd", "iknn", "isvm"))

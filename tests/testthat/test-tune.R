@@ -311,8 +311,8 @@ test_that("a model that registers is tunable with no other change", {
 })
 
 test_that("grid values outside a parameter's domain are an error before any fit, naming the column", {
-  # issue 16: gamma = c(-1, 1) and gamma = NA were accepted; reg = c(-1, 0.1)
-  # said every grid point failed although 0.1 is valid
+  # gamma = c(-1, 1) and gamma = NA are refused; reg = c(-1, 0.1) names the
+  # bad value, instead of saying every grid point failed although 0.1 is valid
   set.seed(1)
   d <- gaussian_mixture_2d(60)
   X <- as.matrix(d[, 1:2])
@@ -355,7 +355,7 @@ test_that("a path fit that fails at a valid value is retried value by value; the
 })
 
 test_that("missing values in x or y are handled as the models handle them", {
-  # issue 16: an NA in y gave "a precomputed kernel cannot drop rows" for a
+  # an NA in y must not give "a precomputed kernel cannot drop rows" for a
   # data matrix
   set.seed(1)
   d <- gaussian_mixture_2d(60)
@@ -386,11 +386,11 @@ test_that("the toy model left the registry", {
 })
 
 # ---------------------------------------------------------------------------
-# Issue 18: default grid, edge warning, predict(), plot(), progress per fit,
-# onda's SVM width, kmdc's regularisation path
+# Default grid, edge warning, predict(), plot(), progress per fit, onda's
+# SVM width, kmdc's regularisation path
 
 test_that("without a grid, the width comes from the median heuristic on the scaled inputs and reg from the registry", {
-  # issue 18: `grid` was required
+  # `grid` is optional
   set.seed(21)
   d <- checkerboard(90, size = 2)
   X <- as.matrix(d[, 1:2]) * c(1, 100)
@@ -446,7 +446,7 @@ test_that("every registered model has a default grid, from its registry entry", 
 })
 
 test_that("a best value on the grid's edge warns, naming the parameter and the side", {
-  # issue 18: the optimum sat on the edge on four UCI data sets, silently
+  # an optimum on the edge (as on four UCI data sets) must not pass silently
   set.seed(23)
   d <- checkerboard(90, size = 3)
   X <- as.matrix(d[, 1:2])
@@ -488,7 +488,6 @@ test_that("a best value on the grid's edge warns, naming the parameter and the s
 })
 
 test_that("predict() on a tuning predicts with the refitted model and the tuning's predict arguments", {
-  # issue 18: there was no predict() method
   set.seed(24)
   d <- checkerboard(90, size = 2)
   X <- as.matrix(d[, 1:2])
@@ -516,7 +515,7 @@ test_that("plot(): log axes for log-spaced grids, a title, a heat map of two num
   expect_true(krein:::log_spaced(c(10, 1, 0.1)))
   expect_false(krein:::log_spaced(c(1, 2, 3)))
   expect_false(krein:::log_spaced(c(0, 1, 10)))
-  expect_true(krein:::log_axis_for(2^(0:3)))   # issue 18: 64-fold ranges were drawn on a linear axis
+  expect_true(krein:::log_axis_for(2^(0:3)))   # 64-fold ranges are drawn on a log axis
   expect_false(krein:::log_axis_for(c(1, 2, 3)))
   set.seed(25)
   d <- checkerboard(60, size = 2)
@@ -539,7 +538,6 @@ test_that("plot(): log axes for log-spaced grids, a title, a heat map of two num
 })
 
 test_that("progress advances once per grid point and fold: a path fit over k values by k", {
-  # issue 18: progress ticked once per fold
   skip_if_not_installed("progressr")
   old <- options(progressr.enable = TRUE)
   on.exit(options(old))
@@ -558,7 +556,8 @@ test_that("progress advances once per grid point and fold: a path fit over k val
 })
 
 test_that("onda's SVM width and cost are tunable grid columns", {
-  # issue 18: the width lived in svm_args, out of the grid's reach
+  # the width is an argument of its own, not only in svm_args out of the
+  # grid's reach
   skip_if_not_installed("e1071")
   set.seed(27)
   d <- checkerboard(60, size = 2)
@@ -582,7 +581,7 @@ test_that("onda's SVM width and cost are tunable grid columns", {
 })
 
 test_that("kmdc's reg is a path in tune_krein(): one distance model per fold, values equal to separate fits", {
-  # issue 18: kmdc refitted its distance model for every reg value
+  # kmdc must not refit its distance model for every reg value
   set.seed(28)
   d <- checkerboard(90, size = 2)
   X <- as.matrix(d[, 1:2])
@@ -654,11 +653,11 @@ test_that("a precomputed kernel with tunable parameters is rebuilt for each grid
                class = "krein_error", regexp = "precomputed kernel")
 })
 
-test_that("log-loss and the Brier score refuse kqd's uncalibrated softmax (issue 25)", {
+test_that("log-loss and the Brier score refuse kqd's uncalibrated softmax", {
   # ?kqd, Prediction: under bias = "error" (the default) or "none", "prob"
   # is a softmax of decision values whose scale nothing fitted; only
-  # bias = "map" gives the Gaussian posterior. On the code before issue 25
-  # tune_krein() scored the softmax with log-loss without a word.
+  # bias = "map" gives the Gaussian posterior. tune_krein() must not score
+  # the softmax with log-loss without a word.
   set.seed(3)
   d <- gaussian_mixture_2d(40)
   x <- as.matrix(d[, 1:2])
