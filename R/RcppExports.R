@@ -69,6 +69,10 @@ cpp_kqd_nystrom_pass_distances <- function(base, x, points, expansion, offsets, 
     .Call(`_krein_cpp_kqd_nystrom_pass_distances`, base, x, points, expansion, offsets, sizes, weights, scale, self_scale, self_offsets, block_rows, threads)
 }
 
+cpp_kqd_nystrom_model <- function(w, factors, counts, variant, reg, indefinite) {
+    .Call(`_krein_cpp_kqd_nystrom_model`, w, factors, counts, variant, reg, indefinite)
+}
+
 cpp_landmark_pass_supported <- function(base) {
     .Call(`_krein_cpp_landmark_pass_supported`, base)
 }
@@ -109,8 +113,16 @@ cpp_processor_count <- function() {
     .Call(`_krein_cpp_processor_count`)
 }
 
+cpp_couple_pairwise <- function(r_first, classes, threads) {
+    .Call(`_krein_cpp_couple_pairwise`, r_first, classes, threads)
+}
+
 cpp_nystrom <- function(c, w) {
     .Call(`_krein_cpp_nystrom`, c, w)
+}
+
+cpp_nystrom_feature_map <- function(w) {
+    .Call(`_krein_cpp_nystrom_feature_map`, w)
 }
 
 cpp_pcvm_fit <- function(basis, low_rank, y_rows, y_columns, start, control, width_step, threads, gram = TRUE) {
@@ -119,5 +131,17 @@ cpp_pcvm_fit <- function(basis, low_rank, y_rows, y_columns, start, control, wid
 
 cpp_deterministic_uniform <- function(rows, cols, state) {
     .Call(`_krein_cpp_deterministic_uniform`, rows, cols, state)
+}
+
+cpp_pcvm_expected_latent <- function(f, y, control) {
+    .Call(`_krein_cpp_pcvm_expected_latent`, f, y, control)
+}
+
+cpp_pcvm_pass_moments <- function(C, extra, tasks, control) {
+    .Call(`_krein_cpp_pcvm_pass_moments`, C, extra, tasks, control)
+}
+
+cpp_pcvm_moment_step <- function(R, column_signs, column_sums, weights, bias, g, latent_sum, n, prune) {
+    .Call(`_krein_cpp_pcvm_moment_step`, R, column_signs, column_sums, weights, bias, g, latent_sum, n, prune)
 }
 

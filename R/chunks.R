@@ -1015,8 +1015,7 @@ kfda_subset_chunks <- function(inputs, bases, discriminant, counts, threads) {
 }
 
 # ---------------------------------------------------------------------------
-# Ny-PCVM over chunks. EM for PCVM (Chen, Tino and Yao 2009; the order and
-# constants of inst/include/krein/pcvm.hpp, step_factored()) needs at every
+# Ny-PCVM over chunks. EM for PCVM (Chen, Tino and Yao 2009) needs at every
 # iteration the expected latent values of all training points, which depend
 # on the current weights: no finite sufficient statistic, so each iteration
 # is one pass over the chunks. The EMs of all pairs of classes run in
@@ -1029,85 +1028,26 @@ kfda_subset_chunks <- function(inputs, bases, discriminant, counts, threads) {
 # "latent" convergence rule, |f_t - f_{t-1}|^2 and |f_{t-1}|^2;
 # Phi_A'Phi_A = D R_A'R_A D and 1'C come from one first pass (the per-class
 # factors R of [C, 1] of chunk_class_factors(), merged over the pair's two
-# classes).
+# classes). The E-step, the moments and the M-step are the core's
+# (pcvm.hpp: pass_moments(), step_moments(), prune_weights(), which the fit
+# in memory runs too); here is only the loop over the chunks and the
+# iterations.
 
-# phi(t) / Psi(t), as pcvm.hpp's inverse_mills(): directly for t >= -5, and
-# below (where both underflow) by Laplace's continued fraction of the Mills
-# ratio, Psi(-x) / phi(x) = 1 / (x + 1 / (x + 2 / (x + 3 / (x + ...)))).
-inverse_mills <- function(t) {
-  out <- numeric(length(t))
-  direct <- t >= -5
-  out[direct] <- stats::dnorm(t[direct]) / stats::pnorm(t[direct])
-  x <- -t[!direct]
-  tail <- x
-  for (k in 200:1) tail <- x + k / tail
-  out[!direct] <- tail
-  out
-}
-
-# The E-step's expected latent values Z (pcvm.hpp's expected_latent()):
-# "exact", f + y phi(f) / Psi(y f) through inverse_mills(); "reference",
-# the authors' MATLAB code, which divides by Psi(y f) + eps and so, below
-# y f = -7 or so, falls back towards f instead of growing like |f|; or
-# "bounded", the exact ratio with y f raised to at least -8 (?pcvm, "Which
-# E-step").
-expected_latent <- function(f, y, kind) {
-  switch(kind,
-         exact = f + y * inverse_mills(y * f),
-         bounded = f + y * inverse_mills(pmax(y * f, -8)),
-         reference = f + y * stats::dnorm(f) / (stats::pnorm(y * f) + .Machine$double.eps),
-         stop(sprintf("unknown PCVM E-step \"%s\"", kind), call. = FALSE))
-}
-
-# The statistics of one EM pass over a block, one list per element of
-# `tasks` (the pairs still running: classes `pair`, landmark `columns`,
-# coefficients `current` (a over its landmarks, b), for the convergence test
-# the `previous` ones and, in the first pass, the columns of `extra` with the
-# start latent values of the rows of its first and second class, `start`).
-# `extra` holds the rows' class codes and, in the first pass, their start
-# latent values.
+# The moments of one block of rows for each pair of `tasks` (the pairs still
+# running: classes `pair`, landmark `columns`, coefficients `current` (a over
+# its landmarks, b), for the convergence test the `previous` ones and, in
+# the first pass, the columns of `extra` with the start latent values of the
+# rows of its first and second class, `start`): the core's E-step and
+# moments (pcvm.hpp's pass_moments()). `extra` holds the rows' class codes
+# and, in the first pass, their start latent values.
 pcvm_block_statistics <- function(C, self, extra, tasks, e_step) {
-  codes <- extra[, 1L]
-  lapply(tasks, function(task) {
-    pair <- task$pair
-    in_pair <- which(codes == pair[1L] | codes == pair[2L])
-    if (!length(in_pair)) return(list(g = numeric(length(task$columns)), z = 0, errors = 0, change = 0, size = 0))
-    Cp <- C[in_pair, task$columns, drop = FALSE]
-    first_class <- codes[in_pair] == pair[1L]
-    y <- ifelse(first_class, 1, -1)
-    f <- if (!is.null(task$start)) {
-      extra[cbind(in_pair, ifelse(first_class, task$start[1L], task$start[2L]))]
-    } else {
-      drop(Cp %*% task$current$a) + task$current$b
-    }
-    Z <- expected_latent(f, y, e_step)
-    f_previous <- if (!is.null(task$previous)) drop(Cp %*% task$previous$a) + task$previous$b
-    list(g = drop(crossprod(Cp, Z - task$current$b)), z = sum(Z), errors = sum(y * f <= 0),
-         change = if (!is.null(f_previous)) sum((f - f_previous)^2) else 0,
-         size = if (!is.null(f_previous)) sum(f_previous^2) else 0)
-  })
+  storage.mode(extra) <- "double"  # the class codes come as integers
+  cpp_pcvm_pass_moments(C, extra, tasks, list(e_step = e_step))
 }
 
 add_statistics <- function(a, b) Map(`+`, a, b)
 
 add_pair_statistics <- function(a, b) Map(add_statistics, a, b)
-
-# The M-step's solve of H x = rhs, H = I + M R_A'R_A M (the signs D folded
-# into R_A), by Cholesky as in pcvm.hpp. H is positive definite with
-# eigenvalues >= 1 in exact arithmetic, but with huge weights its rounding
-# errors (of the order of eps |M|^2) exceed 1 and chol() can fail; then the
-# solve goes through the symmetric eigendecomposition with the eigenvalues
-# raised to 1, their exact lower bound. `fallback` says which was used.
-solve_pcvm_hessian <- function(hessian, rhs) {
-  factor <- tryCatch(chol(hessian), error = function(e) NULL)
-  if (!is.null(factor)) {
-    return(list(solution = backsolve(factor, backsolve(factor, rhs, transpose = TRUE)), fallback = FALSE))
-  }
-  decomposition <- eigen(hessian, symmetric = TRUE)
-  vectors <- decomposition$vectors
-  solution <- vectors %*% (crossprod(vectors, rhs) / pmax(decomposition$values, 1))
-  list(solution = drop(solution), fallback = TRUE)
-}
 
 #' The basis pcvm_fit() uses over chunks: the landmark classes and points,
 #' `em(problems, control)` (EM for every pair of classes, given as
@@ -1185,26 +1125,18 @@ chunk_pcvm_basis <- function(inputs, landmarks, threads) {
       }
       state$iterations <- iteration
       state$training_errors[iteration] <- statistics$errors / state$n
-      # the M-step of step_factored()
-      w <- state$w
-      active <- which(w > 0)
-      scaled <- sqrt(2) * w[active]
-      signs <- state$column_signs[active]
-      RAM <- state$R[, active, drop = FALSE] * rep(signs * scaled, each = nrow(state$R))
-      solved <- solve_pcvm_hessian(diag(length(active)) + crossprod(RAM), scaled * signs * statistics$g[active])
-      state$hessian_fallbacks <- state$hessian_fallbacks + solved$fallback
-      step <- scaled * solved$solution
-      fitted_sum <- sum(state$sums[active] * signs * step)
-      w_new <- numeric(length(w))
-      w_new[active] <- ifelse(step < control$prune, 0, step)
-      change <- max(abs(w_new - w))
+      # the core's M-step from the pass's moments (pcvm.hpp's step_moments(),
+      # the same as for data in memory) and its pruning
+      step <- cpp_pcvm_moment_step(state$R, state$column_signs, state$sums, state$w, state$b, statistics$g,
+                                   statistics$latent_sum, state$n, control$prune)
+      state$hessian_fallbacks <- state$hessian_fallbacks + step$hessian_fallback
       state$previous <- state$current
-      state$b <- (statistics$z - fitted_sum) / (state$n + 1 / (2 * state$b^2))
-      state$w <- w_new
-      if (!any(w_new > 0)) {
+      state$b <- step$bias
+      state$w <- step$weights
+      if (!any(step$weights > 0)) {
         state$all_pruned <- TRUE
         state$running <- FALSE
-      } else if (!latent_rule && iteration > 1L && change < control$tol) {
+      } else if (!latent_rule && iteration > 1L && step$change < control$tol) {
         state$converged <- TRUE
         state$running <- FALSE
       }

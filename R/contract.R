@@ -1,8 +1,9 @@
 # The model contract. Every krein classifier is a small file that supplies its
 # parts; this file supplies the rest, the same for every model:
 #
-#   * a registry entry, register_krein_model(), made at the end of the model's
-#     file: its fitting function, label, tunable arguments, path argument,
+#   * a registry entry: a function model_registration_<name>() at the end of
+#     the model's file that calls register_krein_model() (register_models()
+#     calls them all when the package loads): its fitting function, label, tunable arguments, path argument,
 #     extra predict types and predict arguments, and whether it needs
 #     self-similarities or the raw inputs (tune_krein(), caret_model() and
 #     later engines read it);
@@ -101,13 +102,11 @@ register_krein_model <- function(name, label, fit, parameters, path = NULL,
   parameters <- as.data.frame(parameters, stringsAsFactors = FALSE)
   # `choices`: the values of a character parameter (krein_app() offers them)
   if (is.null(parameters$choices)) parameters$choices <- rep(NA_character_, nrow(parameters))
-  # every kernel model takes a spectrum correction (fit_model(), R/spectrum.R;
-  # its choices are spectrum_methods, written out because the models register
-  # as their files are sourced, before R/spectrum.R)
+  # every kernel model takes a spectrum correction (fit_model(), R/spectrum.R)
   if (uses_kernel) {
     parameters <- rbind(parameters, data.frame(parameter = "spectrum", class = "character",
                                                label = "spectrum correction",
-                                               choices = "none, clip, flip, shift, square",
+                                               choices = paste(spectrum_methods, collapse = ", "),
                                                stringsAsFactors = FALSE))
   }
   assign(name, list(name = name, label = label, fit = fit, parameters = parameters, path = path,
@@ -118,6 +117,16 @@ register_krein_model <- function(name, label, fit, parameters, path = NULL,
                     landmark_args = landmark_args, fitted_arguments = fitted_arguments),
          envir = krein_registry)
   invisible(name)
+}
+
+#' Fill the registry: every function `model_registration_<name>()` of the
+#' package registers its model. Called by `.onLoad()`, so the registry does not
+#' depend on the order in which R collates the files, and a new model's file
+#' needs no line anywhere else.
+#' @noRd
+register_models <- function(namespace = environment(register_models)) {
+  for (registration in ls(namespace, pattern = "^model_registration_")) get(registration, namespace)()
+  invisible(registered_models())
 }
 
 #' The registry entry of a model, by name or by fit

@@ -148,12 +148,14 @@ gaussian_discriminants <- function(model, x, logdet = TRUE, relative = FALSE) {
   g
 }
 
-# Rows per block of gaussian_discriminants(): 2^16, or the option
-# krein.gaussian_block_rows (set small by the tests, to check the blocks)
-gaussian_block_rows <- function() {
-  rows <- getOption("krein.gaussian_block_rows")
-  if (is.null(rows)) 65536L else as.integer(rows)
-}
+# Rows per block of gaussian_discriminants() (the tests replace this
+# function with testthat's mocked bindings to check the blocks)
+gaussian_block_rows <- function() 65536L
+
+# Whether gaussian_parts() takes the power-of-two scaling for pooled models
+# even where the values are moderate (FALSE: only where it changes bits; the
+# tests replace this function to compare the two)
+gaussian_always_scaled <- function() FALSE
 
 #' Posteriors of Gaussian classes (Bayes' rule; paper 004, eq. 33): the
 #' softmax of the relative discriminants, so rows are finite and sum to 1 for
@@ -183,7 +185,7 @@ gaussian_parts <- function(model, x, logdet = TRUE) {
   m <- nrow(x)
   classes <- length(model$levels)
   rows <- seq_len(m)
-  if (model$pooled && !is.null(model$weights) && !isTRUE(getOption("krein.gaussian_always_scale")) &&
+  if (model$pooled && !is.null(model$weights) && !gaussian_always_scaled() &&
       moderate_values(x) && moderate_values(model$weights)) {
     # every product x_ij w_jk and their sums are normal numbers, where scaling
     # by powers of two is exact: the scaled path below would give these very

@@ -709,7 +709,7 @@ plot_model_diagnostic.ikfd <- function(x, data, main, predict_args, ...) {
   invisible(x)
 }
 
-register_krein_model(
+model_registration_ikfd <- function() register_krein_model(
   "ikfd", label = "Indefinite kernel Fisher discriminant", fit = "ikfd_fit",
   parameters = data.frame(parameter = "ridge_relative", class = "numeric", label = "relative ridge",
                           stringsAsFactors = FALSE),

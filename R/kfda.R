@@ -582,13 +582,12 @@ kfda_loo_components <- function(Z, y, counts = ncol(Z), variances = NULL, ridges
   list(press = press, ridges = ridges, ridge_press = ridge_press, chosen = chosen, chosen_ridge = chosen_ridge)
 }
 
-# How the principal components are computed: "auto" (the partial spectrum
-# where it pays, else the full SVD), "krylov" (the partial spectrum whenever
-# it fits) or "svd" (the full SVD, the route of krein <= 0.1.0). An internal
-# option for benchmarks and equality tests.
-kfda_pca_method <- function() {
-  check_choice(getOption("krein.kfda_pca", "auto"), "options(krein.kfda_pca)", c("auto", "krylov", "svd"))
-}
+# How the principal components are computed: "auto", the partial spectrum
+# where it pays and else the full SVD. The tests and bench/kfda.R replace
+# this function (testthat's mocked bindings) to compare the routes:
+# "krylov" (the partial spectrum whenever it fits) against "svd" (the full
+# SVD always).
+kfda_pca_method <- function() "auto"
 
 # All singular values and right vectors of the centred kernel data, from a
 # thin SVD of Z = K - 1 m' = U D V' (rotation V, variances D^2 / (n - 1)),
@@ -879,7 +878,7 @@ plot_model_diagnostic.kfda <- function(x, data, main, predict_args, ...) {
   plot_discriminant_space(x, data, main, predict_args, means, ...)
 }
 
-register_krein_model(
+model_registration_kfda <- function() register_krein_model(
   "kfda", label = "Kernel Fisher discriminant on the kernel data", fit = "kfda_fit",
   parameters = data.frame(parameter = c("discriminant", "reduce", "ncomp", "bases", "ridge"),
                           class = c("character", "character", "numeric", "numeric", "numeric"),

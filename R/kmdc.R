@@ -524,7 +524,7 @@ plot_model_diagnostic.kmdc <- function(x, data, main, predict_args, ...) {
   invisible(x)
 }
 
-register_krein_model(
+model_registration_kmdc <- function() register_krein_model(
   "kmdc", label = "Kernel Mahalanobis distance classifier", fit = "kmdc_fit",
   parameters = data.frame(parameter = c("distance", "classifier", "reg"),
                           class = c("character", "character", "numeric"),

@@ -858,7 +858,7 @@ plot_model_diagnostic.kqd <- function(x, data, main, predict_args, ...) {
   invisible(x)
 }
 
-register_krein_model(
+model_registration_kqd <- function() register_krein_model(
   "kqd", label = "Kernel quadratic discriminant", fit = "kqd_fit",
   # `choices`: the values of a character parameter whose default names only
   # one of them (krein_app() offers them)

@@ -70,13 +70,12 @@
 #'   [xor4()], [gaussian_mixture_2d()], [banana()], [ball_dissimilarities()].
 #'
 #' @section Options:
-#' * `krein.threads`: the number of threads the kernel engine uses when a
-#'   function's `threads` argument is `NULL`: a whole number >= 0, where the
-#'   default, 0, uses every core (or `OMP_NUM_THREADS` where set) and values
-#'   above the number of processors are capped at it. Under a package check
-#'   that limits cores (the environment variable `_R_CHECK_LIMIT_CORES_` set,
-#'   as `R CMD check --as-cran` does) the default is 2 threads, and krein's
-#'   tests use 2.
+#' The options krein reads:
+#'
+#' | Option | Default | What it sets |
+#' |---|---|---|
+#' | `krein.threads` | 0 | The threads of the kernel engine and the C++ core when a function's `threads` argument is `NULL`: a whole number >= 0, where 0 uses every core (or `OMP_NUM_THREADS` where set) and values above the number of processors are capped at it. Under a package check that limits cores (the environment variable `_R_CHECK_LIMIT_CORES_` set, as `R CMD check --as-cran` does) the default is 2. |
+#' | `krein.block_rows` | `NULL` | The rows of a block of the landmark kernel in the Nystroem fits ([ikfd()], [kqd()] with `landmarks`): by default about 2 MB of kernel values per thread for the coordinate kernels and 32 MB for the others (see "Nystroem low rank" in [ikfd()]). Smaller blocks use less memory. |
 #'
 #' @references
 #' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
@@ -126,6 +125,7 @@
 "_PACKAGE"
 
 .onLoad <- function(libname, pkgname) {
+  register_models()
   # the tidymodels engines (R/tidymodels.R), now or when parsnip is loaded
   register_parsnip_hook()
   # under a check that limits cores, OpenMP's default (what a thread count of

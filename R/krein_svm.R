@@ -213,7 +213,7 @@ krein_svm_binary <- function(flip, y, C) {
   support <- kernlab::SVindex(model)
   a <- numeric(length(y))
   # kernlab: f(x) = sum_sv coef k(x, sv) - b, > 0 for the second level (as
-  # its one-vs-one values, isvm_class_scores())
+  # its one-vs-one values)
   a[support] <- kernlab::coef(model)[[1L]]
   beta <- drop(flip$vectors %*% (sign(flip$values) * crossprod(flip$vectors, a)))
   list(beta = beta, b = -kernlab::b(model), values = flip$values, support = support, a = a)
@@ -230,7 +230,7 @@ krein_svm_flip <- function(K) {
 #' The one-vs-one KSVMs, pairs (i, j), i < j, in kernlab's order
 #' @noRd
 krein_svm_pairs <- function(K, y, C) {
-  one_vs_one_pairs(y, function(members, pair_y) {
+  one_vs_one_pairs(y, function(members, pair_y, pair) {
     c(list(classes = levels(pair_y), members = members),
       krein_svm_binary(krein_svm_flip(K[members, members, drop = FALSE]), pair_y, C))
   })
@@ -266,14 +266,15 @@ krein_svm_outputs <- function(object, pairwise, levels) {
 #' @noRd
 krein_svm_fold_classes <- function(K, y, grid, K_new) {
   # the flip of each pair's kernel does not depend on C: once per fold
-  flips <- one_vs_one_pairs(droplevels(y), function(members, pair_y) {
+  flips <- one_vs_one_pairs(droplevels(y), function(members, pair_y, pair) {
     list(members = members, y = pair_y, flip = krein_svm_flip(K[members, members, drop = FALSE]))
   })
   per_cost(grid, nrow(K_new), function(C) {
     pairs <- lapply(flips, function(pair) {
       c(list(members = pair$members), krein_svm_binary(pair$flip, pair$y, C))
     })
-    one_vs_one_vote(krein_svm_pairwise(list(pairs = pairs), K_new), levels(y))
+    # the KSVMs' values favour the second class of their pair
+    one_vs_one_vote(-krein_svm_pairwise(list(pairs = pairs), K_new), levels(y))
   })
 }
 
@@ -347,7 +348,7 @@ model_summary.krein_svm <- function(object) {
     if (!is.null(object$cost_cv)) list("C by cross-validation (stratified folds, the vote's error)" = object$cost_cv))
 }
 
-register_krein_model(
+model_registration_krein_svm <- function() register_krein_model(
   "krein_svm", label = "KSVM: Krein-space support vector machine", fit = "krein_svm_fit",
   parameters = data.frame(parameter = "C", class = "numeric", label = "cost", stringsAsFactors = FALSE),
   needs_inputs = function(args) landmarks_need_inputs(args$landmarks),

@@ -4,7 +4,7 @@
 #
 #   W = k(L, L) = V diag(l) V' (nonzero part), phi(x) = |l|^-1/2 V' k(L, x),
 #   J = sign(l): the Nystroem kernel is K^ = Phi J Phi' (the signed features
-#   of Ny-KQD, kqd_nystrom_feature_map()). Phi (n x r) has columns that are
+#   of Ny-KQD, nystrom_feature_map()). Phi (n x r) has columns that are
 #   not orthogonal in general, so Phi Phi' (the flip of W alone, C |W|^+ C')
 #   is NOT the flip |K^| of K^. The flip of K^ itself, exactly, from the
 #   r x r Gram G = Phi'Phi = P D P' (D > 0 kept): Phi = Q R with R = D^1/2
@@ -61,7 +61,7 @@ krein_svm_liblinear_max_cost <- 1e15
 #' @noRd
 krein_svm_nystrom_fit <- function(inputs, C, probability, landmarks, eps, m, threads) {
   landmarks <- resolve_landmarks(landmarks, inputs, eps, m, threads)
-  feature <- kqd_nystrom_feature_map(landmark_kernel(inputs, landmarks, threads))
+  feature <- nystrom_feature_map(landmark_kernel(inputs, landmarks, threads))
   signs <- feature$signs
   phi <- krein_svm_features(inputs, landmarks, t(feature$map), threads)
   y <- inputs$y
@@ -155,7 +155,7 @@ krein_svm_linear <- function(phi, signs, y, C) {
 #' The one-vs-one Nystroem KSVMs, pairs (i, j), i < j, in kernlab's order
 #' @noRd
 krein_svm_linear_pairs <- function(phi, signs, y, C) {
-  one_vs_one_pairs(y, function(rows, pair_y) {
+  one_vs_one_pairs(y, function(rows, pair_y, pair) {
     c(list(classes = levels(pair_y)), krein_svm_linear(phi[rows, , drop = FALSE], signs, pair_y, C))
   })
 }
@@ -168,6 +168,6 @@ krein_svm_linear_fold_classes <- function(phi, signs, y, grid, phi_new) {
     pairs <- krein_svm_linear_pairs(phi, signs, droplevels(y), C)
     pairwise <- matrix(vapply(pairs, function(pair) drop(phi_new %*% pair$v) + pair$b, numeric(nrow(phi_new))),
                        nrow(phi_new))
-    one_vs_one_vote(pairwise, levels(y))
+    one_vs_one_vote(-pairwise, levels(y))  # the KSVMs' values favour the second class
   })
 }

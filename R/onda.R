@@ -697,7 +697,7 @@ svm_estimator <- function(x, y, svm_kernel, cost, svm_gamma, svm_args) {
   })
 }
 
-register_krein_model(
+model_registration_onda <- function() register_krein_model(
   "onda", label = "Optimum nonlinear discriminant analysis", fit = "onda_fit",
   parameters = data.frame(parameter = c("posterior", "dim", "ridge", "svm_kernel", "cost", "svm_gamma"),
                           class = c("character", "numeric", "numeric", "character", "numeric", "numeric"),

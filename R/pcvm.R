@@ -54,12 +54,9 @@
 #' its rows and columns still active (later active sets are subsets), with a
 #' Cholesky factorisation per iteration. Each model records what its M-steps
 #' did in `solver` (CG iterations and steps, fallbacks to the direct solve,
-#' the sketch's rank, \eqn{|A|} where \eqn{G_A} was formed). Internal
-#' options, for benchmarks and tests: `options(krein.pcvm_solver =
-#' "cholesky")` forms \eqn{G = K'K} in the first iteration instead (the
-#' path before CG), `"cg"` uses CG at every size, and
-#' `krein.pcvm_cg_max_steps` and `krein.pcvm_cg_min_active` set the CG steps
-#' before the direct fallback and the size below which \eqn{G_A} is formed.
+#' the sketch's rank, \eqn{|A|} where \eqn{G_A} was formed).
+#' `pcvm_control(solver = "cholesky")` forms \eqn{G = K'K} in the first
+#' iteration instead, and `solver = "cg"` uses CG at every size.
 #'
 #' @section Which E-step:
 #' The E-step's expected latent values are
@@ -434,6 +431,15 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectru
 #'   one of the starts by its training error (most starts tie at the lowest
 #'   training error; over six starts the choice was up to 12.5 points behind
 #'   the SVM), by its likelihood or by its number of relevance vectors.
+#' @param solver How the full PCVM solves its M-step (Details of [pcvm()]):
+#'   `"auto"` (the default) by preconditioned conjugate gradients while at
+#'   least \eqn{\max(1000, n/4)} basis functions are active and then by a
+#'   Cholesky factorisation from \eqn{G_A = K_A'K_A}; `"cholesky"` from
+#'   \eqn{G = K'K} formed in the first iteration (at \eqn{O(n^3)}, the
+#'   faster for a few thousand points or fewer); `"cg"` by conjugate
+#'   gradients at every size (falling back to the direct solve where they do
+#'   not converge). The iterates are the same up to rounding; Ny-PCVM's
+#'   M-step is always direct (it is small).
 #' @param ... Nothing: an argument not named above is an error.
 #' @returns A list of class `pcvm_control`.
 #' @family probabilistic classification vector machine
@@ -443,13 +449,15 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectru
 #' @export
 pcvm_control <- function(max_iter = NULL, tol = NULL, prune = 1e-3, optimize_width = FALSE,
                          convergence = c("latent", "weights"), start = c("fixed", "random"),
-                         e_step = c("bounded", "reference", "exact"), starts = NULL, ...) {
+                         e_step = c("bounded", "reference", "exact"), starts = NULL,
+                         solver = c("auto", "cholesky", "cg"), ...) {
   check_no_more_arguments("pcvm_control", list(...), setdiff(names(formals(pcvm_control)), "..."),
                           aliases = c(maxit = "max_iter", maxiter = "max_iter", iter = "max_iter",
                                       tolerance = "tol", eps = "tol", restarts = "starts"))
   convergence <- match_choice(convergence, "convergence", c("latent", "weights"))
   start <- match_choice(start, "start", c("fixed", "random"))
   e_step <- match_choice(e_step, "e_step", c("bounded", "reference", "exact"))
+  solver <- match_choice(solver, "solver", c("auto", "cholesky", "cg"))
   reference <- convergence == "weights"
   max_iter <- max_iter %||% if (reference) 500 else 5000
   tol <- tol %||% if (reference) 1e-3 else 3e-4
@@ -457,7 +465,8 @@ pcvm_control <- function(max_iter = NULL, tol = NULL, prune = 1e-3, optimize_wid
   # (each start would optimise its own width)
   starts <- starts %||% if (identical(start, "random") || isTRUE(optimize_width)) 1 else 3
   validated_pcvm_control(list(max_iter = max_iter, tol = tol, prune = prune, optimize_width = optimize_width,
-                              convergence = convergence, start = start, e_step = e_step, starts = starts),
+                              convergence = convergence, start = start, e_step = e_step, starts = starts,
+                              solver = solver),
                          label = identity)
 }
 
@@ -473,7 +482,8 @@ validated_pcvm_control <- function(values, label) {
     convergence = check_choice(values$convergence, label("convergence"), c("latent", "weights")),
     start = check_choice(values$start, label("start"), c("fixed", "random")),
     e_step = check_choice(values$e_step, label("e_step"), c("bounded", "reference", "exact")),
-    starts = check_number(values$starts, label("starts"), lower = 1, allow_lower = TRUE, integer = TRUE)
+    starts = check_number(values$starts, label("starts"), lower = 1, allow_lower = TRUE, integer = TRUE),
+    solver = check_choice(values$solver, label("solver"), c("auto", "cholesky", "cg"))
   ), class = "pcvm_control")
 }
 
@@ -571,7 +581,7 @@ pcvm_dropped_starts <- function(ems, pruned, n) {
 #' be edited after pcvm_control() made it)
 #' @noRd
 check_pcvm_control <- function(control) {
-  fields <- c("max_iter", "tol", "prune", "optimize_width", "convergence", "start", "e_step", "starts")
+  fields <- c("max_iter", "tol", "prune", "optimize_width", "convergence", "start", "e_step", "starts", "solver")
   if (!inherits(control, "pcvm_control")) {
     krein_abort(sprintf("`control` must be made by pcvm_control(), not %s.", describe_value(control)))
   }
@@ -612,17 +622,16 @@ pcvm_fit <- function(inputs, landmarks, control, eps, m, threads) {
     list(C = landmark_columns(inputs, landmarks, seq_along(inputs$y), threads), classes = landmarks$class,
          points = landmarks$points)
   }
-  pairs <- utils::combn(nlevels(inputs$y), 2L)
   models <- if (is.null(basis$em)) {
-    lapply(seq_len(ncol(pairs)), function(p) {
-      pcvm_pair(inputs, basis, pairs[, p], control, threads)
-    })
+    one_vs_one_pairs(inputs$y, function(members, pair_y, pair) pcvm_pair(inputs, basis, pair, control, threads))
   } else {
     # over chunks: the pairs' EMs in lockstep, each pass over the chunks
     # serving every pair still running (chunk_pcvm_basis())
     # with several starts, one lockstep EM (and its passes over the chunks)
     # per start
-    problems <- lapply(seq_len(ncol(pairs)), function(p) pcvm_pair_problem(inputs, basis, pairs[, p], control))
+    problems <- one_vs_one_pairs(inputs$y, function(members, pair_y, pair) {
+      pcvm_pair_problem(inputs, basis, pair, control)
+    })
     per_start <- lapply(seq_len(control$starts), function(k) {
       basis$em(lapply(problems, function(problem) { problem$start <- problem$starts[[k]]; problem }), control)
     })
@@ -730,14 +739,10 @@ pcvm_pair <- function(inputs, basis, pair, control, threads) {
                                   list(weights = weights, bias = bias), Z, threads)
     evaluate_kernel(kernel, inputs$x[rows, , drop = FALSE], NULL, threads)
   }
-  # options(krein.pcvm_gram = FALSE), internal: the full PCVM's path before
-  # the Gram matrix K'K (Phi_A'Phi_A formed in every EM iteration), for the
-  # benchmark (bench/pcvm.R) and the equality tests; the M-step solver
-  # options travel in the control list (pcvm_solver_options())
+  # the control list carries the full PCVM's M-step solver (`solver`)
   ems <- lapply(problem$starts, function(start) {
-    cpp_pcvm_fit(kernel_columns, problem$low_rank, signs, problem$column_signs, start,
-                 c(control, pcvm_solver_options()), width_step, threads,
-                 gram = !identical(getOption("krein.pcvm_gram"), FALSE))
+    cpp_pcvm_fit(kernel_columns, problem$low_rank, signs, problem$column_signs, start, control, width_step,
+                 threads)
   })
   pcvm_pair_model(inputs, basis, problem, pcvm_average_starts(ems, signs), kernel)
 }
@@ -826,22 +831,6 @@ pcvm_trouble <- function(training_errors, largest_latent, n) {
   paste(problems, collapse = " and ")
 }
 
-# The internal options of the full PCVM's M-step (see ?pcvm, "Model and
-# EM"): krein.pcvm_solver ("auto", "cholesky" or "cg") and
-# krein.pcvm_cg_max_steps (CG steps of one M-step before it falls back to
-# the direct solve) and krein.pcvm_cg_min_active (the automatic solver's
-# CG while at least this many basis functions are active; 0: max(1000,
-# n / 4)), for the benchmark (bench/pcvm.R) and the tests.
-pcvm_solver_options <- function() {
-  solver <- check_choice(getOption("krein.pcvm_solver", "auto"), "options(krein.pcvm_solver)",
-                         c("auto", "cholesky", "cg"))
-  steps <- check_number(getOption("krein.pcvm_cg_max_steps", 200), "options(krein.pcvm_cg_max_steps)",
-                        lower = 0, allow_lower = TRUE, integer = TRUE)
-  min_active <- check_number(getOption("krein.pcvm_cg_min_active", 0), "options(krein.pcvm_cg_min_active)",
-                             lower = 0, allow_lower = TRUE, integer = TRUE)
-  list(solver = solver, cg_max_steps = steps, cg_min_active = min_active)
-}
-
 # The width step of pcvm_control(optimize_width = TRUE): documented there.
 optimize_rbf_width <- function(kernel, x, active, signs, step, Z, threads) {
   coefficients <- signs[active] * step$weights
@@ -892,34 +881,6 @@ pcvm_training_latent <- function(models, inputs, basis, threads) {
   pcvm_pair_latent(models, kernel_of, length(inputs$y))
 }
 
-#' Pairwise coupling of Wu, Lin & Weng (2004), method 2: for each point,
-#' minimise sum_{i<j} (r_ji p_i - r_ij p_j)^2 subject to sum(p) = 1 through
-#' the linear system (Q, 1; 1', 0) (p, b) = (0, 1). `r` is n x pairs with
-#' r = P(first class of the pair | one of the two).
-#' @noRd
-pairwise_coupling <- function(r, pairs, classes) {
-  r <- pmin(pmax(r, 1e-7), 1 - 1e-7)  # as libsvm
-  n <- nrow(r)
-  p <- matrix(0, n, classes)
-  for (i in seq_len(n)) {
-    Q <- matrix(0, classes, classes)
-    for (k in seq_len(ncol(pairs))) {
-      a <- pairs[1, k]
-      b <- pairs[2, k]
-      r_ab <- r[i, k]
-      r_ba <- 1 - r_ab
-      Q[a, a] <- Q[a, a] + r_ba^2
-      Q[b, b] <- Q[b, b] + r_ab^2
-      Q[a, b] <- Q[a, b] - r_ba * r_ab
-      Q[b, a] <- Q[b, a] - r_ba * r_ab
-    }
-    system <- rbind(cbind(Q, 1), c(rep(1, classes), 0))
-    p[i, ] <- solve(system, c(rep(0, classes), 1))[seq_len(classes)]
-  }
-  p <- pmax(p, 0)
-  p / rowSums(p)
-}
-
 #' @export
 krein_scores.pcvm <- function(object, new, type) {
   if (is.null(new)) {
@@ -931,26 +892,17 @@ krein_scores.pcvm <- function(object, new, type) {
     f <- pcvm_pair_latent(object$models, pcvm_new_kernels(object, new), nrow(points))
   }
   classes <- length(object$levels)
-  pairs <- vapply(object$models, `[[`, integer(2), "pair")
-  pairs <- matrix(pairs, nrow = 2L)
   if (type == "latent") {
     dimnames(f) <- list(names, vapply(object$models, `[[`, character(1), "label"))
     return(f)
   }
-  if (type == "decision") {
-    # class i: the sum of its pairwise latent values, signed to favour i
-    d <- matrix(0, nrow(f), classes, dimnames = list(names, object$levels))
-    for (k in seq_len(ncol(pairs))) {
-      d[, pairs[1, k]] <- d[, pairs[1, k]] + f[, k]
-      d[, pairs[2, k]] <- d[, pairs[2, k]] - f[, k]
-    }
-    return(d)
-  }
-  p <- if (classes == 2L) {
-    first <- stats::pnorm(f[, 1])
-    cbind(first, 1 - first)
+  # the pairs' models are in class_pairs() order, f > 0 favouring the first
+  # class; class i's decision value is the sum of its pairwise latent values,
+  # signed to favour i; its probability couples the pairs' Psi(f)
+  p <- if (type == "decision") {
+    pairwise_class_scores(f, classes)$decision
   } else {
-    pairwise_coupling(stats::pnorm(f), pairs, classes)
+    couple_pairwise(stats::pnorm(f), classes, check_threads(object$threads))
   }
   dimnames(p) <- list(names, object$levels)
   p
@@ -1051,7 +1003,7 @@ plot_model_diagnostic.pcvm <- function(x, data, main, predict_args, ...) {
   invisible(x)
 }
 
-register_krein_model(
+model_registration_pcvm <- function() register_krein_model(
   "pcvm", label = "Probabilistic classification vector machine", fit = "pcvm_fit",
   parameters = data.frame(parameter = character(), class = character(), label = character(),
                           stringsAsFactors = FALSE),

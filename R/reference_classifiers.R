@@ -745,13 +745,6 @@ kernlab_fold_classes <- function(K, y, grid, K_new) {
 #' @noRd
 per_cost <- function(grid, n, classes) matrix(vapply(grid, classes, character(n)), n)
 
-#' The classes of a one-vs-one vote on the pairwise decision values (pairs in
-#' kernlab's order; ties to the first class)
-#' @noRd
-one_vs_one_vote <- function(pairwise, levels) {
-  levels[max.col(isvm_class_scores(pairwise, length(levels))$votes, ties.method = "first")]
-}
-
 #' Platt's probability model for every pair of classes, as libsvm fits it
 #' (svm_binary_svc_probability): decision values of the pair's points from
 #' SVMs fitted without them (a `isvm_platt_folds`-fold cross-validation
@@ -761,7 +754,7 @@ one_vs_one_vote <- function(pairwise, levels) {
 #'   order: `pair`, `A`, `B`, `iterations`, `converged`.
 #' @noRd
 isvm_platt <- function(K, y, C, binary_decisions = kernlab_binary_decisions, block = kernel_block) {
-  rows <- one_vs_one_pairs(y, function(members, pair_y) {
+  rows <- one_vs_one_pairs(y, function(members, pair_y, pair) {
     decision <- isvm_cv_decisions(block(K, members, members), pair_y, C, binary_decisions, block)
     sigmoid <- platt_sigmoid(decision, pair_y == levels(pair_y)[2])
     data.frame(pair = paste(levels(pair_y), collapse = " vs "), A = sigmoid$A, B = sigmoid$B,
@@ -878,36 +871,6 @@ platt_probability <- function(f, A, B) {
   ifelse(fApB >= 0, e / (1 + e), 1 / (1 + e))
 }
 
-#' Class probabilities from pairwise ones by the second method of Wu, Lin and
-#' Weng (2004, "Probability estimates for multi-class classification by
-#' pairwise coupling", JMLR 5, eq. 21), libsvm's multiclass_probability:
-#' minimise sum_i sum_{j != i} (r_ji p_i - r_ij p_j)^2 subject to sum p = 1,
-#' solved directly as the bordered linear system (Q, 1; 1', 0) (p, b) = (0, 1) with
-#' Q_ii = sum_{s != i} r_si^2 and Q_ij = -r_ji r_ij. (kernlab's couple()
-#' fills its pair matrix in an order that differs from its one-vs-one order
-#' for four or more classes, hence krein's own.)
-#' @param r_first A matrix, one column per pair (i, j) in kernlab's order:
-#'   the probability of i against j.
-#' @noRd
-couple_pairwise <- function(r_first, n_classes) {
-  if (n_classes == 2L) return(cbind(r_first[, 1], 1 - r_first[, 1]))
-  # libsvm bounds the pairwise probabilities away from 0 and 1
-  r_first <- pmin(pmax(r_first, 1e-7), 1 - 1e-7)
-  pairs <- which(upper.tri(diag(n_classes)), arr.ind = TRUE)
-  pairs <- pairs[order(pairs[, 1], pairs[, 2]), , drop = FALSE]
-  t(apply(r_first, 1, function(r_row) {
-    r <- matrix(0, n_classes, n_classes)  # r[i, j] = P(i | i or j)
-    r[pairs] <- r_row
-    r[pairs[, 2:1, drop = FALSE]] <- 1 - r_row
-    Q <- -t(r) * r
-    diag(Q) <- colSums(r^2)
-    system <- rbind(cbind(Q, 1), c(rep(1, n_classes), 0))
-    p <- solve(system, c(rep(0, n_classes), 1))[seq_len(n_classes)]
-    p <- pmax(p, 0)
-    p / sum(p)
-  }))
-}
-
 #' kernlab's pairwise decision values (and the Platt probabilities) from the
 #' kernel of points against the support vectors (columns in the order of
 #' `support`)
@@ -926,40 +889,6 @@ isvm_outputs <- function(object, K_support, levels) {
     couple_pairwise(matrix(r_first, nrow(pairwise)), length(levels))
   }
   list(pairwise = pairwise, prob = prob)
-}
-
-#' One model per pair of classes (i, j), i < j, in kernlab's order (that of
-#' utils::combn()): `fit_pair(members, pair_y)` gets the rows of the two
-#' classes and their labels as a factor with the levels (i, j), and returns
-#' the pair's model. The models come back as a list in pair order, the order
-#' isvm_class_scores() and couple_pairwise() read pairwise columns in.
-#' @noRd
-one_vs_one_pairs <- function(y, fit_pair) {
-  levels <- levels(y)
-  pairs <- utils::combn(length(levels), 2L)
-  lapply(seq_len(ncol(pairs)), function(p) {
-    members <- which(as.integer(y) %in% pairs[, p])
-    fit_pair(members, factor(levels[as.integer(y)[members]], levels = levels[pairs[, p]]))
-  })
-}
-
-#' Class-wise sums of kernlab's one-vs-one decision values, and its votes:
-#' pair p = (i, j), i < j, in kernlab's order; f < 0 votes for i, f > 0 for j.
-#' @noRd
-isvm_class_scores <- function(pairwise, n_classes) {
-  decision <- votes <- matrix(0, nrow(pairwise), n_classes)
-  p <- 0L
-  for (i in seq_len(n_classes - 1L)) {
-    for (j in (i + 1L):n_classes) {
-      p <- p + 1L
-      f <- pairwise[, p]
-      decision[, i] <- decision[, i] - f
-      decision[, j] <- decision[, j] + f
-      votes[, i] <- votes[, i] + (f < 0)
-      votes[, j] <- votes[, j] + (f > 0)
-    }
-  }
-  list(decision = decision, votes = votes)
 }
 
 #' @export
@@ -984,7 +913,8 @@ krein_scores.isvm <- function(object, new, type, rule = "vote") {
 #' classes by votes, class-wise decision sums, or probabilities
 #' @noRd
 svm_scores_of_type <- function(out, levels, names, type, probability) {
-  scores <- isvm_class_scores(out$pairwise, length(levels))
+  # kernlab's pairwise values favour the second class of their pair
+  scores <- pairwise_class_scores(-out$pairwise, length(levels))
   if (type == "class") {
     # rule = "vote": kernlab's class, the most votes, ties to the first level
     return(stats::setNames(factor(levels[max.col(scores$votes, ties.method = "first")], levels = levels),
@@ -1038,7 +968,7 @@ model_summary.isvm <- function(object) {
 # ---------------------------------------------------------------------------
 # Registry
 
-register_krein_model(
+model_registration_iknn <- function() register_krein_model(
   "iknn", label = "IKNN: kernel nearest neighbours", fit = "iknn_fit",
   parameters = data.frame(parameter = "k", class = "numeric", label = "neighbours",
                           stringsAsFactors = FALSE),
@@ -1048,7 +978,7 @@ register_krein_model(
                  args = list(neighbors = list(krein = "k", main = TRUE, dials = list(pkg = "dials", fun = "neighbors"))))
 )
 
-register_krein_model(
+model_registration_ikpca_qd <- function() register_krein_model(
   "ikpca_qd", label = "IKPCA-QD: quadratic discriminant in the indefinite kernel PCA space",
   fit = "ikpca_qd_fit",
   parameters = data.frame(parameter = c("pvar", "shrinkage"), class = c("numeric", "numeric"),
@@ -1059,7 +989,7 @@ register_krein_model(
   default_grid = function(size, args, data) list(shrinkage = range_values(tuning_range("ikpca_qd", "shrinkage"), size))
 )
 
-register_krein_model(
+model_registration_isvm <- function() register_krein_model(
   "isvm", label = "ISVM: kernlab's support vector machine on the kernel matrix", fit = "isvm_fit",
   parameters = data.frame(parameter = "C", class = "numeric", label = "cost",
                           stringsAsFactors = FALSE),

@@ -14,7 +14,8 @@
 #   3. kfda(reduce = "pca", ncomp = 50) on checkerboard() at N = 2000 and 5000
 #      (fit + predict of 1000 test points): the partial spectrum (block
 #      Lanczos, the default) against the full SVD of krein <= 0.1.0
-#      (options(krein.kfda_pca = "svd")) and, at N = 2000, against
+#      (krein's internal kfda_pca_method() replaced for that run) and, at
+#      N = 2000, against
 #      kernlab::kpca(features = 50) + MASS::lda, with the ratios and the
 #      largest difference of the posteriors between the two krein routes.
 # KREIN_BENCH_KFDA_PARTS=3 runs only part 3 (default: 1,2,3).
@@ -85,9 +86,10 @@ cat(sprintf("kfda subset 2%% at N = 30,000: %.1f s, test error %.4f -- %.0fx the
 
 if (3 %in% parts) {
 cat("\n== 3. kfda(reduce = \"pca\", ncomp = 50) on checkerboard(): partial spectrum, full SVD, kernlab + MASS\n")
+pca_method <- get("kfda_pca_method", envir = asNamespace("krein"))
 route_pca <- function(train, test, method) {
-  old <- options(krein.kfda_pca = method)
-  on.exit(options(old))
+  utils::assignInNamespace("kfda_pca_method", function() method, "krein")
+  on.exit(utils::assignInNamespace("kfda_pca_method", pca_method, "krein"))
   fit <- kfda(y ~ ., data = train, reduce = "pca", ncomp = 50)
   list(prob = predict(fit, test, type = "prob"), fit = fit)
 }

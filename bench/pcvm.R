@@ -3,9 +3,10 @@
 # the same data in the same process. Ny-PCVM at N = 2000, 5000, 20000; the
 # full PCVM at N = 2000, 5000, 10000 on three paths from the same seed: the
 # default (CG M-steps while many basis functions are active, then G_A of the
-# active set), "cholesky" (G = K'K formed once, Cholesky M-steps; internal
-# option krein.pcvm_solver = "cholesky") and the path before G
-# (Phi_A'Phi_A formed in every EM iteration; krein.pcvm_gram = FALSE).
+# active set), "cholesky" (G = K'K formed once, Cholesky M-steps;
+# pcvm_control(solver = "cholesky")) and the path before G (Phi_A'Phi_A
+# formed in every EM iteration: the core's EM with gram = FALSE, put in
+# place of krein's internal cpp_pcvm_fit() for that run).
 # Run from the checkout's root after installing krein:  Rscript bench/pcvm.R
 # (KREIN_BENCH_PCVM_N = "2000,5000" runs only those N.)
 # Prints per N and model: fit time (elapsed and CPU seconds), relevance
@@ -32,14 +33,16 @@ report <- function(N, model, timing, vectors, p) {
               brier(p, test$y)))
   data.frame(N = N, model = model, time = time, error = error)
 }
-pcvm_paths <- list(default = list(),
-                   cholesky = list(krein.pcvm_solver = "cholesky"),
-                   before = list(krein.pcvm_gram = FALSE))
+pcvm_paths <- list(default = list(solver = "auto"), cholesky = list(solver = "cholesky"),
+                   before = list(solver = "auto", gram = FALSE))
+em_with_gram <- get("cpp_pcvm_fit", envir = asNamespace("krein"))
 fit_pcvm <- function(x, y, settings) {
-  old <- options(settings)
-  on.exit(options(old))
+  if (isFALSE(settings$gram)) {
+    utils::assignInNamespace("cpp_pcvm_fit", function(...) em_with_gram(..., gram = FALSE), "krein")
+    on.exit(utils::assignInNamespace("cpp_pcvm_fit", em_with_gram, "krein"))
+  }
   set.seed(3)
-  timing <- system.time(fit <- quiet(pcvm(x, y, kernel = kernel)))
+  timing <- system.time(fit <- quiet(pcvm(x, y, kernel = kernel, control = pcvm_control(solver = settings$solver))))
   list(fit = fit, timing = timing)
 }
 sizes <- as.numeric(strsplit(Sys.getenv("KREIN_BENCH_PCVM_N", "2000,5000,10000,20000"), ",")[[1]])

@@ -263,6 +263,22 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_kqd_nystrom_model
+Rcpp::List cpp_kqd_nystrom_model(const Eigen::Map<Eigen::MatrixXd> w, const Rcpp::List& factors, const Rcpp::NumericVector& counts, const std::string& variant, const Eigen::Map<Eigen::MatrixXd> reg, const std::string& indefinite);
+RcppExport SEXP _krein_cpp_kqd_nystrom_model(SEXP wSEXP, SEXP factorsSEXP, SEXP countsSEXP, SEXP variantSEXP, SEXP regSEXP, SEXP indefiniteSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type factors(factorsSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type counts(countsSEXP);
+    Rcpp::traits::input_parameter< const std::string& >::type variant(variantSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type reg(regSEXP);
+    Rcpp::traits::input_parameter< const std::string& >::type indefinite(indefiniteSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_kqd_nystrom_model(w, factors, counts, variant, reg, indefinite));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_landmark_pass_supported
 bool cpp_landmark_pass_supported(const Rcpp::List& base);
 RcppExport SEXP _krein_cpp_landmark_pass_supported(SEXP baseSEXP) {
@@ -400,6 +416,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_couple_pairwise
+Eigen::MatrixXd cpp_couple_pairwise(const Eigen::Map<Eigen::MatrixXd> r_first, int classes, int threads);
+RcppExport SEXP _krein_cpp_couple_pairwise(SEXP r_firstSEXP, SEXP classesSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type r_first(r_firstSEXP);
+    Rcpp::traits::input_parameter< int >::type classes(classesSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_couple_pairwise(r_first, classes, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_nystrom
 Rcpp::List cpp_nystrom(const Eigen::Map<Eigen::MatrixXd> c, const Eigen::Map<Eigen::MatrixXd> w);
 RcppExport SEXP _krein_cpp_nystrom(SEXP cSEXP, SEXP wSEXP) {
@@ -409,6 +438,17 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type c(cSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_nystrom(c, w));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_nystrom_feature_map
+Rcpp::List cpp_nystrom_feature_map(const Eigen::Map<Eigen::MatrixXd> w);
+RcppExport SEXP _krein_cpp_nystrom_feature_map(SEXP wSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_nystrom_feature_map(w));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -444,6 +484,52 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_pcvm_expected_latent
+Eigen::VectorXd cpp_pcvm_expected_latent(const Eigen::Map<Eigen::VectorXd> f, const Eigen::Map<Eigen::VectorXd> y, const Rcpp::List& control);
+RcppExport SEXP _krein_cpp_pcvm_expected_latent(SEXP fSEXP, SEXP ySEXP, SEXP controlSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type f(fSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_pcvm_expected_latent(f, y, control));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_pcvm_pass_moments
+Rcpp::List cpp_pcvm_pass_moments(const Eigen::Map<Eigen::MatrixXd> C, const Eigen::Map<Eigen::MatrixXd> extra, const Rcpp::List& tasks, const Rcpp::List& control);
+RcppExport SEXP _krein_cpp_pcvm_pass_moments(SEXP CSEXP, SEXP extraSEXP, SEXP tasksSEXP, SEXP controlSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type C(CSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type extra(extraSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type tasks(tasksSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_pcvm_pass_moments(C, extra, tasks, control));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_pcvm_moment_step
+Rcpp::List cpp_pcvm_moment_step(const Eigen::Map<Eigen::MatrixXd> R, const Eigen::Map<Eigen::VectorXd> column_signs, const Eigen::Map<Eigen::VectorXd> column_sums, const Eigen::Map<Eigen::VectorXd> weights, double bias, const Eigen::Map<Eigen::VectorXd> g, double latent_sum, double n, double prune);
+RcppExport SEXP _krein_cpp_pcvm_moment_step(SEXP RSEXP, SEXP column_signsSEXP, SEXP column_sumsSEXP, SEXP weightsSEXP, SEXP biasSEXP, SEXP gSEXP, SEXP latent_sumSEXP, SEXP nSEXP, SEXP pruneSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type R(RSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type column_signs(column_signsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type column_sums(column_sumsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< double >::type bias(biasSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type g(gSEXP);
+    Rcpp::traits::input_parameter< double >::type latent_sum(latent_sumSEXP);
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< double >::type prune(pruneSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_pcvm_moment_step(R, column_signs, column_sums, weights, bias, g, latent_sum, n, prune));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_ikfd_full", (DL_FUNC) &_krein_cpp_ikfd_full, 6},
@@ -463,6 +549,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_kqd_error_biases", (DL_FUNC) &_krein_cpp_kqd_error_biases, 4},
     {"_krein_cpp_kqd_nystrom_distances", (DL_FUNC) &_krein_cpp_kqd_nystrom_distances, 10},
     {"_krein_cpp_kqd_nystrom_pass_distances", (DL_FUNC) &_krein_cpp_kqd_nystrom_pass_distances, 12},
+    {"_krein_cpp_kqd_nystrom_model", (DL_FUNC) &_krein_cpp_kqd_nystrom_model, 6},
     {"_krein_cpp_landmark_pass_supported", (DL_FUNC) &_krein_cpp_landmark_pass_supported, 1},
     {"_krein_cpp_landmark_class_factors", (DL_FUNC) &_krein_cpp_landmark_class_factors, 7},
     {"_krein_cpp_landmark_scores", (DL_FUNC) &_krein_cpp_landmark_scores, 6},
@@ -473,9 +560,14 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_spectral_matrix", (DL_FUNC) &_krein_cpp_spectral_matrix, 2},
     {"_krein_cpp_set_omp_threads", (DL_FUNC) &_krein_cpp_set_omp_threads, 1},
     {"_krein_cpp_processor_count", (DL_FUNC) &_krein_cpp_processor_count, 0},
+    {"_krein_cpp_couple_pairwise", (DL_FUNC) &_krein_cpp_couple_pairwise, 3},
     {"_krein_cpp_nystrom", (DL_FUNC) &_krein_cpp_nystrom, 2},
+    {"_krein_cpp_nystrom_feature_map", (DL_FUNC) &_krein_cpp_nystrom_feature_map, 1},
     {"_krein_cpp_pcvm_fit", (DL_FUNC) &_krein_cpp_pcvm_fit, 9},
     {"_krein_cpp_deterministic_uniform", (DL_FUNC) &_krein_cpp_deterministic_uniform, 3},
+    {"_krein_cpp_pcvm_expected_latent", (DL_FUNC) &_krein_cpp_pcvm_expected_latent, 3},
+    {"_krein_cpp_pcvm_pass_moments", (DL_FUNC) &_krein_cpp_pcvm_pass_moments, 4},
+    {"_krein_cpp_pcvm_moment_step", (DL_FUNC) &_krein_cpp_pcvm_moment_step, 9},
     {NULL, NULL, 0}
 };
 

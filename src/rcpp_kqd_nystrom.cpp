@@ -1,5 +1,6 @@
-// Glue between R/kqd_nystrom.R and the Ny-KQD prediction kernel of
-// inst/include/krein/kqd_nystrom.hpp: convert, call, return. Validation is done in R.
+// Glue between R/kqd_nystrom.R and Ny-KQD's fit and prediction kernel in
+// inst/include/krein/kqd_nystrom.hpp: convert, call, return. Validation is
+// done in R.
 #include "glue.h"
 #include "krein/kqd_nystrom.hpp"
 
@@ -65,4 +66,47 @@ Rcpp::List cpp_kqd_nystrom_pass_distances(const Rcpp::List& base, const Eigen::M
   for (size_t k = 0; k < d.size(); ++k) out[k] = d[k];
   if (!finite) out.attr("krein_nonfinite") = true;
   return out;
+}
+
+// The Ny-KQD model (krein::kqd_nystrom::fit()) from the landmark kernel `w`,
+// each class's triangular factor of [C_j, 1] (`factors`, a list) and count,
+// the variant, the path of `reg` (path values x classes) and the indefinite
+// mode ("auto", "yes", "no"). Returns the model as R keeps it: the feature
+// map and its signs, the classes' spectra, projections and diagnostics, and
+// the expansion with its spectral weights (`terms`) that prediction applies;
+// `landmark_rank` 0 (and nothing else) when W is zero or not finite.
+// [[Rcpp::export]]
+Rcpp::List cpp_kqd_nystrom_model(const Eigen::Map<Eigen::MatrixXd> w, const Rcpp::List& factors,
+                                 const Rcpp::NumericVector& counts, const std::string& variant,
+                                 const Eigen::Map<Eigen::MatrixXd> reg, const std::string& indefinite) {
+  krein::kqd::IndefiniteMode mode = krein::kqd::IndefiniteMode::automatic;
+  if (indefinite == "yes") mode = krein::kqd::IndefiniteMode::yes;
+  if (indefinite == "no") mode = krein::kqd::IndefiniteMode::no;
+  std::vector<Eigen::MatrixXd> class_factors;
+  for (R_xlen_t j = 0; j < factors.size(); ++j) class_factors.push_back(Rcpp::as<Eigen::MatrixXd>(factors[j]));
+  const std::vector<double> class_counts(counts.begin(), counts.end());
+  const krein::kqd_nystrom::Model model = krein::kqd_nystrom::fit(
+      w, class_factors, class_counts, krein::kqd::parse_variant(variant), reg, mode);
+  const Eigen::Index rank = model.feature.signs.size();
+  if (rank == 0) return Rcpp::List::create(Rcpp::Named("landmark_rank") = 0);
+  Rcpp::List classes(model.classes.size());
+  for (size_t j = 0; j < model.classes.size(); ++j) {
+    const krein::kqd_nystrom::ClassModel& cls = model.classes[j];
+    classes[j] = Rcpp::List::create(
+        Rcpp::Named("n_j") = cls.n_j, Rcpp::Named("mean") = cls.mean, Rcpp::Named("indefinite") = cls.indefinite,
+        Rcpp::Named("negative_found") = cls.negative_found,
+        Rcpp::Named("signature") = Rcpp::IntegerVector::create(cls.p, cls.q, cls.z),
+        Rcpp::Named("regularised_singular") = cls.regularised_singular, Rcpp::Named("zero") = cls.zero,
+        Rcpp::Named("values") = cls.values, Rcpp::Named("projection") = cls.projection);
+  }
+  const krein::kqd_nystrom::Expansion& e = model.expansion;
+  Rcpp::IntegerVector sizes(e.sizes.begin(), e.sizes.end());
+  return Rcpp::List::create(
+      Rcpp::Named("variant") = variant, Rcpp::Named("reg") = model.reg, Rcpp::Named("signs") = model.feature.signs,
+      Rcpp::Named("map") = model.feature.map, Rcpp::Named("landmark_rank") = static_cast<int>(rank),
+      Rcpp::Named("classes") = classes, Rcpp::Named("expansion") = e.expansion, Rcpp::Named("offsets") = e.offsets,
+      Rcpp::Named("sizes") = sizes,
+      Rcpp::Named("terms") = Rcpp::List::create(Rcpp::Named("weights") = e.weights, Rcpp::Named("scale") = e.scale,
+                                                Rcpp::Named("self_scale") = e.self_scale,
+                                                Rcpp::Named("self_offsets") = e.self_offsets));
 }

@@ -3,6 +3,14 @@
 #include "glue.h"
 #include "krein/pcvm.hpp"
 
+// The E-step a pcvm_control() list names (absent or NULL: `fallback`)
+inline krein::pcvm::EStep pcvm_e_step_of(const Rcpp::List& control, krein::pcvm::EStep fallback) {
+  using krein::pcvm::EStep;
+  return glue::list_choice<EStep>(
+      control, "e_step", {{"reference", EStep::reference}, {"exact", EStep::exact}, {"bounded", EStep::bounded}},
+      fallback, "PCVM E-step");
+}
+
 // EM for one pair of classes. `basis` is the pair's kernel (full PCVM) or its
 // landmark columns (Ny-PCVM, `low_rank`); `y_rows` labels its rows and
 // `y_columns` its columns (+1 / -1). `start` is list(weights, bias, latent),
@@ -31,9 +39,7 @@ Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
   settings.convergence = glue::list_choice<Convergence>(
       control, "convergence", {{"latent", Convergence::latent}, {"weights", Convergence::weights}},
       settings.convergence, "PCVM convergence rule");
-  settings.e_step = glue::list_choice<EStep>(
-      control, "e_step", {{"reference", EStep::reference}, {"exact", EStep::exact}, {"bounded", EStep::bounded}},
-      settings.e_step, "PCVM E-step");
+  settings.e_step = pcvm_e_step_of(control, settings.e_step);
   const Eigen::VectorXd w = Rcpp::as<Eigen::VectorXd>(start["weights"]);
   const double b = Rcpp::as<double>(start["bias"]);
   Eigen::VectorXd latent;
@@ -89,4 +95,103 @@ Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
 // [[Rcpp::export]]
 Eigen::MatrixXd cpp_deterministic_uniform(int rows, int cols, double state) {
   return krein::deterministic_uniform_block(rows, cols, static_cast<std::uint64_t>(state));
+}
+
+// The E-step's expected latent values of the core (krein::pcvm::
+// expected_latent()), for the tests against the formulas in R.
+// [[Rcpp::export]]
+Eigen::VectorXd cpp_pcvm_expected_latent(const Eigen::Map<Eigen::VectorXd> f, const Eigen::Map<Eigen::VectorXd> y,
+                                         const Rcpp::List& control) {
+  if (f.size() != y.size()) throw std::invalid_argument("f and y differ in length");
+  return krein::pcvm::expected_latent(f, y, pcvm_e_step_of(control, krein::pcvm::EStep::exact));
+}
+
+// Ny-PCVM over chunks: R runs the loop over the chunks and the EM
+// iterations; the core computes each block's moments and each M-step.
+
+// The moments of one block of rows (krein::pcvm::pass_moments()), one list
+// (g, latent_sum, errors, change, size) per pair of `tasks`. `C` holds the
+// block's kernel values against every landmark, `extra` the rows' class
+// codes in its first column and, in the first pass, their start latent
+// values in the others. A task is list(pair = two class codes, columns =
+// the pair's landmark columns (1-based), current = list(a, b), previous =
+// NULL or list(a, b), start = NULL or the two columns of `extra` (1-based)
+// with the start latent values of the rows of the first and the second
+// class); `control` names the E-step.
+// [[Rcpp::export]]
+Rcpp::List cpp_pcvm_pass_moments(const Eigen::Map<Eigen::MatrixXd> C, const Eigen::Map<Eigen::MatrixXd> extra,
+                                 const Rcpp::List& tasks, const Rcpp::List& control) {
+  if (extra.rows() != C.rows() || extra.cols() < 1) throw std::invalid_argument("one row of `extra` per row of C");
+  const krein::pcvm::EStep kind = pcvm_e_step_of(control, krein::pcvm::EStep::exact);
+  std::vector<int> codes(static_cast<size_t>(C.rows()));
+  for (Eigen::Index i = 0; i < C.rows(); ++i) codes[static_cast<size_t>(i)] = static_cast<int>(extra(i, 0));
+  Rcpp::List out(tasks.size());
+  for (R_xlen_t t = 0; t < tasks.size(); ++t) {
+    const Rcpp::List task = tasks[t];
+    krein::pcvm::PassTask pass;
+    const Rcpp::IntegerVector pair = task["pair"];
+    pass.first_class = pair[0];
+    pass.second_class = pair[1];
+    const Rcpp::IntegerVector columns = task["columns"];
+    for (const int column : columns) {
+      if (column < 1 || column > C.cols()) throw std::invalid_argument("a task's column is out of range");
+      pass.columns.push_back(column - 1);
+    }
+    const Rcpp::List current = task["current"];
+    pass.coefficients = Rcpp::as<Eigen::VectorXd>(current["a"]);
+    pass.bias = Rcpp::as<double>(current["b"]);
+    if (pass.coefficients.size() != static_cast<Eigen::Index>(pass.columns.size())) {
+      throw std::invalid_argument("one coefficient per column of a task");
+    }
+    if (task.containsElementNamed("previous") && !Rf_isNull(task["previous"])) {
+      const Rcpp::List previous = task["previous"];
+      pass.has_previous = true;
+      pass.previous_coefficients = Rcpp::as<Eigen::VectorXd>(previous["a"]);
+      pass.previous_bias = Rcpp::as<double>(previous["b"]);
+    }
+    if (task.containsElementNamed("start") && !Rf_isNull(task["start"])) {
+      const Rcpp::IntegerVector start = task["start"];
+      if (start[0] < 2 || start[1] < 2 || start[0] > extra.cols() || start[1] > extra.cols()) {
+        throw std::invalid_argument("a task's start column is out of range");
+      }
+      pass.start_first = start[0] - 1;
+      pass.start_second = start[1] - 1;
+    }
+    const krein::pcvm::PassMoments moments = krein::pcvm::pass_moments(C, codes, extra, pass, kind);
+    out[t] = Rcpp::List::create(Rcpp::Named("g") = moments.g, Rcpp::Named("latent_sum") = moments.latent_sum,
+                                Rcpp::Named("errors") = moments.errors, Rcpp::Named("change") = moments.change,
+                                Rcpp::Named("size") = moments.size);
+  }
+  return out;
+}
+
+// One M-step of a pair from a pass's moments summed over the chunks
+// (krein::pcvm::step_moments(), then prune_weights()): `R` with R'R = C'C
+// over the pair's rows and landmark columns, `column_signs` and
+// `column_sums` (1'C) of those columns, the weights over them (active where
+// positive) and the bias of the iterate the pass ran on, the pass's `g` and
+// `latent_sum`, the pair's row count `n`. Returns the new weights over the
+// columns (pruned), the bias, the largest move of a weight and whether the
+// Hessian's solve needed its fallback.
+// [[Rcpp::export]]
+Rcpp::List cpp_pcvm_moment_step(const Eigen::Map<Eigen::MatrixXd> R, const Eigen::Map<Eigen::VectorXd> column_signs,
+                                const Eigen::Map<Eigen::VectorXd> column_sums, const Eigen::Map<Eigen::VectorXd> weights,
+                                double bias, const Eigen::Map<Eigen::VectorXd> g, double latent_sum, double n,
+                                double prune) {
+  const Eigen::Index m = R.cols();
+  if (column_signs.size() != m || column_sums.size() != m || weights.size() != m || g.size() != m) {
+    throw std::invalid_argument("one sign, sum, weight and moment per column of R");
+  }
+  std::vector<Eigen::Index> active;
+  for (Eigen::Index j = 0; j < m; ++j) {
+    if (weights[j] > 0) active.push_back(j);
+  }
+  Eigen::VectorXd w_active(static_cast<Eigen::Index>(active.size()));
+  for (size_t k = 0; k < active.size(); ++k) w_active[static_cast<Eigen::Index>(k)] = weights[active[k]];
+  const krein::pcvm::Step step = krein::pcvm::step_moments(R, column_signs, column_sums, active, w_active, bias, g,
+                                                           latent_sum, static_cast<Eigen::Index>(n));
+  const krein::pcvm::Pruned pruned = krein::pcvm::prune_weights(weights, active, step.weights, prune);
+  return Rcpp::List::create(Rcpp::Named("weights") = pruned.weights, Rcpp::Named("bias") = step.bias,
+                            Rcpp::Named("change") = pruned.change,
+                            Rcpp::Named("hessian_fallback") = step.hessian_fallback);
 }

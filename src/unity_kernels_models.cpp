@@ -15,6 +15,7 @@
 #include "rcpp_kernels.cpp"
 #include "rcpp_landmarks.cpp"
 #include "rcpp_linalg.cpp"
+#include "rcpp_multiclass.cpp"
 #include "rcpp_nystrom.cpp"
 #include "rcpp_landmark_pass.cpp"
 #include "rcpp_ikfd.cpp"

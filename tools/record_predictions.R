@@ -39,14 +39,19 @@ record <- function(out, files) {
   suppressMessages(trace("predict.krein_model", where = asNamespace("krein"), print = FALSE,
                          exit = bquote(.(keep)(returnValue()))))
   Sys.setenv(NOT_CRAN = "true")
+  failed <- 0L
   for (file in files) {
     state$file <- basename(file)
-    cat(state$file, "\n")
-    testthat::test_file(file, package = "krein", load_package = "installed", reporter = "silent")
+    results <- as.data.frame(testthat::test_file(file, package = "krein", load_package = "installed",
+                                                 reporter = "silent", stop_on_failure = FALSE))
+    bad <- sum(results$failed > 0 | results$error)
+    failed <- failed + bad
+    cat(sprintf("%s: %d tests, %d failed\n", state$file, nrow(results), bad))
   }
   values <- as.list(recorded)
   saveRDS(values[order(names(values))], out)
   cat(length(values), "predictions recorded in", out, "\n")
+  if (failed > 0L) cat(failed, "tests failed: their predictions may be missing from the record\n")
 }
 
 relative_difference <- function(a, b) {

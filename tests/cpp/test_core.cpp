@@ -448,6 +448,7 @@ int main() {
   test_pcvm_em();
   test_pcvm_e_steps();
   test_pcvm_hessian_fallback();
+  test_pcvm_moments();
   test_exp_block();
   test_kfda();
   std::printf("core: %d passed, %d failed\n", passed, failed);

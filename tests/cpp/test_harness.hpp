@@ -56,6 +56,7 @@ void test_pcvm_estep();
 void test_pcvm_em();
 void test_pcvm_e_steps();
 void test_pcvm_hessian_fallback();
+void test_pcvm_moments();
 void test_kfda();
 void test_kqd_nystrom();
 

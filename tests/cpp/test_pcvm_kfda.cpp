@@ -204,6 +204,127 @@ void test_pcvm_hessian_fallback() {
              (lost * solved - rhs).norm() <= 1e-12 * lost.norm() * std::max(1.0, solved.norm()) &&
              std::abs(u.normalized().dot(solved)) < 1e-10 * solved.norm(),
          "where Cholesky fails, the Hessian is solved with its eigenvalues raised to 1");
+  // a symmetric matrix with eigenvalues 6, 2, 0.5 and -0.25 (rounding can
+  // make a Hessian so, never exact arithmetic): the solve raises 0.5 and
+  // -0.25 to 1, their least value in exact arithmetic
+  const Eigen::HouseholderQR<Eigen::MatrixXd> basis_qr(random_matrix(4, 4, 22));
+  const Eigen::MatrixXd V = basis_qr.householderQ();
+  const Eigen::Vector4d values(6.0, 2.0, 0.5, -0.25), raised(6.0, 2.0, 1.0, 1.0);
+  const Eigen::MatrixXd indefinite = V * values.asDiagonal() * V.transpose();
+  const Eigen::Vector4d rhs4(1.0, -2.0, 0.5, 3.0);
+  const Eigen::VectorXd clamped = krein::pcvm::solve_hessian([&]() { return indefinite; }, rhs4, 1, fallback);
+  const Eigen::VectorXd expected = V * (V.transpose() * rhs4).cwiseQuotient(raised);
+  expect(fallback && (clamped - expected).norm() < 1e-12 * expected.norm(),
+         "an indefinite Hessian is solved with its eigenvalues below 1 raised to 1");
+}
+
+// Ny-PCVM in moment form (the EM over chunks): the moments of a pass summed
+// over blocks of rows equal those of all rows at once, and the M-step from
+// them (step_moments) with R from another factorisation of C'C equals the
+// QR path's step (step_factored).
+void test_pcvm_moments() {
+  const int n = 60, m = 9;
+  const Eigen::MatrixXd x = random_matrix(n, 2, 23), landmarks = random_matrix(m, 2, 24);
+  Eigen::MatrixXd C(n, m);
+  const krein::MatrixRef xr(x), lr(landmarks);
+  krein::kernel_matrix(rbf_spec(0.7), xr, lr, nullptr, C, false, 1);
+  // three classes; the pair (0, 2): rows of class 0 are +1
+  std::vector<int> codes(n);
+  for (int i = 0; i < n; ++i) codes[i] = i % 3;
+  krein::pcvm::PassTask task;
+  task.first_class = 0;
+  task.second_class = 2;
+  task.columns = {0, 2, 3, 5, 6, 8};
+  const Eigen::Index c = static_cast<Eigen::Index>(task.columns.size());
+  task.coefficients = Eigen::VectorXd::LinSpaced(c, -0.5, 0.7);
+  task.bias = 0.2;
+  task.has_previous = true;
+  task.previous_coefficients = Eigen::VectorXd::LinSpaced(c, 0.3, -0.2);
+  task.previous_bias = -0.1;
+  const Eigen::MatrixXd no_start(n, 1);
+  const auto kind = krein::pcvm::EStep::bounded;
+  const krein::pcvm::PassMoments whole = krein::pcvm::pass_moments(C, codes, no_start, task, kind);
+  krein::pcvm::PassMoments summed;
+  summed.g = Eigen::VectorXd::Zero(c);
+  for (int start = 0; start < n; start += 17) {
+    const int rows = std::min(17, n - start);
+    const std::vector<int> block_codes(codes.begin() + start, codes.begin() + start + rows);
+    const krein::pcvm::PassMoments part =
+        krein::pcvm::pass_moments(C.middleRows(start, rows), block_codes, no_start.middleRows(start, rows), task, kind);
+    summed.g += part.g;
+    summed.latent_sum += part.latent_sum;
+    summed.errors += part.errors;
+    summed.change += part.change;
+    summed.size += part.size;
+  }
+  // the same by the formulas, on the pair's rows
+  std::vector<Eigen::Index> rows;
+  for (int i = 0; i < n; ++i) if (codes[i] != 1) rows.push_back(i);
+  const Eigen::Index r = static_cast<Eigen::Index>(rows.size());
+  Eigen::MatrixXd Cp(r, c);
+  Eigen::VectorXd y(r);
+  for (Eigen::Index i = 0; i < r; ++i) {
+    for (Eigen::Index j = 0; j < c; ++j) Cp(i, j) = C(rows[i], task.columns[j]);
+    y[i] = codes[rows[i]] == 0 ? 1.0 : -1.0;
+  }
+  const Eigen::VectorXd f = (Cp * task.coefficients).array() + task.bias;
+  const Eigen::VectorXd f_previous = (Cp * task.previous_coefficients).array() + task.previous_bias;
+  const Eigen::VectorXd Z = krein::pcvm::expected_latent(f, y, kind);
+  const Eigen::VectorXd g = Cp.transpose() * (Z.array() - task.bias).matrix();
+  const double errors = (y.array() * f.array() <= 0.0).cast<double>().sum();
+  expect((whole.g - g).norm() < 1e-12 * g.norm() && (summed.g - g).norm() < 1e-12 * g.norm() &&
+             std::abs(whole.latent_sum - Z.sum()) < 1e-12 * Z.cwiseAbs().sum() &&
+             std::abs(summed.latent_sum - Z.sum()) < 1e-12 * Z.cwiseAbs().sum() && whole.errors == errors &&
+             summed.errors == errors &&
+             std::abs(summed.change - (f - f_previous).squaredNorm()) < 1e-12 * (f - f_previous).squaredNorm() &&
+             std::abs(summed.size - f_previous.squaredNorm()) < 1e-12 * f_previous.squaredNorm(),
+         "PCVM pass moments: blocks of rows add up to the moments of all rows, as the formulas give them");
+  // the first pass: f from the start latent values of each class's column
+  Eigen::MatrixXd start(n, 3);
+  for (int i = 0; i < n; ++i) start.row(i) << codes[i], 0.1 * i - 2.0, 1.5 - 0.05 * i;
+  krein::pcvm::PassTask first = task;
+  first.start_first = 1;
+  first.start_second = 2;
+  first.has_previous = false;
+  const krein::pcvm::PassMoments started = krein::pcvm::pass_moments(C, codes, start, first, kind);
+  Eigen::VectorXd f_start(r);
+  for (Eigen::Index i = 0; i < r; ++i) f_start[i] = start(rows[i], y[i] > 0 ? 1 : 2);
+  const Eigen::VectorXd Z_start = krein::pcvm::expected_latent(f_start, y, kind);
+  expect((started.g - Cp.transpose() * (Z_start.array() - task.bias).matrix()).norm() < 1e-12 * started.g.norm() &&
+             started.errors == (y.array() * f_start.array() <= 0.0).cast<double>().sum() && started.change == 0.0,
+         "PCVM's first pass takes f from the start latent values of the row's class");
+  // the M-step from moments, R from a Cholesky factor of C'C (not the QR's
+  // R), equals the in-memory step on the QR of C
+  Eigen::VectorXd signs(c), w(c);
+  for (Eigen::Index j = 0; j < c; ++j) {
+    signs[j] = j % 2 ? -1.0 : 1.0;
+    w[j] = 0.3 + 0.1 * j;
+  }
+  std::vector<Eigen::Index> active = {0, 1, 3, 4, 5};
+  Eigen::VectorXd w_active(static_cast<Eigen::Index>(active.size()));
+  for (size_t k = 0; k < active.size(); ++k) w_active[k] = w[active[k]];
+  const Eigen::HouseholderQR<Eigen::MatrixXd> qr(Cp);
+  const Eigen::MatrixXd Q = qr.householderQ() * Eigen::MatrixXd::Identity(r, c);
+  const Eigen::MatrixXd R_qr = qr.matrixQR().topRows(c).triangularView<Eigen::Upper>();
+  const Eigen::VectorXd sums = Cp.colwise().sum().transpose();
+  const krein::pcvm::Step factored = krein::pcvm::step_factored(Q, R_qr, signs, sums, active, w_active, task.bias, Z);
+  const Eigen::MatrixXd R_chol = Eigen::LLT<Eigen::MatrixXd>(Cp.transpose() * Cp).matrixU();
+  const krein::pcvm::Step moments =
+      krein::pcvm::step_moments(R_chol, signs, sums, active, w_active, task.bias, g, Z.sum(), r);
+  expect((moments.weights - factored.weights).norm() < 1e-9 * factored.weights.norm() &&
+             std::abs(moments.bias - factored.bias) < 1e-9 * std::max(1.0, std::abs(factored.bias)) &&
+             !moments.hessian_fallback,
+         "PCVM's M-step from moments equals the step on the QR of the landmark columns");
+  // pruning: weights below `prune` drop, the change is the largest move
+  const krein::pcvm::Pruned pruned = krein::pcvm::prune_weights(w, active, moments.weights, 0.05);
+  bool prune_ok = pruned.weights[2] == 0.0;
+  double change = 0.0;
+  for (size_t k = 0; k < active.size(); ++k) {
+    const double value = moments.weights[k] < 0.05 ? 0.0 : moments.weights[k];
+    prune_ok = prune_ok && pruned.weights[active[k]] == value;
+  }
+  for (Eigen::Index j = 0; j < c; ++j) change = std::max(change, std::abs(pruned.weights[j] - w[j]));
+  expect(prune_ok && pruned.change == change, "PCVM prunes the weights below `prune` and reports the largest move");
 }
 
 // KFDA on the kernel data: the centred class factors carry the class scatter

@@ -520,3 +520,28 @@ test_that("data in chunks take the default method's path: its defaults, and the 
   expect_identical(chunked$reg, memory$reg)
   expect_equal(chunked$training_distances, memory$training_distances, tolerance = 1e-10)
 })
+
+test_that("the registry is filled when the package loads: one entry per model file's registration", {
+  # every model file ends in a function model_registration_<name>(); the
+  # package's .onLoad() calls them all, so the registry does not depend on
+  # the order in which R collates the files
+  ns <- asNamespace("krein")
+  registrations <- sub("^model_registration_", "", ls(ns, pattern = "^model_registration_"))
+  expect_gte(length(registrations), 10L)
+  expect_setequal(krein:::registered_models(), registrations)
+  expect_setequal(krein_models()$model, registrations)
+  # every entry names a fitting function that exists, and its spectrum
+  # choices are the spectrum corrections' own
+  for (name in registrations) {
+    info <- krein:::model_info(name)
+    expect_true(exists(info$fit, envir = ns, mode = "function"), info = name)
+    if (info$uses_kernel) {
+      expect_identical(info$parameters$choices[info$parameters$parameter == "spectrum"],
+                       paste(krein:::spectrum_methods, collapse = ", "), info = name)
+    }
+  }
+  # filling it again (as a second load would) leaves the same models and parameters
+  before <- lapply(krein:::registered_models(), function(name) krein:::model_info(name)$parameters)
+  krein:::register_models()
+  expect_identical(lapply(krein:::registered_models(), function(name) krein:::model_info(name)$parameters), before)
+})

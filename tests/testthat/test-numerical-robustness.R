@@ -211,8 +211,7 @@ test_that("Gaussian posteriors in row blocks equal those of one block", {
   fit_i <- ikfd(y ~ ., data = d, kernel = kernel_rbf(1))
   fit_k <- kfda(y ~ ., data = d, kernel = kernel_rbf(1), discriminant = "quadratic", ncomp = 4)
   whole <- list(predict(fit_i, d, type = "prob"), predict(fit_k, d, type = "prob"), predict(fit_i, type = "prob"))
-  old <- options(krein.gaussian_block_rows = 7L)
-  on.exit(options(old))
+  local_mocked_bindings(gaussian_block_rows = function() 7L, .package = "krein")
   blocked <- list(predict(fit_i, d, type = "prob"), predict(fit_k, d, type = "prob"), predict(fit_i, type = "prob"))
   expect_identical(dimnames(blocked[[1]]), dimnames(whole[[1]]))
   for (i in seq_along(whole)) expect_equal(blocked[[i]], whole[[i]], tolerance = 1e-8)
@@ -221,15 +220,15 @@ test_that("Gaussian posteriors in row blocks equal those of one block", {
 test_that("pooled Gaussian discriminants skip the power-of-two scaling only where it changes no bit", {
   # gaussian_parts(): for moderate values the unscaled product x W is what the
   # overflow-safe path computes, bit for bit (scaling by 2^k is exact for
-  # normal numbers); the option forces the scaled path for this comparison
+  # normal numbers); gaussian_always_scaled() is replaced to force the
+  # scaled path for this comparison
   set.seed(12)
   d <- checkerboard(200, size = 3)
   d$y <- factor(rep(c("a", "b", "c", "d"), 50))
   fit <- ikfd(y ~ ., data = d, kernel = kernel_rbf(2))
   new <- checkerboard(300, size = 3)
   fast <- list(predict(fit, new, type = "prob"), predict(fit, type = "prob"))
-  old <- options(krein.gaussian_always_scale = TRUE)
-  on.exit(options(old))
+  local_mocked_bindings(gaussian_always_scaled = function() TRUE, .package = "krein")
   scaled <- list(predict(fit, new, type = "prob"), predict(fit, type = "prob"))
   expect_identical(fast, scaled)
   expect_true(krein:::moderate_values(c(0, 1e-60, -1e60)))

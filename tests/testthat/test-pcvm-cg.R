@@ -1,10 +1,10 @@
 # The full PCVM's M-step by preconditioned conjugate gradients (pcvm.hpp,
-# step_cg; internal option krein.pcvm_solver): the iterates, relevance
-# vectors and predictions equal those of the direct solves, the Cholesky
-# factorisation of I + M D G[A, A] D M from G = K'K ("cholesky") and of
-# Phi_A'Phi_A formed in every iteration (krein.pcvm_gram = FALSE), which
-# test-pcvm.R checks against the plain-R transcription of Chen, Tino & Yao
-# (2009) in helper-pcvm.R. Each fit's `solver` record shows that CG ran.
+# step_cg; pcvm_control(solver = "cg")): the iterates, relevance vectors and
+# predictions equal those of the direct solves, the Cholesky factorisation
+# of I + M D G[A, A] D M from G = K'K ("cholesky") and of Phi_A'Phi_A formed
+# in every iteration (the core's path without G), which test-pcvm.R checks
+# against the plain-R transcription of Chen, Tino & Yao (2009) in
+# helper-pcvm.R. Each fit's `solver` record shows that CG ran.
 
 # as in test-pcvm.R: reaching max_iter is expected on some of these data
 without_max_iter_warning <- function(expr) {
@@ -13,16 +13,16 @@ without_max_iter_warning <- function(expr) {
   })
 }
 
-with_pcvm_options <- function(settings, expr) {
-  old <- options(settings)
-  on.exit(options(old))
-  expr
+# cpp_pcvm_fit() with the control list pcvm_pair() gives it; `core` adds
+# the core's CG settings (its defaults: 200 steps per M-step, CG while at
+# least max(1000, n / 4) basis functions are active)
+pcvm_em <- function(K, signs, start, control, gram = TRUE, threads = 1L, core = list()) {
+  krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, c(unclass(control), core), NULL, threads, gram = gram)
 }
 
-# cpp_pcvm_fit() with the control list pcvm_pair() gives it
-pcvm_em <- function(K, signs, start, control, gram = TRUE, threads = 1L) {
-  krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, c(control, krein:::pcvm_solver_options()), NULL,
-                       threads, gram = gram)
+with_solver <- function(control, solver) {
+  control$solver <- solver
+  control
 }
 
 test_that("CG M-steps keep the iterates of the direct ones, positive definite and indefinite kernels", {
@@ -45,8 +45,8 @@ test_that("CG M-steps keep the iterates of the direct ones, positive definite an
     for (control in list(pcvm_control(max_iter = 1, convergence = "weights"),
                          pcvm_control(max_iter = 4, convergence = "weights"),
                          pcvm_control(max_iter = 200, tol = 1e-3))) {
-      cg <- with_pcvm_options(list(krein.pcvm_solver = "cg"), pcvm_em(K, signs, start, control, threads = 2L))
-      cholesky <- with_pcvm_options(list(krein.pcvm_solver = "cholesky"), pcvm_em(K, signs, start, control))
+      cg <- pcvm_em(K, signs, start, with_solver(control, "cg"), threads = 2L)
+      cholesky <- pcvm_em(K, signs, start, with_solver(control, "cholesky"))
       expect_same_iterates(cg, cholesky, tolerance[[kernel]])
       expect_same_iterates(cg, pcvm_em(K, signs, start, control, gram = FALSE), tolerance[[kernel]])
       # CG solved every M-step, with a sketch and without G
@@ -69,13 +69,13 @@ test_that("the automatic solver goes from CG to G_A of the active set; CG falls 
   K <- kernel_matrix(x, kernel = kernel_rbf(2))
   start <- ref_pcvm_start(300, signs)
   control <- pcvm_control(max_iter = 200, tol = 1e-3)
-  cholesky <- with_pcvm_options(list(krein.pcvm_solver = "cholesky"), pcvm_em(K, signs, start, control))
+  cholesky <- pcvm_em(K, signs, start, with_solver(control, "cholesky"))
   # small data: the automatic solver is the Cholesky path
   automatic <- pcvm_em(K, signs, start, control)
   expect_identical(automatic, cholesky)
   # CG while at least 150 basis functions are active, then G_A for the
   # active set of that moment (a proper subset) and its submatrices after
-  switched <- with_pcvm_options(list(krein.pcvm_cg_min_active = 150), pcvm_em(K, signs, start, control))
+  switched <- pcvm_em(K, signs, start, control, core = list(cg_min_active = 150))
   expect_same_iterates(switched, cholesky)
   expect_gte(switched$solver$cg_iterations, 2L)
   expect_lt(switched$solver$cg_iterations, switched$iterations)
@@ -83,16 +83,15 @@ test_that("the automatic solver goes from CG to G_A of the active set; CG falls 
   expect_gt(switched$solver$gram_size, length(which(switched$weights > 0)))
   # one CG step cannot reach the tolerance: the first M-step falls back to
   # the direct solve (G over all basis functions), and the fit is the same
-  capped <- with_pcvm_options(list(krein.pcvm_solver = "cg", krein.pcvm_cg_max_steps = 1),
-                              pcvm_em(K, signs, start, control))
+  capped <- pcvm_em(K, signs, start, with_solver(control, "cg"), core = list(cg_max_steps = 1))
   expect_same_iterates(capped, cholesky, tolerance = 1e-12)
   expect_identical(capped$solver[c("cg_iterations", "cg_steps", "fallbacks")],
                    list(cg_iterations = 0L, cg_steps = 1L, fallbacks = 1L))
   expect_identical(capped$solver$gram_size, 300)
   # a CG whose first ten steps predict more steps than allowed gives up
   # after those ten (this one needs about 18 at the sketch's rank 37)
-  early <- with_pcvm_options(list(krein.pcvm_solver = "cg", krein.pcvm_cg_max_steps = 11),
-                             pcvm_em(K, signs, start, pcvm_control(max_iter = 1, convergence = "weights")))
+  early <- pcvm_em(K, signs, start, pcvm_control(max_iter = 1, convergence = "weights", solver = "cg"),
+                   core = list(cg_max_steps = 11))
   expect_identical(early$solver[c("cg_iterations", "cg_steps", "fallbacks")],
                    list(cg_iterations = 0L, cg_steps = 10L, fallbacks = 1L))
 })
@@ -103,9 +102,9 @@ test_that("pcvm() with CG M-steps gives the same models and predictions, two and
   sine <- sine_populations(60)  # four classes, 60 points each
   test_board <- checkerboard(60, size = 2)
   test_sine <- sine_populations(15)
-  fit_with <- function(solver, ...) {
+  fit_with <- function(solver, ..., control) {
     set.seed(44)
-    with_pcvm_options(list(krein.pcvm_solver = solver), without_max_iter_warning(pcvm(...)))
+    without_max_iter_warning(pcvm(..., control = with_solver(control, solver)))
   }
   cases <- list(
     list(args = list(y ~ x1 + x2, data = board, kernel = kernel_rbf(2), control = pcvm_control(max_iter = 200)),
@@ -134,21 +133,19 @@ test_that("pcvm() with CG M-steps gives the same models and predictions, two and
   }
   # the sketch draws nothing from R's RNG: the stream after a fit is the same
   set.seed(45)
-  with_pcvm_options(list(krein.pcvm_solver = "cg"),
-                    without_max_iter_warning(pcvm(y ~ x1 + x2, data = board, control = pcvm_control(max_iter = 5))))
+  without_max_iter_warning(pcvm(y ~ x1 + x2, data = board, control = pcvm_control(max_iter = 5, solver = "cg")))
   after_cg <- runif(1)
   set.seed(45)
-  with_pcvm_options(list(krein.pcvm_solver = "cholesky"),
-                    without_max_iter_warning(pcvm(y ~ x1 + x2, data = board, control = pcvm_control(max_iter = 5))))
+  without_max_iter_warning(pcvm(y ~ x1 + x2, data = board,
+                                control = pcvm_control(max_iter = 5, solver = "cholesky")))
   expect_identical(runif(1), after_cg)
 })
 
-test_that("the solver options are checked", {
+test_that("the solver is checked", {
   set.seed(46)
   board <- checkerboard(40, size = 2)
-  expect_snapshot(show_error(with_pcvm_options(list(krein.pcvm_solver = "qr"), pcvm(y ~ x1 + x2, data = board))))
-  expect_error(with_pcvm_options(list(krein.pcvm_cg_max_steps = -1), pcvm(y ~ x1 + x2, data = board)),
-               class = "krein_error")
-  expect_error(with_pcvm_options(list(krein.pcvm_cg_min_active = 1.5), pcvm(y ~ x1 + x2, data = board)),
-               class = "krein_error")
+  expect_snapshot(show_error(pcvm(y ~ x1 + x2, data = board, control = pcvm_control(solver = "qr"))))
+  control <- pcvm_control()
+  control$solver <- "qr"
+  expect_error(pcvm(y ~ x1 + x2, data = board, control = control), "control\\$solver", class = "krein_error")
 })

@@ -91,10 +91,10 @@ test_that("the C++ EM loop follows the R loop it replaced (helper-pcvm.R)", {
   expect_equal(fit$models[[1]]$bias, ref$bias, tolerance = 1e-10)
 })
 
-test_that("the Gram-matrix path keeps the iterates of the per-iteration Phi'Phi (krein.pcvm_gram = FALSE)", {
+test_that("the Gram-matrix path keeps the iterates of the per-iteration Phi'Phi", {
   # The full PCVM's M-step takes Phi_A'Phi_A = D G[A, A] D from G = K'K,
-  # formed once (krein.pcvm_gram = FALSE forms it from Phi_A at every
-  # iteration). Both paths,
+  # formed once (the core's path with gram = FALSE forms it from Phi_A at
+  # every iteration). Both paths,
   # and the plain-R transcription (helper-pcvm.R), give the same iterates
   # after every iteration count, for a positive definite and an indefinite
   # kernel (sigmoid with a negative offset) and both stopping rules.
@@ -138,8 +138,9 @@ test_that("pcvm() gives the same models and predictions on both paths, two and f
   fit_both <- function(...) {
     set.seed(33)
     gram <- without_max_iter_warning(pcvm(...))
-    old <- options(krein.pcvm_gram = FALSE)
-    on.exit(options(old))
+    # every EM of the fit on the core's path without G
+    fit_em <- krein:::cpp_pcvm_fit
+    local_mocked_bindings(cpp_pcvm_fit = function(...) fit_em(..., gram = FALSE), .package = "krein")
     set.seed(33)
     list(gram = gram, rank_update = without_max_iter_warning(pcvm(...)))
   }
@@ -321,7 +322,7 @@ test_that("pairwise coupling recovers consistent pairwise probabilities", {
   p <- rbind(c(0.5, 0.3, 0.2), c(0.1, 0.1, 0.8))
   pairs <- utils::combn(3, 2)
   r <- t(apply(p, 1, function(q) q[pairs[1, ]] / (q[pairs[1, ]] + q[pairs[2, ]])))
-  expect_equal(krein:::pairwise_coupling(r, pairs, 3L), p, tolerance = 1e-10)
+  expect_equal(krein:::couple_pairwise(r, 3L), p, tolerance = 1e-10)
 })
 
 test_that("multi-class, indefinite and precomputed kernels work", {
@@ -699,8 +700,7 @@ test_that("a start that ends far behind the best on the training data is left ou
   kept <- lapply(starts[2:3], function(start) {
     # the fit's own solver path and threads: this problem's solves lose 8
     # digits, so another path gives other last digits
-    cpp_pcvm_fit(d$K, FALSE, signs, signs, start, c(fit$control, pcvm_solver_options()), NULL, fit$threads,
-                 gram = TRUE)
+    cpp_pcvm_fit(d$K, FALSE, signs, signs, start, fit$control, NULL, fit$threads)
   })
   w <- rowMeans(vapply(kept, `[[`, numeric(length(signs)), "weights"))
   expect_identical(model$relevant, which(w > 0))

@@ -552,6 +552,33 @@ test_that("couple_pairwise is Wu, Lin and Weng's second method (libsvm's iterati
   }
 })
 
+test_that("couple_pairwise solves every row's bordered system, on any number of threads", {
+  # plain-R transcription of Wu, Lin and Weng (2004), eq. 21, solved directly:
+  # (Q, 1; 1', 0) (p, b) = (0, 1), Q_ii = sum_{s != i} r_si^2, Q_ij = -r_ji r_ij,
+  # with libsvm's bounds 1e-7 on the pairwise probabilities
+  direct <- function(r_row, k) {
+    pairs <- t(utils::combn(k, 2))
+    r <- matrix(0, k, k)
+    r_row <- pmin(pmax(r_row, 1e-7), 1 - 1e-7)
+    r[pairs] <- r_row
+    r[pairs[, 2:1]] <- 1 - r_row
+    Q <- -t(r) * r
+    diag(Q) <- colSums(r^2)
+    p <- solve(rbind(cbind(Q, 1), c(rep(1, k), 0)), c(rep(0, k), 1))[1:k]
+    pmax(p, 0) / sum(pmax(p, 0))
+  }
+  set.seed(9)
+  k <- 6
+  r_first <- matrix(stats::runif(700 * 15), 700)
+  r_first[1, 1:3] <- c(0, 1, 1e-12)  # at and beyond the bounds
+  one <- couple_pairwise(r_first, k, threads = 1L)
+  expect_identical(couple_pairwise(r_first, k, threads = 2L), one)
+  expect_equal(one[c(1, 2, 700), ], t(apply(r_first[c(1, 2, 700), ], 1, direct, k = k)), tolerance = 1e-12)
+  expect_equal(rowSums(one), rep(1, 700), tolerance = 1e-14)
+  # two classes: the pair's own probabilities
+  expect_identical(couple_pairwise(cbind(c(0.2, 1)), 2L), cbind(c(0.2, 1), c(0.8, 0)))
+})
+
 test_that("isvm's Platt probabilities at a large C are finite, sum to 1 and are calibrated like ksvm's", {
   skip_if_not_installed("kernlab")
   # kernlab's own Platt model refits its inner folds with shrinking, and at

@@ -27,6 +27,40 @@
 namespace krein {
 namespace nystrom {
 
+// Steps 1 and 2 on the landmarks alone, the feature map of the Nystroem
+// kernel: W = U diag(l) U' with the r eigenvalues |l| > sqrt(eps) max|l|
+// kept, largest first; phi(x) = |l|^-1/2 U' k(L, x) = map k(L, x) (map:
+// r x m) and J = sign(l) (`signs`), so that k_hat(x, x') = phi(x)' J phi(x')
+// = k(x, L) W^+ k(L, x'). Ny-KQD and the Nystroem Krein SVM work on these
+// features. No row (r = 0): W is zero or not finite.
+struct FeatureMap {
+  Eigen::MatrixXd map;
+  Eigen::VectorXd signs;
+  Eigen::Index rank() const { return signs.size(); }
+};
+
+inline FeatureMap feature_map(const Eigen::Ref<const Eigen::MatrixXd>& W) {
+  if (W.rows() != W.cols()) throw std::invalid_argument("W must be square");
+  FeatureMap out;
+  out.map.resize(0, W.rows());
+  if (!W.allFinite() || W.size() == 0) return out;
+  const SymmetricEigen eig = symmetric_eigen(W, true);
+  const double largest = eig.values.cwiseAbs().maxCoeff();
+  std::vector<Eigen::Index> kept;
+  for (Eigen::Index i = eig.values.size() - 1; i >= 0; --i) {
+    if (std::abs(eig.values[i]) > numerics::pseudo_inverse_cutoff(largest)) kept.push_back(i);
+  }
+  const Eigen::Index r = static_cast<Eigen::Index>(kept.size());
+  out.map.resize(r, W.rows());
+  out.signs.resize(r);
+  for (Eigen::Index k = 0; k < r; ++k) {
+    const double l = eig.values[kept[k]];
+    out.map.row(k) = eig.vectors.col(kept[k]).transpose() / std::sqrt(std::abs(l));
+    out.signs[k] = l < 0 ? -1.0 : 1.0;
+  }
+  return out;
+}
+
 struct Decomposition {
   Eigen::MatrixXd vectors;    // Q, n x r, orthonormal columns
   Eigen::VectorXd values;     // Lambda, r signed eigenvalues of K_hat, decreasing
@@ -39,37 +73,23 @@ inline Decomposition decompose(const Eigen::Ref<const Eigen::MatrixXd>& C,
   const Eigen::Index n = C.rows(), m = C.cols();
   if (W.rows() != m || W.cols() != m) throw std::invalid_argument("W must be m x m for C of m columns");
   Decomposition out;
-  // 1. eigenpairs of W with nonzero eigenvalue
-  const SymmetricEigen w_eig = symmetric_eigen(W, true);
-  const double w_largest = w_eig.values.cwiseAbs().maxCoeff();
-  std::vector<Eigen::Index> kept;
-  for (Eigen::Index i = 0; i < m; ++i) {
-    if (std::abs(w_eig.values[i]) > numerics::pseudo_inverse_cutoff(w_largest)) kept.push_back(i);
-  }
-  const Eigen::Index k = static_cast<Eigen::Index>(kept.size());
+  // 1. and 2. B = C U |l|^-1/2 = C map', S = J
+  const FeatureMap feature = feature_map(W);
+  const Eigen::Index k = feature.rank();
   out.landmark_rank = static_cast<int>(k);
   if (k == 0) {
     out.vectors.resize(n, 0);
     out.extension.resize(0, m);
     return out;
   }
-  Eigen::MatrixXd U(m, k);
-  Eigen::VectorXd l(k), sign(k);
-  for (Eigen::Index j = 0; j < k; ++j) {
-    U.col(j) = w_eig.vectors.col(kept[j]);
-    l[j] = w_eig.values[kept[j]];
-    sign[j] = l[j] < 0 ? -1.0 : 1.0;
-  }
-  // 2. B = C U |l|^-1/2
-  const Eigen::MatrixXd CU = C * U;
-  const Eigen::MatrixXd B = CU * l.cwiseAbs().cwiseSqrt().cwiseInverse().asDiagonal();
+  const Eigen::MatrixXd B = C * feature.map.transpose();
   // 3. thin QR
   Eigen::HouseholderQR<Eigen::MatrixXd> qr(B);
   const Eigen::Index kq = std::min(n, k);
   const Eigen::MatrixXd Q_B = qr.householderQ() * Eigen::MatrixXd::Identity(n, kq);
   const Eigen::MatrixXd R = qr.matrixQR().topRows(kq).triangularView<Eigen::Upper>();
   // 4. R S R' = V Lambda V'
-  const Eigen::MatrixXd core = R * sign.asDiagonal() * R.transpose();
+  const Eigen::MatrixXd core = R * feature.signs.asDiagonal() * R.transpose();
   const SymmetricEigen c_eig = symmetric_eigen(core, true);
   const double c_largest = c_eig.values.cwiseAbs().maxCoeff();
   std::vector<Eigen::Index> nonzero;
@@ -83,9 +103,9 @@ inline Decomposition decompose(const Eigen::Ref<const Eigen::MatrixXd>& C,
     V.col(j) = c_eig.vectors.col(nonzero[j]);
     out.values[j] = c_eig.values[nonzero[j]];
   }
-  // 5. Q = Q_B V; E = Q' C W^+ = (Q' C U) diag(1/l) U'
+  // 5. Q = Q_B V; E = Q' C W^+ = (Q' B) J map, as W^+ = map' J map
   out.vectors = Q_B * V;
-  out.extension = (out.vectors.transpose() * CU) * l.cwiseInverse().asDiagonal() * U.transpose();
+  out.extension = (out.vectors.transpose() * B) * feature.signs.asDiagonal() * feature.map;
   return out;
 }
 

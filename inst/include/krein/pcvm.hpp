@@ -158,36 +158,142 @@ inline Step step_full(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::V
   return out;
 }
 
-// One EM iteration of Ny-PCVM: the basis functions are the landmarks', whose
-// kernel columns the Nystroem approximation reproduces exactly
-// (K_hat[, L] = K_nm W^+ W = K_nm), so Phi_A = K_nm[, A] diag(y_A). With the
-// thin QR K_nm = Q R computed once (Q orthonormal, n x m; R, m x m, one
-// column per landmark) and D = diag(y_A):
-//   Phi_A w = Q (R_A D w),  Phi_A'Phi_A = D R_A'R_A D,  Phi_A'v = D R_A' (Q'v)
-// so an M-step costs O(n m + m |A|^2) and no n x |A| matrix is formed.
-// `y_rows` labels the training points, `y_columns` the landmarks; Z are the
-// E-step's expected latent values.
-inline Step step_factored(const Eigen::Ref<const Eigen::MatrixXd>& Q, const Eigen::Ref<const Eigen::MatrixXd>& R,
-                          const Eigen::VectorXd& y_rows, const Eigen::VectorXd& y_columns,
-                          const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
-                          const Eigen::VectorXd& Z) {
-  const Eigen::Index n = Q.rows(), k = R.rows(), a = static_cast<Eigen::Index>(active.size());
-  Eigen::MatrixXd RA(k, a);  // R_A D
-  for (Eigen::Index j = 0; j < a; ++j) RA.col(j) = R.col(active[j]) * y_columns[active[j]];
+// The M-step of Ny-PCVM from moments: the basis functions are the
+// landmarks', whose kernel columns the Nystroem approximation reproduces
+// exactly (K_hat[, L] = K_nm W^+ W = K_nm), so Phi_A = C_A D with C = K_nm
+// (the pair's rows, its landmark columns) and D = diag(y_A). Given any R
+// with R'R = C'C (k x m, one column per landmark):
+//   Phi_A'Phi_A = D R_A'R_A D,  Phi_A'(Z - b 1) = D g_A,  1'Phi_A w = s_A'D w,
+// where g = C'(Z - b 1) and s = 1'C (`column_sums`), so an M-step costs
+// O(m |A|^2) and needs of the n rows only g, sum(Z) and n. Data in memory
+// get them from a QR of C (step_factored); data in chunks from one pass over
+// the chunks per iteration (pass_moments(), summed over the blocks), with R
+// from the landmark pass's class factors. Both run this one function.
+inline Step step_moments(const Eigen::Ref<const Eigen::MatrixXd>& R, const Eigen::VectorXd& y_columns,
+                         const Eigen::VectorXd& column_sums, const std::vector<Eigen::Index>& active,
+                         const Eigen::VectorXd& w, double b, const Eigen::VectorXd& g, double latent_sum,
+                         Eigen::Index n) {
+  const Eigen::Index k = R.rows(), a = static_cast<Eigen::Index>(active.size());
   const Eigen::VectorXd m = std::sqrt(2.0) * w;
-  const Eigen::MatrixXd RAM = RA * m.asDiagonal();
+  Eigen::MatrixXd RAM(k, a);  // R_A D M
+  for (Eigen::Index j = 0; j < a; ++j) RAM.col(j) = R.col(active[j]) * (y_columns[active[j]] * m[j]);
   const auto form_hessian = [&]() {
     Eigen::MatrixXd Hess = Eigen::MatrixXd::Identity(a, a);
     Hess.selfadjointView<Eigen::Lower>().rankUpdate(RAM.transpose());
     return Hess;
   };
-  const Eigen::VectorXd projected = Q.transpose() * (Z.array() - b).matrix();
-  const Eigen::VectorXd rhs = RAM.transpose() * projected;  // M Phi_A'(Z - b 1)
+  Eigen::VectorXd rhs(a);  // M Phi_A'(Z - b 1)
+  for (Eigen::Index j = 0; j < a; ++j) rhs[j] = m[j] * y_columns[active[j]] * g[active[j]];
   Step out;
   out.weights = m.cwiseProduct(solve_hessian(form_hessian, rhs, 1, out.hessian_fallback));
-  const double fitted_sum = Q.colwise().sum().dot(RA * out.weights);
-  out.bias = (Z.sum() - fitted_sum) / (static_cast<double>(n) + 1.0 / (2.0 * b * b));
+  double fitted_sum = 0.0;  // 1'Phi_A w
+  for (Eigen::Index j = 0; j < a; ++j) fitted_sum += column_sums[active[j]] * y_columns[active[j]] * out.weights[j];
+  out.bias = (latent_sum - fitted_sum) / (static_cast<double>(n) + 1.0 / (2.0 * b * b));
+  return out;
+}
+
+// One EM iteration of Ny-PCVM on data in memory, with the thin QR C = Q R
+// computed once (Q orthonormal, n x k; R, k x m): g = R'Q'(Z - b 1), so no
+// n x |A| matrix is formed; `column_sums` are 1'C. `y_columns` labels the
+// landmarks; Z are the E-step's expected latent values.
+inline Step step_factored(const Eigen::Ref<const Eigen::MatrixXd>& Q, const Eigen::Ref<const Eigen::MatrixXd>& R,
+                          const Eigen::VectorXd& y_columns, const Eigen::VectorXd& column_sums,
+                          const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
+                          const Eigen::VectorXd& Z) {
+  const Eigen::VectorXd g = R.transpose() * (Q.transpose() * (Z.array() - b).matrix());
+  Step out = step_moments(R, y_columns, column_sums, active, w, b, g, Z.sum(), Q.rows());
   out.latent = Z;
+  return out;
+}
+
+// What one pass over a pair's training rows gives its M-step in moment form
+// (step_moments), summed over the blocks of rows: g = C'(Z - b 1) over the
+// pair's landmark columns, sum(Z), the count of rows with y f <= 0 (the
+// training error of the latent values the E-step started from) and, for the
+// "latent" stopping rule, ||f - f_prev||^2 and ||f_prev||^2.
+struct PassMoments {
+  Eigen::VectorXd g;
+  double latent_sum = 0.0;
+  double errors = 0.0;
+  double change = 0.0;
+  double size = 0.0;
+};
+
+// A pair's part of a pass over a block: its two classes (codes; rows of the
+// first are +1), its landmark columns, the current f = C a + b (`a` signed,
+// over its columns), the previous one where the latent test needs it, and in
+// the first pass (before any f) the start latent values instead: column
+// `start_first` of `start` for the rows of the first class, `start_second`
+// for those of the second.
+struct PassTask {
+  int first_class = 0;
+  int second_class = 0;
+  std::vector<Eigen::Index> columns;
+  Eigen::VectorXd coefficients;
+  double bias = 0.0;
+  bool has_previous = false;
+  Eigen::VectorXd previous_coefficients;
+  double previous_bias = 0.0;
+  Eigen::Index start_first = -1;  // -1: f from the coefficients
+  Eigen::Index start_second = -1;
+};
+
+// The moments of one block of rows for one pair: C holds the block's kernel
+// values against every landmark, `codes` the rows' classes, `start` (first
+// pass only) the rows' start latent values. The E-step is fit()'s.
+inline PassMoments pass_moments(const Eigen::Ref<const Eigen::MatrixXd>& C, const std::vector<int>& codes,
+                                const Eigen::Ref<const Eigen::MatrixXd>& start, const PassTask& task, EStep kind) {
+  const Eigen::Index c = static_cast<Eigen::Index>(task.columns.size());
+  PassMoments out;
+  out.g = Eigen::VectorXd::Zero(c);
+  std::vector<Eigen::Index> rows;
+  for (Eigen::Index i = 0; i < C.rows(); ++i) {
+    if (codes[i] == task.first_class || codes[i] == task.second_class) rows.push_back(i);
+  }
+  const Eigen::Index r = static_cast<Eigen::Index>(rows.size());
+  if (r == 0) return out;
+  Eigen::MatrixXd Cp(r, c);
+  Eigen::VectorXd y(r);
+  for (Eigen::Index i = 0; i < r; ++i) {
+    for (Eigen::Index j = 0; j < c; ++j) Cp(i, j) = C(rows[i], task.columns[j]);
+    y[i] = codes[rows[i]] == task.first_class ? 1.0 : -1.0;
+  }
+  Eigen::VectorXd f(r);
+  if (task.start_first >= 0) {
+    for (Eigen::Index i = 0; i < r; ++i) f[i] = start(rows[i], y[i] > 0 ? task.start_first : task.start_second);
+  } else {
+    f = (Cp * task.coefficients).array() + task.bias;
+  }
+  const Eigen::VectorXd Z = expected_latent(f, y, kind);
+  out.g.noalias() = Cp.transpose() * (Z.array() - task.bias).matrix();
+  out.latent_sum = Z.sum();
+  for (Eigen::Index i = 0; i < r; ++i) out.errors += y[i] * f[i] <= 0.0;
+  if (task.has_previous) {
+    const Eigen::VectorXd f_previous = (Cp * task.previous_coefficients).array() + task.previous_bias;
+    out.change = (f - f_previous).squaredNorm();
+    out.size = f_previous.squaredNorm();
+  }
+  return out;
+}
+
+// The weights after an M-step, over all basis functions: the step's weights
+// on the active set, those below `prune` dropped (set to 0) with their basis
+// functions; `change` is the largest move of a weight (the "weights"
+// stopping rule's). fit() and the EM over chunks both prune here.
+struct Pruned {
+  Eigen::VectorXd weights;
+  double change = 0.0;
+};
+
+inline Pruned prune_weights(const Eigen::VectorXd& previous, const std::vector<Eigen::Index>& active,
+                            const Eigen::VectorXd& step_weights, double prune) {
+  Pruned out;
+  out.weights = Eigen::VectorXd::Zero(previous.size());
+  for (size_t k = 0; k < active.size(); ++k) {
+    const double value = step_weights[static_cast<Eigen::Index>(k)];
+    out.weights[active[k]] = value < prune ? 0.0 : value;
+  }
+  out.change = (out.weights - previous).cwiseAbs().maxCoeff();
   return out;
 }
 
@@ -616,12 +722,13 @@ class FactoredBasis {
     const Eigen::Index k = std::min(C.rows(), C.cols());
     Q_ = qr.householderQ() * Eigen::MatrixXd::Identity(C.rows(), k);
     R_ = qr.matrixQR().topRows(k).triangularView<Eigen::Upper>();
+    column_sums_ = R_.transpose() * Q_.colwise().sum().transpose();  // 1'C = (1'Q) R
   }
   Eigen::Index size() const { return y_columns_.size(); }
   const Eigen::VectorXd& labels() const { return y_rows_; }
   Step step(const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
             const Eigen::VectorXd& Z) const {
-    return step_factored(Q_, R_, y_rows_, y_columns_, active, w, b, Z);
+    return step_factored(Q_, R_, y_columns_, column_sums_, active, w, b, Z);
   }
   // f = Q R_A diag(y_A) w + b on the training points, O(n m)
   Eigen::VectorXd latent(const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b) const {
@@ -632,7 +739,7 @@ class FactoredBasis {
 
  private:
   Eigen::MatrixXd Q_, R_;
-  Eigen::VectorXd y_rows_, y_columns_;
+  Eigen::VectorXd y_rows_, y_columns_, column_sums_;
 };
 
 // When EM has converged. The reference code stops when no weight moves by
@@ -711,13 +818,9 @@ inline Fit fit(const Basis& basis, Eigen::VectorXd w, double b, const Eigen::Vec
     const Step step = basis.step(active, w_active, b, Z);
     out.hessian_fallbacks += step.hessian_fallback;
     if (after_step) after_step(active, step);
-    Eigen::VectorXd w_new = Eigen::VectorXd::Zero(n_basis);
-    for (size_t k = 0; k < active.size(); ++k) {
-      const double value = step.weights[k];
-      w_new[active[k]] = value < control.prune ? 0.0 : value;
-    }
-    const double change = (w_new - w).cwiseAbs().maxCoeff();
-    w = std::move(w_new);
+    Pruned pruned = prune_weights(w, active, step.weights, control.prune);
+    const double change = pruned.change;
+    w = std::move(pruned.weights);
     b = step.bias;
     w_active = active_weights();
     if (active.empty()) {
