@@ -245,8 +245,7 @@ caret_tuning_specs <- list(
 caret_gamma_range <- function(x, name) {
   x <- as.matrix(x)
   if (!is.numeric(x) || nrow(x) < 2L) krein_abort("`x` must be a numeric matrix with at least two rows to choose the widths of the default grid.")
-  x <- suppressMessages(scale_columns(column_scaling(x), x))
-  log_range(tuning_range(name, "gamma"), center = rbf_heuristic_gamma(gaussian_or_default_kernel(name, NULL), x))
+  log_range(tuning_range(name, "gamma"), center = width_grid_center(x, gaussian_or_default_kernel(name, NULL)))
 }
 
 caret_default_grid <- function(info, parameters, x, len, search = "grid") {

@@ -325,31 +325,32 @@ task_data <- function(task) {
 #' and processed in the main process, in order.
 #' `per_chunk`: a list with one element per chunk, given to its task as
 #' `task$extra` (e.g. its class codes). `limit`: stop reading after this
-#' many rows (the sample of the first chunks).
+#' many rows (the sample of the first chunks). `threads`: the fit's
+#' `threads` as the user gave it (NULL: not given); each task runs with
+#' future_map()'s share of the cores, or with those, as its krein.threads
+#' option, which `fun` reads by leaving its own `threads` NULL.
 #' @noRd
-map_chunks <- function(chunks, fun, ..., per_chunk = NULL, limit = Inf) {
+map_chunks <- function(chunks, fun, ..., per_chunk = NULL, limit = Inf, threads = NULL) {
   if (chunks$kind %in% c("list", "files", "connect")) {
     indices <- seq_len(chunks$count)
     if (is.finite(limit)) {
       out <- list()
       rows <- 0
       for (i in indices) {
-        out[[i]] <- run_chunk_task(chunk_task(chunks, i, per_chunk), fun, ...)
+        out[[i]] <- with_task_threads(check_threads(threads), run_chunk_task(chunk_task(chunks, i, per_chunk), fun, ...))
         rows <- rows + attr(out[[i]], "rows")
         if (rows >= limit) break
       }
       return(out)
     }
     tasks <- lapply(indices, function(i) chunk_task(chunks, i, per_chunk))
-    if (requireNamespace("future.apply", quietly = TRUE)) {
-      # the map draws no random numbers, but loading packages on a fresh
-      # worker may touch its RNG state: future.seed = NULL skips the check
-      # (and the seeding) that would warn about that
-      return(without_cancel_notice(
-        future.apply::future_lapply(tasks, run_chunk_task, fun = fun, ..., future.seed = NULL)))
-    }
-    return(lapply(tasks, run_chunk_task, fun = fun, ...))
+    # the map draws no random numbers, but loading packages on a fresh worker
+    # may touch its RNG state: seed = NULL skips the check (and the seeding)
+    # that would warn about that
+    return(future_map(tasks, run_chunk_task, fun = fun, ..., .threads = threads, .seed = NULL))
   }
+  # a function or a database query: read in order, in this process
+  threads <- check_threads(threads)
   out <- list()
   rows <- 0
   index <- 0L
@@ -360,7 +361,7 @@ map_chunks <- function(chunks, fun, ..., per_chunk = NULL, limit = Inf) {
                           length(per_chunk), index))
     }
     task <- list(index = index, data = data, extra = per_chunk[[index]])
-    out[[index]] <<- run_chunk_task(task, fun, ...)
+    out[[index]] <<- with_task_threads(threads, run_chunk_task(task, fun, ...))
     rows <<- rows + attr(out[[index]], "rows")
     rows < limit
   }
@@ -390,19 +391,6 @@ map_chunks <- function(chunks, fun, ..., per_chunk = NULL, limit = Inf) {
                         index, length(per_chunk)))
   }
   out
-}
-
-#' future (>= 1.80) announces an error in one element of a map with a
-#' message "Caught <class>. Canceling all iterations ..." (older versions: a
-#' warning) before it re-signals the error. krein's error names the chunk or
-#' the task and says all: the announcement is muffled, so that the user sees
-#' one error.
-#' @noRd
-without_cancel_notice <- function(expr) {
-  is_notice <- function(condition) grepl("^Caught [^ ]+\\. Canceling all iterations", conditionMessage(condition))
-  withCallingHandlers(expr,
-    message = function(m) if (is_notice(m)) invokeRestart("muffleMessage"),
-    warning = function(w) if (is_notice(w)) invokeRestart("muffleWarning"))
 }
 
 chunk_task <- function(chunks, i, per_chunk) {
@@ -649,7 +637,11 @@ chunked_inputs <- function(info, request, args) {
                         info$name, chunk_model_names(), info$name))
   }
   info$chunks(args)
-  inputs_from_chunks(request$chunks, request$kernel, scale = request$scale, na.action = request$na.action)
+  inputs <- inputs_from_chunks(request$chunks, request$kernel, scale = request$scale, na.action = request$na.action)
+  # the fit's `threads` as the user gave it: the passes over the chunks share
+  # the cores among the workers unless it is set (map_chunks())
+  inputs$threads <- args$threads
+  inputs
 }
 
 # "ikfd(), kfda(), ...": the models whose registry entry says they fit over chunks
@@ -717,7 +709,7 @@ chunk_sample <- function(inputs, spec) {
   limit <- inputs$chunks$sample_rows
   parts <- map_chunks(inputs$chunks, function(data, task, spec) {
     list(x = chunk_predictors(spec, data), y = task$extra)
-  }, spec = spec, per_chunk = inputs$codes, limit = limit)
+  }, spec = spec, per_chunk = inputs$codes, limit = limit, threads = inputs$threads)
   x <- do.call(rbind, lapply(parts, `[[`, "x"))
   codes <- unlist(lapply(parts, `[[`, "y"), use.names = FALSE)
   take <- seq_len(min(nrow(x), limit))
@@ -773,7 +765,8 @@ chunk_landmarks <- function(landmarks, inputs, eps, m, threads, arg = "landmarks
 
 # The per-class factors of the landmark kernel of a chunk's rows, in blocks
 # as the in-memory fits make them (blockwise_class_factors(), R/ikfd.R)
-chunk_factors <- function(data, task, spec, points, classes, threads) {
+chunk_factors <- function(data, task, spec, points, classes) {
+  threads <- check_threads(NULL)  # the task's share (map_chunks())
   x <- chunk_predictors(spec, data)
   # the core's landmark pass where it applies (see landmark_pass_applies())
   factors <- landmark_pass_class_factors(x, spec$kernel, points, task$extra, classes, threads)
@@ -787,7 +780,7 @@ chunk_factors <- function(data, task, spec, points, classes, threads) {
 #' @noRd
 chunk_class_factors <- function(inputs, landmarks, threads) {
   parts <- map_chunks(inputs$chunks, chunk_factors, spec = inputs$spec, points = landmarks$points,
-                      classes = nlevels(inputs$y), threads = threads, per_chunk = inputs$codes)
+                      classes = nlevels(inputs$y), per_chunk = inputs$codes, threads = inputs$threads)
   factors <- NULL
   for (part in parts) {
     attr(part, "rows") <- NULL
@@ -801,7 +794,8 @@ chunk_class_factors <- function(inputs, landmarks, threads) {
 # or the rows of a matrix of per-row values whose first column they are);
 # the list of its results or, with `combine`, their fold (so that a chunk's
 # sufficient statistics take the memory of one block's)
-chunk_apply_landmark_kernel <- function(data, task, spec, points, block_fun, need_self, threads, combine = NULL) {
+chunk_apply_landmark_kernel <- function(data, task, spec, points, block_fun, need_self, combine = NULL) {
+  threads <- check_threads(NULL)  # the task's share (map_chunks())
   x <- chunk_predictors(spec, data)
   block_rows <- nystrom_block_rows(nrow(points))
   parts <- list()
@@ -821,13 +815,14 @@ chunk_apply_landmark_kernel <- function(data, task, spec, points, block_fun, nee
 #' Map `fun(C, self, codes)` over the blocks of all chunks (C: the landmark
 #' kernel of a block's rows); a list of the results in row order, or with
 #' `combine(a, b)` their fold in row order (within chunks on the workers,
-#' then over the chunks).
+#' then over the chunks). `fun` runs with the task's threads as its
+#' krein.threads option (map_chunks()): it takes them by check_threads(NULL).
 #' @noRd
-map_landmark_kernel <- function(inputs, landmarks, fun, need_self = FALSE, threads = 1L, combine = NULL,
+map_landmark_kernel <- function(inputs, landmarks, fun, need_self = FALSE, combine = NULL,
                                 per_chunk = inputs$codes) {
   parts <- map_chunks(inputs$chunks, chunk_apply_landmark_kernel, spec = inputs$spec, points = landmarks$points,
-                      block_fun = fun, need_self = need_self, threads = threads, combine = combine,
-                      per_chunk = per_chunk)
+                      block_fun = fun, need_self = need_self, combine = combine,
+                      per_chunk = per_chunk, threads = inputs$threads)
   parts <- lapply(parts, function(p) { attr(p, "rows") <- NULL; p })
   if (!is.null(combine)) return(Reduce(combine, parts))
   unlist(parts, recursive = FALSE)
@@ -1006,10 +1001,10 @@ chunk_bases <- function(bases, inputs, discriminant, counts) {
 kfda_subset_chunks <- function(inputs, bases, discriminant, counts, threads) {
   landmarks <- chunk_bases(bases, inputs, discriminant, counts)
   classes <- nlevels(inputs$y)
-  moments_of <- function(C, self, codes) cpp_kfda_class_factors(C, codes, classes, threads)
-  moments <- map_landmark_kernel(inputs, landmarks, bare_function(moments_of, classes = classes, threads = threads),
-                                 threads = threads, combine = merge_class_moments)
-  each_block <- function(fun) map_landmark_kernel(inputs, landmarks, fun, threads = threads)
+  moments_of <- function(C, self, codes) cpp_kfda_class_factors(C, codes, classes, check_threads(NULL))
+  moments <- map_landmark_kernel(inputs, landmarks, bare_function(moments_of, classes = classes),
+                                 combine = merge_class_moments)
+  each_block <- function(fun) map_landmark_kernel(inputs, landmarks, fun)
   c(kfda_moments_reduction(moments, length(inputs$y), each_block),
     list(points = landmarks$points, class = landmarks$class, bases = NULL))
 }
@@ -1109,7 +1104,7 @@ chunk_pcvm_basis <- function(inputs, landmarks, threads) {
       })
       fun <- bare_function(function(C, self, extra) pcvm_block_statistics(C, self, extra, tasks, e_step),
                            tasks = tasks, e_step = e_step)
-      map_landmark_kernel(inputs, landmarks, fun, threads = threads, combine = add_pair_statistics,
+      map_landmark_kernel(inputs, landmarks, fun, combine = add_pair_statistics,
                           per_chunk = if (first) first_extra else later_extra)
     }
     settled <- function(statistics) sqrt(statistics$change) <= control$tol * sqrt(statistics$size)
@@ -1166,7 +1161,7 @@ chunk_pcvm_basis <- function(inputs, landmarks, threads) {
   }
   latent <- function(models) {
     score <- function(C, self, codes) pcvm_pair_latent(models, function(model) C, nrow(C))
-    blocks <- map_landmark_kernel(inputs, landmarks, bare_function(score, models = models), threads = threads)
+    blocks <- map_landmark_kernel(inputs, landmarks, bare_function(score, models = models))
     do.call(rbind, blocks)
   }
   list(classes = landmarks$class, points = landmarks$points, em = em, latent = latent)

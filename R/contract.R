@@ -233,6 +233,24 @@ gaussian_or_default_kernel <- function(name, gamma) {
   model_defaults(name, "kernel")[[1L]] %||% kernel_rbf()
 }
 
+#' The one rule for the centre of every default width grid (tune_krein()'s,
+#' caret_model()'s and the parsnip engines' dials parameters): the width
+#' that `kernel`, a kernel_rbf() without `gamma` (by default the model's
+#' default kernel, gaussian_or_default_kernel()), takes from the inputs as
+#' the model sees them: the median heuristic, or 1/p for isvm() and
+#' krein_svm() (`heuristic = "dimension"`). `x` as the user gives it is
+#' encoded (factor columns as indicators) and scaled as the default `scale =
+#' TRUE` scales it; `scaled = TRUE` says it already is.
+#' @noRd
+width_grid_center <- function(x, kernel, scaled = FALSE) {
+  if (!scaled) {
+    x <- as.data.frame(x)
+    x <- if (all(vapply(x, is.numeric, logical(1)))) as.matrix(x) else stats::model.matrix(~ . - 1, x)
+    x <- suppressMessages(scale_columns(column_scaling(x), x))
+  }
+  rbf_heuristic_gamma(kernel, x)
+}
+
 #' A model argument as given in `args`, else its default
 #' @noRd
 model_argument <- function(name, args, argument) {

@@ -432,8 +432,7 @@ ikfd_nystrom_chunks <- function(inputs, landmarks, reg, weights, threads) {
   core <- unfactorisable_scatter(cpp_ikfd_nystrom(factors, as.double(table(inputs$y)), W, weights, reg))
   coefficients <- core$coefficients
   score <- function(C, self, codes) C %*% coefficients
-  blocks <- map_landmark_kernel(inputs, landmarks, bare_function(score, coefficients = coefficients),
-                                threads = threads)
+  blocks <- map_landmark_kernel(inputs, landmarks, bare_function(score, coefficients = coefficients))
   scores <- do.call(rbind, blocks) + rep(core$bias, each = length(inputs$y))
   c(core, list(scores = scores))
 }

@@ -71,9 +71,9 @@ kqd_nystrom_fit_chunks <- function(inputs, landmarks, variant, reg, indefinite, 
   W <- check_landmark_kernel(landmark_kernel(inputs, landmarks, threads))
   factors <- chunk_class_factors(inputs, landmarks, threads)
   core <- kqd_nystrom_core(W, factors, as.vector(table(y)), variant, reg, indefinite)
-  distance <- function(C, self, codes) kqd_nystrom_distances(core, C, self, threads)
-  blocks <- map_landmark_kernel(inputs, landmarks, bare_function(distance, core = core, threads = threads),
-                                need_self = startsWith(variant, "RC"), threads = threads)
+  distance <- function(C, self, codes) kqd_nystrom_distances(core, C, self, check_threads(NULL))
+  blocks <- map_landmark_kernel(inputs, landmarks, bare_function(distance, core = core),
+                                need_self = startsWith(variant, "RC"))
   distances <- lapply(seq_len(nrow(reg)), function(k) do.call(rbind, lapply(blocks, `[[`, k)))
   list(core = core, distances = distances)
 }

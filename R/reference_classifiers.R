@@ -998,5 +998,5 @@ model_registration_isvm <- function() register_krein_model(
   # kernlab's rbfdot() sigma, parsnip's rbf_sigma, is kernel_rbf()'s gamma
   parsnip = list(model = "svm_rbf",
                  args = list(cost = list(krein = "C", main = TRUE, dials = list(pkg = "dials", fun = "cost")),
-                             rbf_sigma = list(krein = "gamma", main = TRUE, dials = list(pkg = "krein", fun = "rbf_gamma"))))
+                             rbf_sigma = list(krein = "gamma", main = TRUE, dials = list(pkg = "krein", fun = "rbf_gamma_dimension"))))
 )

@@ -79,15 +79,21 @@ NULL
 #'   1/32 to 32 times the median heuristic [median_gamma()] of the
 #'   predictors centred and scaled as the models' default `scale = TRUE`
 #'   scales them.
+#' * `rbf_gamma_dimension()`: the same width, its range finalised around
+#'   \eqn{1/p} (\eqn{p} predictors after encoding), the width of the default
+#'   kernel of [isvm()] and [krein_svm()], `kernel_rbf(heuristic =
+#'   "dimension")`: the `svm_rbf()` engine's `rbf_sigma`.
 #' * `kqd_penalty()`: [kqd()]'s `reg`, \eqn{10^{-5}} to 10 (log10).
 #' * `ikfd_penalty()`: [ikfd()]'s `ridge_relative`, \eqn{10^{-6}} to
 #'   \eqn{10^{-2}} (log10).
 #'
 #' These are the ranges of [tune_krein()]'s and [caret_model()]'s default
-#' grids: krein keeps one table of them.
+#' grids: krein keeps one table of them, and one rule for where the width's
+#' range lies: around the width the model's default kernel takes from the
+#' scaled predictors.
 #'
 #' @param range The range, on the log10 scale of `trans`; `NULL` (the
-#'   default) for krein's (see above); for `rbf_gamma()` it is left to
+#'   default) for krein's (see above); for the widths it is left to
 #'   [dials::finalize()].
 #' @param trans The transformation (default log10), a `scales` transform.
 #' @returns A dials `quant_param` object.
@@ -101,11 +107,24 @@ NULL
 #' }
 #' @export
 rbf_gamma <- function(range = NULL, trans = NULL) {
-  require_suggested("dials", "rbf_gamma()")
+  rbf_gamma_around(range, trans, "median", "rbf_gamma()")
+}
+
+#' @rdname rbf_gamma
+#' @export
+rbf_gamma_dimension <- function(range = NULL, trans = NULL) {
+  rbf_gamma_around(range, trans, "dimension", "rbf_gamma_dimension()")
+}
+
+#' rbf_gamma() and rbf_gamma_dimension(): the width parameter whose range is
+#' finalised around the width of kernel_rbf(heuristic = heuristic)
+#' @noRd
+rbf_gamma_around <- function(range, trans, heuristic, what) {
+  require_suggested("dials", what)
   range <- range %||% c(dials::unknown(), dials::unknown())
   dials::new_quant_param(type = "double", range = range, inclusive = c(TRUE, TRUE),
                          trans = trans %||% log10_transform(), label = c(rbf_gamma = "Gaussian kernel width"),
-                         finalize = finalize_rbf_gamma)
+                         finalize = function(object, x) finalize_rbf_gamma(object, x, heuristic))
 }
 
 #' @rdname rbf_gamma
@@ -139,16 +158,14 @@ require_suggested <- function(package, what) {
   }
 }
 
-#' The finalize function of rbf_gamma(): the registry's width range around
-#' the median heuristic of the predictors, scaled as the models' default scale = TRUE
-#' scales them (factor columns become indicators, as parsnip's encoding does)
+#' The finalize function of the width parameters: the registry's width
+#' range around the width kernel_rbf(heuristic = heuristic) takes from the
+#' predictors, encoded and scaled as the models' default scale = TRUE scales
+#' them (width_grid_center(), the rule of tune_krein() and caret_model())
 #' @noRd
-finalize_rbf_gamma <- function(object, x) {
+finalize_rbf_gamma <- function(object, x, heuristic = "median") {
   if (!dials::has_unknowns(object)) return(object)
-  x <- as.data.frame(x)
-  x <- if (all(vapply(x, is.numeric, logical(1)))) as.matrix(x) else stats::model.matrix(~ . - 1, x)
-  x <- suppressMessages(scale_columns(column_scaling(x), x))
-  center <- log10(median_gamma(x))
+  center <- log10(width_grid_center(x, kernel_rbf(heuristic = heuristic)))
   dials::range_set(object, center + width_range)
 }
 

@@ -282,7 +282,7 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   }
   # one progress step per grid point and task: a path fit over k values, or
   # one fit serving k values of a predict argument, advances by k
-  per_task <- run_tasks(run, nrow(tasks), steps = nrow(tasks) * nrow(grid))
+  per_task <- run_tasks(run, nrow(tasks), steps = nrow(tasks) * nrow(grid), threads = fixed$threads)
   fold_results <- do.call(rbind, per_task)
   results <- summarise_tuning(grid, fold_results)
   failures <- fold_results$message[!is.na(fold_results$message)]
@@ -583,9 +583,9 @@ default_kernel_grid.default <- function(kernel, x, size) list()
 default_kernel_grid.krein_kernel_rbf <- function(kernel, x, size) {
   # only a width left to the data is tuned; a width the user gave stays
   if (!is.null(kernel$params$gamma)) return(list())
-  # around the width the kernel would take: the median heuristic, or 1/p
-  # for heuristic = "dimension" (isvm()'s and krein_svm()'s default kernel)
-  list(gamma = rbf_heuristic_gamma(kernel, x) * width_factors(size))
+  # around the width the kernel would take (width_grid_center(), the rule
+  # of caret_model() and the parsnip engines too)
+  list(gamma = width_grid_center(x, kernel, scaled = TRUE) * width_factors(size))
 }
 #' @export
 default_kernel_grid.krein_kernel_invariant <- function(kernel, x, size) default_kernel_grid(kernel$base, x, size)
@@ -684,46 +684,16 @@ cv_misclassification <- function(y, folds, candidates, fold_classes) {
   wrong / length(y)
 }
 
-run_tasks <- function(run, count, steps = count) {
+# The tasks (folds x repeats) on future_map(): in parallel on the user's
+# plan, each fit with the cores shared out among the workers (or the
+# `threads` the user gave the model), one progress step per grid point
+run_tasks <- function(run, count, steps = count, threads = NULL) {
   progress <- if (requireNamespace("progressr", quietly = TRUE)) progressr::progressor(steps = steps) else function(...) NULL
-  if (requireNamespace("future.apply", quietly = TRUE)) {
-    # several workers: one thread per fit, so workers do not compete for cores
-    one_thread <- future::nbrOfWorkers() > 1
-    saved <- get_random_state()
-    on.exit(set_random_state(saved), add = TRUE)
-    return(without_cancel_notice(future.apply::future_lapply(seq_len(count), function(t) {
-      if (one_thread) {
-        old <- options(krein.threads = 1L)
-        old_omp <- cpp_set_omp_threads(1L)
-        on.exit({
-          options(old)
-          cpp_set_omp_threads(old_omp)
-        })
-      }
-      run(t, progress)
-    }, future.seed = TRUE, future.packages = "krein")))
-  }
-  if (!isTRUE(krein_state$told_parallel)) {
+  if (!requireNamespace("future.apply", quietly = TRUE) && !isTRUE(krein_state$told_parallel)) {
     krein_state$told_parallel <- TRUE
     message("tune_krein() runs its folds one after another. To run them in parallel, install.packages(c(\"future.apply\", \"progressr\")) and choose a plan, e.g. future::plan(future::multisession).")
   }
-  saved <- get_random_state()
-  on.exit(set_random_state(saved), add = TRUE)
-  lapply(seq_len(count), run, progress = progress)
-}
-
-krein_state <- new.env(parent = emptyenv())
-
-get_random_state <- function() {
-  if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) get(".Random.seed", envir = globalenv()) else NULL
-}
-
-set_random_state <- function(state) {
-  if (is.null(state)) {
-    if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) rm(".Random.seed", envir = globalenv())
-  } else {
-    assign(".Random.seed", state, envir = globalenv())
-  }
+  future_map(seq_len(count), run, progress = progress, .threads = threads, .seed = TRUE)
 }
 
 # ---------------------------------------------------------------------------

@@ -410,6 +410,15 @@ test_that("one table of tuning ranges: tune_krein(), caret_model() and the dials
       centre <- if (name %in% c("isvm", "krein_svm")) 1 / ncol(x) else gamma0
       expect_equal(sort(unique(tune_grid$gamma)), sort(unique(caret_grid$gamma)), info = name)
       expect_equal(range(log10(tune_grid$gamma / centre)), krein:::tuning_range(name, "gamma"), info = name)
+      # and the parsnip engine's width parameter is finalised around the same
+      # width (one rule, width_grid_center(); isvm's svm_rbf() engine tunes
+      # rbf_sigma, the others the engine argument gamma)
+      if (!is.null(info$parsnip) && requireNamespace("dials", quietly = TRUE)) {
+        width <- info$parsnip$args$rbf_sigma$dials$fun %||% "rbf_gamma"
+        finalized <- dials::finalize(getExportedValue("krein", width)(), as.data.frame(x))
+        expect_equal(unname(unlist(finalized$range)), log10(centre) + krein:::tuning_range(name, "gamma"),
+                     info = name)
+      }
     }
     # the parameters with a range in the table, where both grids tune them
     for (p in setdiff(intersect(names(tune_grid), names(caret_grid)), "gamma")) {

@@ -679,3 +679,24 @@ test_that("log-loss and the Brier score refuse kqd's uncalibrated softmax", {
   expect_s3_class(tune_krein(kmdc, x, d$y, grid = list(reg = c(0.01, 0.1)), folds = 3, metric = "logloss",
                              refit = FALSE), "krein_tune")
 })
+
+test_that("the parallel map shares the cores among the workers unless the user sets the threads", {
+  skip_if_not_installed("future.apply")
+  # the one map of tune_krein() and of the passes over chunks: each task's
+  # krein.threads is the user's count, else the cores divided among the
+  # plan's workers (at least 1); the caller's option is left as it was
+  threads_of_tasks <- function(...) {
+    unlist(krein:::future_map(1:4, function(i) c(getOption("krein.threads"), krein:::check_threads(NULL)), ...))
+  }
+  cores <- krein:::check_threads(NULL)
+  if (cores == 0L) cores <- krein:::cpp_processor_count()
+  old_plan <- future::plan(future::sequential)
+  on.exit(future::plan(old_plan), add = TRUE)
+  before <- getOption("krein.threads")
+  expect_identical(threads_of_tasks(), rep(as.integer(cores), 8))
+  expect_identical(threads_of_tasks(.threads = 1), rep(1L, 8))
+  expect_identical(getOption("krein.threads"), before)
+  future::plan(future::multisession, workers = 2)
+  expect_identical(threads_of_tasks(), rep(as.integer(max(1L, cores %/% 2L)), 8))
+  expect_identical(threads_of_tasks(.threads = 2), rep(min(2L, as.integer(krein:::cpp_processor_count())), 8))
+})
