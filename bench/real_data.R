@@ -23,6 +23,7 @@
 # several splits (KREIN_BENCH_SPLITS) a target holds when the mean gap over
 # the splits is within it and no split's gap exceeds twice it.
 library(krein)
+`%||%` <- function(a, b) if (is.null(a)) b else a
 for (p in c("mlbench", "kernlab", "e1071")) {
   if (!requireNamespace(p, quietly = TRUE)) stop("bench/real_data.R needs the ", p, " package")
 }
@@ -33,7 +34,8 @@ for (p in c("mlbench", "kernlab", "e1071")) {
 # bench/README.md); KREIN_BENCH_SPLITS: several seeds, e.g. "1:10" or "1,4,7"
 # (then the tables give the mean over the splits, and the targets table the
 # mean and the worst split's gap); KREIN_BENCH_SAVE: an .rds file that keeps
-# the results after each split; KREIN_BENCH_MODELS: a comma-separated list of methods to
+# the results after each data set of each split, and KREIN_BENCH_RESUME=true
+# continues from it (see below); KREIN_BENCH_MODELS: a comma-separated list of methods to
 # run (default all; e.g. "pcvm,e1071::svm"), so that one model's change can
 # be measured without the others.
 split_seeds <- eval(parse(text = Sys.getenv("KREIN_BENCH_SPLITS", Sys.getenv("KREIN_BENCH_SPLIT", "1"))))
@@ -183,9 +185,32 @@ cube <- array(NA_real_, c(length(sets), length(methods), length(split_seeds)),
               list(names(sets), methods, split_seeds))
 accuracies <- times <- cube
 majorities <- matrix(NA_real_, length(sets), length(split_seeds), dimnames = list(names(sets), split_seeds))
+done <- matrix(FALSE, length(sets), length(split_seeds), dimnames = list(names(sets), split_seeds))
 notes <- character()
+# KREIN_BENCH_SAVE: a file that keeps the results after each data set of each
+# split, so that a long run cut short leaves what it finished; with
+# KREIN_BENCH_RESUME=true a run with the same file takes the (set, split)
+# cells it holds for every method of this run and computes only the others.
+save_file <- Sys.getenv("KREIN_BENCH_SAVE")
+if (nzchar(save_file) && identical(Sys.getenv("KREIN_BENCH_RESUME"), "true") && file.exists(save_file)) {
+  saved <- readRDS(save_file)
+  saved_done <- saved$done %||% matrix(TRUE, dim(saved$accuracies)[1], dim(saved$accuracies)[3],
+                                       dimnames = dimnames(saved$accuracies)[c(1, 3)])
+  for (set_name in intersect(names(sets), rownames(saved_done))) {
+    for (seed in intersect(as.character(split_seeds), colnames(saved_done))) {
+      if (!saved_done[set_name, seed] || !all(methods %in% dimnames(saved$accuracies)[[2]])) next
+      accuracies[set_name, , seed] <- saved$accuracies[set_name, methods, seed]
+      times[set_name, , seed] <- saved$times[set_name, methods, seed]
+      majorities[set_name, seed] <- saved$majorities[set_name, seed]
+      done[set_name, seed] <- TRUE
+    }
+  }
+  notes <- saved$notes
+  message(sprintf("resumed %d of %d (set, split) cells from %s", sum(done), length(done), save_file))
+}
 for (k in seq_along(split_seeds)) {
   for (set_name in names(sets)) {
+    if (done[set_name, k]) next
     set <- sets[[set_name]]
     s <- split_rows(nrow(set$data), split_seeds[k])
     y <- set$data[[all.vars(set$formula)[1]]]
@@ -199,15 +224,24 @@ for (k in seq_along(split_seeds)) {
                                   paste(r$warnings, collapse = " | ")))
       }
     }
+    done[set_name, k] <- TRUE
     if (length(split_seeds) > 1) message(sprintf("split %d, %s done", split_seeds[k], set_name))
+    if (nzchar(save_file)) {
+      saveRDS(list(accuracies = accuracies, times = times, majorities = majorities, notes = notes, done = done),
+              save_file)
+    }
   }
-  # KREIN_BENCH_SAVE: a file that keeps the results so far after each split
-  # (a long run cut short still leaves its finished splits)
-  if (nzchar(Sys.getenv("KREIN_BENCH_SAVE"))) {
-    saveRDS(list(accuracies = accuracies[, , seq_len(k), drop = FALSE], times = times[, , seq_len(k), drop = FALSE],
-                 majorities = majorities[, seq_len(k), drop = FALSE], notes = notes),
-            Sys.getenv("KREIN_BENCH_SAVE"))
-  }
+}
+# the splits done for every set (a run cut short, or resumed short of its end)
+complete <- apply(done, 2, all)
+if (!all(complete)) {
+  message(sprintf("the tables use the %d splits done for every set (%s)", sum(complete),
+                  paste(split_seeds[complete], collapse = ", ")))
+  if (!any(complete)) stop("no split is done for every set")
+  split_seeds <- split_seeds[complete]
+  accuracies <- accuracies[, , complete, drop = FALSE]
+  times <- times[, , complete, drop = FALSE]
+  majorities <- majorities[, complete, drop = FALSE]
 }
 # one split: its tables; several: the means over the splits
 accuracy <- apply(accuracies, c(1, 2), mean)
