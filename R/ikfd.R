@@ -424,7 +424,7 @@ ikfd_nystrom <- function(inputs, landmarks, reg, weights, threads) {
   c(core, list(scores = scores))
 }
 
-# Ny-iKFD over chunked data (R/chunks.R): the same factors, mapped over the
+# Ny-iKFD over chunked data (R/chunk_map.R): the same factors, mapped over the
 # chunks and merged, then the training scores in a second pass
 ikfd_nystrom_chunks <- function(inputs, landmarks, reg, weights, threads) {
   W <- landmark_kernel(inputs, landmarks, threads)

@@ -424,6 +424,14 @@ rbf_heuristic_gamma <- function(kernel, x) {
   median_gamma(x)
 }
 
+# Does the kernel take a parameter from the training data (an RBF width, the
+# scales of a diagonal RBF) that it does not have yet?
+kernel_needs_data <- function(kernel) {
+  base <- if (inherits(kernel, "krein_kernel_invariant")) kernel$base else kernel
+  (inherits(base, "krein_kernel_rbf") && is.null(base$params$gamma)) ||
+    (inherits(base, "krein_kernel_rbf_diag") && is.null(base$params$scales))
+}
+
 #' Fill in the parameters a kernel takes from the training data
 #'
 #' `kernel_rbf(gamma = NULL)` and `kernel_rbf_diag(scales = NULL)` are

@@ -64,7 +64,7 @@ kqd_nystrom_fit <- function(inputs, landmarks, variant, reg, indefinite, threads
   list(core = core, distances = distances)
 }
 
-# Ny-KQD over chunked data (R/chunks.R): the class factors mapped over the
+# Ny-KQD over chunked data (R/chunk_map.R): the class factors mapped over the
 # chunks and merged, then the training distances in a second pass
 kqd_nystrom_fit_chunks <- function(inputs, landmarks, variant, reg, indefinite, threads) {
   y <- inputs$y
