@@ -508,7 +508,7 @@ fit_on_inputs <- function(job, args) {
 #' kernel matrices; each computed when first asked for.
 #' @noRd
 fold_data <- function(job, kernel, train, test) {
-  if (!is.null(job$objects)) return(object_fold_data(job$objects, kernel, train, test))  # R/kernels.R
+  if (!is.null(job$objects)) return(object_fold_data(job$objects, kernel, train, test))  # R/object_kernels.R
   x <- job$x
   if (job$precomputed) {
     fold <- list(train = precomputed_kernel(x$K[train, train, drop = FALSE], self = x$self[train]),
@@ -630,7 +630,7 @@ refit_call <- function(call, info, kernel, kernel_tuned, params) {
 #' @noRd
 kernel_call <- function(kernel, expr) {
   constructor <- function(k) as.call(c(as.name(paste0("kernel_", k$name)), k$params))
-  if (inherits(kernel, "krein_kernel_dissimilarity")) return(dissimilarity_kernel_call(kernel, expr))  # R/kernels.R
+  if (inherits(kernel, "krein_kernel_dissimilarity")) return(dissimilarity_kernel_call(kernel, expr))  # R/object_kernels.R
   if (is_builtin_kernel(kernel)) return(constructor(kernel))
   if (inherits(kernel, "krein_kernel_invariant") && is_builtin_kernel(kernel$base) && is.call(expr) &&
       deparse(expr[[1L]]) %in% c("kernel_invariant", "krein::kernel_invariant")) {

@@ -128,7 +128,7 @@ probe_kernel_parameter <- function(kernel, parameter, value) {
     }, krein_error = function(e) conditionMessage(e)))
   }
   base <- if (inherits(kernel, "krein_kernel_invariant")) kernel$base else kernel
-  if (!is_builtin_kernel(base)) return(probe_object_kernel_parameter(base, parameter, value))  # R/kernels.R
+  if (!is_builtin_kernel(base)) return(probe_object_kernel_parameter(base, parameter, value))  # R/object_kernels.R
   params <- base$params
   params[parameter] <- list(value)
   tryCatch({
