@@ -2,7 +2,7 @@
 # on the flipped kernel |K| = U |Lambda| U' by kernlab (as isvm() solves it
 # on K), its coefficients mapped back to the raw kernel's, predictions with
 # the raw kernel. One-vs-one for several classes; probabilities by krein's
-# Platt sigmoids and coupling (R/reference_classifiers.R).
+# Platt sigmoids and coupling (R/svm_tools.R).
 
 #' Krein-space support vector machine
 #'

@@ -1,0 +1,238 @@
+# What isvm() and krein_svm() share: kernlab's SVM on a precomputed kernel,
+# the cross-validation that chooses the cost, Platt's sigmoid fitted to
+# cross-validated decision values and its probabilities, and the one-vs-one
+# predictions of both models.
+
+check_kernlab <- function(available = requireNamespace("kernlab", quietly = TRUE), model = "isvm()") {
+  if (!available) {
+    krein_abort(sprintf("%s needs the kernlab package: install it with install.packages(\"kernlab\").", model),
+                class = "krein_missing_package")
+  }
+}
+
+#' kernlab's SVM on a precomputed kernel `K` with labels `y` and cost `C`,
+#' as every krein fit through kernlab makes it: without shrinking (see
+#' isvm_fit()), without kernlab's probability model, its console output
+#' captured. A list: `model`, `console`.
+#' @noRd
+kernlab_svm <- function(K, y, C) {
+  model <- NULL
+  console <- utils::capture.output(
+    model <- kernlab::ksvm(kernlab::as.kernelMatrix(K), y, kernel = "matrix", C = C, prob.model = FALSE,
+                           shrinking = FALSE))
+  list(model = model, console = console)
+}
+
+# Folds of the inner cross-validation that gives the Platt model its decision
+# values (libsvm's svm_binary_svc_probability uses 5).
+isvm_platt_folds <- 5L
+
+# The costs isvm(C = NULL) chooses from, and the folds of that
+# cross-validation
+isvm_cost_grid <- 10^(-1:2)
+isvm_cost_folds <- 5L
+
+#' The cross-validation that chooses isvm()'s C when none is given: for each
+#' cost of `grid`, the share of the training points that kernlab's SVM (its
+#' one-vs-one vote, without shrinking like the main fit) misclassifies when
+#' fitted without their fold. The folds are stratified and deterministic, so
+#' the RNG is untouched and the chosen C is a function of the data
+#' (interleaved_folds(), as kqd's and kmdc's). Every class has at least two points (checked
+#' before), so every fold's training part holds every class.
+#' @param K The training kernel matrix (or, with `block = feature_block`,
+#'   the training points' feature rows).
+#' @param fold_classes `function(K, y, grid, K_new)`: the classes of the
+#'   held-out points (kernel rows `K_new`) from the models fitted on the
+#'   fold's training part (kernel `K`, labels `y`) with each cost of `grid`,
+#'   a matrix with one column per cost. All costs at once, so that a model
+#'   whose fit shares work between costs (krein_svm()'s eigendecompositions)
+#'   does it once per fold.
+#' @param block How the rows of a subset of the points and the columns of
+#'   the training part are taken from `K` (kernel_block(), feature_block()).
+#' @returns A data frame: `C`, `error`; the fit takes the first row of the
+#'   lowest error (ties to the smaller cost).
+#' @noRd
+isvm_cost_cv <- function(K, y, grid = isvm_cost_grid, folds = isvm_cost_folds,
+                         fold_classes = kernlab_fold_classes, block = kernel_block) {
+  fold <- interleaved_folds(y, folds)
+  wrong <- numeric(length(grid))
+  for (k in unique(fold)) {
+    held_out <- which(fold == k)
+    train <- which(fold != k)
+    predicted <- fold_classes(block(K, train, train), y[train], grid, block(K, held_out, train))
+    wrong <- wrong + colSums(predicted != as.character(y[held_out]))
+  }
+  data.frame(C = grid, error = wrong / length(y))
+}
+
+#' The classes kernlab's SVM (its one-vs-one vote) gives held-out points:
+#' fitted on the kernel `K` of the training part with labels `y` and each
+#' cost of `grid`, applied to the held-out points' kernel rows `K_new`
+#' against it (isvm_cost_cv()'s default `fold_classes`; krein_svm() passes
+#' its own)
+#' @noRd
+kernlab_fold_classes <- function(K, y, grid, K_new) {
+  per_cost(grid, nrow(K_new), function(C) {
+    model <- kernlab_svm(K, y, C)$model
+    as.character(kernlab::predict(model, kernlab::as.kernelMatrix(K_new[, kernlab::SVindex(model), drop = FALSE])))
+  })
+}
+
+#' `classes(C)` for each cost of `grid`, as a matrix with `n` rows and a
+#' column per cost (the form of isvm_cost_cv()'s `fold_classes`)
+#' @noRd
+per_cost <- function(grid, n, classes) matrix(vapply(grid, classes, character(n)), n)
+
+#' Platt's probability model for every pair of classes, as libsvm fits it
+#' (svm_binary_svc_probability): decision values of the pair's points from
+#' SVMs fitted without them (a `isvm_platt_folds`-fold cross-validation
+#' within the pair, folds from R's RNG, fitted without shrinking like the
+#' main model), then the sigmoid fitted to them (platt_sigmoid()).
+#' @returns A data frame with one row per pair (i, j), i < j, in kernlab's
+#'   order: `pair`, `A`, `B`, `iterations`, `converged`.
+#' @noRd
+isvm_platt <- function(K, y, C, binary_decisions = kernlab_binary_decisions, block = kernel_block) {
+  rows <- one_vs_one_pairs(y, function(members, pair_y, pair) {
+    decision <- isvm_cv_decisions(block(K, members, members), pair_y, C, binary_decisions, block)
+    sigmoid <- platt_sigmoid(decision, pair_y == levels(pair_y)[2])
+    data.frame(pair = paste(levels(pair_y), collapse = " vs "), A = sigmoid$A, B = sigmoid$B,
+               iterations = sigmoid$iterations, converged = sigmoid$converged, stringsAsFactors = FALSE)
+  })
+  do.call(rbind, rows)
+}
+
+#' Cross-validated decision values of a two-class SVM on a precomputed
+#' kernel (f > 0 favours the second level, as kernlab's one-vs-one values).
+#' A fold whose training points are all of one class gives its held-out
+#' points the decision value +1 or -1 for that class, as libsvm does.
+#' @noRd
+isvm_cv_decisions <- function(K, y, C, binary_decisions = kernlab_binary_decisions, block = kernel_block) {
+  n <- length(y)
+  folds <- sample(rep_len(seq_len(min(isvm_platt_folds, n)), n))
+  decision <- numeric(n)
+  for (k in unique(folds)) {
+    held_out <- folds == k
+    train <- which(!held_out)
+    present <- table(y[train]) > 0
+    if (!all(present)) {
+      decision[held_out] <- if (present[[2]]) 1 else -1
+      next
+    }
+    decision[held_out] <- binary_decisions(block(K, train, train), y[train], C, block(K, which(held_out), train))
+  }
+  decision
+}
+
+#' The kernel of points `rows` against points `columns` from a kernel matrix
+#' (the cross-validations of isvm() and krein_svm()), or, for a linear SVM on
+#' features (krein_svm(landmarks = )), the feature rows of `rows`
+#' @noRd
+kernel_block <- function(K, rows, columns) K[rows, columns, drop = FALSE]
+feature_block <- function(features, rows, columns) features[rows, , drop = FALSE]
+
+#' Decision values of kernlab's two-class SVM, fitted on the kernel `K` with
+#' labels `y`, for points with kernel rows `K_new` against the training
+#' points (isvm_cv_decisions()'s default `binary_decisions`)
+#' @noRd
+kernlab_binary_decisions <- function(K, y, C, K_new) {
+  model <- kernlab_svm(K, y, C)$model
+  kernlab::predict(model, kernlab::as.kernelMatrix(K_new[, kernlab::SVindex(model), drop = FALSE]),
+                   type = "decision")
+}
+
+#' Platt's sigmoid P(positive | f) = 1 / (1 + exp(A f + B)), fitted by the
+#' numerically stable Newton method with backtracking line search of Lin, Lin
+#' and Weng (2007, "A note on Platt's probabilistic outputs for support
+#' vector machines", Algorithm 1), to Platt's (1999) targets with his prior
+#' correction: (N+ + 1) / (N+ + 2) for positive points, 1 / (N- + 2) for
+#' negative ones.
+#' @param decision Decision values.
+#' @param positive Logical: which points are positive.
+#' @noRd
+platt_sigmoid <- function(decision, positive, max_iterations = 100L, min_step = 1e-10,
+                          sigma = 1e-12, eps = 1e-5) {
+  n_positive <- sum(positive)
+  n_negative <- length(positive) - n_positive
+  target <- ifelse(positive, (n_positive + 1) / (n_positive + 2), 1 / (n_negative + 2))
+  # -log-likelihood, each term written so that exp() cannot overflow
+  objective <- function(A, B) {
+    fApB <- decision * A + B
+    sum(ifelse(fApB >= 0, target * fApB + log1p(exp(-fApB)), (target - 1) * fApB + log1p(exp(fApB))))
+  }
+  A <- 0
+  B <- log((n_negative + 1) / (n_positive + 1))
+  value <- objective(A, B)
+  converged <- FALSE
+  iteration <- 0L
+  while (iteration < max_iterations) {
+    fApB <- decision * A + B
+    # p = P(positive), q = 1 - p, without overflow
+    e <- exp(-abs(fApB))
+    p <- ifelse(fApB >= 0, e / (1 + e), 1 / (1 + e))
+    q <- 1 - p
+    d2 <- p * q
+    h11 <- sigma + sum(decision^2 * d2)
+    h22 <- sigma + sum(d2)
+    h21 <- sum(decision * d2)
+    d1 <- target - p
+    g1 <- sum(decision * d1)
+    g2 <- sum(d1)
+    if (abs(g1) < eps && abs(g2) < eps) {
+      converged <- TRUE
+      break
+    }
+    iteration <- iteration + 1L
+    det <- h11 * h22 - h21^2
+    dA <- -(h22 * g1 - h21 * g2) / det
+    dB <- -(-h21 * g1 + h11 * g2) / det
+    gd <- g1 * dA + g2 * dB
+    step <- 1
+    while (step >= min_step) {
+      new_value <- objective(A + step * dA, B + step * dB)
+      if (new_value < value + 1e-4 * step * gd) break
+      step <- step / 2
+    }
+    if (step < min_step) break  # the line search failed: no further descent
+    A <- A + step * dA
+    B <- B + step * dB
+    value <- new_value
+  }
+  list(A = A, B = B, iterations = iteration, converged = converged, objective = value)
+}
+
+#' Platt's sigmoid at decision values f: 1 / (1 + exp(A f + B)), without
+#' overflow
+#' @noRd
+platt_probability <- function(f, A, B) {
+  fApB <- f * A + B
+  e <- exp(-abs(fApB))
+  ifelse(fApB >= 0, e / (1 + e), 1 / (1 + e))
+}
+
+#' What isvm() and krein_svm() predict from their one-vs-one outputs `out`
+#' (`pairwise` decision values, `prob` the coupled Platt probabilities):
+#' classes by votes, class-wise decision sums, or probabilities
+#' @noRd
+svm_scores_of_type <- function(out, levels, names, type, probability) {
+  # kernlab's pairwise values favour the second class of their pair
+  scores <- pairwise_class_scores(-out$pairwise, length(levels))
+  if (type == "class") {
+    # rule = "vote": kernlab's class, the most votes, ties to the first level
+    return(stats::setNames(factor(levels[max.col(scores$votes, ties.method = "first")], levels = levels),
+                           names))
+  }
+  result <- if (type == "decision") {
+    scores$decision
+  } else if (probability) {
+    out$prob
+  } else {
+    # no Platt model: the share of the one-vs-one contests each class wins
+    # (a decision value of exactly 0 votes for neither class)
+    won <- rowSums(scores$votes)
+    votes <- scores$votes
+    votes[won == 0, ] <- 1
+    votes / rowSums(votes)
+  }
+  dimnames(result) <- list(names, levels)
+  result
+}
