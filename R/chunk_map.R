@@ -115,7 +115,7 @@ run_chunk_task <- function(task, fun, ...) {
 # The landmark kernel over the chunks, block by block
 
 # The per-class factors of the landmark kernel of a chunk's rows, in blocks
-# as the in-memory fits make them (blockwise_class_factors(), R/ikfd.R)
+# as the in-memory fits make them (blockwise_class_factors(), R/landmark_pass.R)
 chunk_factors <- function(data, task, spec, points, classes) {
   threads <- check_threads(NULL)  # the task's share (map_chunks())
   x <- chunk_predictors(spec, data)

@@ -1,3 +1,8 @@
+# The landmarks of a Nystroem approximation: select_landmarks() and its three
+# methods (minimum enclosing balls, k-means, random), the resolution of a
+# fit's `landmarks` argument (resolve_landmarks()), print(), and the title a
+# Nystroem fit prints.
+
 #' Landmarks for a Nystroem approximation, chosen with the class labels
 #'
 #' Picks the landmark points of a Nystroem approximation ([nystrom()],
@@ -128,7 +133,7 @@ select_landmarks <- function(x, y, kernel = kernel_rbf(), method = c("meb", "kme
   if (is.null(scaling) || is.null(landmarks$points)) return(landmarks)
   # points in the original units, as every coordinate a user gives; a model
   # with the same scaling takes the scaled ones as they are
-  # (resolve_landmarks(), R/ikfd.R), the training rows themselves by index
+  # (resolve_landmarks(), below), the training rows themselves by index
   landmarks$scaling <- scaling
   landmarks$scaled_points <- landmarks$points
   landmarks$points <- if (!is.null(landmarks$indices)) {
@@ -190,6 +195,41 @@ landmark_points <- function(landmarks, x, scaling) {
   if (!is.null(landmarks$indices)) return(x[landmarks$indices, , drop = FALSE])
   if (!is.null(landmarks$scaled_points) && identical(landmarks$scaling, scaling)) return(landmarks$scaled_points)
   scale_columns(scaling, landmarks$points)
+}
+
+# Does a `landmarks` argument ask for k-means centres? They are computed from
+# the inputs, so tuning must fit on the inputs rather than a kernel matrix.
+landmarks_need_inputs <- function(landmarks) {
+  (is.character(landmarks) || is.factor(landmarks)) && length(landmarks) == 1L &&
+    identical(as.character(landmarks), "kmeans")
+}
+
+# NULL, a method name, training-row indices or a krein_landmarks object.
+resolve_landmarks <- function(landmarks, inputs, eps, m, threads) {
+  if (is.null(landmarks)) return(NULL)
+  if (inherits(inputs, "krein_chunked_inputs")) return(chunk_landmarks(landmarks, inputs, eps, m, threads))
+  n <- length(inputs$y)
+  if (inherits(landmarks, "krein_landmarks")) {
+    if (landmarks$n != n || landmarks$precomputed != is.null(inputs$x)) {
+      krein_abort(sprintf("`landmarks` was selected on other data (%d %s points); select them on the training data of this fit (%d points).",
+                          landmarks$n, if (landmarks$precomputed) "precomputed" else "data", n))
+    }
+    # select_landmarks() gives points in the original units: into the fit's
+    landmarks$points <- landmark_points(landmarks, inputs$x, inputs$spec$scaling)
+    landmarks$scaling <- NULL
+    landmarks$scaled_points <- NULL
+    return(landmarks)
+  }
+  if (is.character(landmarks)) {
+    landmarks <- check_choice(landmarks, "landmarks", c("meb", "kmeans", "random"))
+    return(landmarks_from_inputs(inputs, method = landmarks, eps = eps, m = m, threads = threads))
+  }
+  indices <- check_landmarks(landmarks, n)
+  structure(list(method = "indices", indices = indices,
+                 points = if (!is.null(inputs$x)) inputs$x[indices, , drop = FALSE],
+                 class = inputs$y[indices], n = n, levels = levels(inputs$y),
+                 precomputed = is.null(inputs$x)),
+            class = "krein_landmarks")
 }
 
 check_eps <- function(eps) {
@@ -352,4 +392,11 @@ print.krein_landmarks <- function(x, ...) {
         "\n", sep = "")
   }
   invisible(x)
+}
+
+# "Nystroem, 19 MEB landmarks" (ikfd, kqd and pcvm); "" for a full fit
+nystrom_title <- function(landmarks) {
+  if (is.null(landmarks)) return("")
+  how <- switch(landmarks$method, meb = "MEB ", kmeans = "k-means ", random = "random ", "")
+  sprintf("Nystroem, %d %slandmarks", length(landmarks$class), how)
 }

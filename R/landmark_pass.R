@@ -1,0 +1,104 @@
+# The passes of the Nystroem fits over the landmark kernel of their rows, in
+# blocks: the per-class QR factors of [C, 1] (blockwise_class_factors()), the
+# core's landmark pass where it applies (landmark_pass_*()), the rows per
+# block, and the landmark kernel K(L, L) and its columns K(rows, L).
+
+# The row-block pass of the Nystroem fits: the landmark kernel C of the rows
+# in blocks of nystrom_block_rows() rows, each reduced to the per-class QR
+# factors of [C, 1] (cpp_class_factors()) and merged (cpp_merge_factors()).
+# `columns(rows)` gives the C of rows `rows` (of `m` landmarks). The
+# blocks are kept for a second pass when all of them fit in 128 MB; `block(b)`
+# gives block b's rows and C, kept or recomputed.
+blockwise_class_factors <- function(codes, classes, m, columns, threads,
+                                    keep = as.double(length(codes)) * m <= 2^24) {
+  n <- length(codes)
+  block_rows <- nystrom_block_rows(m)
+  starts <- seq(1L, n, by = block_rows)
+  rows_of <- function(b) starts[b]:min(n, starts[b] + block_rows - 1L)
+  kept <- list()
+  factors <- NULL
+  for (b in seq_along(starts)) {
+    rows <- rows_of(b)
+    C <- columns(rows)
+    block <- cpp_class_factors(C, codes[rows], classes, threads)
+    factors <- if (is.null(factors)) block else cpp_merge_factors(factors, block)
+    if (keep) kept[[b]] <- C
+  }
+  list(factors = factors, starts = starts,
+       block = function(b) {
+         rows <- rows_of(b)
+         list(rows = rows, C = if (keep) kept[[b]] else columns(rows))
+       })
+}
+
+# blockwise_class_factors() on training data in memory
+nystrom_class_factors <- function(inputs, landmarks, threads) {
+  blockwise_class_factors(as.integer(inputs$y), nlevels(inputs$y), length(landmarks$class),
+                          function(rows) landmark_columns(inputs, landmarks, rows, threads), threads)
+}
+
+# The landmark pass of the core (landmark_pass.hpp) for the coordinate
+# kernels on data in memory: the landmark kernel in blocks of rows that stay
+# in cache, each reduced (per-class QR factors) or applied (scores,
+# distances) at once on its thread, never held whole, with no R copies. Each
+# function returns NULL where the pass does not apply or a kernel value was
+# not finite; the caller then takes the R path (blockwise_class_factors()),
+# which reports such values as kernel_matrix() does. options(krein.landmark_pass
+# = FALSE) (internal, for tests and benchmarks) takes the R path always.
+landmark_pass_applies <- function(x, kernel, points) {
+  !identical(getOption("krein.landmark_pass"), FALSE) && !is.null(x) && !is.null(points) && is.double(x) && is.double(points) && is_builtin_kernel(kernel) &&
+    cpp_landmark_pass_supported(kernel)
+}
+
+# Rows per block of the landmark pass: about 2 MB of kernel values per
+# thread, or the option krein.block_rows.
+landmark_pass_block_rows <- function(m) {
+  if (!is.null(getOption("krein.block_rows"))) return(nystrom_block_rows(m))
+  max(256L, as.integer(2^18 %/% m))
+}
+
+landmark_pass_finite <- function(result) if (is.null(attr(result, "krein_nonfinite", exact = TRUE))) result
+
+# per-class factors of the rows x of class codes `codes` (1..classes)
+landmark_pass_class_factors <- function(x, kernel, points, codes, classes, threads) {
+  if (!landmark_pass_applies(x, kernel, points)) return(NULL)
+  landmark_pass_finite(cpp_landmark_class_factors(kernel, x, points, codes, classes,
+                                                  landmark_pass_block_rows(nrow(points)), threads))
+}
+
+# The landmark pass for the new points of a Nystroem fit (prediction), where
+# it applies to the new points' coordinates and the fit has no spectrum
+# correction (whose kernel rows of new points go through every training
+# point, R/spectrum.R). So the n_new x m landmark kernel is never held either.
+landmark_pass_applies_new <- function(object, new, points) {
+  is.null(object$spec$spectrum) && landmark_pass_applies(new$x, object$spec$kernel, points)
+}
+
+landmark_pass_scores <- function(inputs, landmarks, coefficients, threads) {
+  if (!landmark_pass_applies(inputs$x, inputs$kernel, landmarks$points)) return(NULL)
+  landmark_pass_finite(cpp_landmark_scores(inputs$kernel, inputs$x, landmarks$points, coefficients,
+                                           landmark_pass_block_rows(nrow(landmarks$points)), threads))
+}
+
+# Rows of the landmark kernel per block: about 32 MB of doubles, or the
+# option krein.block_rows (documented in ?ikfd).
+nystrom_block_rows <- function(m) {
+  rows <- getOption("krein.block_rows")
+  if (is.null(rows)) return(max(1000L, as.integer(2^22 %/% m)))
+  check_number(rows, "options(krein.block_rows)", lower = 1, allow_lower = TRUE, integer = TRUE)
+}
+
+# K(L, L) and K(rows, L) for data or precomputed fits
+landmark_kernel <- function(inputs, landmarks, threads) {
+  if (is.null(inputs$x) && is.null(landmarks$points)) {
+    W <- inputs$precomputed$K[landmarks$indices, landmarks$indices, drop = FALSE]
+  } else {
+    W <- evaluate_kernel(inputs$kernel, landmarks$points, NULL, threads)
+  }
+  (W + t(W)) / 2
+}
+
+landmark_columns <- function(inputs, landmarks, rows, threads) {
+  if (is.null(inputs$x)) return(inputs$precomputed$K[rows, landmarks$indices, drop = FALSE])
+  evaluate_kernel(inputs$kernel, inputs$x[rows, , drop = FALSE], landmarks$points, threads)
+}
