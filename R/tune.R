@@ -228,7 +228,7 @@ tune_krein <- function(learner, x, y, grid, ..., folds = 10, repeats = 1,
   # x and y are checked, and rows with missing values handled, as the models
   # do it (the same messages and na.action); the kernel is resolved per fold
   if (missing(y)) krein_abort("`y` is missing; give the class labels, one per row of `x`.")
-  inputs <- tuning_inputs(x, y, precomputed, na.action, info)  # R/inputs.R; objects: issue 18
+  inputs <- tuning_inputs(x, y, precomputed, na.action, info)  # R/object_inputs.R
   if (!precomputed) x <- inputs$objects %||% inputs$x
   y <- inputs$y
   n <- length(y)
