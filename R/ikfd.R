@@ -54,10 +54,9 @@
 #' kernels need large ones (kernlab's promotergene: about 3; with
 #' \eqn{10^{-4}} the discriminant separates the training classes perfectly
 #' and predicts test points barely above chance). A number gives
-#' a fixed ridge instead: `ridge_relative = 1e-4` is the default of krein
-#' 0.1.0, and the papers' experiments take theirs from cross-validation
-#' (see [tune_krein()]). Ny-iKFD (`landmarks`) keeps `1e-4` as its default:
-#' the leave-one-out choice needs the full kernel.
+#' a fixed ridge instead; the papers' experiments take theirs from
+#' cross-validation (see [tune_krein()]). Ny-iKFD (`landmarks`) takes `1e-4`
+#' by default: the leave-one-out choice needs the full kernel.
 #'
 #' `ridge_relative` is relative to the scale of the within-class scatter:
 #' \eqn{\mu = \mathrm{ridge\_relative} \cdot \mathrm{tr}(N) / n}, the mean
@@ -145,8 +144,7 @@
 #' @param ridge_relative The ridge on the within-class scatter, relative to
 #'   its mean eigenvalue (see Regularisation): a positive number, or `NULL`
 #'   (the default) to choose it by leave-one-out cross-validation (`1e-4` for
-#'   Ny-iKFD). `1e-4` gives the fixed default of krein 0.1.0. The absolute
-#'   ridge it gives is the fit's `ridge`.
+#'   Ny-iKFD). The absolute ridge it gives is the fit's `ridge`.
 #' @param landmarks `NULL` for the full iKFD; `"meb"`, `"kmeans"` or
 #'   `"random"` to select landmarks with [select_landmarks()]; a vector of
 #'   training-row indices; or a `krein_landmarks` object from
@@ -354,7 +352,7 @@ ikfd_loo_ridge <- function(K, y, grid = ikfd_ridge_grid()) {
   }, double(n))
   press <- colSums(losses)
   # no finite PRESS: kernel rows without spread within the groups (tr(N) = 0,
-  # a constant or block kernel); the former fixed default then
+  # a constant or block kernel): the fixed relative ridge of Ny-iKFD, 1e-4
   if (!any(is.finite(press))) return(list(grid = grid, press = press, se = NA_real_, chosen = 1e-4))
   # the one-standard-error rule: the largest ridge whose PRESS is within one
   # standard error (of the sum of the points' losses) of the smallest

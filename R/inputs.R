@@ -383,15 +383,15 @@ finish_inputs <- function(x, y, kernel, spec, keep, min_classes, precomputed = N
 }
 
 # ---------------------------------------------------------------------------
-# Objects fitted on data carry their units (issue 25)
+# Objects fitted on data carry their units
 #
 # A model hands its inputs to its kernel and, for onda(), to a posterior
 # model. Such an object may have been fitted on data itself: a model used as
 # a posterior, a discriminant kernel (kernel_discriminant()), a kernel whose
 # width was taken from data (the kernel a fit stores, `fit$spec$kernel`).
 # It must receive data in the units it was fitted in, whatever the `scale`
-# of the model that uses it, or it computes on data it never saw (the double
-# scaling of issue 25). Its units are NULL when it was not fitted on data,
+# of the model that uses it, or it computes on data it never saw (data
+# scaled twice, say). Its units are NULL when it was not fitted on data,
 # else list(scaling = ): NULL for the data as the user gives them (a model's
 # predict() and the discriminant kernels apply their own scaling), or the
 # centres and scales of the scaled data it was fitted on. A model given such

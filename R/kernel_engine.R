@@ -214,11 +214,11 @@ symmetrise_function_kernel <- function(K, what) {
 #' The matrix of a built-in kernel (`base`, the kernel itself or an invariant
 #' kernel's base), checked for NaN or Inf: such values (a non-whole polynomial
 #' degree on a negative base, inner products of huge inputs overflowing) must
-#' not flow silently into a model, where they became NA classes or obscure
-#' LAPACK failures (issue 16). The engine tests each value as it computes it
+#' not flow silently into a model, where they would become NA classes or
+#' obscure LAPACK failures. The engine tests each value as it computes it
 #' and marks the matrix if one is not finite, so a good matrix costs no pass
 #' in R (a pass over a 5000 x 5000 matrix, and the copy `range()` makes,
-#' took longer than computing it: issue 32).
+#' takes longer than computing it).
 #' @noRd
 builtin_kernel_matrix <- function(kernel, base, invariant, x, y, y_tau, symmetric, threads) {
   K <- cpp_kernel_matrix(base, invariant, x, y, y_tau, symmetric, threads)

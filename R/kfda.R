@@ -34,20 +34,18 @@
 #' @section The default kernel:
 #' Without a `kernel`, `kfda()` takes the Gaussian kernel of the median
 #' heuristic, `kernel_rbf()`, as the paper's examples and the other krein
-#' models do (on the columns centred and scaled with `scale = TRUE`). From
-#' krein 0.1.0.9000 to the ridge candidates of the default selection (see
-#' below) it took the width \eqn{1/p} of [isvm()] and [e1071::svm()],
-#' `kernel_rbf(heuristic = "dimension")`: without a ridge, the median
-#' heuristic's wider kernel had left kfda 8 points of test accuracy behind an
-#' untuned SVM on mlbench's Sonar. With them, over three to five 70/30 splits
-#' of fourteen real data sets, the median heuristic is within 1 point of
-#' \eqn{1/p} or better on all but Sonar (0.813 against 0.832; e1071::svm
-#' 0.816) and musk (0.900 against 0.909; 0.881), and far better where the
-#' inputs outnumber the points: kernlab's promotergene by formula (57 bases
-#' as 171 dummy columns, 74 training points; 0.819 against 0.762, svm
-#' 0.831) and 333 rows of mlbench's DNA (180 inputs; 0.842 against 0.800,
-#' svm 0.768). `kernel_rbf(heuristic = "dimension")` gives the former
-#' default.
+#' models do (on the columns centred and scaled with `scale = TRUE`).
+#' `kernel_rbf(heuristic = "dimension")` takes the width \eqn{1/p} of
+#' [isvm()] and [e1071::svm()] instead. Without the ridge candidates of the
+#' default selection (see below), the median heuristic's wider kernel leaves
+#' kfda 8 points of test accuracy behind an untuned SVM on mlbench's Sonar.
+#' With them, over three to five 70/30 splits of fourteen real data sets,
+#' the median heuristic is within 1 point of \eqn{1/p} or better on all but
+#' Sonar (0.813 against 0.832; e1071::svm 0.816) and musk (0.900 against
+#' 0.909; 0.881), and far better where the inputs outnumber the points:
+#' kernlab's promotergene by formula (57 bases as 171 dummy columns, 74
+#' training points; 0.819 against 0.762, svm 0.831) and 333 rows of
+#' mlbench's DNA (180 inputs; 0.842 against 0.800, svm 0.768).
 #'
 #' @section Regularisation (Huang, Hwang and Lin 2005, Sec. 4.2):
 #' The kernel data are \eqn{n}-dimensional and their covariances singular
@@ -76,16 +74,17 @@
 #'   classes the ridge regression's direction is that of the Fisher
 #'   discriminant with the ridge on the pooled covariance). On kernlab's
 #'   promotergene as the formula gives it (57 bases as factor columns, 74
-#'   training points), where the cap allows 14 components, this raised the
-#'   mean test accuracy over five 70/30 splits from 0.72 to 0.76 with the
-#'   width \eqn{1/p}, and to 0.82 with the default kernel (e1071::svm 0.83).
+#'   training points), where the cap allows 14 components, the ridges give
+#'   a mean test accuracy over five 70/30 splits of 0.76 against 0.72 for
+#'   the counts alone with the width \eqn{1/p}, and 0.82 with the default
+#'   kernel (e1071::svm 0.83).
 #'   The fit keeps them as `ncomp_selection` (`press` per count, `ridges`
 #'   and their `ridge_press`, `chosen`, `chosen_ridge`). The right count depends on the data: few on smooth
 #'   two-class problems, over a hundred on mlbench's Vowel (11 classes),
-#'   where the former default (the fewest reaching 99% of the variance, at
-#'   most the cap; 26 components there) reached 69% test accuracy against
-#'   95%. That former default is `ncomp = 0.99` wherever the cap does not
-#'   bind (the fit's `ncomp` shows the count). The share of the variance of
+#'   where the fewest components reaching 99% of the variance (at most the
+#'   cap; 26 components there) reach 69% test accuracy against 95% for the
+#'   cross-validated count (`ncomp = 0.99` asks for the fewest reaching
+#'   99%; the fit's `ncomp` shows the count). The share of the variance of
 #'   the centred kernel data kept is reported. (The percentages of the
 #'   paper's Tables 3-4 are another quantity: the cumulative share of the absolute eigenvalues of the
 #'   uncentred \eqn{K}.) The components are the leading singular vectors
@@ -177,14 +176,13 @@
 #' @inheritParams krein_inputs
 #' @inheritParams kqd
 #' @param discriminant `"linear"` (KFLDA, eq. 11) or `"quadratic"` (KFQDA, eq.
-#'   12). (Called `type` in krein 0.1.0; `type` is now predict()'s only.)
+#'   12). (`type` is predict()'s argument, not kfda()'s.)
 #' @param reduce `"pca"`, `"subset"` or `"ridge"` (see Regularisation).
 #' @param ncomp For `"pca"`: the number of principal components, or the share
 #'   of the variance to keep (a number in \eqn{(0, 1)}); `NULL` for the
 #'   number chosen by leave-one-out cross-validation (see Regularisation).
-#'   `ncomp = 0.99` gives krein 0.1.0's default where its cap (a fifth of
-#'   the points, a quarter of the smallest class for the quadratic rule)
-#'   does not bind.
+#'   `ncomp = 0.99` keeps the fewest components that reach 99% of the
+#'   variance.
 #' @param bases For `"subset"`: the number of random bases, their share of the
 #'   training points, or their row indices; `NULL` for the default. (Named
 #'   `bases`, not `subset`, because `subset` selects training rows in the
@@ -531,7 +529,7 @@ model_registration_kfda <- function() register_krein_model(
                           stringsAsFactors = FALSE),
   types = "projection", ranges = function(args) list(ridge = c(-6, -1)),
   default_grid = function(size, args, data) kfda_default_grid(size, args, data),
-  # `type` was the rule's name in krein 0.1.0
+  # a `type` given to kfda() is the rule: the error points to `discriminant`
   renamed = c(type = "discriminant"),
   chunks = function(args) check_chunk_reduce(args$reduce),
   landmark_args = function(landmarks) {

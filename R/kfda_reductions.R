@@ -207,11 +207,11 @@ kfda_partial_spectrum <- function(K, ncomp, target, cap, threads, force = FALSE)
 # Residual tolerance of the partial SVD relative to the largest singular
 # value: the backward error a full SVD guarantees, a modest multiple of n eps
 # of the largest singular value (LAPACK Users' Guide, "Error bounds for the
-# singular value decomposition": p(m, n) eps sigma_1). The former 8 sqrt(n)
-# eps was the rounding of a single product, tighter than the full SVD
-# itself; on mlbench's Ionosphere (245 training rows) Lanczos stalled at a
-# residual of 7e-14 against 2.8e-14 and fell back, with a warning, to the
-# full SVD it was as accurate as.
+# singular value decomposition": p(m, n) eps sigma_1). A tolerance of 8
+# sqrt(n) eps, the rounding of a single product, is tighter than the full
+# SVD itself: on mlbench's Ionosphere (245 training rows) Lanczos stalls
+# there at a residual of 7e-14 against 2.8e-14 and falls back, with a
+# warning, to the full SVD it is as accurate as.
 kfda_krylov_tolerance <- function(n) 16 * n * .Machine$double.eps
 
 kfda_subset <- function(inputs, bases, discriminant, counts, threads) {

@@ -186,8 +186,8 @@ per_class_reg <- function(reg, n_classes) {
 #'   default -- for RC the cross-validated path of [kqd()] (seven values
 #'   \eqn{s \cdot 10^{-5}, \dots, s \cdot 10}, \eqn{s} the spread of the
 #'   training kernel, \eqn{\mathrm{tr}(HKH)/n}; see its Regularisation and
-#'   the path), for IC 0.001; `reg = 0.1` gives the former default of RC;
-#'   one positive number, or one per class; or a
+#'   the path), for IC 0.001; one positive number (e.g. `reg = 0.1` for a
+#'   single RC value), or one per class; or a
 #'   regularisation path, a matrix with one row per value and one column
 #'   (shared by the classes) or one per class. A path costs one
 #'   decomposition per class (and, for IC, per fold of the out-of-fold
@@ -199,9 +199,8 @@ per_class_reg <- function(reg, n_classes) {
 #'   class and dealt in turn, as [kqd()]'s, so the choice does not depend on
 #'   the seed), ties to the more regularised (larger) value,
 #'   as for [kqd()] (see its Regularisation and the path); `select =
-#'   "training"` keeps the former rule, the lowest training error of the
-#'   discriminant (on out-of-fold distances for IC), ties to the first
-#'   value. [tune_krein()] tunes `reg` on its own folds.
+#'   "training"` takes the lowest training error of the discriminant
+#'   instead (on out-of-fold distances for IC), ties to the first value. [tune_krein()] tunes `reg` on its own folds.
 #' @param select,nfolds How the default value of a path is chosen: `"cv"`
 #'   or `"training"`, and the number of folds of `"cv"` (at most the size of
 #'   the smallest class), as in [kqd()]. A class too small for the

@@ -151,8 +151,8 @@
 #' data's own spread, so the default keeps the invariances of
 #' \eqn{d_{RC}^2} to adding a constant to the kernel and to scaling it, and
 #' suits any kernel. With landmarks, or when a class has a single point
-#' (nothing to cross-validate), the default for RC is the single value `0.1`,
-#' the former default of every fit; `reg = 0.1` gives that fit anywhere. For IC and FK the default is `1e-3`. These single
+#' (nothing to cross-validate), the default for RC is the single value `0.1`
+#' (`reg = 0.1` fits that value on any data). For IC and FK the default is `1e-3`. These single
 #' values suit kernels with \eqn{k(x, x) = 1} such as the Gaussian; paper
 #' 000 searches eight values on a log scale. A vector of values is a
 #' regularisation path: one eigendecomposition per class serves all of them,
@@ -185,13 +185,13 @@
 #' regularised one (the larger value; for per-class values, the larger
 #' geometric mean): on small data whole stretches of a path tie, and the
 #' more regularised end is the more stable estimate, where the less
-#' regularised one was the degenerate choice the training error made. The
+#' regularised one is the degenerate choice the training error makes. The
 #' training error cannot choose: for IC and FK the training points' own
 #' distances are degenerate (every point of class \eqn{j} is at distance
 #' \eqn{n_j - 1} once \eqn{\alpha} is below the nonzero eigenvalues), so
-#' the training errors are 0 along the path. `select = "training"` keeps
-#' krein's former rule, the lowest training error with ties to the first
-#' value, without the extra fits (the paper reproductions choose their
+#' the training errors are 0 along the path. `select = "training"` takes
+#' the lowest training error instead, with ties to the first value, without
+#' the extra fits (the paper reproductions choose their
 #' values themselves). A class with fewer points than the cross-validation
 #' needs (two per class and fold; three for IC and FK-) falls back to the
 #' training error with a warning. Ny-KQD fits (`landmarks`, and fits over
@@ -293,7 +293,7 @@
 #' @param select How the default value of a regularisation path (`best`) is
 #'   chosen: `"cv"` (cross-validated error, ties to the more regularised
 #'   value) or `"training"` (the lowest training error, ties to the first
-#'   value: krein's former rule). See Regularisation and the path. A
+#'   value). See Regularisation and the path. A
 #'   single value needs no choice.
 #' @param nfolds The number of folds of `select = "cv"` (at most the size of
 #'   the smallest class is used).
@@ -451,9 +451,8 @@ kqd_fit <- function(inputs, variant, reg, indefinite, bias, prior, landmarks, ep
 
 # The training distances of every path value must be finite: a `reg` too
 # small for the kernel's scale overflows them (RC divides by sigma^2 twice;
-# IC+ squares 1 / (0 + alpha)), and a NaN reached the error bias's tie loop,
-# which then grew memory until std::bad_alloc (issue 16). No usable value: an
-# error. Some: those values are left out with a warning, recorded as NA in
+# IC+ squares 1 / (0 + alpha)), and a NaN reaching the error bias's tie loop
+# would grow memory there until std::bad_alloc. No usable value: an error. Some: those values are left out with a warning, recorded as NA in
 # `path_error` and `bias`, and predict() refuses them (kqd_path_index).
 kqd_check_path <- function(distances, reg, variant) {
   usable <- vapply(distances, function(d) all(is.finite(d)), logical(1))
@@ -471,15 +470,16 @@ kqd_check_path <- function(distances, reg, variant) {
   usable
 }
 
-# The default value of a regularisation path (issue 25): the lowest K-fold
+# The default value of a regularisation path: the lowest K-fold
 # cross-validated error, ties to the more regularised value. The training
 # error cannot choose: for IC and FK the training points' own distances are
 # degenerate (with alpha below the class kernel's nonzero eigenvalues every
 # point of class j is at n_j - 1 from it, Haasdonk and Pekalska 2010, eq. 4),
 # so their training errors are 0 all along the path and the least
-# regularised value won. As cv.glmnet, each fold costs one decomposition per
-# class, serving every value of the path. select = "training" keeps the
-# former rule (lowest training error, ties to the first row). A Ny-KQD fit
+# regularised value would win. As cv.glmnet, each fold costs one
+# decomposition per class, serving every value of the path. select =
+# "training" takes the lowest training error instead (ties to the first
+# row). A Ny-KQD fit
 # (landmarks) has no CV here: it keeps the training error, ties to the more
 # regularised value (its class moments come from all n points, so it has no
 # such degeneracy), and says so in `select`.
@@ -666,9 +666,9 @@ kqd_error_weights <- function(prior, y) {
 # the span of all training points, for per-class values). Summing log(lambda_i
 # / n_j + sigma_j^2) over the k_j eigenvalues alone, as the paper's formula
 # reads, leaves out (D - k_j) log sigma^2: with classes of different sizes
-# that favoured the larger class by about log(1 / sigma^2) / 2 per
-# eigenvalue, and the MAP fit fell below chance on real data (8% on mlbench's
-# Vowel, 33% on BreastCancer; issue 30). The other variants keep the paper's
+# that favours the larger class by about log(1 / sigma^2) / 2 per
+# eigenvalue, and puts the MAP fit below chance on real data (8% on
+# mlbench's Vowel, 33% on BreastCancer). The other variants keep the paper's
 # sum over the kept eigenvalues, which is fragile, so they warn.
 kqd_map_bias <- function(core, reg, variant) {
   if (variant == "RC-") return(rep(0, length(core$classes)))

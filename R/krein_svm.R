@@ -51,7 +51,8 @@
 #' \eqn{\hat K} becomes a linear SVM, solved by LIBLINEAR (package
 #' LiblineaR) with the squared hinge loss \eqn{\max(0, 1 - y f)^2} (its
 #' primal Newton solver, several times faster at this scale than its
-#' hinge-loss solver, with the same accuracy in `bench/krein_svm.R`). The columns of \eqn{\Phi} are not
+#' hinge-loss solver, with the same accuracy in the benchmark script
+#' `bench/krein_svm.R` of krein's source repository). The columns of \eqn{\Phi} are not
 #' orthogonal in general, so \eqn{\Phi \Phi^\top} (the flip of
 #' \eqn{K_{mm}} alone) is not the flipped \eqn{|\hat K|}; krein flips
 #' \eqn{\hat K} itself from the \eqn{r \times r} Gram matrix

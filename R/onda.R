@@ -179,8 +179,8 @@
 #'   is singular (see Posterior estimators).
 #' @param pooling For `"gaussian"`: the weight \eqn{\lambda \in [0, 1]} of
 #'   the pooled within-class covariance in each class covariance; 0 for the
-#'   paper's Gaussian NDA (each class its own covariance, the only choice up
-#'   to krein 0.1.0), 1 for a common covariance; `NULL` (the default) chooses
+#'   paper's Gaussian NDA (each class its own covariance), 1 for a common
+#'   covariance; `NULL` (the default) chooses
 #'   it from the class sizes (see Posterior estimators).
 #' @param svm_kernel,cost,svm_gamma,svm_args For `"svm"`: the kernel, cost
 #'   and kernel width \eqn{\gamma} of [e1071::svm()] (`svm_gamma = NULL`:
@@ -517,12 +517,12 @@ gaussian_estimator <- function(x, y, prior, ridge, pooling) {
 # The default ridge (`ridge = NULL`) of the Gaussian posteriors: the least
 # 5-fold cross-validated error (cv_misclassification(); fewer folds when a
 # class has fewer points) of the Gaussian classifier among no ridge beyond
-# the singular case's (the former default, tried first, so ties keep it) and
-# 0.01, 0.1 and 1 times the mean input variance. With many inputs per point
-# of a class the pooled ML covariance fits the training points' noise: on 333
-# rows of mlbench's DNA (180 binary inputs, classes of 55-120 training rows)
-# onda reached 68-71% test accuracy over three splits, as MASS::lda, and
-# 85-91% with the chosen ridge (e1071::svm 73-82%). Each fold costs one
+# the singular case's (tried first, so ties keep it) and 0.01, 0.1 and 1
+# times the mean input variance. With many inputs per point of a class the
+# pooled ML covariance fits the training points' noise: on 333 rows of
+# mlbench's DNA (180 binary inputs, classes of 55-120 training rows) onda
+# reaches 68-71% test accuracy over three splits without a ridge, as
+# MASS::lda, and 85-91% with the chosen ridge (e1071::svm 73-82%). Each fold costs one
 # Gaussian fit of the training part per candidate, no kernel and no
 # eigenproblem; the choice is made only where some class has fewer than
 # twice as many points as inputs (the default pooling is then positive),

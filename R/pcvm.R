@@ -95,7 +95,8 @@
 #' checkerboard of 800 points with its kernel scaled by 100 (which scales the
 #' start's latent values as a large \eqn{N} does), test errors from one
 #' start of 0.086 (reference), 0.299 (exact) and 0.044 (bounded). On seven
-#' of the real data sets of `bench/real_data.R` (spam left out; three 70/30
+#' of the real data sets of the benchmark script `bench/real_data.R` in
+#' krein's source repository (spam left out; three 70/30
 #' splits each) the bounded and the reference E-step gave accuracies within
 #' 2 points of each other in 19 of the 21 cases. The limit 8 is where the reference code's ratio parts from the
 #' exact one (by 36%); a limit of 4 gave results within a point of it.
@@ -118,7 +119,7 @@
 #' `pcvm_control(e_step = "reference", convergence = "weights", start =
 #' "random")` is the reference code's algorithm (its E-step, stopping rule
 #' and random start, one start); `pcvm_control(e_step = "exact", starts = 1)`
-#' is krein's default before version 0.1.0.9000.
+#' is EM with the exact E-step from the fixed start alone.
 #'
 #' By default EM stops when the training latent values \eqn{f} have settled
 #' (`pcvm_control(convergence = "latent")`); the reference code's rule, no
@@ -246,7 +247,8 @@
 #'   landmark draw of five; `eps = 3e-4` (about 140) at most 1.2 times it in
 #'   all five, and at most 1.03 times in every run at \eqn{N = 10^3} to
 #'   \eqn{3 \cdot 10^4} on the checkerboard, banana and sine data
-#'   (`bench/pcvm_accuracy.R`). The MEB count levels off with \eqn{N}: on
+#'   (the benchmark script `bench/pcvm_accuracy.R` in krein's source
+#'   repository). The MEB count levels off with \eqn{N}: on
 #'   real and simulated data of 990 to 20,000 points (spam, vowel, twonorm,
 #'   ringnorm) 3e-4 gave 1.3 to 4.4 times the landmarks of 0.01, at most 545.
 #'   A kernel so narrow that the points are nearly orthogonal needs about
@@ -324,10 +326,9 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectru
 #'
 #' @param max_iter The most EM iterations, a whole number of at least 1; by
 #'   default 5000 for `convergence = "latent"` and the reference code's 500
-#'   for `"weights"`. (Before version 0.1.0.9000 the default was 2000; on
-#'   `banana(10000)` EM settles after up to about 2400 iterations, and the
-#'   iterations after the first hundred are cheap, as few basis functions
-#'   remain.)
+#'   for `"weights"`. (On `banana(10000)` EM settles after up to about 2400
+#'   iterations, and the iterations after the first hundred are cheap, as
+#'   few basis functions remain.)
 #' @param tol The tolerance of the stopping rule `convergence`; by default
 #'   `3e-4` for `"latent"` and the reference code's `1e-3` for `"weights"`.
 #' @param prune Weights below `prune` are set to zero and their basis
@@ -383,11 +384,10 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectru
 #'     \eqn{N} nor lets badly misclassified points stop pulling.
 #'   * `"reference"`: the authors' reference code's
 #'     \eqn{Z_i = f_i + y_i \phi(f_i) / (\Psi(y_i f_i) + \epsilon)}, under
-#'     which a point far on the wrong side stops pulling; krein's default
-#'     in version 0.1.0.9000 before the bounded E-step.
+#'     which a point far on the wrong side stops pulling.
 #'   * `"exact"`: \eqn{Z_i = f_i + y_i \phi(f_i) / \Psi(y_i f_i)}, the
-#'     posterior mean of the latent value, krein's E-step before version
-#'     0.1.0.9000; EM can run away at large \eqn{N}, which the fit reports.
+#'     posterior mean of the latent value; EM can run away at large
+#'     \eqn{N}, which the fit reports.
 #' @param starts The number of EM starts per pair of classes, a whole number
 #'   of at least 1, whose latent functions are averaged: the pair's model is
 #'   \eqn{f = \Phi \bar w + \bar b}, the mean of the starts' weights and
@@ -401,7 +401,7 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectru
 #'   (not R's RNG), so that the default fit is a deterministic function of the
 #'   data and leaves R's random stream alone. Each start costs one EM; over
 #'   data in chunks, one more series of passes over the chunks. `starts = 1`
-#'   gives krein's default fit before version 0.1.0.9000.
+#'   fits from `start` alone.
 #'
 #'   A start whose EM ended far behind the best start on the training data
 #'   is left out of the average: when its final training error \eqn{e}
@@ -417,13 +417,15 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectru
 #'   up, the others at 0.080 and 0.075; the average of all three had 1.25
 #'   times the test error of `e1071::svm()` (0.0900 against 0.0719) and
 #'   warned, the average of the two kept has 1.06 times it (0.0762). On the
-#'   twelve real data sets of `bench/real_data.R` (three splits each: 303
+#'   twelve real data sets of the benchmark script `bench/real_data.R` in
+#'   krein's source repository (three splits each: 303
 #'   pairwise fits, 909 starts), one start was left out (Vowel's second
 #'   split, whose accuracy moved from 0.926 to 0.929).
 #'
 #'   Why: EM's optimum depends on its start; on small data sets the test
 #'   accuracy of one split moved by up to 10 points between starts. Over the
-#'   70/30 splits `set.seed(1..3)` of `bench/real_data.R` (eight data sets),
+#'   70/30 splits `set.seed(1..3)` of that script, `bench/real_data.R` (eight
+#'   data sets),
 #'   averaging three starts brought PCVM within 5 points of `e1071::svm()`
 #'   on iris (0.911, 0.822, 0.956 -> 0.933, 0.867, 0.933, against 0.978,
 #'   0.911, 0.978) and on Ionosphere's third split (0.895 -> 0.933, against
@@ -493,7 +495,7 @@ validated_pcvm_control <- function(values, label) {
 #' start: drawn from R's RNG for `"random"`, and for `"fixed"` from the fixed
 #' stream of cpp_deterministic_uniform() (start k from its own place in the
 #' stream), so that the default fit stays a deterministic function of the
-#' data (issue 25) and leaves R's random stream alone.
+#' data and leaves R's random stream alone.
 #' @noRd
 pcvm_starts <- function(kind, starts, n_basis, signs) {
   n <- length(signs)
@@ -549,17 +551,17 @@ pcvm_average_starts <- function(ems, signs) {
 }
 
 #' The starts left out of a pair's average: those whose EM ended far behind
-#' the best start on the pair's n training points (issue 28). At N = 30000 on
-#' the banana data, one of the default's three starts ended at a training
-#' error of 0.0963 with weights blown up, the others at 0.0796 and 0.0750;
-#' averaging all three gave a test error 1.25 times e1071::svm()'s, the two
+#' the best start on the pair's n training points (an EM that ran away). At
+#' N = 30000 on the banana data, one of the default's three starts ended at
+#' a training error of 0.0963 with weights blown up, the others at 0.0796
+#' and 0.0750; averaging all three gave a test error 1.25 times e1071::svm()'s, the two
 #' kept 1.06 times (bench/README.md, pcvm_accuracy.R). A start
 #' is dropped when its final training error e exceeds the best start's e0 by
 #' more than 10% of e0 and by more than three standard errors of the
 #' difference, sqrt((e + e0) / n), McNemar's with every error of either
 #' start counted as a disagreement (a bound). So on small data, where starts
-#' differ by a few points and averaging them is what helps (issue 30), none
-#' is dropped. Bias-only starts (every basis function pruned) take no part:
+#' differ by a few points and averaging them is what helps, none is
+#' dropped. Bias-only starts (every basis function pruned) take no part:
 #' they are neither dropped nor the best. The final training error is that of
 #' the last E-step's latent values (the last of `training_errors`).
 #' @noRd
@@ -804,8 +806,8 @@ pcvm_pair_model <- function(inputs, basis, problem, em, kernel) {
 #     interpolating basis on small data, not a run-away: 0 -> 0.068 on
 #     promotergene (74 training points), 0.016 -> 0.049 on Ionosphere (245),
 #     both more accurate on test data than e1071::svm (bench/real_data.R);
-#     the run-aways of issue 28 rose by 19-32 points (0.08 -> 0.27 in the
-#     tests, 0.047 -> 0.37 at N = 1e4);
+#     run-aways of EM rise by 19-32 points (0.08 -> 0.27 in the tests,
+#     0.047 -> 0.37 at N = 1e4);
 #   - the weights blew up: a training latent value beyond 1000 in magnitude.
 #     f is on the probit scale, where |f| = 40 already gives probabilities of
 #     0 and 1 in double precision; healthy fits stay within a few hundred

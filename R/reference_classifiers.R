@@ -91,13 +91,13 @@
 #' data; `fit$cost_cv` holds the errors, shown by [summary()][summary.krein_model()].
 #' The search fits 20 SVMs on 80% of the points: a default fit took up to
 #' 4.6 times as long as one with a given `C` (and its Platt model) on the
-#' data sets of NEWS, typically 2 to 4 times. Before version 0.1.0.9000 the
-#' defaults were `kernel = kernel_rbf()` and `C = 1`, which left many
-#' points inside the margin: on mlbench's Vowel, 685 of 693 points were
-#' support vectors and the test accuracy 0.626, against 0.751 for
-#' `e1071::svm()` with its defaults and 0.980 now (see NEWS for all the
-#' benchmark sets). `isvm(..., kernel = kernel_rbf(), C = 1)` gives the old
-#' fit; the paper reproductions tune `C` and pass their kernels.
+#' data sets of NEWS, typically 2 to 4 times. `kernel = kernel_rbf()` with
+#' `C = 1` leaves many points inside the margin: on mlbench's Vowel, 685 of
+#' 693 points are support vectors and the test accuracy is 0.626, against
+#' 0.751 for `e1071::svm()` with its defaults and 0.980 with `isvm()`'s
+#' (see NEWS for all the benchmark sets); `isvm(..., kernel = kernel_rbf(),
+#' C = 1)` gives that fit. The paper reproductions tune `C` and pass their
+#' kernels.
 #'
 #' @section Prediction:
 #' [predict()][predict.krein_model()] gives `type = "class"` (the most
@@ -158,13 +158,13 @@
 #'   multiple of the identity in `ikpca_qd()`, in \eqn{[0, 1]}.
 #' @param pooling Weight \eqn{\lambda} of the pooled within-class covariance
 #'   in each class covariance of `ikpca_qd()`, in \eqn{[0, 1]}: 0 for the
-#'   paper's quadratic discriminant (each class its own covariance; the
-#'   only choice up to krein 0.1.0), 1 for the pooled covariance in every class;
+#'   paper's quadratic discriminant (each class its own covariance), 1 for
+#'   the pooled covariance in every class;
 #'   `NULL` (the default) chooses it from the class sizes and the number of
 #'   components (see Details).
 #' @param C The cost of constraint violation of the SVM, a positive number;
 #'   `NULL` (the default) chooses it by cross-validation (see isvm()'s
-#'   defaults). `C = 1` was the default before version 0.1.0.9000.
+#'   defaults). `C = 1` is kernlab's default cost.
 #' @param probability Fit the Platt probability model (an inner
 #'   cross-validation per pair of classes) for `predict(type = "prob")`;
 #'   `FALSE` for class predictions by kernlab's vote only, e.g. when tuning

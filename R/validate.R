@@ -316,8 +316,8 @@ check_symmetric_matrix <- function(x, arg, call = NULL) {
 #'
 #' A whole number >= 0 (0: OpenMP's default, every core or OMP_NUM_THREADS),
 #' capped at the processors available to the process: more threads than
-#' processors only add overhead, and a huge count (1e6) made OpenMP exhaust
-#' memory and stacks and crash R (issue 16).
+#' processors only add overhead, and a huge count (1e6) makes OpenMP exhaust
+#' memory and stacks and crash R.
 #' @noRd
 check_threads <- function(threads, call = NULL) {
   arg <- "threads"
