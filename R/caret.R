@@ -1,3 +1,6 @@
+# caret_model(): krein models as caret custom models, with their tuning
+# parameters, ranges and default grids.
+
 #' krein models as caret custom models
 #'
 #' `caret_model(name)` returns the list caret's `train()` takes as a custom

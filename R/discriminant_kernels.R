@@ -1,3 +1,8 @@
+# Discriminant kernels built from class posteriors (kernel_discriminant():
+# the DK of an onda() fit or any classifier, its linear and Gaussian forms,
+# the marginalised kernel, the ideal kernel of the labels), and the plots of
+# a kernel matrix and of a kernel map.
+
 #' Discriminant kernels: kernels that carry the class information
 #'
 #' The dual of ONDA's eigenproblem (Hidaka and Kurita 2016, Sec. 4) shows

@@ -1,3 +1,8 @@
+# ikfd(): the indefinite kernel Fisher discriminant, full (with the
+# leave-one-out choice of its ridge) and Nystroem (Ny-iKFD, in memory and
+# over chunks), the calibration of its scores, prediction, print, summary,
+# plot and registration. The landmark passes are in R/landmark_pass.R.
+
 #' Indefinite kernel Fisher discriminant, full and Nystroem low-rank
 #'
 #' The kernel Fisher discriminant for positive definite and indefinite kernels

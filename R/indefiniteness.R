@@ -1,3 +1,7 @@
+# indefiniteness(): how indefinite a kernel matrix is (its spectrum, its
+# signature and the share of negative eigenvalue mass, optionally of the
+# centred matrix), with print and plot.
+
 #' How indefinite is a kernel matrix?
 #'
 #' The eigenvalue spectrum of a symmetric kernel matrix and the indices of

@@ -1,3 +1,8 @@
+# kfda(): kernel Fisher linear and quadratic discriminant analysis on the
+# kernel data -- the fit, the Fisher directions and the kernel expansion,
+# prediction, print, summary, plot and registration. Its reductions are in
+# R/kfda_reductions.R (in memory) and R/kfda_chunks.R (over chunks).
+
 #' Kernel Fisher linear and quadratic discriminant analysis on the kernel data
 #'
 #' KFLDA and KFQDA of Huang, Hwang and Lin (2005, Sec. 4): every point

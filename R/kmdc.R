@@ -1,3 +1,7 @@
+# Kernel Mahalanobis distances (kernel_mahalanobis()) and kmdc(), the
+# classifier on them: its fit, the regularisation path and its
+# cross-validated choice, prediction, print, summary, plot and registration.
+
 #' Kernel Mahalanobis distances
 #'
 #' The squared Mahalanobis distances of points to each class in the feature

@@ -1,3 +1,8 @@
+# kqd(): kernel quadratic discriminant analysis (paper 000) in full -- the
+# fit, the regularisation path and its cross-validated default, the biases,
+# prediction, print, summary, plot and registration. Ny-KQD is in
+# R/kqd_nystrom.R.
+
 #' Kernel quadratic discriminant analysis
 #'
 #' Quadratic discriminant analysis in the feature space of a kernel -- positive

@@ -1,3 +1,6 @@
+# kernel_normality(): Kolmogorov-Smirnov tests of the kernel data's columns
+# per class, with print and plot.
+
 #' How Gaussian are the kernel data? Kolmogorov-Smirnov tests per column
 #'
 #' Huang, Hwang and Lin (2005), Sec. 3, Example 1: Fisher's discriminant

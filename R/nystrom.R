@@ -1,3 +1,6 @@
+# nystrom(): the Nystroem approximation of a kernel and its
+# eigendecomposition, with print, as.matrix, predict, and nystrom_error().
+
 #' Nystroem approximation of a (possibly indefinite) kernel
 #'
 #' Approximates the \eqn{n \times n} kernel matrix from the kernel columns of

@@ -1,3 +1,7 @@
+# onda(): optimum nonlinear discriminant analysis -- the fit, its class
+# rules, the posterior estimators (Gaussian with the default ridge and
+# pooling, linear, SVM), prediction, print, summary, plot and registration.
+
 #' Optimum nonlinear discriminant analysis
 #'
 #' ONDA of Otsu as developed by Hidaka and Kurita (2016): the mapping that

@@ -1,3 +1,8 @@
+# pcvm(): the probabilistic classification vector machine, full and
+# Nystroem -- its control, the starts of EM and their average, the pairwise
+# fits, troubles reported, prediction, print, summary, plot and
+# registration. Ny-PCVM over data in chunks is in R/pcvm_chunks.R.
+
 #' Probabilistic classification vector machine, full and Nystroem (Ny-PCVM)
 #'
 #' The sparse probabilistic kernel classifier PCVM of Chen, Tino and Yao (2009),

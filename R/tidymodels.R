@@ -1,3 +1,7 @@
+# The tidymodels engines of krein's models: the dials parameters of the
+# kernel width and penalties, the parsnip fit, and the registration of the
+# engines when parsnip is loaded.
+
 #' krein engines for tidymodels
 #'
 #' When parsnip is loaded, krein registers the engine `"krein"` for each
