@@ -241,16 +241,20 @@ report_nonfinite_kernel_values <- function(K, kernel, x, y = NULL) {
   inf <- sum(is.infinite(K))
   kinds <- c(if (nan > 0) "NaN", if (inf > 0) "Inf")
   largest <- max(abs(range(x)), if (!is.null(y)) abs(range(y)))
-  base <- if (identical(kernel$name, "invariant")) kernel$base else kernel
-  hint <- if (identical(base$name, "poly") && nan > 0 &&
-              abs(base$params$degree - round(base$params$degree)) > 1e-12) {
-    "a non-whole `degree` needs scale <x, x'> + offset >= 0 for every pair of points; use a whole degree or a larger offset"
-  } else {
-    "the inputs are too large or too small for this kernel and its parameters; rescale the inputs (e.g. centre and scale the columns) or change the parameters"
-  }
   krein_abort(sprintf("%s gave %d non-finite value%s (%s) on the data (largest |x| = %s): %s.",
                       kernel_call_text(kernel), nan + inf, if (nan + inf > 1) "s" else "",
-                      paste(kinds, collapse = ", "), format(largest, digits = 3), hint))
+                      paste(kinds, collapse = ", "), format(largest, digits = 3), nonfinite_kernel_hint(kernel, nan > 0)))
+}
+
+#' What to do about a built-in kernel's non-finite values (`nan`: some were
+#' NaN, or may have been)
+#' @noRd
+nonfinite_kernel_hint <- function(kernel, nan) {
+  base <- if (identical(kernel$name, "invariant")) kernel$base else kernel
+  if (identical(base$name, "poly") && nan && abs(base$params$degree - round(base$params$degree)) > 1e-12) {
+    return("a non-whole `degree` needs scale <x, x'> + offset >= 0 for every pair of points; use a whole degree or a larger offset")
+  }
+  "the inputs are too large or too small for this kernel and its parameters; rescale the inputs (e.g. centre and scale the columns) or change the parameters"
 }
 
 check_kernel_values <- function(K) {

@@ -96,13 +96,13 @@ kqd_nystrom_distances <- function(core, C, self = NULL, threads = 1L) {
 }
 
 # The distances of the rows of x (kqd_nystrom_distances()) by the core's
-# landmark pass: the landmark kernel in blocks, never held whole; NULL where a
-# kernel value was not finite (the caller then takes the R path, which says so).
+# landmark pass: the landmark kernel in blocks, never held whole; a kernel
+# value that is not finite is an error naming its row and landmark.
 kqd_nystrom_pass_distances <- function(core, kernel, x, points, threads) {
   terms <- core$terms
-  landmark_pass_finite(cpp_kqd_nystrom_pass_distances(
+  landmark_pass_checked(cpp_kqd_nystrom_pass_distances(
     kernel, x, points, core$expansion, core$offsets, core$sizes, terms$weights, terms$scale,
-    terms$self_scale, terms$self_offsets, landmark_pass_block_rows(nrow(points)), threads))
+    terms$self_scale, terms$self_offsets, landmark_pass_block_rows(nrow(points)), threads), kernel, x, points)
 }
 
 # Distances of new points for a Nystroem fit, path value k

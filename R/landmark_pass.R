@@ -41,12 +41,13 @@ nystrom_class_factors <- function(inputs, landmarks, threads) {
 # kernels on data in memory: the landmark kernel in blocks of rows that stay
 # in cache, each reduced (per-class QR factors) or applied (scores,
 # distances) at once on its thread, never held whole, with no R copies. Each
-# function returns NULL where the pass does not apply or a kernel value was
-# not finite; the caller then takes the R path (blockwise_class_factors()),
-# which reports such values as kernel_matrix() does. options(krein.landmark_pass
-# = FALSE) (internal, for tests and benchmarks) takes the R path always.
+# function returns NULL where the pass does not apply (the caller then takes
+# the row blocks of blockwise_class_factors()); a kernel value that was not
+# finite is an error naming its row and landmark, which the core reports
+# (landmark_pass_checked()). The tests replace landmark_pass_applies() to
+# compare the two routes.
 landmark_pass_applies <- function(x, kernel, points) {
-  !identical(getOption("krein.landmark_pass"), FALSE) && !is.null(x) && !is.null(points) && is.double(x) && is.double(points) && is_builtin_kernel(kernel) &&
+  !is.null(x) && !is.null(points) && is.double(x) && is.double(points) && is_builtin_kernel(kernel) &&
     cpp_landmark_pass_supported(kernel)
 }
 
@@ -57,13 +58,24 @@ landmark_pass_block_rows <- function(m) {
   max(256L, as.integer(2^18 %/% m))
 }
 
-landmark_pass_finite <- function(result) if (is.null(attr(result, "krein_nonfinite", exact = TRUE))) result
+# A result of the core's landmark pass over the rows of `x`, or the error
+# for the first kernel value that was not finite, at the row and landmark
+# the core reports (attribute krein_nonfinite)
+landmark_pass_checked <- function(result, kernel, x, points) {
+  at <- attr(result, "krein_nonfinite", exact = TRUE)
+  if (is.null(at)) return(result)
+  largest <- max(abs(range(x)), abs(range(points)))
+  krein_abort(sprintf("%s gave a non-finite value at row %d of the points and landmark %d (largest |x| = %s): %s.",
+                      kernel_call_text(kernel), as.integer(at[1]), as.integer(at[2]), format(largest, digits = 3),
+                      nonfinite_kernel_hint(kernel, TRUE)))
+}
 
 # per-class factors of the rows x of class codes `codes` (1..classes)
 landmark_pass_class_factors <- function(x, kernel, points, codes, classes, threads) {
   if (!landmark_pass_applies(x, kernel, points)) return(NULL)
-  landmark_pass_finite(cpp_landmark_class_factors(kernel, x, points, codes, classes,
-                                                  landmark_pass_block_rows(nrow(points)), threads))
+  landmark_pass_checked(cpp_landmark_class_factors(kernel, x, points, codes, classes,
+                                                   landmark_pass_block_rows(nrow(points)), threads),
+                        kernel, x, points)
 }
 
 # The landmark pass for the new points of a Nystroem fit (prediction), where
@@ -76,8 +88,9 @@ landmark_pass_applies_new <- function(object, new, points) {
 
 landmark_pass_scores <- function(inputs, landmarks, coefficients, threads) {
   if (!landmark_pass_applies(inputs$x, inputs$kernel, landmarks$points)) return(NULL)
-  landmark_pass_finite(cpp_landmark_scores(inputs$kernel, inputs$x, landmarks$points, coefficients,
-                                           landmark_pass_block_rows(nrow(landmarks$points)), threads))
+  landmark_pass_checked(cpp_landmark_scores(inputs$kernel, inputs$x, landmarks$points, coefficients,
+                                            landmark_pass_block_rows(nrow(landmarks$points)), threads),
+                        inputs$kernel, inputs$x, landmarks$points)
 }
 
 # Rows of the landmark kernel per block: about 32 MB of doubles, or the

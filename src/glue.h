@@ -42,6 +42,17 @@ inline Rcpp::IntegerVector one_based_indices(const std::vector<Eigen::Index>& in
   return out;
 }
 
+// Marks a result of a landmark pass with the first kernel value that was not
+// finite (krein::landmark_pass::NonFinite), if there was one: the attribute
+// krein_nonfinite holds its row and its landmark, 1-based.
+template <class Result, class NonFinite>
+inline void mark_nonfinite(Result& out, const NonFinite& nonfinite) {
+  if (nonfinite.found()) {
+    out.attr("krein_nonfinite") =
+        Rcpp::NumericVector::create(static_cast<double>(nonfinite.row) + 1.0, static_cast<double>(nonfinite.column) + 1.0);
+  }
+}
+
 // An R list of numeric matrices.
 inline std::vector<Eigen::MatrixXd> matrix_list(const Rcpp::List& list) {
   std::vector<Eigen::MatrixXd> out;

@@ -1,4 +1,5 @@
-// Glue between R/kernels.R and the kernel engine in inst/include/krein/kernels.hpp:
+// Glue between R/kernel_engine.R and the kernel engine in
+// inst/include/krein/kernels.hpp:
 // convert the kernel specification list, call, return. Validation is done in R.
 #include "glue.h"
 #include "krein/memory.hpp"

@@ -59,12 +59,12 @@ Rcpp::List cpp_kqd_nystrom_pass_distances(const Rcpp::List& base, const Eigen::M
       make_expansion(expansion, offsets, sizes, weights, scale, self_scale, self_offsets);
   const krein::KernelSpec spec = glue::kernel_spec(base, false);
   const krein::MatrixRef xr(x), pr(points);
-  bool finite = true;
+  krein::landmark_pass::NonFinite nonfinite;
   const std::vector<Eigen::MatrixXd> d = krein::kqd_nystrom::pass_distances(e, spec, xr, pr, block_rows, threads,
-                                                                             glue::check_interrupt, finite);
+                                                                             glue::check_interrupt, nonfinite);
   Rcpp::List out(d.size());
   for (size_t k = 0; k < d.size(); ++k) out[k] = d[k];
-  if (!finite) out.attr("krein_nonfinite") = true;
+  glue::mark_nonfinite(out, nonfinite);
   return out;
 }
 

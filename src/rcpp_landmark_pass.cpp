@@ -1,9 +1,9 @@
 // Glue for the landmark-kernel pass of inst/include/krein/landmark_pass.hpp:
-// the Nystroem fits' two passes over the rows (R/ikfd.R, R/kqd_nystrom.R)
+// the Nystroem fits' two passes over the rows (R/landmark_pass.R, R/kqd_nystrom.R)
 // for the coordinate kernels, the landmark kernel never held whole.
 // Validation is done in R; a result with a non-finite kernel value carries
-// the attribute krein_nonfinite, and R then reports it as kernel_matrix()
-// does.
+// the attribute krein_nonfinite, the row of x and the landmark (1-based) of
+// the first such value, which R reports.
 #include "glue.h"
 #include "krein/landmark_pass.hpp"
 
@@ -24,7 +24,7 @@ Rcpp::List cpp_landmark_class_factors(const Rcpp::List& base, const Eigen::Map<E
   const krein::landmark_pass::ClassFactors f = krein::landmark_pass::class_factors(
       spec, xr, pr, glue::zero_based_labels(labels), classes, block_rows, threads, glue::check_interrupt);
   Rcpp::List out = Rcpp::wrap(f.factors);
-  if (!f.finite) out.attr("krein_nonfinite") = true;
+  glue::mark_nonfinite(out, f.nonfinite);
   return out;
 }
 
@@ -36,9 +36,9 @@ Rcpp::NumericMatrix cpp_landmark_scores(const Rcpp::List& base, const Eigen::Map
                                         int threads) {
   const krein::KernelSpec spec = glue::kernel_spec(base, false);
   const krein::MatrixRef xr(x), pr(points), cr(coefficients);
-  bool finite = true;
+  krein::landmark_pass::NonFinite nonfinite;
   Rcpp::NumericMatrix out = Rcpp::wrap(
-      krein::landmark_pass::scores(spec, xr, pr, cr, block_rows, threads, glue::check_interrupt, finite));
-  if (!finite) out.attr("krein_nonfinite") = true;
+      krein::landmark_pass::scores(spec, xr, pr, cr, block_rows, threads, glue::check_interrupt, nonfinite));
+  glue::mark_nonfinite(out, nonfinite);
   return out;
 }

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <new>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,7 @@
 
 #include "krein/kernels.hpp"
 #include "krein/kqd.hpp"
+#include "krein/landmark_pass.hpp"
 #include "krein/meb.hpp"
 #include "krein/numerics.hpp"
 #include "krein/parallel.hpp"
@@ -292,6 +294,109 @@ void test_parallel_for() {
   }
 }
 
+// An exception in a parallel_for body (an allocation that fails on a worker
+// thread, a kernel that throws) must not end the process: it is caught on
+// its thread and rethrown, with its type, on the calling thread, and the
+// region's remaining iterations are skipped.
+void test_parallel_for_exceptions() {
+  for (int threads : {1, 4}) {
+    for (const krein::parallel::Schedule plan :
+         {krein::parallel::Schedule::blocks(), krein::parallel::Schedule::dynamic(1)}) {
+      bool caught = false;
+      try {
+        krein::parallel::parallel_for(0, 1000, threads, plan, [&](Eigen::Index i) {
+          if (i == 437) throw std::bad_alloc();
+        });
+      } catch (const std::bad_alloc&) {
+        caught = true;
+      }
+      expect(caught, "a std::bad_alloc on a worker thread reaches the caller of parallel_for");
+      std::string message;
+      try {
+        krein::parallel::parallel_for(0, 64, threads, plan, [&](Eigen::Index i) {
+          if (i % 2 == 1) throw std::invalid_argument("odd " + std::to_string(i));
+        });
+      } catch (const std::invalid_argument& e) {
+        message = e.what();
+      }
+      expect(message.rfind("odd ", 0) == 0, "the first exception of several is rethrown with its type and message");
+    }
+  }
+  // the landmark pass: a consumer (or a kernel evaluation) that throws on a
+  // worker thread ends the pass with that exception, not std::terminate
+  const Eigen::MatrixXd x = random_matrix(5000, 2, 31), landmarks = random_matrix(20, 2, 32);
+  const krein::MatrixRef xr(x), lr(landmarks);
+  bool caught = false;
+  try {
+    krein::landmark_pass::for_each_block(rbf_spec(1.0), xr, lr, 256, 4, {},
+                                         [&](int, Eigen::Index begin, const Eigen::Ref<const Eigen::MatrixXd>&) {
+      if (begin >= 2500) throw std::runtime_error("a kernel that throws");
+    });
+  } catch (const std::runtime_error& e) {
+    caught = std::string(e.what()) == "a kernel that throws";
+  }
+  expect(caught, "an exception in the landmark pass reaches its caller");
+  // the first non-finite kernel value, in row order whatever the threads
+  Eigen::MatrixXd bad = x;
+  bad(3001, 1) = std::numeric_limits<double>::quiet_NaN();
+  bad(4321, 0) = std::numeric_limits<double>::infinity();
+  const krein::MatrixRef br(bad);
+  for (int threads : {1, 4}) {
+    const krein::landmark_pass::NonFinite first =
+        krein::landmark_pass::for_each_block(rbf_spec(1.0), br, lr, 256, threads, {},
+                                             [](int, Eigen::Index, const Eigen::Ref<const Eigen::MatrixXd>&) {});
+    expect(first.found() && first.row == 3001 && first.column == 0,
+           "the landmark pass reports the row and landmark of the first non-finite kernel value");
+  }
+  const krein::landmark_pass::NonFinite none =
+      krein::landmark_pass::for_each_block(rbf_spec(1.0), xr, lr, 256, 4, {},
+                                           [](int, Eigen::Index, const Eigen::Ref<const Eigen::MatrixXd>&) {});
+  expect(!none.found(), "a pass with finite kernel values reports none");
+}
+
+// The landmark pass's class factors stay within their memory budget: with
+// many classes, landmarks and threads the pass runs on fewer threads (at
+// least one), and the factors are those of one thread to rounding.
+void test_landmark_pass_budget() {
+  using krein::landmark_pass::factor_buffer_bytes;
+  using krein::landmark_pass::factor_capacity;
+  using krein::landmark_pass::factor_threads;
+  const double budget = krein::landmark_pass::factor_budget_bytes;
+  bool within = true;
+  for (const Eigen::Index m : {10, 100, 400, 1000, 3000}) {
+    for (const int classes : {2, 11, 40}) {
+      for (const int threads : {1, 2, 16, 64}) {
+        const int used = factor_threads(m, classes, threads);
+        const Eigen::Index capacity = factor_capacity(m, classes, used);
+        const double bytes = factor_buffer_bytes(m, classes, used, capacity);
+        const double least = factor_buffer_bytes(m, classes, 1, 2 * (m + 1));
+        within = within && used >= 1 && used <= threads && capacity >= 2 * (m + 1) && capacity <= 16 * (m + 1) &&
+                 (bytes <= budget || (used == 1 && bytes <= least));
+      }
+    }
+  }
+  expect(within, "the class pass's buffers fit the budget, or one thread at the least capacity");
+  expect(factor_threads(1000, 11, 16) == 1 && factor_threads(100, 2, 16) == 16,
+         "16 threads, 11 classes and 1000 landmarks run on one thread (the buffers were 4 GB); small passes keep every thread");
+  // 11 classes, 400 landmarks, 16 threads asked: fewer run, same factors
+  const int n = 3000, m = 400, classes = 11;
+  const Eigen::MatrixXd x = random_matrix(n, 3, 33), landmarks = random_matrix(m, 3, 34);
+  std::vector<int> labels(n);
+  for (int i = 0; i < n; ++i) labels[i] = (i * 7) % classes;
+  const krein::MatrixRef xr(x), lr(landmarks);
+  const auto many = krein::landmark_pass::class_factors(rbf_spec(0.5), xr, lr, labels, classes, 128, 16, {});
+  const auto one = krein::landmark_pass::class_factors(rbf_spec(0.5), xr, lr, labels, classes, 128, 1, {});
+  double worst = 0.0;
+  for (int c = 0; c < classes; ++c) {
+    // R'R is what the factor carries (rows may differ in sign)
+    const Eigen::MatrixXd a = many.factors[c].transpose() * many.factors[c];
+    const Eigen::MatrixXd b = one.factors[c].transpose() * one.factors[c];
+    worst = std::max(worst, (a - b).cwiseAbs().maxCoeff() / b.cwiseAbs().maxCoeff());
+  }
+  expect(many.threads > 1 && many.threads < 16 && one.threads == 1 && worst < 1e-10,
+         "with 11 classes and 400 landmarks the class pass takes fewer than the 16 threads asked, and the same factors");
+}
+
 // Tiled parallel rank-k update and Cholesky against Eigen's (sizes not
 // multiples of the tile).
 void test_parallel_dense() {
@@ -437,6 +542,8 @@ int main() {
   test_symmetric_eigen();
   test_symmetric_eigen_fallback();
   test_parallel_for();
+  test_parallel_for_exceptions();
+  test_landmark_pass_budget();
   test_parallel_dense();
   test_numerics();
   test_meb();

@@ -307,7 +307,7 @@ void test_pcvm_moments() {
   const Eigen::MatrixXd Q = qr.householderQ() * Eigen::MatrixXd::Identity(r, c);
   const Eigen::MatrixXd R_qr = qr.matrixQR().topRows(c).triangularView<Eigen::Upper>();
   const Eigen::VectorXd sums = Cp.colwise().sum().transpose();
-  const krein::pcvm::Step factored = krein::pcvm::step_factored(Q, R_qr, signs, sums, active, w_active, task.bias, Z);
+  const krein::pcvm::Step factored = krein::pcvm::step_factored(Q, R_qr, signs, active, w_active, task.bias, Z);
   const Eigen::MatrixXd R_chol = Eigen::LLT<Eigen::MatrixXd>(Cp.transpose() * Cp).matrixU();
   const krein::pcvm::Step moments =
       krein::pcvm::step_moments(R_chol, signs, sums, active, w_active, task.bias, g, Z.sum(), r);

@@ -1,6 +1,6 @@
-# Fits over data in chunks (R/chunks.R): each chunked fit must equal the
-# in-memory fit on the same rows (to 1e-10, relative), whatever the
-# chunking, the source and the future plan.
+# Fits over data in chunks (R/chunk_*.R, R/pcvm_chunks.R, R/kfda_chunks.R):
+# each chunked fit must equal the in-memory fit on the same rows (to 1e-10,
+# relative), whatever the chunking, the source and the future plan.
 
 relative_difference <- function(a, b) max(abs(a - b)) / max(abs(b))
 

@@ -535,7 +535,7 @@ test_that("the landmark pass gives the QR factors of [C_c, 1] per class, a small
 test_that("Ny-iKFD through the landmark pass equals the R path to 1e-10 and the transcription", {
   # The coordinate kernels take the core's landmark pass (kernel blocks and
   # class factors on the threads, a second pass for the training scores);
-  # options(krein.landmark_pass = FALSE) forces the R path (kernel blocks in
+  # without_landmark_pass() takes the R path (kernel blocks in
   # R, cpp_class_factors()). Different blockings of the same tall-skinny QR
   # agree to rounding. Reference: iKFD on the dense Nystroem kernel.
   d <- three_class_data(n = 150)
@@ -545,16 +545,14 @@ test_that("Ny-iKFD through the landmark pass equals the R path to 1e-10 and the 
                   kernel_epanechnikov(width = 3))
   for (kernel in kernels) {
     expect_true(krein:::landmark_pass_applies(d$x, kernel, d$x[landmarks, ]))
-    old <- options(krein.block_rows = 11L, krein.landmark_pass = NULL)
+    old <- options(krein.block_rows = 11L)
     pass <- ikfd(d$x, d$y, kernel = kernel, landmarks = landmarks, scale = FALSE, threads = 2)
-    options(krein.landmark_pass = FALSE)
-    r_path <- ikfd(d$x, d$y, kernel = kernel, landmarks = landmarks, scale = FALSE, threads = 2)
+    r_path <- without_landmark_pass(ikfd(d$x, d$y, kernel = kernel, landmarks = landmarks, scale = FALSE,
+                                         threads = 2))
     options(old)
     for (new in list(x_new, NULL)) {
       # new points: the prediction pass against the R path's kernel rows
-      options(krein.landmark_pass = FALSE)
-      want <- predict(r_path, new, type = "decision")
-      options(old)
+      want <- without_landmark_pass(predict(r_path, new, type = "decision"))
       expect_lt(max(abs(predict(pass, new, type = "decision") - want)) / max(abs(want)), 1e-10)
     }
     # the prediction pass of the training points gives the training scores

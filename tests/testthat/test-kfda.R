@@ -100,8 +100,8 @@ test_that("random subset bases equal the transcription on the kernel columns of 
 
 test_that("subset fits on data in memory equal the plain-R computation on K(x, B), in row blocks", {
   # Data in memory take one pass over blocks of rows for the class moments of
-  # the kernel data K(x, B) (the core's landmark pass, or with
-  # options(krein.landmark_pass = FALSE) the R blocks of Ny-iKFD) and a second
+  # the kernel data K(x, B) (the core's landmark pass, or without it,
+  # without_landmark_pass(), the R blocks of Ny-iKFD) and a second
   # for the training decisions; the n x m kernel data and their centred,
   # scaled copy (column_reduction()) are never formed. The reference is
   # independent of krein's fitting code: K by kernel_matrix(), then the class
@@ -115,22 +115,17 @@ test_that("subset fits on data in memory equal the plain-R computation on K(x, B
   kernel <- kernel_rbf(0.5)
   K <- kernel_matrix(d3$x, d3$x[bases, ], kernel = kernel)
   Kx <- kernel_matrix(d3$new, d3$x[bases, ], kernel = kernel)
-  # (local_mocked_bindings() came with testthat 3.1.7; DESCRIPTION asks
-  # for 3.0.0, so on an older testthat only the values below are checked)
-  if (utils::packageVersion("testthat") >= "3.1.7") {
-    local_mocked_bindings(column_reduction = function(...) stop("the n x m kernel data were formed"),
-                          .package = "krein")
-  }
-  old <- options(krein.block_rows = 17L, krein.landmark_pass = NULL)
+  local_krein_functions(list(column_reduction = function(...) stop("the n x m kernel data were formed")))
+  old <- options(krein.block_rows = 17L)
   on.exit(options(old), add = TRUE)
   for (d in sets) {
     for (discriminant in c("linear", "quadratic")) {
       for (ridge in c(0, 1e-3)) {
         fits <- list()
         for (pass in c(TRUE, FALSE)) {
-          options(krein.landmark_pass = if (!pass) FALSE)
-          fit <- kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = bases, discriminant = discriminant,
-                      ridge = ridge, scale = FALSE)
+          route <- if (pass) identity else without_landmark_pass
+          fit <- route(kfda(d$x, d$y, kernel = kernel, reduce = "subset", bases = bases, discriminant = discriminant,
+                            ridge = ridge, scale = FALSE))
           expect_identical(fit$bases, as.integer(bases))
           expect_null(fit$x)
           train <- ref_kfda_decisions(K, d$y, K, discriminant, ridge = ridge)
@@ -156,7 +151,6 @@ test_that("subset fits on data in memory equal the plain-R computation on K(x, B
       }
     }
   }
-  options(krein.landmark_pass = NULL)
   # a precomputed kernel: its columns of the bases, in the same R blocks
   pre <- kfda(precomputed_kernel(kernel_matrix(d3$x, kernel = kernel)), d3$y, reduce = "subset", bases = bases,
               discriminant = "quadratic", ridge = 1e-3)
@@ -504,7 +498,7 @@ expect_same_pca_fit <- function(partial, full, new, tolerance = 1e-8) {
 }
 
 with_pca_method <- function(method, expr) {
-  with_mocked_bindings(expr, kfda_pca_method = function() method, .package = "krein")
+  with_krein_functions(list(kfda_pca_method = function() method), expr)
 }
 
 fit_both_ways <- function(...) {

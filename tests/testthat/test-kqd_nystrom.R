@@ -223,7 +223,7 @@ test_that("Ny-KQD chooses and reports the IKQD formulas from the class spectra a
 test_that("Ny-KQD through the landmark pass equals the R path to 1e-10 and the transcription, every variant", {
   # The RBF kernel takes the core's landmark pass (class factors, then the
   # training distances with k(x, x) from the core, block by block on the
-  # threads); options(krein.landmark_pass = FALSE) forces the R path.
+  # threads); without_landmark_pass() takes the R path.
   # Reference: the plain-R transcription of helper-kqd_nystrom.R.
   set.seed(7)
   board <- checkerboard(90)
@@ -235,16 +235,13 @@ test_that("Ny-KQD through the landmark pass equals the R path to 1e-10 and the t
   for (variant in ny_variants) {
     args <- list(d$x, d$y, kernel = d$kernel, variant = variant, reg = ny_reg(variant), scale = FALSE,
                  indefinite = "yes", landmarks = landmarks, threads = 2)
-    old <- options(krein.block_rows = 7L, krein.landmark_pass = NULL)
+    old <- options(krein.block_rows = 7L)
     pass <- ny_quiet(do.call(kqd, args))
-    options(krein.landmark_pass = FALSE)
-    r_path <- ny_quiet(do.call(kqd, args))
+    r_path <- without_landmark_pass(ny_quiet(do.call(kqd, args)))
     options(old)
     for (type in c("distance", "decision")) {
       # new points: the prediction pass against the R path's kernel rows
-      options(krein.landmark_pass = FALSE)
-      want_new <- predict(r_path, d$x_new, type = type)
-      options(old)
+      want_new <- without_landmark_pass(predict(r_path, d$x_new, type = type))
       expect_lt(ref_rel_diff(predict(pass, d$x_new, type = type), want_new), 1e-10)
       expect_lt(ref_rel_diff(predict(pass, type = type), predict(r_path, type = type)), 1e-10)
     }

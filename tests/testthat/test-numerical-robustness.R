@@ -211,7 +211,7 @@ test_that("Gaussian posteriors in row blocks equal those of one block", {
   fit_i <- ikfd(y ~ ., data = d, kernel = kernel_rbf(1))
   fit_k <- kfda(y ~ ., data = d, kernel = kernel_rbf(1), discriminant = "quadratic", ncomp = 4)
   whole <- list(predict(fit_i, d, type = "prob"), predict(fit_k, d, type = "prob"), predict(fit_i, type = "prob"))
-  local_mocked_bindings(gaussian_block_rows = function() 7L, .package = "krein")
+  local_krein_functions(list(gaussian_block_rows = function() 7L))
   blocked <- list(predict(fit_i, d, type = "prob"), predict(fit_k, d, type = "prob"), predict(fit_i, type = "prob"))
   expect_identical(dimnames(blocked[[1]]), dimnames(whole[[1]]))
   for (i in seq_along(whole)) expect_equal(blocked[[i]], whole[[i]], tolerance = 1e-8)
@@ -228,7 +228,7 @@ test_that("pooled Gaussian discriminants skip the power-of-two scaling only wher
   fit <- ikfd(y ~ ., data = d, kernel = kernel_rbf(2))
   new <- checkerboard(300, size = 3)
   fast <- list(predict(fit, new, type = "prob"), predict(fit, type = "prob"))
-  local_mocked_bindings(gaussian_always_scaled = function() TRUE, .package = "krein")
+  local_krein_functions(list(gaussian_always_scaled = function() TRUE))
   scaled <- list(predict(fit, new, type = "prob"), predict(fit, type = "prob"))
   expect_identical(fast, scaled)
   expect_true(krein:::moderate_values(c(0, 1e-60, -1e60)))
@@ -297,4 +297,16 @@ test_that("one-point classes are named as the cause: in cross-validation and in 
                regexp = "Classes of one or two points (\"a\" 1, \"b\" 1, \"c\" 2) give squared distances without spread",
                fixed = TRUE)
   expect_s3_class(suppressWarnings(kmdc(x[1:9, ], factor(rep(c("a", "b", "c"), 3)))), "kmdc")
+})
+
+test_that("a non-finite kernel value in the landmark pass is an error naming its row and landmark", {
+  # the core's landmark pass reports the first kernel value that was not
+  # finite by its row and landmark (tests/cpp: for_each_block() on NaN and
+  # Inf inputs); R words the error from that position, with no second pass
+  # to find it. The coordinate kernels the pass takes stay finite on finite
+  # inputs, so the position is given here as the core's glue marks it.
+  x <- matrix(c(1, 2, 3, 1e300, 5, 6), 3)
+  result <- structure(list(), krein_nonfinite = c(2, 7))
+  expect_snapshot(show_error(krein:::landmark_pass_checked(result, kernel_rbf(1), x, x[1:2, , drop = FALSE])))
+  expect_identical(krein:::landmark_pass_checked(list(a = 1), kernel_rbf(1), x, x), list(a = 1))
 })

@@ -140,7 +140,7 @@ test_that("pcvm() gives the same models and predictions on both paths, two and f
     gram <- without_max_iter_warning(pcvm(...))
     # every EM of the fit on the core's path without G
     fit_em <- krein:::cpp_pcvm_fit
-    local_mocked_bindings(cpp_pcvm_fit = function(...) fit_em(..., gram = FALSE), .package = "krein")
+    local_krein_functions(list(cpp_pcvm_fit = function(...) fit_em(..., gram = FALSE)))
     set.seed(33)
     list(gram = gram, rank_update = without_max_iter_warning(pcvm(...)))
   }

@@ -145,18 +145,19 @@ inline std::vector<Eigen::MatrixXd> distances(const Expansion& e, const Eigen::R
 }
 
 // distances() of the rows of X, their landmark kernel computed block by block
-// (landmark_pass.hpp) and never held whole; `finite` says whether every
-// kernel value was finite.
+// (landmark_pass.hpp) and never held whole; `nonfinite` is the first kernel
+// value that was not finite, if any.
 inline std::vector<Eigen::MatrixXd> pass_distances(const Expansion& e, const KernelSpec& spec, const MatrixRef& X,
                                                    const MatrixRef& L, Eigen::Index block_rows, int threads,
-                                                   const Checkpoint& checkpoint, bool& finite) {
+                                                   const Checkpoint& checkpoint,
+                                                   landmark_pass::NonFinite& nonfinite) {
   const Eigen::Index n = X.rows();
   check_model(e, L.rows());
   const bool use_self = uses_self(e);
   std::vector<Eigen::MatrixXd> out(e.weights.cols(), Eigen::MatrixXd(n, static_cast<Eigen::Index>(e.sizes.size())));
   std::vector<BlockWorkspace> work(landmark_pass::pass_threads(n, block_rows, threads),
                                    BlockWorkspace(e, std::min(block_rows, n)));
-  finite = landmark_pass::for_each_block(spec, X, L, block_rows, threads, checkpoint,
+  nonfinite = landmark_pass::for_each_block(spec, X, L, block_rows, threads, checkpoint,
                                          [&](int t, Eigen::Index begin, const Eigen::Ref<const Eigen::MatrixXd>& C) {
     const Eigen::VectorXd self = use_self ? kernel_diagonal(spec, X.middleRows(begin, C.rows()), nullptr)
                                           : Eigen::VectorXd();

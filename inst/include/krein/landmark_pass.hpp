@@ -16,6 +16,7 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <stdexcept>
 #include <vector>
@@ -39,11 +40,39 @@ inline int pass_threads(Eigen::Index n, Eigen::Index block_rows, int threads) {
   return static_cast<int>(std::max<Eigen::Index>(1, std::min<Eigen::Index>(parallel::thread_count(threads), blocks)));
 }
 
+// The first kernel value of a pass that was not finite (NaN or infinite):
+// its row of X and its landmark, 0-based; row -1 when every value was finite.
+// "First" is in row order, then landmark order, whatever the threads did.
+struct NonFinite {
+  Eigen::Index row = -1;
+  Eigen::Index column = -1;
+  bool found() const { return row >= 0; }
+  void keep_first(const NonFinite& other) {
+    if (other.found() && (!found() || other.row < row || (other.row == row && other.column < column))) *this = other;
+  }
+};
+
+// The first non-finite value of a block whose rows begin at row `begin`
+inline NonFinite first_nonfinite(const Eigen::Ref<const Matrix>& C, Eigen::Index begin) {
+  NonFinite out;
+  for (Eigen::Index i = 0; i < C.rows() && !out.found(); ++i) {
+    for (Eigen::Index j = 0; j < C.cols(); ++j) {
+      if (!std::isfinite(C(i, j))) {
+        out.row = begin + i;
+        out.column = j;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 // consume(t, begin, C) for the blocks of rows [begin, begin + C.rows()) of
-// K(X, L), on thread t of pass_threads(); returns whether every kernel value
-// was finite. consume must not throw.
+// K(X, L), on thread t of pass_threads(); returns the first kernel value that
+// was not finite, if any (the pass goes on: the caller decides). An
+// exception in consume ends the pass and reaches the caller (parallel_for()).
 template <class Consume>
-inline bool for_each_block(const KernelSpec& spec, const MatrixRef& X, const MatrixRef& L,
+inline NonFinite for_each_block(const KernelSpec& spec, const MatrixRef& X, const MatrixRef& L,
                            Eigen::Index block_rows, int threads, const Checkpoint& checkpoint,
                            Consume consume) {
   if (!supported(spec)) throw std::invalid_argument("the landmark pass takes the coordinate kernels only");
@@ -64,7 +93,7 @@ inline bool for_each_block(const KernelSpec& spec, const MatrixRef& X, const Mat
   // blocks per thread between checkpoints: about four million kernel values
   // (a round ends when its slowest thread does, so rounds are not too short)
   const Eigen::Index per_round = std::max<Eigen::Index>(1, 4000000 / std::max<Eigen::Index>(1, block_rows * m));
-  std::atomic<bool> finite{true};
+  std::vector<NonFinite> nonfinite(workers);  // each thread's first, in its own row order
   for (;;) {
     bool pending = false;
     for (int t = 0; t < workers; ++t) pending |= next[t] < stop[t];
@@ -73,8 +102,8 @@ inline bool for_each_block(const KernelSpec& spec, const MatrixRef& X, const Mat
       for (Eigen::Index b = 0; b < per_round && next[t] < stop[t]; ++b) {
         const Eigen::Index begin = next[t], rows = std::min(block_rows, stop[t] - begin);
         Eigen::Ref<Matrix> C = blocks[t].topRows(rows);
-        if (!kernel_matrix(spec, X.middleRows(begin, rows), L, nullptr, C, false, 1)) {
-          finite.store(false, std::memory_order_relaxed);
+        if (!kernel_matrix(spec, X.middleRows(begin, rows), L, nullptr, C, false, 1) && !nonfinite[t].found()) {
+          nonfinite[t] = first_nonfinite(C, begin);
         }
         consume(static_cast<int>(t), begin, C);
         next[t] = begin + rows;
@@ -82,7 +111,9 @@ inline bool for_each_block(const KernelSpec& spec, const MatrixRef& X, const Mat
     });
     if (checkpoint) checkpoint();
   }
-  return finite.load();
+  NonFinite first;
+  for (const NonFinite& found : nonfinite) first.keep_first(found);
+  return first;
 }
 
 // The running triangular factor of one class's rows [C_c | 1] on one thread:
@@ -148,17 +179,41 @@ class RunningFactor {
   bool factored_ = false;
 };
 
+// The memory the running factors of the class pass may take. Every (thread,
+// class) pair keeps a buffer of (m + 1 + capacity) x (m + 1) doubles, so
+// the buffers grow with threads x classes x m^2: 16 threads, 11 classes and
+// m = 1000 would take 4 GB whatever n is. Within this budget the pass takes
+// as many threads as fit with the least capacity, 2 (m + 1) rows (at least
+// one thread, whose buffers are then three times the size of the result
+// itself, classes (m + 1)^2 doubles), and then the largest capacity up to
+// 16 (m + 1) rows that the budget allows those threads.
+constexpr double factor_budget_bytes = 256e6;
+
+inline double factor_buffer_bytes(Eigen::Index m, int classes, int threads, Eigen::Index capacity) {
+  return 8.0 * static_cast<double>(m + 1) * static_cast<double>(m + 1 + capacity) * classes * threads;
+}
+
+// The threads of the class pass: at most `threads`, as many as the budget
+// holds at the least capacity, at least one.
+inline int factor_threads(Eigen::Index m, int classes, int threads) {
+  const double one = factor_buffer_bytes(m, classes, 1, 2 * (m + 1));
+  const double fit = std::floor(factor_budget_bytes / one);
+  return static_cast<int>(std::max(1.0, std::min(static_cast<double>(std::max(1, threads)), fit)));
+}
+
 // Rows gathered per QR: 16 (m + 1), or fewer so that the buffers of all
-// classes and threads take about 64 MB, but at least 2 (m + 1).
+// classes and threads take at most the budget, but at least 2 (m + 1).
 inline Eigen::Index factor_capacity(Eigen::Index m, int classes, int threads) {
   const double per_row = 8.0 * static_cast<double>(m + 1) * classes * threads;
-  const Eigen::Index budget = static_cast<Eigen::Index>(64e6 / per_row) - (m + 1);
-  return std::max<Eigen::Index>(2 * (m + 1), std::min<Eigen::Index>(16 * (m + 1), budget));
+  const double budget = std::floor(factor_budget_bytes / per_row) - static_cast<double>(m + 1);
+  const double most = static_cast<double>(16 * (m + 1)), least = static_cast<double>(2 * (m + 1));
+  return static_cast<Eigen::Index>(std::max(least, std::min(most, budget)));
 }
 
 struct ClassFactors {
   std::vector<Matrix> factors;  // per class, (m + 1) x (m + 1) upper triangular
-  bool finite = true;           // every kernel value was finite
+  NonFinite nonfinite;          // the first kernel value that was not finite, if any
+  int threads = 1;              // the threads the pass ran on (factor_threads())
 };
 
 // The triangular factor of [C_c | 1] per class c (labels 0..classes-1), as
@@ -171,7 +226,7 @@ inline ClassFactors class_factors(const KernelSpec& spec, const MatrixRef& X, co
   for (int l : labels) {
     if (l < 0 || l >= classes) throw std::invalid_argument("label out of range");
   }
-  const int workers = pass_threads(n, block_rows, threads);
+  const int workers = factor_threads(m, classes, pass_threads(n, block_rows, threads));
   const Eigen::Index capacity = factor_capacity(m, classes, workers);
   std::vector<std::vector<RunningFactor>> running(workers, std::vector<RunningFactor>(classes, RunningFactor(m, capacity)));
   for (auto& thread_factors : running) {
@@ -179,7 +234,8 @@ inline ClassFactors class_factors(const KernelSpec& spec, const MatrixRef& X, co
   }
   std::vector<std::vector<std::vector<Eigen::Index>>> members(workers, std::vector<std::vector<Eigen::Index>>(classes));
   ClassFactors out;
-  out.finite = for_each_block(spec, X, L, block_rows, threads, checkpoint,
+  out.threads = workers;
+  out.nonfinite = for_each_block(spec, X, L, block_rows, workers, checkpoint,
                               [&](int t, Eigen::Index begin, const Eigen::Ref<const Matrix>& C) {
     auto& rows = members[t];
     for (auto& r : rows) r.clear();
@@ -207,14 +263,15 @@ inline ClassFactors class_factors(const KernelSpec& spec, const MatrixRef& X, co
   return out;
 }
 
-// C * coefficients (n x k) of the rows of X; `finite` as for_each_block.
+// C * coefficients (n x k) of the rows of X; `nonfinite` as for_each_block
+// returns it.
 inline Matrix scores(const KernelSpec& spec, const MatrixRef& X, const MatrixRef& L,
                      const MatrixRef& coefficients, Eigen::Index block_rows, int threads,
-                     const Checkpoint& checkpoint, bool& finite) {
+                     const Checkpoint& checkpoint, NonFinite& nonfinite) {
   if (coefficients.rows() != L.rows()) throw std::invalid_argument("one coefficient row per landmark");
   Matrix out(X.rows(), coefficients.cols());
-  finite = for_each_block(spec, X, L, block_rows, threads, checkpoint,
-                          [&](int, Eigen::Index begin, const Eigen::Ref<const Matrix>& C) {
+  nonfinite = for_each_block(spec, X, L, block_rows, threads, checkpoint,
+                             [&](int, Eigen::Index begin, const Eigen::Ref<const Matrix>& C) {
     out.middleRows(begin, C.rows()).noalias() = C * coefficients;
   });
   return out;

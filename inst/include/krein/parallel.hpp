@@ -7,6 +7,9 @@
 
 #include <Eigen/Core>
 
+#include <atomic>
+#include <exception>
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -62,28 +65,49 @@ struct Schedule {
   static Schedule dynamic(int chunk = 1) { return Schedule{chunk}; }
 };
 
-// body(i) for i in [begin, end) on thread_count(threads) threads. The body
-// must not throw: an exception cannot leave an OpenMP region. Results must
-// not depend on which thread runs an iteration.
+// body(i) for i in [begin, end) on thread_count(threads) threads. Results
+// must not depend on which thread runs an iteration. An exception cannot
+// leave an OpenMP region (it would end the process in std::terminate, R with
+// it): an iteration's exception (std::bad_alloc from a worker's allocation,
+// an error of the body) is caught on its thread, the iterations not yet
+// begun are skipped, and the first exception caught is rethrown on the
+// calling thread after the region, where the glue turns it into an R error.
 template <class Body>
 inline void parallel_for(Eigen::Index begin, Eigen::Index end, int threads, Schedule plan,
                          Body body) {
+  std::atomic<bool> failed{false};
+  std::exception_ptr first_error;
+  const auto guarded = [&](Eigen::Index i) {
+    if (failed.load(std::memory_order_relaxed)) return;
+    try {
+      body(i);
+    } catch (...) {
+#ifdef _OPENMP
+#pragma omp critical(krein_parallel_for_exception)
+#endif
+      {
+        if (!first_error) first_error = std::current_exception();
+      }
+      failed.store(true, std::memory_order_relaxed);
+    }
+  };
 #ifdef _OPENMP
   // Also with one thread inside a parallel region: Eigen's products in the
   // body then stay on that thread, as the caller asked.
   const int workers = thread_count(threads);
   if (plan.chunk > 0) {
 #pragma omp parallel for schedule(dynamic, plan.chunk) num_threads(workers)
-    for (Eigen::Index i = begin; i < end; ++i) body(i);
+    for (Eigen::Index i = begin; i < end; ++i) guarded(i);
   } else {
 #pragma omp parallel for schedule(static) num_threads(workers)
-    for (Eigen::Index i = begin; i < end; ++i) body(i);
+    for (Eigen::Index i = begin; i < end; ++i) guarded(i);
   }
 #else
   (void)threads;
   (void)plan;
-  for (Eigen::Index i = begin; i < end; ++i) body(i);
+  for (Eigen::Index i = begin; i < end; ++i) guarded(i);
 #endif
+  if (first_error) std::rethrow_exception(first_error);
 }
 
 // Eigen's own products run on Eigen::nbThreads() OpenMP threads: this sets

@@ -158,52 +158,84 @@ inline Step step_full(const Eigen::Ref<const Eigen::MatrixXd>& K, const Eigen::V
   return out;
 }
 
-// The M-step of Ny-PCVM from moments: the basis functions are the
-// landmarks', whose kernel columns the Nystroem approximation reproduces
-// exactly (K_hat[, L] = K_nm W^+ W = K_nm), so Phi_A = C_A D with C = K_nm
-// (the pair's rows, its landmark columns) and D = diag(y_A). Given any R
-// with R'R = C'C (k x m, one column per landmark):
-//   Phi_A'Phi_A = D R_A'R_A D,  Phi_A'(Z - b 1) = D g_A,  1'Phi_A w = s_A'D w,
-// where g = C'(Z - b 1) and s = 1'C (`column_sums`), so an M-step costs
-// O(m |A|^2) and needs of the n rows only g, sum(Z) and n. Data in memory
-// get them from a QR of C (step_factored); data in chunks from one pass over
-// the chunks per iteration (pass_moments(), summed over the blocks), with R
-// from the landmark pass's class factors. Both run this one function.
-inline Step step_moments(const Eigen::Ref<const Eigen::MatrixXd>& R, const Eigen::VectorXd& y_columns,
-                         const Eigen::VectorXd& column_sums, const std::vector<Eigen::Index>& active,
-                         const Eigen::VectorXd& w, double b, const Eigen::VectorXd& g, double latent_sum,
-                         Eigen::Index n) {
-  const Eigen::Index k = R.rows(), a = static_cast<Eigen::Index>(active.size());
+// The M-step of Ny-PCVM: the basis functions are the landmarks', whose
+// kernel columns the Nystroem approximation reproduces exactly
+// (K_hat[, L] = K_nm W^+ W = K_nm), so Phi_A = C_A D with C = K_nm (the
+// pair's rows, its landmark columns) and D = diag(y_A). Given any R with
+// R'R = C'C (k x m, one column per landmark) and RA = R_A D:
+//   Phi_A'Phi_A = RA'RA,  Hess = I + M RA'RA M,  w = M Hess^{-1} rhs,
+//   b = (sum(Z) - 1'Phi_A w) / (n + 1 / (2 b_old^2)),
+// with rhs = M Phi_A'(Z - b_old 1), so an M-step costs O(m |A|^2) and needs
+// of the n rows only rhs, sum(Z) and n. Data in memory get them from the QR
+// of C (step_factored: rhs = M RA'Q'(Z - b 1)); data in chunks from one pass
+// over the chunks per iteration (pass_moments(), summed over the blocks:
+// rhs = M D g_A with g = C'(Z - b 1)), with R from the landmark pass's class
+// factors (step_moments). Both run this function. `fitted_sum(w)` gives
+// 1'Phi_A w for the new weights.
+template <class Rhs, class FittedSum>
+inline Step step_landmarks(const Eigen::MatrixXd& RA, const Eigen::VectorXd& w, double b, Rhs rhs_of,
+                           FittedSum fitted_sum, double latent_sum, Eigen::Index n) {
+  const Eigen::Index a = RA.cols();
   const Eigen::VectorXd m = std::sqrt(2.0) * w;
-  Eigen::MatrixXd RAM(k, a);  // R_A D M
-  for (Eigen::Index j = 0; j < a; ++j) RAM.col(j) = R.col(active[j]) * (y_columns[active[j]] * m[j]);
+  const Eigen::MatrixXd RAM = RA * m.asDiagonal();
   const auto form_hessian = [&]() {
     Eigen::MatrixXd Hess = Eigen::MatrixXd::Identity(a, a);
     Hess.selfadjointView<Eigen::Lower>().rankUpdate(RAM.transpose());
     return Hess;
   };
-  Eigen::VectorXd rhs(a);  // M Phi_A'(Z - b 1)
-  for (Eigen::Index j = 0; j < a; ++j) rhs[j] = m[j] * y_columns[active[j]] * g[active[j]];
+  const Eigen::VectorXd rhs = rhs_of(RAM, m);
   Step out;
   out.weights = m.cwiseProduct(solve_hessian(form_hessian, rhs, 1, out.hessian_fallback));
-  double fitted_sum = 0.0;  // 1'Phi_A w
-  for (Eigen::Index j = 0; j < a; ++j) fitted_sum += column_sums[active[j]] * y_columns[active[j]] * out.weights[j];
-  out.bias = (latent_sum - fitted_sum) / (static_cast<double>(n) + 1.0 / (2.0 * b * b));
+  out.bias = (latent_sum - fitted_sum(out.weights)) / (static_cast<double>(n) + 1.0 / (2.0 * b * b));
   return out;
 }
 
+// RA = R_A D, the active landmarks' columns of R signed by their classes
+inline Eigen::MatrixXd signed_active_columns(const Eigen::Ref<const Eigen::MatrixXd>& R, const Eigen::VectorXd& y_columns,
+                                             const std::vector<Eigen::Index>& active) {
+  const Eigen::Index a = static_cast<Eigen::Index>(active.size());
+  Eigen::MatrixXd RA(R.rows(), a);
+  for (Eigen::Index j = 0; j < a; ++j) RA.col(j) = R.col(active[j]) * y_columns[active[j]];
+  return RA;
+}
+
 // One EM iteration of Ny-PCVM on data in memory, with the thin QR C = Q R
-// computed once (Q orthonormal, n x k; R, k x m): g = R'Q'(Z - b 1), so no
-// n x |A| matrix is formed; `column_sums` are 1'C. `y_columns` labels the
-// landmarks; Z are the E-step's expected latent values.
+// computed once (Q orthonormal, n x k; R, k x m): Phi_A w = Q (RA w), so no
+// n x |A| matrix is formed. `y_columns` labels the landmarks; Z are the
+// E-step's expected latent values.
 inline Step step_factored(const Eigen::Ref<const Eigen::MatrixXd>& Q, const Eigen::Ref<const Eigen::MatrixXd>& R,
-                          const Eigen::VectorXd& y_columns, const Eigen::VectorXd& column_sums,
-                          const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
-                          const Eigen::VectorXd& Z) {
-  const Eigen::VectorXd g = R.transpose() * (Q.transpose() * (Z.array() - b).matrix());
-  Step out = step_moments(R, y_columns, column_sums, active, w, b, g, Z.sum(), Q.rows());
+                          const Eigen::VectorXd& y_columns, const std::vector<Eigen::Index>& active,
+                          const Eigen::VectorXd& w, double b, const Eigen::VectorXd& Z) {
+  const Eigen::MatrixXd RA = signed_active_columns(R, y_columns, active);
+  const Eigen::VectorXd projected = Q.transpose() * (Z.array() - b).matrix();
+  Step out = step_landmarks(
+      RA, w, b, [&](const Eigen::MatrixXd& RAM, const Eigen::VectorXd&) -> Eigen::VectorXd { return RAM.transpose() * projected; },
+      [&](const Eigen::VectorXd& weights) { return Q.colwise().sum().dot(RA * weights); }, Z.sum(), Q.rows());
   out.latent = Z;
   return out;
+}
+
+// One EM iteration of Ny-PCVM from the moments of a pass over data in
+// chunks: g = C'(Z - b 1) over all the pair's landmark columns, sum(Z) and
+// the row count n; `column_sums` are 1'C.
+inline Step step_moments(const Eigen::Ref<const Eigen::MatrixXd>& R, const Eigen::VectorXd& y_columns,
+                         const Eigen::VectorXd& column_sums, const std::vector<Eigen::Index>& active,
+                         const Eigen::VectorXd& w, double b, const Eigen::VectorXd& g, double latent_sum,
+                         Eigen::Index n) {
+  const Eigen::Index a = static_cast<Eigen::Index>(active.size());
+  return step_landmarks(
+      signed_active_columns(R, y_columns, active), w, b,
+      [&](const Eigen::MatrixXd&, const Eigen::VectorXd& m) {
+        Eigen::VectorXd rhs(a);  // M D g_A
+        for (Eigen::Index j = 0; j < a; ++j) rhs[j] = m[j] * y_columns[active[j]] * g[active[j]];
+        return rhs;
+      },
+      [&](const Eigen::VectorXd& weights) {
+        double sum = 0.0;  // s_A' D w
+        for (Eigen::Index j = 0; j < a; ++j) sum += column_sums[active[j]] * y_columns[active[j]] * weights[j];
+        return sum;
+      },
+      latent_sum, n);
 }
 
 // What one pass over a pair's training rows gives its M-step in moment form
@@ -722,13 +754,12 @@ class FactoredBasis {
     const Eigen::Index k = std::min(C.rows(), C.cols());
     Q_ = qr.householderQ() * Eigen::MatrixXd::Identity(C.rows(), k);
     R_ = qr.matrixQR().topRows(k).triangularView<Eigen::Upper>();
-    column_sums_ = R_.transpose() * Q_.colwise().sum().transpose();  // 1'C = (1'Q) R
   }
   Eigen::Index size() const { return y_columns_.size(); }
   const Eigen::VectorXd& labels() const { return y_rows_; }
   Step step(const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
             const Eigen::VectorXd& Z) const {
-    return step_factored(Q_, R_, y_columns_, column_sums_, active, w, b, Z);
+    return step_factored(Q_, R_, y_columns_, active, w, b, Z);
   }
   // f = Q R_A diag(y_A) w + b on the training points, O(n m)
   Eigen::VectorXd latent(const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b) const {
@@ -739,7 +770,7 @@ class FactoredBasis {
 
  private:
   Eigen::MatrixXd Q_, R_;
-  Eigen::VectorXd y_rows_, y_columns_, column_sums_;
+  Eigen::VectorXd y_rows_, y_columns_;
 };
 
 // When EM has converged. The reference code stops when no weight moves by

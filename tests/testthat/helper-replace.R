@@ -1,0 +1,46 @@
+# Replaces functions of krein's namespace while `expr` runs: the seams the
+# tests use to take the other route of an algorithm (kfda_pca_method(),
+# landmark_pass_applies(), gaussian_block_rows(), gaussian_always_scaled(),
+# cpp_pcvm_fit() ...) and compare the two. testthat's with_mocked_bindings()
+# does the same from version 3.1.7 on; this works with any testthat (Debian
+# ships 3.1.6). `replacements`: a named list of functions.
+with_krein_functions <- function(replacements, expr) {
+  ns <- asNamespace("krein")
+  names <- names(replacements)
+  old <- mget(names, envir = ns)
+  set <- function(values) {
+    for (name in names) {
+      locked <- bindingIsLocked(name, ns)
+      if (locked) unlockBinding(name, ns)
+      assign(name, values[[name]], envir = ns)
+      if (locked) lockBinding(name, ns)
+    }
+  }
+  set(replacements)
+  on.exit(set(old))
+  expr
+}
+
+# The same, for the rest of the calling test (as local_mocked_bindings())
+local_krein_functions <- function(replacements, envir = parent.frame()) {
+  ns <- asNamespace("krein")
+  names <- names(replacements)
+  old <- mget(names, envir = ns)
+  set <- function(values) {
+    for (name in names) {
+      locked <- bindingIsLocked(name, ns)
+      if (locked) unlockBinding(name, ns)
+      assign(name, values[[name]], envir = ns)
+      if (locked) lockBinding(name, ns)
+    }
+  }
+  set(replacements)
+  withr::defer(set(old), envir = envir)
+  invisible()
+}
+
+# The Nystroem fits without the core's landmark pass: the row blocks of
+# blockwise_class_factors() (the route of kernels the pass does not take)
+without_landmark_pass <- function(expr) {
+  with_krein_functions(list(landmark_pass_applies = function(...) FALSE), expr)
+}
