@@ -76,15 +76,7 @@ isvm_outputs <- function(object, K_support, levels) {
   # vectors in its SVindex() order
   K_sv <- kernlab::as.kernelMatrix(
     K_support[, match(kernlab::SVindex(object$model), object$support), drop = FALSE])
-  pairwise <- matrix(kernlab::predict(object$model, K_sv, type = "decision"), nrow(K_sv))
-  prob <- if (object$probability) {
-    # P(i | i or j) for pair (i, j): 1 - P(j), the sigmoid fitted with j positive
-    r_first <- 1 - vapply(seq_len(ncol(pairwise)), function(p) {
-      platt_probability(pairwise[, p], object$platt$A[p], object$platt$B[p])
-    }, numeric(nrow(pairwise)))
-    couple_pairwise(matrix(r_first, nrow(pairwise)), length(levels))
-  }
-  list(pairwise = pairwise, prob = prob)
+  svm_outputs(object, matrix(kernlab::predict(object$model, K_sv, type = "decision"), nrow(K_sv)), levels)
 }
 
 #' @export

@@ -188,7 +188,7 @@ krein_svm_fit <- function(inputs, C, probability, landmarks, eps, m, threads) {
   warn_platt_convergence(platt)
   fit <- list(pairs = pairs, C = C, cost_cv = cost_cv, probability = probability, platt = platt,
               x = inputs$x, threads = threads)
-  fit$training_outputs <- krein_svm_outputs(fit, krein_svm_pairwise(fit, K), levels(y))
+  fit$training_outputs <- svm_outputs(fit, krein_svm_pairwise(fit, K), levels(y))
   fit
 }
 
@@ -249,18 +249,6 @@ krein_svm_pairwise <- function(object, K) {
   matrix(pairwise, nrow(K))
 }
 
-#' The pairwise decision values and the Platt probabilities
-#' @noRd
-krein_svm_outputs <- function(object, pairwise, levels) {
-  prob <- if (object$probability) {
-    r_first <- 1 - vapply(seq_len(ncol(pairwise)), function(p) {
-      platt_probability(pairwise[, p], object$platt$A[p], object$platt$B[p])
-    }, numeric(nrow(pairwise)))
-    couple_pairwise(matrix(r_first, nrow(pairwise)), length(levels))
-  }
-  list(pairwise = pairwise, prob = prob)
-}
-
 #' The classes the KSVMs' one-vs-one vote gives held-out points, for each
 #' cost of `grid` (for isvm_cost_cv(), whose folds and costs krein_svm()
 #' shares with isvm())
@@ -298,7 +286,7 @@ krein_scores.krein_svm <- function(object, new, type, rule = "vote") {
     lm <- object$landmarks
     kernels <- if (is.null(lm)) new_kernels(object, new) else
       new_kernels(object, new, points = lm$points, columns = lm$indices)
-    out <- krein_svm_outputs(object, krein_svm_pairwise(object, kernels$K), levels)
+    out <- svm_outputs(object, krein_svm_pairwise(object, kernels$K), levels)
     names <- kernels$names
   }
   svm_scores_of_type(out, levels, names, type, object$probability)

@@ -86,7 +86,7 @@ krein_svm_nystrom_fit <- function(inputs, C, probability, landmarks, eps, m, thr
               landmarks = landmarks, landmark_rank = feature$landmark_rank,
               signature = c(p = sum(signs > 0), q = sum(signs < 0)), threads = threads)
   pairwise <- matrix(vapply(pairs, function(pair) drop(phi %*% pair$v) + pair$b, numeric(length(y))), length(y))
-  fit$training_outputs <- krein_svm_outputs(fit, pairwise, levels(y))
+  fit$training_outputs <- svm_outputs(fit, pairwise, levels(y))
   fit
 }
 

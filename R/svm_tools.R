@@ -236,3 +236,18 @@ svm_scores_of_type <- function(out, levels, names, type, probability) {
   dimnames(result) <- list(names, levels)
   result
 }
+
+#' The outputs of isvm() and krein_svm() from their pairwise decision values
+#' (f > 0 favouring the pair's second class, as kernlab's): the values and,
+#' with a Platt model, the class probabilities coupled from the pairs'
+#' P(i | i or j) = 1 - P(j), the sigmoid fitted with j positive
+#' @noRd
+svm_outputs <- function(object, pairwise, levels) {
+  prob <- if (object$probability) {
+    r_first <- 1 - vapply(seq_len(ncol(pairwise)), function(p) {
+      platt_probability(pairwise[, p], object$platt$A[p], object$platt$B[p])
+    }, numeric(nrow(pairwise)))
+    couple_pairwise(matrix(r_first, nrow(pairwise)), length(levels))
+  }
+  list(pairwise = pairwise, prob = prob)
+}

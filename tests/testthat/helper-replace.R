@@ -5,38 +5,30 @@
 # does the same from version 3.1.7 on; this works with any testthat (Debian
 # ships 3.1.6). `replacements`: a named list of functions.
 with_krein_functions <- function(replacements, expr) {
-  ns <- asNamespace("krein")
-  names <- names(replacements)
-  old <- mget(names, envir = ns)
-  set <- function(values) {
-    for (name in names) {
-      locked <- bindingIsLocked(name, ns)
-      if (locked) unlockBinding(name, ns)
-      assign(name, values[[name]], envir = ns)
-      if (locked) lockBinding(name, ns)
-    }
-  }
-  set(replacements)
-  on.exit(set(old))
+  old <- assign_krein_functions(replacements)
+  on.exit(assign_krein_functions(old))
   expr
 }
 
 # The same, for the rest of the calling test (as local_mocked_bindings())
 local_krein_functions <- function(replacements, envir = parent.frame()) {
-  ns <- asNamespace("krein")
-  names <- names(replacements)
-  old <- mget(names, envir = ns)
-  set <- function(values) {
-    for (name in names) {
-      locked <- bindingIsLocked(name, ns)
-      if (locked) unlockBinding(name, ns)
-      assign(name, values[[name]], envir = ns)
-      if (locked) lockBinding(name, ns)
-    }
-  }
-  set(replacements)
-  withr::defer(set(old), envir = envir)
+  old <- assign_krein_functions(replacements)
+  withr::defer(assign_krein_functions(old), envir = envir)
   invisible()
+}
+
+# Puts `values` (a named list of functions) in krein's namespace; returns the
+# functions they replace
+assign_krein_functions <- function(values) {
+  ns <- asNamespace("krein")
+  old <- mget(names(values), envir = ns)
+  for (name in names(values)) {
+    locked <- bindingIsLocked(name, ns)
+    if (locked) unlockBinding(name, ns)
+    assign(name, values[[name]], envir = ns)
+    if (locked) lockBinding(name, ns)
+  }
+  old
 }
 
 # The Nystroem fits without the core's landmark pass: the row blocks of
