@@ -366,43 +366,15 @@ ikfd_loo_ridge <- function(K, y, grid = ikfd_ridge_grid()) {
   list(grid = grid, press = press, se = se, chosen = grid[max(which(press <= press[best] + se))])
 }
 
-# Ny-iKFD: the landmark kernel in row blocks, reduced to per-class QR factors;
-# a second pass gives the training scores unless the blocks were small enough
-# to keep.
+# Ny-iKFD: the landmark kernel of the training rows in one pass, reduced to
+# per-class QR factors, then the training scores in a second pass (one row
+# source, R/landmark_pass.R: data in memory or in chunks alike).
 ikfd_nystrom <- function(inputs, landmarks, reg, weights, threads) {
-  if (inherits(inputs, "krein_chunked_inputs")) return(ikfd_nystrom_chunks(inputs, landmarks, reg, weights, threads))
-  y <- inputs$y
-  n <- length(y)
   W <- landmark_kernel(inputs, landmarks, threads)
-  factors <- landmark_pass_class_factors(inputs$x, inputs$kernel, landmarks$points, as.integer(y), nlevels(y),
-                                         threads)
-  if (!is.null(factors)) {
-    core <- unfactorisable_scatter(cpp_ikfd_nystrom(factors, as.double(table(y)), W, weights, reg))
-    scores <- landmark_pass_scores(inputs, landmarks, core$coefficients, threads)
-    if (!is.null(scores)) return(c(core, list(scores = scores + rep(core$bias, each = n))))
-  }
-  pass <- nystrom_class_factors(inputs, landmarks, threads)
-  core <- unfactorisable_scatter(cpp_ikfd_nystrom(pass$factors, as.double(table(y)), W, weights, reg))
-  scores <- matrix(0, n, ncol(core$coefficients))
-  for (b in seq_along(pass$starts)) {
-    block <- pass$block(b)
-    scores[block$rows, ] <- block$C %*% core$coefficients
-  }
-  scores <- scores + rep(core$bias, each = n)
-  c(core, list(scores = scores))
-}
-
-# Ny-iKFD over chunked data (R/chunk_map.R): the same factors, mapped over the
-# chunks and merged, then the training scores in a second pass
-ikfd_nystrom_chunks <- function(inputs, landmarks, reg, weights, threads) {
-  W <- landmark_kernel(inputs, landmarks, threads)
-  factors <- chunk_class_factors(inputs, landmarks, threads)
-  core <- unfactorisable_scatter(cpp_ikfd_nystrom(factors, as.double(table(inputs$y)), W, weights, reg))
-  coefficients <- core$coefficients
-  score <- function(C, self, codes) C %*% coefficients
-  blocks <- map_landmark_kernel(inputs, landmarks, bare_function(score, coefficients = coefficients))
-  scores <- do.call(rbind, blocks) + rep(core$bias, each = length(inputs$y))
-  c(core, list(scores = scores))
+  pass <- landmark_class_factors(inputs, landmarks, threads)
+  core <- unfactorisable_scatter(cpp_ikfd_nystrom(pass$factors, as.double(table(inputs$y)), W, weights, reg))
+  scores <- landmark_scores(inputs, landmarks, core$coefficients, threads, pass)
+  c(core, list(scores = scores + rep(core$bias, each = length(inputs$y))))
 }
 
 # The core's last resort (ikfd.hpp, ridged_cholesky): a scatter that no ridge

@@ -237,22 +237,10 @@ kfda_subset <- function(inputs, bases, discriminant, counts, threads) {
 kfda_subset_memory <- function(inputs, bases, threads) {
   codes <- as.integer(inputs$y)
   classes <- nlevels(inputs$y)
-  n <- length(codes)
-  m <- length(bases$indices)
-  columns <- function(rows) landmark_columns(inputs, bases, rows, threads)
-  factors <- landmark_pass_class_factors(inputs$x, inputs$kernel, bases$points, codes, classes, threads)
-  if (is.null(factors)) {
-    pass <- blockwise_class_factors(codes, classes, m, columns, threads)
-    factors <- pass$factors
-    starts <- pass$starts
-    block <- function(b) pass$block(b)$C
-  } else {
-    block_rows <- nystrom_block_rows(m)
-    starts <- seq(1L, n, by = block_rows)
-    block <- function(b) columns(starts[b]:min(n, starts[b] + block_rows - 1L))
-  }
-  each_block <- function(fun) lapply(seq_along(starts), function(b) fun(block(b), NULL, NULL))
-  kfda_moments_reduction(kfda_class_moments(factors, tabulate(codes, classes)), n, each_block)
+  bases$class <- inputs$y[bases$indices]
+  pass <- landmark_class_factors(inputs, bases, threads)
+  each_block <- function(fun) landmark_blocks(inputs, bases, function(C, self, codes) fun(C, NULL, NULL), threads, pass)
+  kfda_moments_reduction(kfda_class_moments(pass$factors, tabulate(codes, classes)), length(codes), each_block)
 }
 
 # The class moments of cpp_kfda_class_factors() (means, one column per class;

@@ -33,54 +33,24 @@ kqd_nystrom_core <- function(W, factors, counts, variant, reg, mode) {
 }
 
 #' The Ny-KQD fit: the model's core (the counterpart of cpp_kqd_fit()) from the
-#' training inputs and landmarks, and the training distances.
+#' training inputs and landmarks, and the training distances: the class
+#' factors in one pass over the rows and the distances in a second (one row
+#' source, R/landmark_pass.R: data in memory or in chunks alike)
 #' @noRd
 kqd_nystrom_fit <- function(inputs, landmarks, variant, reg, indefinite, threads) {
-  if (inherits(inputs, "krein_chunked_inputs")) {
-    return(kqd_nystrom_fit_chunks(inputs, landmarks, variant, reg, indefinite, threads))
-  }
-  y <- inputs$y
-  n <- length(y)
-  classes <- nlevels(y)
   W <- check_landmark_kernel(landmark_kernel(inputs, landmarks, threads))
-  rc <- startsWith(variant, "RC")
-  counts <- as.vector(table(y))
-  factors <- landmark_pass_class_factors(inputs$x, inputs$kernel, landmarks$points, as.integer(y), classes,
-                                         threads)
-  if (!is.null(factors)) {
-    core <- kqd_nystrom_core(W, factors, counts, variant, reg, indefinite)
-    distances <- kqd_nystrom_pass_distances(core, inputs$kernel, inputs$x, landmarks$points, threads)
-    if (!is.null(distances)) return(list(core = core, distances = distances))
+  pass <- landmark_class_factors(inputs, landmarks, threads)
+  core <- kqd_nystrom_core(W, pass$factors, as.vector(table(inputs$y)), variant, reg, indefinite)
+  if (identical(pass$route, "pass")) {
+    return(list(core = core, distances = kqd_nystrom_pass_distances(core, inputs$kernel, inputs$x,
+                                                                     landmarks$points, threads)))
   }
-  pass <- nystrom_class_factors(inputs, landmarks, threads)
-  core <- kqd_nystrom_core(W, pass$factors, counts, variant, reg, indefinite)
-  distances <- lapply(seq_len(nrow(reg)), function(k) matrix(0, n, classes))
-  for (b in seq_along(pass$starts)) {
-    block <- pass$block(b)
-    self <- if (rc) training_self_similarity(inputs, block$rows)
-    distances_block <- kqd_nystrom_distances(core, block$C, self, threads)
-    for (k in seq_along(distances)) distances[[k]][block$rows, ] <- distances_block[[k]]
-  }
-  list(core = core, distances = distances)
-}
-
-# Ny-KQD over chunked data (R/chunk_map.R): the class factors mapped over the
-# chunks and merged, then the training distances in a second pass
-kqd_nystrom_fit_chunks <- function(inputs, landmarks, variant, reg, indefinite, threads) {
-  y <- inputs$y
-  W <- check_landmark_kernel(landmark_kernel(inputs, landmarks, threads))
-  factors <- chunk_class_factors(inputs, landmarks, threads)
-  core <- kqd_nystrom_core(W, factors, as.vector(table(y)), variant, reg, indefinite)
+  # the blocks take their threads by check_threads(NULL): a chunk's task's
+  # share on the workers, the fit's `threads` in this process
   distance <- function(C, self, codes) kqd_nystrom_distances(core, C, self, check_threads(NULL))
-  blocks <- map_landmark_kernel(inputs, landmarks, bare_function(distance, core = core),
-                                need_self = startsWith(variant, "RC"))
-  distances <- lapply(seq_len(nrow(reg)), function(k) do.call(rbind, lapply(blocks, `[[`, k)))
-  list(core = core, distances = distances)
-}
-
-training_self_similarity <- function(inputs, rows) {
-  if (is.null(inputs$x)) return(inputs$precomputed$K[cbind(rows, rows)])
-  kernel_self(inputs$kernel, inputs$x[rows, , drop = FALSE])
+  blocks <- with_task_threads(threads, landmark_blocks(inputs, landmarks, bare_function(distance, core = core),
+                                                       threads, pass, need_self = startsWith(variant, "RC")))
+  list(core = core, distances = lapply(seq_len(nrow(reg)), function(k) do.call(rbind, lapply(blocks, `[[`, k))))
 }
 
 #' Squared distances of points, given by their kernel against the landmarks

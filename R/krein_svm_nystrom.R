@@ -94,16 +94,7 @@ krein_svm_nystrom_fit <- function(inputs, C, probability, landmarks, eps, m, thr
 #' (n x r), by the landmark pass where it applies, else in row blocks
 #' @noRd
 krein_svm_features <- function(inputs, landmarks, coefficients, threads) {
-  phi <- landmark_pass_scores(inputs, landmarks, coefficients, threads)
-  if (!is.null(phi)) return(phi)
-  n <- length(inputs$y)
-  phi <- matrix(0, n, ncol(coefficients))
-  block_rows <- nystrom_block_rows(nrow(coefficients))
-  for (start in seq(1L, n, by = block_rows)) {
-    rows <- start:min(n, start + block_rows - 1L)
-    phi[rows, ] <- landmark_columns(inputs, landmarks, rows, threads) %*% coefficients
-  }
-  phi
+  landmark_scores(inputs, landmarks, coefficients, threads)
 }
 
 #' The features Psi = Phi T of the flip of the Nystroem kernel Phi J Phi' of

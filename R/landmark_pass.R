@@ -115,3 +115,78 @@ landmark_columns <- function(inputs, landmarks, rows, threads) {
   if (is.null(inputs$x)) return(inputs$precomputed$K[rows, landmarks$indices, drop = FALSE])
   evaluate_kernel(inputs$kernel, inputs$x[rows, , drop = FALSE], landmarks$points, threads)
 }
+
+# ---------------------------------------------------------------------------
+# One pass over one row source. Every Nystroem fit reads its training rows'
+# landmark kernel C = K(rows, L) through these functions, whatever holds the
+# rows: data in chunks (map_chunks(), R/chunk_map.R), or data in memory --
+# through the core's landmark pass for the coordinate kernels, else in
+# blocks of rows in R (blockwise_class_factors()). The model files have one
+# path each; which route a fit took is this file's business.
+
+#' The first pass: the per-class triangular factors of [C_c, 1] of the
+#' training rows. Returns `factors` and, for the second pass
+#' (landmark_blocks(), landmark_scores()), what the route keeps: the R
+#' blocks (kept where they fit in 128 MB) or the route's name.
+#' @noRd
+landmark_class_factors <- function(inputs, landmarks, threads) {
+  if (inherits(inputs, "krein_chunked_inputs")) {
+    return(list(factors = chunk_class_factors(inputs, landmarks, threads), route = "chunks"))
+  }
+  factors <- landmark_pass_class_factors(inputs$x, inputs$kernel, landmarks$points, as.integer(inputs$y),
+                                         nlevels(inputs$y), threads)
+  if (!is.null(factors)) return(list(factors = factors, route = "pass"))
+  blocks <- nystrom_class_factors(inputs, landmarks, threads)
+  list(factors = blocks$factors, route = "blocks", blocks = blocks)
+}
+
+#' A second pass in blocks of rows: `fun(C, self, codes)` on each block of
+#' the training rows' landmark kernel (`self`, with `need_self`, their
+#' k(x, x); `codes`, their class codes), the results in row order, or with
+#' `combine(a, b)` their fold. Data in chunks: on the workers
+#' (map_landmark_kernel(); `fun` then takes its threads by
+#' check_threads(NULL)); data in memory: the blocks the first pass kept
+#' (`pass`), else blocks of nystrom_block_rows() rows.
+#' @noRd
+landmark_blocks <- function(inputs, landmarks, fun, threads, pass = NULL, need_self = FALSE, combine = NULL) {
+  if (inherits(inputs, "krein_chunked_inputs")) {
+    return(map_landmark_kernel(inputs, landmarks, fun, need_self = need_self, combine = combine))
+  }
+  codes <- as.integer(inputs$y)
+  blocks <- pass$blocks
+  if (is.null(blocks)) {
+    n <- length(codes)
+    block_rows <- nystrom_block_rows(length(landmarks$class))
+    starts <- seq(1L, n, by = block_rows)
+    blocks <- list(starts = starts, block = function(b) {
+      rows <- starts[b]:min(n, starts[b] + block_rows - 1L)
+      list(rows = rows, C = landmark_columns(inputs, landmarks, rows, threads))
+    })
+  }
+  parts <- list()
+  folded <- NULL
+  for (b in seq_along(blocks$starts)) {
+    block <- blocks$block(b)
+    value <- fun(block$C, if (need_self) training_self_similarity(inputs, block$rows), codes[block$rows])
+    if (is.null(combine)) parts[[b]] <- value else folded <- if (is.null(folded)) value else combine(folded, value)
+  }
+  if (is.null(combine)) parts else folded
+}
+
+#' The training rows' landmark kernel times `coefficients` (n x k): the
+#' core's landmark pass where the first pass took it, else the blocks
+#' @noRd
+landmark_scores <- function(inputs, landmarks, coefficients, threads, pass = NULL) {
+  if (identical(pass$route, "pass") || (is.null(pass) && !inherits(inputs, "krein_chunked_inputs"))) {
+    scores <- landmark_pass_scores(inputs, landmarks, coefficients, threads)
+    if (!is.null(scores)) return(scores)
+  }
+  score <- function(C, self, codes) C %*% coefficients
+  do.call(rbind, landmark_blocks(inputs, landmarks, bare_function(score, coefficients = coefficients), threads, pass))
+}
+
+# k(x, x) of training rows `rows` (data or a precomputed kernel)
+training_self_similarity <- function(inputs, rows) {
+  if (is.null(inputs$x)) return(inputs$precomputed$K[cbind(rows, rows)])
+  kernel_self(inputs$kernel, inputs$x[rows, , drop = FALSE])
+}
