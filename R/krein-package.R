@@ -70,7 +70,7 @@
 #'   [xor4()], [gaussian_mixture_2d()], [banana()], [ball_dissimilarities()].
 #'
 #' @section Options:
-#' The options krein reads:
+#' krein reads two options, and no other option changes what it computes:
 #'
 #' | Option | Default | What it sets |
 #' |---|---|---|

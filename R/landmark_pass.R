@@ -124,7 +124,7 @@ landmark_columns <- function(inputs, landmarks, rows, threads) {
 # blocks of rows in R (blockwise_class_factors()). The model files have one
 # path each; which route a fit took is this file's business.
 
-#' The first pass: the per-class triangular factors of [C_c, 1] of the
+#' The first pass: the per-class triangular factors of `[C_c, 1]` of the
 #' training rows. Returns `factors` and, for the second pass
 #' (landmark_blocks(), landmark_scores()), what the route keeps: the R
 #' blocks (kept where they fit in 128 MB) or the route's name.
