@@ -13,7 +13,9 @@ with_krein_functions <- function(replacements, expr) {
 # The same, for the rest of the calling test (as local_mocked_bindings())
 local_krein_functions <- function(replacements, envir = parent.frame()) {
   old <- assign_krein_functions(replacements)
-  withr::defer(assign_krein_functions(old), envir = envir)
+  # on.exit() in the caller's frame (as withr::defer() does it)
+  restore <- as.call(list(function() assign_krein_functions(old)))
+  do.call(base::on.exit, list(restore, TRUE, FALSE), envir = envir)
   invisible()
 }
 
