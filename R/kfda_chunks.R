@@ -1,9 +1,10 @@
 # kfda(reduce = "subset") over chunks: Lee and Mangasarian's reduced set as
-# Huang, Hwang and Lin (2005, Sec. 4.2) use it. Everything the in-memory fit
-# needs of the n x m kernel data K(x, B) is, per class, the count, the mean
-# and the triangular factor of the centred rows (cpp_kfda_class_factors(),
-# as gaussian_classes() computes them); these merge exactly over blocks and
-# chunks, and give the column means and standard deviations of K as well.
+# Huang, Hwang and Lin (2005, Sec. 4.2) use it, its bases drawn from the
+# first chunks. The fit is the in-memory one (kfda_subset_moments(), one row
+# source): everything it needs of the n x m kernel data K(x, B) is, per
+# class, the count, the mean and the triangular factor of the centred rows,
+# from the per-class QR factors of [K(x, B) | 1] merged over blocks and
+# chunks, which give the column means and standard deviations of K as well.
 
 check_chunk_reduce <- function(reduce) {
   reduce <- match_choice(reduce, "reduce", c("pca", "subset", "ridge"))
@@ -12,30 +13,6 @@ check_chunk_reduce <- function(reduce) {
                         reduce, if (reduce == "pca") " (the default)" else ""))
   }
   invisible()
-}
-
-# The class moments of rows A and B from those of A and of B: counts add,
-# means by the pairwise update of Chan, Golub and LeVeque (1983), and the
-# centred factor of the union is the factor of [R_A; R_B; sqrt(n_A n_B / n)
-# (m_B - m_A)'] (the centred scatter of the union is S_A + S_B + n_A n_B / n
-# dd'), so the scatter itself is never formed.
-merge_class_moments <- function(a, b) {
-  n <- a$counts + b$counts
-  means <- a$means
-  factors <- a$factors
-  for (j in seq_along(n)) {
-    if (b$counts[j] == 0) next
-    if (a$counts[j] == 0) {
-      means[, j] <- b$means[, j]
-      factors[[j]] <- b$factors[[j]]
-      next
-    }
-    delta <- b$means[, j] - a$means[, j]
-    means[, j] <- a$means[, j] + delta * b$counts[j] / n[j]
-    factors[[j]] <- cpp_triangular_factor(rbind(a$factors[[j]], b$factors[[j]],
-                                                sqrt(a$counts[j] * b$counts[j] / n[j]) * delta))
-  }
-  list(means = means, factors = factors, counts = n)
 }
 
 # The bases of a chunked "subset" fit: points (a matrix or a krein_landmarks
@@ -77,11 +54,6 @@ chunk_bases <- function(bases, inputs, discriminant, counts) {
 #' @noRd
 kfda_subset_chunks <- function(inputs, bases, discriminant, counts, threads) {
   landmarks <- chunk_bases(bases, inputs, discriminant, counts)
-  classes <- nlevels(inputs$y)
-  moments_of <- function(C, self, codes) cpp_kfda_class_factors(C, codes, classes, check_threads(NULL))
-  moments <- map_landmark_kernel(inputs, landmarks, bare_function(moments_of, classes = classes),
-                                 combine = merge_class_moments)
-  each_block <- function(fun) map_landmark_kernel(inputs, landmarks, fun)
-  c(kfda_moments_reduction(moments, length(inputs$y), each_block),
+  c(kfda_subset_moments(inputs, landmarks, threads),
     list(points = landmarks$points, class = landmarks$class, bases = NULL))
 }

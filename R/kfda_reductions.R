@@ -219,28 +219,27 @@ kfda_subset <- function(inputs, bases, discriminant, counts, threads) {
   n <- length(inputs$y)
   bases <- resolve_bases(bases, n, discriminant, counts)
   points <- if (!is.null(inputs$x)) inputs$x[bases, , drop = FALSE]
-  c(kfda_subset_memory(inputs, list(indices = bases, points = points), threads),
+  c(kfda_subset_moments(inputs, list(indices = bases, points = points, class = inputs$y[bases]), threads),
     list(points = points, bases = bases))
 }
 
-# kfda_subset() in memory (data, or a precomputed kernel: `bases` holds the
-# training-row `indices` and, for data, their `points`), without the n x m
-# kernel data K(x, B) or its centred, scaled copy: one pass over blocks of
-# rows for the per-class QR factors of [K(x, B) | 1] -- the core's landmark
-# pass where it applies (landmark_pass_class_factors()), else the R blocks
-# of blockwise_class_factors(), as Ny-iKFD takes them -- turned into the
-# class moments (kfda_class_moments()), then kfda_moments_reduction(), whose
-# training(fit) passes over the blocks again (kept by
-# blockwise_class_factors() where they fit in 128 MB, else recomputed). A
-# data fit whose kernel the pass does not take and the fit on its
-# precomputed kernel so take the same arithmetic.
-kfda_subset_memory <- function(inputs, bases, threads) {
+# kfda_subset()'s reduction, for data in memory (data, or a precomputed
+# kernel: `bases` holds the training-row `indices` and, for data, their
+# `points` and `class`) and in chunks alike (one row source,
+# R/landmark_pass.R), without the n x m kernel data K(x, B) or its centred,
+# scaled copy: one pass over blocks of rows for the per-class QR factors of
+# [K(x, B) | 1] (the core's landmark pass where it applies, else blocks of
+# rows, as Ny-iKFD takes them), turned into the class moments
+# (kfda_class_moments()), then kfda_moments_reduction(), whose training(fit)
+# passes over the blocks again (kept where they fit in 128 MB). A data fit
+# whose kernel the pass does not take and the fit on its precomputed kernel
+# so take the same arithmetic.
+kfda_subset_moments <- function(inputs, bases, threads) {
   codes <- as.integer(inputs$y)
-  classes <- nlevels(inputs$y)
-  bases$class <- inputs$y[bases$indices]
   pass <- landmark_class_factors(inputs, bases, threads)
-  each_block <- function(fun) landmark_blocks(inputs, bases, function(C, self, codes) fun(C, NULL, NULL), threads, pass)
-  kfda_moments_reduction(kfda_class_moments(pass$factors, tabulate(codes, classes)), length(codes), each_block)
+  each_block <- function(fun) landmark_blocks(inputs, bases, fun, threads, pass)
+  kfda_moments_reduction(kfda_class_moments(pass$factors, tabulate(codes, nlevels(inputs$y))), length(codes),
+                         each_block)
 }
 
 # The class moments of cpp_kfda_class_factors() (means, one column per class;
