@@ -29,6 +29,8 @@ record <- function(out, files) {
   state$file <- ""
   state$count <- list()
   keep <- function(value) {
+    # predictions, not the file name predict(output = ) returns
+    if (is.character(value) && !is.matrix(value)) return(invisible())
     test <- tryCatch(testthat:::test_description(), error = function(e) "")
     prefix <- paste(state$file, if (is.null(test)) "" else test, sep = " :: ")
     index <- (state$count[[prefix]] %||% 0L) + 1L
