@@ -29,6 +29,11 @@ start_browser_on_unseeded_port <- function() {
   on.exit(if (seeded) assign(".Random.seed", saved, envir = globalenv()) else
     rm(".Random.seed", envir = globalenv()))
   set.seed(NULL)
+  # chromote waits 10 s for Chromium's debugging port by default; on a
+  # loaded machine (the check's test workers, a vignette build beside them)
+  # Chromium has taken longer to start
+  old <- options(chromote.timeout = max(60, getOption("chromote.timeout", 10)))
+  on.exit(options(old), add = TRUE)
   chromote::set_default_chromote_object(chromote::Chromote$new())
 }
 
