@@ -50,12 +50,8 @@ ikpca_qd_fit <- function(inputs, pvar, shrinkage, pooling, threads) {
                                  cv_error = pvar_selection$cv_error)
   }
   p <- pca$components_for(pvar)
-  share <- pca$share
   keep <- pca$nonzero[seq_len(p)]
-  e <- pca$eigen
-  projection <- e$vectors[, keep, drop = FALSE] / rep(sqrt(pca$magnitude[keep]), each = nrow(K))
-  column_means <- pca$column_means
-  total_mean <- pca$total_mean
+  projection <- pca$projection(p)
   Z <- pca$centred %*% projection
   # ML class covariances pooled by the class sizes (default) and shrunk
   # towards tr(C_j) / p I (PRTools' qdc), held as triangular factors from a QR
@@ -71,9 +67,9 @@ ikpca_qd_fit <- function(inputs, pvar, shrinkage, pooling, threads) {
                 class = "krein_singular_covariance")
   }
   list(pvar = pvar, pvar_selection = pvar_selection, shrinkage = shrinkage, pooling = pooling, ncomp = p,
-       share = share[p], values = e$values[keep],
-       signature = c(p = sum(e$values[keep] > 0), q = sum(e$values[keep] < 0)),
-       projection = projection, column_means = column_means, total_mean = total_mean,
+       share = pca$share[p], values = pca$eigen$values[keep],
+       signature = c(p = sum(pca$eigen$values[keep] > 0), q = sum(pca$eigen$values[keep] < 0)),
+       projection = projection, column_means = pca$column_means, total_mean = pca$total_mean,
        gaussian = gaussian, prior = prior, x = inputs$x, threads = threads,
        training_scores = Z)
 }
@@ -86,8 +82,10 @@ ikpca_qd_pvar_candidates <- c(0.8, 0.9, 0.95, 0.99, 0.999)
 #' training kernel K: the doubly centred H K H, its eigenpairs, the nonzero
 #' ones by decreasing |eigenvalue| (`nonzero`), the share of the absolute
 #' eigenvalue mass the leading ones hold (`share`) and
-#' `components_for(pvar)`, the fewest components holding `pvar` of it; the
-#' column and total means that centre new kernel rows. NULL when H K H is zero.
+#' `components_for(pvar)`, the fewest components holding `pvar` of it;
+#' `projection(p)`, the map of the leading p (centred kernel rows times it
+#' are the scores); the column and total means that centre new kernel rows
+#' (ikpca_centre_rows()). NULL when H K H is zero.
 #' @noRd
 ikpca_map <- function(K) {
   n <- nrow(K)
@@ -101,7 +99,19 @@ ikpca_map <- function(K) {
   share <- cumsum(magnitude[nonzero]) / sum(magnitude[nonzero])
   list(centred = centred, eigen = e, magnitude = magnitude, nonzero = nonzero, share = share,
        components_for = function(pvar) which(share >= pvar - 1e-12)[1],
+       projection = function(p) {
+         keep <- nonzero[seq_len(p)]
+         e$vectors[, keep, drop = FALSE] / rep(sqrt(magnitude[keep]), each = n)
+       },
        column_means = column_means, total_mean = mean(column_means))
+}
+
+#' New kernel rows (against the training points) centred as the training
+#' kernel was: H (k_x - K 1 / n), from the training kernel's column means and
+#' total mean
+#' @noRd
+ikpca_centre_rows <- function(K_new, column_means, total_mean) {
+  K_new - rep(column_means, each = nrow(K_new)) - rowMeans(K_new) + total_mean
 }
 
 #' The default `pvar` of ikpca_qd(): the candidate of the least 5-fold
@@ -130,12 +140,11 @@ ikpca_qd_select_pvar <- function(K, y, prior, shrinkage, pooling, threads) {
     pca <- ikpca_map(K[train, train, drop = FALSE])
     if (is.null(pca)) return(rep(failed, length(candidates)))
     K_new <- K[held_out, train, drop = FALSE]
-    centred_new <- K_new - rep(pca$column_means, each = nrow(K_new)) - rowMeans(K_new) + pca$total_mean
+    centred_new <- ikpca_centre_rows(K_new, pca$column_means, pca$total_mean)
     train_counts <- as.vector(table(y[train]))
     vapply(candidates, function(pvar) {
       p <- pca$components_for(pvar)
-      keep <- pca$nonzero[seq_len(p)]
-      projection <- pca$eigen$vectors[, keep, drop = FALSE] / rep(sqrt(pca$magnitude[keep]), each = length(train))
+      projection <- pca$projection(p)
       fit <- tryCatch(gaussian_classes(pca$centred %*% projection, y[train], prior = prior, denominator = "ml",
                                        shrinkage = shrinkage, threads = threads,
                                        pooling = pooling %||% pooling_by_class_sizes(train_counts, p)),
@@ -159,10 +168,7 @@ krein_scores.ikpca_qd <- function(object, new, type) {
     names <- rownames(object$x)
   } else {
     K <- new_kernels(object, new)$K
-    # centre the new kernel rows as the training kernel was: H (k_x - K 1 / n),
-    # with the training means stored at the fit
-    centred <- K - rep(object$column_means, each = nrow(K)) - rowMeans(K) + object$total_mean
-    Z <- centred %*% object$projection
+    Z <- ikpca_centre_rows(K, object$column_means, object$total_mean) %*% object$projection
     names <- rownames(K)
   }
   dimnames(Z) <- list(names, paste0("PC", seq_len(ncol(Z))))

@@ -45,11 +45,9 @@ kqd_nystrom_fit <- function(inputs, landmarks, variant, reg, indefinite, threads
     return(list(core = core, distances = kqd_nystrom_pass_distances(core, inputs$kernel, inputs$x,
                                                                      landmarks$points, threads)))
   }
-  # the blocks take their threads by check_threads(NULL): a chunk's task's
-  # share on the workers, the fit's `threads` in this process
   distance <- function(C, self, codes) kqd_nystrom_distances(core, C, self, check_threads(NULL))
-  blocks <- with_task_threads(threads, landmark_blocks(inputs, landmarks, bare_function(distance, core = core),
-                                                       threads, pass, need_self = startsWith(variant, "RC")))
+  blocks <- landmark_blocks(inputs, landmarks, bare_function(distance, core = core), threads, pass,
+                            need_self = startsWith(variant, "RC"))
   list(core = core, distances = lapply(seq_len(nrow(reg)), function(k) do.call(rbind, lapply(blocks, `[[`, k))))
 }
 

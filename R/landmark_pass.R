@@ -143,10 +143,11 @@ landmark_class_factors <- function(inputs, landmarks, threads) {
 #' A second pass in blocks of rows: `fun(C, self, codes)` on each block of
 #' the training rows' landmark kernel (`self`, with `need_self`, their
 #' k(x, x); `codes`, their class codes), the results in row order, or with
-#' `combine(a, b)` their fold. Data in chunks: on the workers
-#' (map_landmark_kernel(); `fun` then takes its threads by
-#' check_threads(NULL)); data in memory: the blocks the first pass kept
-#' (`pass`), else blocks of nystrom_block_rows() rows.
+#' `combine(a, b)` their fold. `fun` takes its threads by
+#' check_threads(NULL): on the workers a chunk's task's share
+#' (map_landmark_kernel()), in this process `threads`. Data in memory: the
+#' blocks the first pass kept (`pass`), else blocks of nystrom_block_rows()
+#' rows.
 #' @noRd
 landmark_blocks <- function(inputs, landmarks, fun, threads, pass = NULL, need_self = FALSE, combine = NULL) {
   if (inherits(inputs, "krein_chunked_inputs")) {
@@ -165,11 +166,11 @@ landmark_blocks <- function(inputs, landmarks, fun, threads, pass = NULL, need_s
   }
   parts <- list()
   folded <- NULL
-  for (b in seq_along(blocks$starts)) {
+  with_task_threads(threads, for (b in seq_along(blocks$starts)) {
     block <- blocks$block(b)
     value <- fun(block$C, if (need_self) training_self_similarity(inputs, block$rows), codes[block$rows])
     if (is.null(combine)) parts[[b]] <- value else folded <- if (is.null(folded)) value else combine(folded, value)
-  }
+  })
   if (is.null(combine)) parts else folded
 }
 
