@@ -12,8 +12,8 @@
 #' models with a kernel, the Gaussian kernel's `gamma` (other kernels: pass
 #' `kernel = ` to `train()`, which forwards it; `gamma` is then ignored). A
 #' `tuneGrid` needs a column for each; a value of `NA` takes the model's
-#' default (for `gamma`, the median heuristic; for `"isvm"`, its default
-#' width \eqn{1/p}), but caret counts any `NA` in a
+#' default (for `gamma`, the median heuristic; for `"isvm"`, `"krein_svm"`
+#' and `"pcvm"`, their default width \eqn{1/p}), but caret counts any `NA` in a
 #' grid as a missing result and warns, so prefer values. Other model arguments
 #' can be passed to `train()`, which forwards them to the model, `scale` among
 #' them (the default `TRUE` centres and scales the columns by the training
@@ -29,7 +29,7 @@
 #' them. The width is log-spaced from 1/32 to 32 times the median
 #' heuristic \eqn{\gamma_0}, [median_gamma()] of the training `x` centred and
 #' scaled as the model's default `scale = TRUE` scales it (with `scale =
-#' FALSE`, give a `tuneGrid`), for `"isvm"` times its default width
+#' FALSE`, give a `tuneGrid`), for `"isvm"`, `"krein_svm"` and `"pcvm"` times their default width
 #' \eqn{\gamma_0 = 1/p}; for odd `tuneLength` one value is
 #' \eqn{\gamma_0} itself. The model's own parameters, with one value each at
 #' `tuneLength = 1` (the model's default where it has a fixed one):
@@ -243,7 +243,7 @@ caret_tuning_specs <- list(
 
 #' The width range of the default grids: the registry's (tuning_range()),
 #' around the width of the model's default kernel (the median heuristic;
-#' isvm's 1/p) on the training x scaled as `scale = TRUE` scales it
+#' 1/p for isvm, krein_svm and pcvm) on the training x scaled as `scale = TRUE` scales it
 #' @noRd
 caret_gamma_range <- function(x, name) {
   x <- as.matrix(x)

@@ -237,7 +237,7 @@ gaussian_or_default_kernel <- function(name, gamma) {
 #' caret_model()'s and the parsnip engines' dials parameters): the width
 #' that `kernel`, a kernel_rbf() without `gamma` (by default the model's
 #' default kernel, gaussian_or_default_kernel()), takes from the inputs as
-#' the model sees them: the median heuristic, or 1/p for isvm() and
+#' the model sees them: the median heuristic, or 1/p for isvm(), pcvm() and
 #' krein_svm() (`heuristic = "dimension"`). `x` as the user gives it is
 #' encoded (factor columns as indicators) and scaled as the default `scale =
 #' TRUE` scales it; `scaled = TRUE` says it already is.

@@ -362,6 +362,8 @@ finish_inputs <- function(x, y, kernel, spec, keep, min_classes, precomputed = N
   # onda(); tune_krein()'s checks). A kernel model refuses it (fit_model()).
   has_kernel <- !is.null(x) && !is.null(kernel)
   if (has_kernel) kernel <- as_krein_kernel(kernel)
+  # a Gaussian width left to the data (pcvm() narrows it where EM goes wrong)
+  width_from_data <- has_kernel && inherits(kernel, "krein_kernel_rbf") && is.null(kernel$params$gamma)
   if (!is.null(x)) {
     x <- x[keep, , drop = FALSE]
     warn_response_columns(x, y, labels, x_arg)
@@ -376,7 +378,7 @@ finish_inputs <- function(x, y, kernel, spec, keep, min_classes, precomputed = N
   spec$n_train <- length(y)
   spec$levels <- levels(y)
   structure(
-    list(x = x, y = y, kernel = kernel, precomputed = precomputed,
+    list(x = x, y = y, kernel = kernel, precomputed = precomputed, width_from_data = width_from_data,
          na_action = attr(keep, "na.action"), spec = structure(spec, class = "krein_input_spec")),
     class = "krein_inputs"
   )

@@ -83,7 +83,7 @@ new_krein_kernel <- function(name, params, label, formula, positive_definite, ..
 #'     \mathrm{median}\|x_i - x_j\|^2}: see [median_gamma()];
 #'   * `"dimension"`: \eqn{\gamma = 1 / p} for \eqn{p} input columns, the
 #'     default of libsvm and [e1071::svm()] (which scale the inputs too):
-#'     the default kernel of [isvm()] and [kfda()].
+#'     the default kernel of [isvm()], [krein_svm()] and [pcvm()].
 #'
 #'   Ignored when `gamma` is given.
 #' @param degree The degree of the polynomial, a positive number (usually whole;

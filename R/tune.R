@@ -89,7 +89,8 @@
 #' takes `grid_size` values log-spaced from 1/32 to 32 times the median
 #' heuristic [median_gamma()] of all the rows of `x` as the model sees them
 #' (centred and scaled with `scale = TRUE`), or times \eqn{1/p} for
-#' `kernel_rbf(heuristic = "dimension")` ([isvm()]'s default kernel); a
+#' `kernel_rbf(heuristic = "dimension")` (the default kernel of [isvm()],
+#' [krein_svm()] and [pcvm()]); a
 #' width the user gave is kept.
 #' Numeric model parameters are log-spaced (\eqn{10^a} to \eqn{10^b} in
 #' `grid_size` steps):

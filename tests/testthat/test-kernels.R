@@ -271,7 +271,7 @@ test_that("kernel_dissimilarity() checks its arguments, prints, and refuses nume
   expect_equal(K, matrix(c(3, 2, 0, 2, 4, 0, 0, 0, 1), 3))
 })
 
-test_that("kernel_rbf(heuristic = \"dimension\") takes gamma = 1/p from the data (isvm()'s default)", {
+test_that("kernel_rbf(heuristic = \"dimension\") takes gamma = 1/p from the data (isvm()'s and pcvm()'s default)", {
   # libsvm's and e1071's width; kernel_rbf() itself keeps the median
   # heuristic
   x <- matrix(c(0, 1, 3, 0, 2, 1, 1, 1, 0), 3)
