@@ -56,14 +56,14 @@ test_that("the default grids tune the width around the median heuristic and foll
       expect_identical(nrow(grid), as.integer(rows), label = paste(name, len))
       if (info$uses_kernel) {
         widths <- sort(unique(grid$gamma))
-        # isvm's and krein_svm's default kernels take the width 1/p
-        centre <- if (name %in% c("isvm", "krein_svm")) 1 / 4 else gamma0
+        # isvm's, krein_svm's and pcvm's default kernels take the width 1/p
+        centre <- if (name %in% c("isvm", "krein_svm", "pcvm")) 1 / 4 else gamma0
         expect_equal(widths, if (len == 1) centre else centre * 2^seq(-5, 5, length.out = len), label = name)
       }
     }
   }
   expect_equal(caret_model("kqd")$grid(x, iris$Species, len = 3)$reg, rep(c(1e-5, 0.01, 10), 3))
-  expect_equal(caret_model("pcvm")$grid(x, iris$Species, len = 3)$gamma, gamma0 * c(1 / 32, 1, 32))
+  expect_equal(caret_model("pcvm")$grid(x, iris$Species, len = 3)$gamma, c(1 / 32, 1, 32) / 4)
   # at tuneLength 1, the models' defaults
   expect_identical(caret_model("ikfd")$grid(x, iris$Species, len = 1)$ridge_relative, 1e-4)
   # isvm's C = NULL (a cross-validation) has no single value: the middle of

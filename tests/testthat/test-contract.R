@@ -401,13 +401,13 @@ test_that("one table of tuning ranges: tune_krein(), caret_model() and the dials
   size <- 3L
   for (name in krein:::registered_models()) {
     info <- krein:::model_info(name)
-    # each model's default kernel, as tune_krein() takes it (isvm's and
-    # krein_svm's width is 1/p; the others' the median heuristic)
+    # each model's default kernel, as tune_krein() takes it (the width of
+    # isvm's, krein_svm's and pcvm's is 1/p; the others' the median heuristic)
     kernel <- if (info$uses_kernel) krein:::model_defaults(name, "kernel")[[1L]]
     tune_grid <- krein:::default_tuning_grid(info, kernel, x, TRUE, list(), size, nrow(x), nlevels(y))
     caret_grid <- caret_model(name)$grid(x, y, len = size)
     if (info$uses_kernel) {
-      centre <- if (name %in% c("isvm", "krein_svm")) 1 / ncol(x) else gamma0
+      centre <- if (name %in% c("isvm", "krein_svm", "pcvm")) 1 / ncol(x) else gamma0
       expect_equal(sort(unique(tune_grid$gamma)), sort(unique(caret_grid$gamma)), info = name)
       expect_equal(range(log10(tune_grid$gamma / centre)), krein:::tuning_range(name, "gamma"), info = name)
       # and the parsnip engine's width parameter is finalised around the same
