@@ -498,14 +498,16 @@ test_that("the default kernel is Gaussian of width 1/p on the scaled inputs, as 
 
 test_that("a pair whose EM goes wrong on the data's width is fitted again with gamma doubled", {
   # pcvm_narrower_pair(): the seam pcvm_pair_trouble() reports trouble for
-  # every fit on chosen widths, so that the refits and the choice among them
-  # are checked on small data (banana(10000), where EM really goes wrong on
+  # every fit on chosen widths, and pcvm_narrowing_min_points() lets pairs of
+  # any size be refitted, so that the refits and the choice among them are
+  # checked on small data (banana(10000), where EM really goes wrong on
   # 1/p, is in ?pcvm and bench/README.md)
   set.seed(2)
   train <- sine_populations(20)  # four classes, six pairs
   x <- scale(as.matrix(train[, 1:2]))
   gamma <- 1 / 2
   real_trouble <- krein:::pcvm_pair_trouble
+  any_size <- function() 0L  # narrowing for pairs of any size
   troubled_widths <- function(widths) {
     function(model, latent, y) {
       if (any(abs(model$kernel$params$gamma - widths) < 1e-12) && identical(model$pair, c(1L, 2L))) {
@@ -516,7 +518,7 @@ test_that("a pair whose EM goes wrong on the data's width is fitted again with g
     }
   }
   # EM goes wrong for the pair 1 vs 2 on gamma and 2 gamma: 4 gamma is kept
-  fit <- with_krein_functions(list(pcvm_pair_trouble = troubled_widths(gamma * 1:2)),
+  fit <- with_krein_functions(list(pcvm_pair_trouble = troubled_widths(gamma * 1:2), pcvm_narrowing_min_points = any_size),
                               without_max_iter_warning(pcvm(y ~ x1 + x2, data = train, control = at_most_500)))
   narrowed <- vapply(fit$models, function(m) !is.null(m$narrowed), logical(1))
   expect_identical(narrowed, c(TRUE, rep(FALSE, 5)))
@@ -539,25 +541,35 @@ test_that("a pair whose EM goes wrong on the data's width is fitted again with g
   expect_equal(rowSums(predict(fit, train, type = "prob")), rep(1, nrow(train)), ignore_attr = TRUE)
   # never right: the fit of lowest training error among the four, with the
   # warning
-  expect_warning(never <- with_krein_functions(list(pcvm_pair_trouble = troubled_widths(gamma * c(1, 2, 4, 8))),
+  expect_warning(never <- with_krein_functions(list(pcvm_pair_trouble = troubled_widths(gamma * c(1, 2, 4, 8)),
+                                                    pcvm_narrowing_min_points = any_size),
                                                without_max_iter_warning(pcvm(y ~ x1 + x2, data = train,
                                                                              control = at_most_500))),
                  "went wrong for 1 vs 2", class = "krein_pcvm_trouble_warning")
   expect_true(never$models[[1]]$kernel$params$gamma %in% (gamma * c(2, 4, 8)) || is.null(never$models[[1]]$narrowed))
   # a width the user gave is kept: the warning, no refit
-  expect_warning(given <- with_krein_functions(list(pcvm_pair_trouble = troubled_widths(gamma)),
+  expect_warning(given <- with_krein_functions(list(pcvm_pair_trouble = troubled_widths(gamma), pcvm_narrowing_min_points = any_size),
                                                without_max_iter_warning(pcvm(y ~ x1 + x2, data = train,
                                                                              kernel = kernel_rbf(gamma),
                                                                              control = at_most_500))),
                  "went wrong for 1 vs 2", class = "krein_pcvm_trouble_warning")
   expect_false(any(vapply(given$models, function(m) !is.null(m$narrowed), logical(1))))
   # nor on Ny-PCVM
-  expect_warning(low_rank <- with_krein_functions(list(pcvm_pair_trouble = troubled_widths(gamma)),
+  expect_warning(low_rank <- with_krein_functions(list(pcvm_pair_trouble = troubled_widths(gamma), pcvm_narrowing_min_points = any_size),
                                                   without_max_iter_warning(pcvm(y ~ x1 + x2, data = train,
                                                                                 landmarks = "random", m = 30,
                                                                                 control = at_most_500))),
                  "went wrong for 1 vs 2", class = "krein_pcvm_trouble_warning")
   expect_null(low_rank$models[[1]]$kernel)
+  # nor a pair of fewer than pcvm_narrowing_min_points() (1000) points: the
+  # fit is kept with its warning
+  expect_identical(krein:::pcvm_narrowing_min_points(), 1000L)
+  expect_warning(small <- with_krein_functions(list(pcvm_pair_trouble = troubled_widths(gamma)),
+                                               without_max_iter_warning(pcvm(y ~ x1 + x2, data = train,
+                                                                             control = at_most_500))),
+                 "went wrong for 1 vs 2", class = "krein_pcvm_trouble_warning")
+  expect_false(any(vapply(small$models, function(m) !is.null(m$narrowed), logical(1))))
+  expect_equal(predict(small, train, type = "prob"), predict(plain, train, type = "prob"), tolerance = 1e-12)
 })
 
 test_that("resolved widths are reused: a point predicts the same alone or among others", {
