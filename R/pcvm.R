@@ -39,7 +39,7 @@
 #' is EM pruning an early interpolating basis, and a narrower kernel only
 #' interpolates (kernlab's promotergene by formula, 74 training points:
 #' refitted at \eqn{4/p} on four of ten splits, test accuracy 0.44-0.56
-#' against 0.75-0.81), so such a fit is kept, with its warning. This
+#' against 0.75-0.84), so such a fit is kept, with its warning. This
 #' applies to the full PCVM on the default
 #' kernel (or any `kernel_rbf()` whose width is left to the data) without a
 #' spectrum correction; a width you give is kept, and a fit that goes wrong
@@ -781,7 +781,7 @@ pcvm_pair_trouble <- function(model, latent, y) {
 # narrower kernel that goes right only interpolates: on kernlab's
 # promotergene by formula (74 training points, 171 columns) four of ten
 # splits were refitted at 4/p, with test accuracy 0.44-0.56 against
-# 0.75-0.81 on the others. Run-aways of EM are a large-N phenomenon (see
+# 0.75-0.84 on the others. Run-aways of EM are a large-N phenomenon (see
 # ?pcvm, Which E-step).
 pcvm_narrowing_min_points <- function() 1000L
 
@@ -790,20 +790,21 @@ pcvm_narrowing_min_points <- function() 1000L
 # width the data chose (the default kernel), its own kernel values (no
 # spectrum correction) and no optimised width.
 pcvm_narrows_width <- function(inputs, landmarks, control) {
-  isTRUE(inputs$width_from_data) && is.null(landmarks) && is.null(inputs$precomputed) &&
-    !control$optimize_width && inherits(inputs$kernel, "krein_kernel_rbf")
+  # (width_from_data: a kernel_rbf() without gamma, see finish_inputs())
+  isTRUE(inputs$width_from_data) && is.null(landmarks) && is.null(inputs$precomputed) && !control$optimize_width
 }
 
 # A pair whose EM went wrong on the width the data chose, fitted again with
 # gamma doubled, up to three times, until EM goes right; if it never does,
-# the fit of the lowest training error (the first fit's included). Why: PCVM's prior prunes a wide
-# kernel's nearly collinear basis functions down to a handful at large N
+# the fit of the lowest training error (the first fit's included). Why:
+# PCVM's prior prunes a wide kernel's nearly collinear basis functions down
+# to a handful at large N
 # (banana(10000), gamma = 1/p = 0.5: 7 relevance vectors, the training
 # error rising from 0 to 0.11 during EM and the weights blowing up; test
 # error 0.110 against e1071::svm()'s 0.076 with the same width), while a
 # narrower one keeps enough of them (gamma = 1: 23 relevance vectors, no
-# trouble, 0.078). On small data sets EM goes right at the default width
-# and nothing is refitted. `latent` is the pair's training latent values.
+# trouble, 0.078). Only pairs of pcvm_narrowing_min_points() or more.
+# `latent` is the pair's training latent values.
 # Returns the pair's model (a narrower one has its own `kernel` and
 # `narrowed`: the data's width and what went wrong there) and its training
 # latent values.

@@ -546,7 +546,16 @@ test_that("a pair whose EM goes wrong on the data's width is fitted again with g
                                                without_max_iter_warning(pcvm(y ~ x1 + x2, data = train,
                                                                              control = at_most_500))),
                  "went wrong for 1 vs 2", class = "krein_pcvm_trouble_warning")
-  expect_true(never$models[[1]]$kernel$params$gamma %in% (gamma * c(2, 4, 8)) || is.null(never$models[[1]]$narrowed))
+  # the four binary fits of the pair alone, their training errors by hand
+  widths <- gamma * c(1, 2, 4, 8)
+  errors <- vapply(widths, function(g) {
+    alone <- without_max_iter_warning(pcvm(x[pair_rows, ], droplevels(train$y[pair_rows]), kernel = kernel_rbf(g),
+                                           scale = FALSE, control = at_most_500))
+    f <- predict(alone, x[pair_rows, ], type = "latent")[, 1]
+    mean(sign(f) != ifelse(train$y[pair_rows] == levels(train$y)[1], 1, -1))
+  }, numeric(1))
+  expect_equal(krein:::pcvm_widths(never)[1], widths[which.min(errors)])
+  expect_identical(is.null(never$models[[1]]$narrowed), which.min(errors) == 1L)
   # a width the user gave is kept: the warning, no refit
   expect_warning(given <- with_krein_functions(list(pcvm_pair_trouble = troubled_widths(gamma), pcvm_narrowing_min_points = any_size),
                                                without_max_iter_warning(pcvm(y ~ x1 + x2, data = train,
