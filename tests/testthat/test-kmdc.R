@@ -426,6 +426,47 @@ test_that("a kmdc path defaults to its cross-validated best", {
                         select = "training")$best, which.min(path$path_error))
 })
 
+test_that("kmdc's default classifier is qda where the path's cross-validation finds it clearly better, else lda", {
+  # transcription: the two explicit fits' cross-validated paths (same
+  # deterministic folds); qda where its lowest number of held-out errors is
+  # below lda's by more than sqrt(e_lda + e_qda)
+  set.seed(7)
+  mixture <- gaussian_mixture_2d(60)
+  crabs <- MASS::crabs
+  cases <- list(
+    list(x = mixture[, 1:2], y = mixture$y, expected = "lda"),  # a tie
+    list(x = iris[, 1:4], y = iris$Species, expected = "lda"),  # qda one error fewer: not clearly
+    list(x = crabs[c("FL", "RW", "CL", "CW", "BD")], y = interaction(crabs$sp, crabs$sex), expected = "qda")
+  )
+  for (case in cases) {
+    fit <- kmdc(case$x, case$y)
+    lda <- kmdc(case$x, case$y, classifier = "lda")
+    qda <- kmdc(case$x, case$y, classifier = "qda")
+    errors <- c(lda = min(lda$cv_error), qda = min(qda$cv_error))
+    expect_equal(fit$classifier_cv_error, errors)
+    wrong <- errors * length(case$y)
+    expected <- if (wrong[["lda"]] - wrong[["qda"]] > sqrt(sum(wrong))) "qda" else "lda"
+    # every branch is taken: a tie, a narrow qda win, a clear one
+    expect_identical(expected, case$expected)
+    expect_identical(fit$classifier, expected)
+    chosen <- if (expected == "lda") lda else qda
+    expect_identical(fit$best, chosen$best)
+    expect_equal(fit$cv_error, chosen$cv_error)
+    expect_equal(predict(fit, case$x, type = "prob"), predict(chosen, case$x, type = "prob"))
+    expect_output(print(fit), sprintf("MASS::%s; cross-validated error", expected), fixed = TRUE)
+  }
+  expect_lt(min(kmdc(iris[, 1:4], iris$Species, classifier = "qda")$cv_error),
+            min(kmdc(iris[, 1:4], iris$Species, classifier = "lda")$cv_error))
+  # no cross-validation, or classes too small for qda: lda, without a word
+  expect_identical(kmdc(iris[, 1:4], iris$Species, reg = 0.1)$classifier, "lda")
+  expect_null(kmdc(iris[, 1:4], iris$Species, reg = 0.1)$classifier_cv_error)
+  expect_identical(kmdc(iris[, 1:4], iris$Species, select = "training")$classifier, "lda")
+  expect_identical(kmdc(iris[, 1:4], iris$Species, distance = "IC")$classifier, "lda")
+  small <- c(1:3, 51:53, 101:150)
+  expect_no_warning(few <- kmdc(iris[small, 1:4], droplevels(iris$Species[small])))
+  expect_identical(few$classifier, "lda")
+})
+
 # kernel_mahalanobis() scales as kqd() does: the docs say its distances are
 # kqd's RC+/IC- distances (unscaled, on columns of unequal scale, they
 # would differ by up to 4.9). Same input path, same `scale`.

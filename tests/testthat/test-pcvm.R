@@ -656,27 +656,33 @@ test_that("pcvm()'s default start is fixed: the fit does not depend on the seed"
   expect_snapshot(show_error(pcvm_control(start = "mean")))
 })
 
-test_that("the default averages the EMs of three starts, the later two from a fixed stream", {
+test_that("the default averages the EMs of ten starts on small data, three from 250 points, the later ones from a fixed stream", {
   set.seed(21)
   d <- gaussian_mixture_2d(80)
   fit <- pcvm(y ~ ., data = d)
-  expect_identical(fit$control$starts, 3L)
+  expect_identical(fit$control$starts, 10L)
+  expect_null(pcvm_control()$starts)
+  expect_identical(pcvm(y ~ ., data = gaussian_mixture_2d(249))$control$starts, 10L)
+  expect_identical(pcvm(y ~ ., data = gaussian_mixture_2d(250))$control$starts, 3L)
+  expect_identical(pcvm(y ~ ., data = d, control = pcvm_control(starts = 3))$control$starts, 3L)
   signs <- ifelse(d$y == levels(d$y)[1], 1, -1)
   # the starts: the fixed one, then two like the reference code's random
   # start, drawn without touching R's RNG
   set.seed(5)
   before <- .Random.seed
-  starts <- krein:::pcvm_starts("fixed", 3L, 80L, signs)
+  starts <- krein:::pcvm_starts("fixed", 10L, 80L, signs)
   expect_identical(.Random.seed, before)
   expect_identical(starts[[1]], list(weights = rep(0.7, 80), bias = 0, latent = 5 * signs + 0.5))
-  for (start in starts[2:3]) {
+  for (start in starts[-1]) {
     expect_true(all(start$weights >= 0.2 & start$weights < 1.2))
     expect_true(all(start$latent * signs > -1 & start$latent * signs < 11))
     expect_true(is.finite(start$bias))
   }
   expect_false(isTRUE(all.equal(starts[[2]], starts[[3]])))
-  expect_identical(krein:::pcvm_starts("fixed", 3L, 80L, signs), starts)
-  # the pair's model: the mean of the three EMs' weights and biases (the
+  expect_identical(krein:::pcvm_starts("fixed", 10L, 80L, signs), starts)
+  # the first three of ten are the three of pcvm_control(starts = 3)
+  expect_identical(krein:::pcvm_starts("fixed", 3L, 80L, signs), starts[1:3])
+  # the pair's model: the mean of the ten EMs' weights and biases (the
   # plain-R transcription, helper-pcvm.R), over the union of their vectors
   K <- kernel_matrix(fit$spec$kernel, as.matrix(d[, 1:2]))
   refs <- lapply(starts, function(start) ref_pcvm_em(K, signs, signs, start, fit$control))
@@ -685,9 +691,9 @@ test_that("the default averages the EMs of three starts, the later two from a fi
   expect_equal(fit$models[[1]]$coefficients, (signs * w)[w > 0], tolerance = 1e-8)
   expect_equal(fit$models[[1]]$bias, mean(vapply(refs, `[[`, numeric(1), "bias")), tolerance = 1e-8)
   expect_identical(fit$models[[1]]$iterations, max(vapply(refs, `[[`, integer(1), "iterations")))
-  expect_length(fit$models[[1]]$start_training_errors, 3L)
+  expect_length(fit$models[[1]]$start_training_errors, 10L)
   expect_identical(fit$models[[1]]$start_iterations, vapply(refs, `[[`, integer(1), "iterations"))
-  expect_output(print(summary(fit)), "starts = 3")
+  expect_output(print(summary(fit)), "starts = 10")
   # with the reference code's random start, every start comes from R's RNG,
   # pair by pair in order
   set.seed(4)
