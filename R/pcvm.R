@@ -474,8 +474,8 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimension")
 #'   from 6.6 to 3.1 points (worst split 21.9 -> 9.4) and on its edit
 #'   distances from 6.3 to 4.4, and the worst split's gap fell or stayed on
 #'   all nine (Glass 7.8 -> 4.7, iris 8.9 -> 4.4); at 250 points and more
-#'   (Vehicle, Vowel, Soybean, musk) ten starts gained at most 1.6 points for
-#'   over three times the cost. Measured and not adopted: choosing
+#'   (Vehicle, Vowel, Soybean, musk) ten starts gained at most 1.6 points, at
+#'   up to 2.5 times the time (Vowel 3.7 -> 8.3 s, Soybean 2.6 -> 6.5 s). Measured and not adopted: choosing
 #'   one of the starts by its training error (most starts tie at the lowest
 #'   training error; over six starts the choice was up to 12.5 points behind
 #'   the SVM), by its likelihood or by its number of relevance vectors.
