@@ -254,47 +254,12 @@ if (length(args) == 3L && args[1] == "--child") {
   quit(save = "no")
 }
 # ---- --reference: install the reference commit of bench/README.md and the checkout ----
-reference_commit <- function() {
-  readme <- file.path(dirname(script), "README.md")
-  hits <- regmatches(readLines(readme), regexec("Reference commit[^`]*`([0-9a-f]{7,40})`", readLines(readme)))
-  hits <- Filter(length, hits)
-  if (!length(hits)) stop("bench/README.md records no \"Reference commit ... `<hash>`\"")
-  hits[[1]][2]
-}
-install_into <- function(source_dir, library) {
-  dir.create(library, recursive = TRUE, showWarnings = FALSE)
-  log <- tempfile("krein-install-", fileext = ".log")
-  cat(sprintf("installing %s into %s (log: %s)\n", source_dir, library, log))
-  status <- system2(file.path(R.home("bin"), "R"), c("CMD", "INSTALL", "--no-test-load", "--no-docs",
-                    paste0("--library=", shQuote(library)), shQuote(source_dir)),
-                    stdout = log, stderr = log, env = "MAKEFLAGS=-j2")
-  if (status != 0L) stop(sprintf("installing %s failed; see %s", source_dir, log))
-}
-export_revision <- function(root, revision) {
-  dir <- tempfile("krein-src-")
-  dir.create(dir)
-  if (is.null(revision)) {  # the checkout as it is, uncommitted changes included
-    files <- system2("git", c("-C", shQuote(root), "ls-files", "--cached", "--others", "--exclude-standard"),
-                     stdout = TRUE)
-    files <- files[file.exists(file.path(root, files)) & !grepl("\\.(o|so|dll)$", files)]
-    for (sub in unique(dirname(files))) dir.create(file.path(dir, sub), recursive = TRUE, showWarnings = FALSE)
-    stopifnot(all(file.copy(file.path(root, files), file.path(dir, files))))
-  } else {
-    status <- system(sprintf("git -C %s archive --format=tar %s | tar -x -C %s", shQuote(root), revision,
-                             shQuote(dir)))
-    if (status != 0L) stop("git archive of ", revision, " failed")
-  }
-  dir
-}
+source(file.path(dirname(script), "build_libraries.R"))
 if (length(args) && args[1] == "--reference") {
   args <- args[-1]
   root <- dirname(dirname(script))
-  commit <- reference_commit()
-  cache <- Sys.getenv("KREIN_BENCH_CACHE", file.path(tools::R_user_dir("krein", "cache"), "bench"))
-  reference_library <- file.path(cache, paste0("lib-", commit))
-  if (!dir.exists(file.path(reference_library, "krein"))) {
-    install_into(export_revision(root, commit), reference_library)
-  }
+  commit <- readme_commit(dirname(script), "Reference commit")
+  reference_library <- cached_commit_library(root, commit)
   new_library <- Sys.getenv("KREIN_LIB_NEW")
   if (!nzchar(new_library)) {
     new_library <- tempfile("krein-lib-new-")
