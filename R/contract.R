@@ -495,7 +495,7 @@ scores_of_type <- function(object, new, type, extra) {
 
 #' The class rule of predict(type = "class") when no `rule` is given: the
 #' most probable class for every model but those whose probabilities are
-#' random (isvm's Platt model, fitted on random folds), whose default class
+#' random (isvm's Platt model, fitted on random folds when `C` is given), whose default class
 #' must still be a deterministic function of the data and the arguments
 #' @noRd
 default_class_rule <- function(object) UseMethod("default_class_rule")

@@ -36,11 +36,14 @@ isvm_fit <- function(inputs, C, probability, threads) {
   # one-point class
   check_two_per_class(stats::setNames(as.vector(table(inputs$y)), levels(inputs$y)), "isvm()")
   K <- training_kernel(inputs, threads)
-  # C = NULL: the cost of the lowest cross-validated error (isvm_cost_cv())
-  cost_cv <- NULL
+  # C = NULL: the cost of the lowest cross-validated error (isvm_cost_cv()),
+  # whose held-out decision values at that cost serve the Platt model
+  cost_cv <- held_out <- NULL
   if (is.null(C)) {
-    cost_cv <- isvm_cost_cv(K, inputs$y)
+    cv <- isvm_cost_cv(K, inputs$y)
+    cost_cv <- cv$table
     C <- cost_cv$C[which.min(cost_cv$error)]
+    held_out <- cv$decisions[[which.min(cost_cv$error)]]
   }
   # Without shrinking: with a precomputed kernel and a large C, kernlab's
   # shrinking heuristic ends far from the optimum after many iterations (at
@@ -52,7 +55,7 @@ isvm_fit <- function(inputs, C, probability, threads) {
   solved <- kernlab_svm(K, inputs$y, C)
   model <- solved$model
   console <- solved$console
-  platt <- if (probability) isvm_platt(K, inputs$y, C)
+  platt <- if (probability) isvm_platt(K, inputs$y, C, held_out = held_out)
   if (!is.null(platt) && any(!platt$converged)) {
     krein_warn(sprintf("The Platt sigmoid of %d pair%s of classes did not converge (%s); its probabilities may be poorly calibrated.",
                        sum(!platt$converged), if (sum(!platt$converged) > 1) "s" else "",

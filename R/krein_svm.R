@@ -32,9 +32,11 @@
 #' (\eqn{f_{ij} > 0} favours \eqn{j}; for two classes \eqn{(-f, f)}),
 #' `"class"` is the one-vs-one vote by default (`rule = "vote"`, ties to the
 #' first level) or the most probable class (`rule = "posterior"`), `"prob"`
-#' the pairwise Platt probabilities (sigmoids fitted to 5-fold cross-validated
-#' KSVM decision values of the pair, folds from R's RNG) coupled as in
-#' [isvm()], or the shares of votes with `probability = FALSE`.
+#' the pairwise Platt probabilities (sigmoids fitted to cross-validated KSVM
+#' decision values of the pair's points: with `C = NULL` those of the cost's
+#' own cross-validation at the chosen cost, with a given `C` those of a
+#' 5-fold cross-validation within the pair, folds from R's RNG) coupled as
+#' in [isvm()], or the shares of votes with `probability = FALSE`.
 #'
 #' The dual is solved by kernlab's `ksvm()` on the flipped kernel matrix
 #' (without shrinking, as [isvm()]): kernlab must be installed. The cost is
@@ -72,11 +74,12 @@
 #' landmarks span the kernel), the squared hinge loss for the C-SVM's hinge,
 #' LIBLINEAR's stopping tolerance (0.01), and its bias, a weight on a
 #' constant feature of value 1 and therefore regularised, where the C-SVM's
-#' bias is free. The fit draws no random numbers besides the landmarks and
-#' the Platt folds. Cost: \eqn{O(n m r)} for the features and
+#' bias is free. The fit draws no random numbers besides the landmarks and,
+#' with a given `C`, the Platt folds. Cost: \eqn{O(n m r)} for the features and
 #' \eqn{O(n r^2)} per pair of classes for the flip, plus the linear SVMs;
-#' memory \eqn{O(n r)}. The cross-validation of `C` (when `C = NULL`) and
-#' the Platt folds refit on the training part of each fold, flip included.
+#' memory \eqn{O(n r)}. The cross-validation of `C` (when `C = NULL`; its
+#' held-out decision values serve the Platt model) or the Platt folds (a
+#' given `C`) refit on the training part of each fold, flip included.
 #' The `"decision"` values are those of the KSVM on \eqn{\hat K}, and an SVM
 #' pair's `margin` counts the points on or inside the flipped SVM's margin
 #' (LIBLINEAR gives no dual coefficients). LiblineaR must be installed.
@@ -178,13 +181,17 @@ krein_svm_fit <- function(inputs, C, probability, landmarks, eps, m, threads) {
   if (!is.null(landmarks)) return(krein_svm_nystrom_fit(inputs, C, probability, landmarks, eps, m, threads))
   K <- training_kernel(inputs, threads)
   y <- inputs$y
-  cost_cv <- NULL
+  # C = NULL: the cross-validated cost, whose held-out decision values serve
+  # the Platt model (isvm_cost_cv())
+  cost_cv <- held_out <- NULL
   if (is.null(C)) {
-    cost_cv <- isvm_cost_cv(K, y, fold_classes = krein_svm_fold_classes)
+    cv <- isvm_cost_cv(K, y, fold_outputs = krein_svm_fold_outputs)
+    cost_cv <- cv$table
     C <- cost_cv$C[which.min(cost_cv$error)]
+    held_out <- cv$decisions[[which.min(cost_cv$error)]]
   }
   pairs <- krein_svm_pairs(K, y, C)
-  platt <- if (probability) isvm_platt(K, y, C, binary_decisions = krein_svm_binary_decisions)
+  platt <- if (probability) isvm_platt(K, y, C, binary_decisions = krein_svm_binary_decisions, held_out = held_out)
   warn_platt_convergence(platt)
   fit <- list(pairs = pairs, C = C, cost_cv = cost_cv, probability = probability, platt = platt,
               x = inputs$x, threads = threads)
@@ -249,21 +256,20 @@ krein_svm_pairwise <- function(object, K) {
   matrix(pairwise, nrow(K))
 }
 
-#' The classes the KSVMs' one-vs-one vote gives held-out points, for each
-#' cost of `grid` (for isvm_cost_cv(), whose folds and costs krein_svm()
-#' shares with isvm())
+#' The classes the KSVMs' one-vs-one vote gives held-out points and their
+#' pairwise decision values, for each cost of `grid` (isvm_cost_cv()'s
+#' `fold_outputs`: krein_svm() shares isvm()'s folds and costs)
 #' @noRd
-krein_svm_fold_classes <- function(K, y, grid, K_new) {
+krein_svm_fold_outputs <- function(K, y, grid, K_new) {
   # the flip of each pair's kernel does not depend on C: once per fold
   flips <- one_vs_one_pairs(droplevels(y), function(members, pair_y, pair) {
     list(members = members, y = pair_y, flip = krein_svm_flip(K[members, members, drop = FALSE]))
   })
-  per_cost(grid, nrow(K_new), function(C) {
+  per_cost_outputs(grid, function(C) {
     pairs <- lapply(flips, function(pair) {
       c(list(members = pair$members), krein_svm_binary(pair$flip, pair$y, C))
     })
-    # the KSVMs' values favour the second class of their pair
-    one_vs_one_vote(-krein_svm_pairwise(list(pairs = pairs), K_new), levels(y))
+    vote_outputs(krein_svm_pairwise(list(pairs = pairs), K_new), levels(y))
   })
 }
 

@@ -65,22 +65,26 @@ krein_svm_nystrom_fit <- function(inputs, C, probability, landmarks, eps, m, thr
   signs <- feature$signs
   phi <- krein_svm_features(inputs, landmarks, t(feature$map), threads)
   y <- inputs$y
-  fold_classes <- function(phi, y, grid, phi_new) krein_svm_linear_fold_classes(phi, signs, y, grid, phi_new)
+  fold_outputs <- function(phi, y, grid, phi_new) krein_svm_linear_fold_outputs(phi, signs, y, grid, phi_new)
   binary_decisions <- function(phi, y, C, phi_new) {
     binary <- krein_svm_linear(phi, signs, y, C)
     drop(phi_new %*% binary$v) + binary$b
   }
-  cost_cv <- NULL
+  cost_cv <- held_out <- NULL
   if (is.null(C)) {
-    cost_cv <- isvm_cost_cv(phi, y, fold_classes = fold_classes, block = feature_block)
+    cv <- isvm_cost_cv(phi, y, fold_outputs = fold_outputs, block = feature_block)
+    cost_cv <- cv$table
     C <- cost_cv$C[which.min(cost_cv$error)]
+    held_out <- cv$decisions[[which.min(cost_cv$error)]]
   }
   pairs <- lapply(krein_svm_linear_pairs(phi, signs, y, C), function(pair) {
     # f(x) = k(x, L) c + b: the coefficients over the landmark kernel
     pair$coefficients <- drop(crossprod(feature$map, pair$v))
     pair
   })
-  platt <- if (probability) isvm_platt(phi, y, C, binary_decisions = binary_decisions, block = feature_block)
+  platt <- if (probability) {
+    isvm_platt(phi, y, C, binary_decisions = binary_decisions, block = feature_block, held_out = held_out)
+  }
   warn_platt_convergence(platt)
   fit <- list(pairs = pairs, C = C, cost_cv = cost_cv, probability = probability, platt = platt,
               landmarks = landmarks, landmark_rank = feature$landmark_rank,
@@ -152,13 +156,14 @@ krein_svm_linear_pairs <- function(phi, signs, y, C) {
 }
 
 #' The classes the Nystroem KSVMs' one-vs-one vote gives held-out feature
-#' rows (isvm_cost_cv() with feature_block())
+#' rows and their pairwise decision values (isvm_cost_cv()'s `fold_outputs`
+#' with feature_block())
 #' @noRd
-krein_svm_linear_fold_classes <- function(phi, signs, y, grid, phi_new) {
-  per_cost(grid, nrow(phi_new), function(C) {
+krein_svm_linear_fold_outputs <- function(phi, signs, y, grid, phi_new) {
+  per_cost_outputs(grid, function(C) {
     pairs <- krein_svm_linear_pairs(phi, signs, droplevels(y), C)
     pairwise <- matrix(vapply(pairs, function(pair) drop(phi_new %*% pair$v) + pair$b, numeric(nrow(phi_new))),
                        nrow(phi_new))
-    one_vs_one_vote(-pairwise, levels(y))  # the KSVMs' values favour the second class
+    vote_outputs(pairwise, levels(y))  # the KSVMs' values favour the second class
   })
 }

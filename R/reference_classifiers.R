@@ -67,13 +67,18 @@
 #'   the kernlab package. Its class probabilities are Platt's (1999) as
 #'   libsvm computes them, fitted by krein rather than by kernlab (whose
 #'   inner cross-validation refits with shrinking on, and gives flat
-#'   sigmoids or errors at large `C`): for each pair of classes, the decision
-#'   values of the pair's points from a 5-fold cross-validation within the
-#'   pair (folds from R's random number generator, so [set.seed()]
-#'   reproduces a fit; SVMs without shrinking), and the sigmoid
+#'   sigmoids or errors at large `C`): for each pair of classes,
+#'   cross-validated decision values of the pair's points and the sigmoid
 #'   \eqn{P(j \mid f) = 1 / (1 + e^{A f + B})} fitted to them with Platt's
 #'   prior-corrected targets by the Newton method of Lin, Lin and Weng
-#'   (2007). A sigmoid that does not converge gives a warning of class
+#'   (2007). With the default `C = NULL` the decision values are those of
+#'   the cost's own cross-validation (below) at the chosen cost: each fold's
+#'   pairwise SVM, fitted on the other folds, gives the pair's held-out
+#'   points theirs, so the fit makes no second cross-validation and draws no
+#'   random numbers. With a given `C`, a 5-fold cross-validation within each
+#'   pair gives them, as libsvm's does (folds from R's random number
+#'   generator, so [set.seed()] reproduces a fit; SVMs without shrinking).
+#'   A sigmoid that does not converge gives a warning of class
 #'   `krein_convergence_warning`.
 #'
 #' @section isvm()'s defaults:
@@ -89,9 +94,10 @@
 #' 1, 2, ...), so the
 #' random number generator is untouched and the choice is a function of the
 #' data; `fit$cost_cv` holds the errors, shown by [summary()][summary.krein_model()].
-#' The search fits 20 SVMs on 80% of the points: a default fit took up to
-#' 4.6 times as long as one with a given `C` (and its Platt model) on the
-#' data sets of NEWS, typically 2 to 4 times. `kernel = kernel_rbf()` with
+#' The search fits 20 SVMs on 80% of the points, and its held-out decision
+#' values at the chosen cost serve the Platt model, which then costs no
+#' further fits (on mlbench's Glass, 15 pairs of classes, the separate Platt
+#' cross-validation was 75 more SVMs, 60% of the default fit's time). `kernel = kernel_rbf()` with
 #' `C = 1` leaves many points inside the margin: on mlbench's Vowel, 685 of
 #' 693 points are support vectors and the test accuracy is 0.626, against
 #' 0.751 for `e1071::svm()` with its defaults and 0.980 with `isvm()`'s
@@ -133,10 +139,11 @@
 #'   libsvm's) own, the class that wins the most one-vs-one contests, ties to
 #'   the first level (the default), or the most probable class. The vote is the default
 #'   because it is a deterministic function of the data and the arguments:
-#'   the Platt probabilities come from an inner cross-validation whose folds
-#'   are drawn from R's random number generator, so their most probable class
-#'   changes with the seed near the boundary (on 4% of the test points of a
-#'   two-class problem). Without Platt probabilities the two rules agree.
+#'   with a given `C` the Platt probabilities come from an inner
+#'   cross-validation whose folds are drawn from R's random number
+#'   generator, so their most probable class changes with the seed near the
+#'   boundary (on 4% of the test points of a two-class problem). Without
+#'   Platt probabilities the two rules agree.
 #'
 #' [plot()][plot.krein_model()] draws the decision regions for two input
 #' columns (as Pekalska and Haasdonk 2009, Fig. 2, draw IKNN and IKPCA-QD)
@@ -165,8 +172,9 @@
 #' @param C The cost of constraint violation of the SVM, a positive number;
 #'   `NULL` (the default) chooses it by cross-validation (see isvm()'s
 #'   defaults). `C = 1` is kernlab's default cost.
-#' @param probability Fit the Platt probability model (an inner
-#'   cross-validation per pair of classes) for `predict(type = "prob")`;
+#' @param probability Fit the Platt probability model (on the held-out
+#'   decision values of the cost's cross-validation, or with a given `C` an
+#'   inner cross-validation per pair of classes) for `predict(type = "prob")`;
 #'   `FALSE` for class predictions by kernlab's vote only, e.g. when tuning
 #'   `C` by error with [tune_krein()].
 #' @returns A fit of class `c("iknn", "krein_model")`, `c("ikpca_qd",

@@ -39,66 +39,110 @@ isvm_cost_folds <- 5L
 #' the RNG is untouched and the chosen C is a function of the data
 #' (interleaved_folds(), as kqd's and kmdc's). Every class has at least two points (checked
 #' before), so every fold's training part holds every class.
+#'
+#' The same fits give every training point its pairwise decision values from
+#' models that did not see it: for the chosen cost they are the
+#' cross-validated decision values Platt's sigmoids are fitted to
+#' (isvm_platt(held_out = )), so the default fit needs no second
+#' cross-validation for its probabilities.
 #' @param K The training kernel matrix (or, with `block = feature_block`,
 #'   the training points' feature rows).
-#' @param fold_classes `function(K, y, grid, K_new)`: the classes of the
-#'   held-out points (kernel rows `K_new`) from the models fitted on the
-#'   fold's training part (kernel `K`, labels `y`) with each cost of `grid`,
-#'   a matrix with one column per cost. All costs at once, so that a model
-#'   whose fit shares work between costs (krein_svm()'s eigendecompositions)
-#'   does it once per fold.
+#' @param fold_outputs `function(K, y, grid, K_new)`: for the held-out points
+#'   (kernel rows `K_new`), from the models fitted on the fold's training
+#'   part (kernel `K`, labels `y`) with each cost of `grid`, a list of
+#'   `classes` (a matrix with one column per cost) and `decisions` (one
+#'   matrix per cost, a column per pair of classes in class_pairs() order,
+#'   f > 0 favouring the pair's second class). All costs at once, so that a
+#'   model whose fit shares work between costs (krein_svm()'s
+#'   eigendecompositions) does it once per fold.
 #' @param block How the rows of a subset of the points and the columns of
 #'   the training part are taken from `K` (kernel_block(), feature_block()).
-#' @returns A data frame: `C`, `error`; the fit takes the first row of the
-#'   lowest error (ties to the smaller cost).
+#' @returns A list: `table`, a data frame `C`, `error` (the fit takes the
+#'   first row of the lowest error: ties to the smaller cost), and
+#'   `decisions`, per cost the n x pairs matrix of held-out decision values.
 #' @noRd
 isvm_cost_cv <- function(K, y, grid = isvm_cost_grid, folds = isvm_cost_folds,
-                         fold_classes = kernlab_fold_classes, block = kernel_block) {
+                         fold_outputs = kernlab_fold_outputs, block = kernel_block) {
   fold <- interleaved_folds(y, folds)
   wrong <- numeric(length(grid))
+  n_pairs <- ncol(class_pairs(nlevels(y)))
+  decisions <- rep(list(matrix(NA_real_, length(y), n_pairs)), length(grid))
   for (k in unique(fold)) {
     held_out <- which(fold == k)
     train <- which(fold != k)
-    predicted <- fold_classes(block(K, train, train), y[train], grid, block(K, held_out, train))
-    wrong <- wrong + colSums(predicted != as.character(y[held_out]))
+    out <- fold_outputs(block(K, train, train), y[train], grid, block(K, held_out, train))
+    wrong <- wrong + colSums(out$classes != as.character(y[held_out]))
+    for (j in seq_along(grid)) decisions[[j]][held_out, ] <- out$decisions[[j]]
   }
-  data.frame(C = grid, error = wrong / length(y))
+  list(table = data.frame(C = grid, error = wrong / length(y)), decisions = decisions)
 }
 
-#' The classes kernlab's SVM (its one-vs-one vote) gives held-out points:
-#' fitted on the kernel `K` of the training part with labels `y` and each
-#' cost of `grid`, applied to the held-out points' kernel rows `K_new`
-#' against it (isvm_cost_cv()'s default `fold_classes`; krein_svm() passes
-#' its own)
+#' The classes kernlab's SVM (its one-vs-one vote) gives held-out points and
+#' their pairwise decision values: fitted on the kernel `K` of the training
+#' part with labels `y` and each cost of `grid`, applied to the held-out
+#' points' kernel rows `K_new` against it (isvm_cost_cv()'s default
+#' `fold_outputs`; krein_svm() passes its own)
 #' @noRd
-kernlab_fold_classes <- function(K, y, grid, K_new) {
-  per_cost(grid, nrow(K_new), function(C) {
+kernlab_fold_outputs <- function(K, y, grid, K_new) {
+  n_pairs <- ncol(class_pairs(nlevels(y)))
+  per_cost_outputs(grid, function(C) {
     model <- kernlab_svm(K, y, C)$model
-    as.character(kernlab::predict(model, kernlab::as.kernelMatrix(K_new[, kernlab::SVindex(model), drop = FALSE])))
+    K_sv <- kernlab::as.kernelMatrix(K_new[, kernlab::SVindex(model), drop = FALSE])
+    list(classes = as.character(kernlab::predict(model, K_sv)),
+         decisions = matrix(kernlab::predict(model, K_sv, type = "decision"), nrow(K_new), n_pairs))
   })
 }
 
-#' `classes(C)` for each cost of `grid`, as a matrix with `n` rows and a
-#' column per cost (the form of isvm_cost_cv()'s `fold_classes`)
+#' `outputs(C)` (a list of `classes` and `decisions`) for each cost of
+#' `grid`, in the form of isvm_cost_cv()'s `fold_outputs`: `classes` a
+#' matrix with a column per cost, `decisions` a list of one matrix per cost
 #' @noRd
-per_cost <- function(grid, n, classes) matrix(vapply(grid, classes, character(n)), n)
+per_cost_outputs <- function(grid, outputs) {
+  each <- lapply(grid, outputs)
+  list(classes = do.call(cbind, lapply(each, `[[`, "classes")), decisions = lapply(each, `[[`, "decisions"))
+}
+
+#' The one-vs-one vote's classes and the decision values of pairwise models
+#' whose values `pairwise` (rows x pairs) favour the pair's second class, in
+#' the form of one cost's `fold_outputs` (krein_svm()'s KSVMs)
+#' @noRd
+vote_outputs <- function(pairwise, levels) {
+  list(classes = one_vs_one_vote(-pairwise, levels), decisions = pairwise)
+}
 
 #' Platt's probability model for every pair of classes, as libsvm fits it
 #' (svm_binary_svc_probability): decision values of the pair's points from
-#' SVMs fitted without them (a `isvm_platt_folds`-fold cross-validation
-#' within the pair, folds from R's RNG, fitted without shrinking like the
-#' main model), then the sigmoid fitted to them (platt_sigmoid()).
+#' SVMs fitted without them, then the sigmoid fitted to them
+#' (platt_sigmoid()). The decision values are `held_out` where given (the
+#' cost's cross-validation, isvm_cost_cv(): the pair's model of each fold
+#' was fitted on the fold's training part, the pair's points among them);
+#' otherwise those of a `isvm_platt_folds`-fold cross-validation within the
+#' pair, folds from R's RNG, fitted without shrinking like the main model.
+#' @param held_out NULL, or an n x pairs matrix of held-out decision values
+#'   (class_pairs() order, f > 0 favouring the pair's second class).
 #' @returns A data frame with one row per pair (i, j), i < j, in kernlab's
 #'   order: `pair`, `A`, `B`, `iterations`, `converged`.
 #' @noRd
-isvm_platt <- function(K, y, C, binary_decisions = kernlab_binary_decisions, block = kernel_block) {
+isvm_platt <- function(K, y, C, binary_decisions = kernlab_binary_decisions, block = kernel_block,
+                       held_out = NULL) {
   rows <- one_vs_one_pairs(y, function(members, pair_y, pair) {
-    decision <- isvm_cv_decisions(block(K, members, members), pair_y, C, binary_decisions, block)
+    decision <- if (is.null(held_out)) {
+      isvm_cv_decisions(block(K, members, members), pair_y, C, binary_decisions, block)
+    } else {
+      held_out[members, pair_index(pair, nlevels(y))]
+    }
     sigmoid <- platt_sigmoid(decision, pair_y == levels(pair_y)[2])
     data.frame(pair = paste(levels(pair_y), collapse = " vs "), A = sigmoid$A, B = sigmoid$B,
                iterations = sigmoid$iterations, converged = sigmoid$converged, stringsAsFactors = FALSE)
   })
   do.call(rbind, rows)
+}
+
+#' The column of pair (i, j) among the class_pairs() of `n_classes` classes
+#' @noRd
+pair_index <- function(pair, n_classes) {
+  pairs <- class_pairs(n_classes)
+  which(pairs[1L, ] == pair[1L] & pairs[2L, ] == pair[2L])
 }
 
 #' Cross-validated decision values of a two-class SVM on a precomputed

@@ -215,3 +215,28 @@ test_that("krein_svm(landmarks = ) refuses what the full model refuses, and says
   expect_identical(predict(hard, d$x_new), predict(near, d$x_new))
   expect_s3_class(krein_svm(d$x, d$y, kernel = d$kernel, C = 1e300, probability = FALSE), "krein_svm")
 })
+
+test_that("krein_svm's default Platt model is fitted to the cost cross-validation's held-out decision values", {
+  skip_if_not_installed("kernlab")
+  # plain R through the public interface: each fold's KSVM at the chosen
+  # cost, fitted on the other folds (interleaved by class), gives its
+  # held-out points their decision value f ("decision" is (-f, f), f > 0
+  # favouring the second class); Platt's sigmoid is fitted to those values.
+  # No second cross-validation: R's RNG is untouched.
+  d <- ksvm_data
+  seed <- .Random.seed
+  fit <- krein_svm(precomputed_kernel(d$K), d$y)
+  expect_identical(.Random.seed, seed)
+  fold <- integer(length(d$y))
+  fold[order(d$y)] <- rep_len(1:5, length(d$y))
+  held_out <- numeric(length(d$y))
+  for (k in 1:5) {
+    tr <- which(fold != k)
+    te <- which(fold == k)
+    part <- krein_svm(precomputed_kernel(d$K[tr, tr]), d$y[tr], C = fit$C, probability = FALSE)
+    held_out[te] <- predict(part, d$K[te, tr, drop = FALSE], type = "decision")[, 2]
+  }
+  sigmoid <- krein:::platt_sigmoid(held_out, d$y == levels(d$y)[2])
+  expect_equal(fit$platt$A, sigmoid$A, tolerance = 1e-8)
+  expect_equal(fit$platt$B, sigmoid$B, tolerance = 1e-8)
+})

@@ -450,6 +450,45 @@ test_that("isvm's defaults: the width 1/p and the cost of the lowest stratified 
   expect_output(print(summary(fit)), "C by cross-validation")
 })
 
+test_that("isvm's default Platt model is fitted to the cost cross-validation's held-out decision values", {
+  skip_if_not_installed("kernlab")
+  # plain R: the interleaved folds of the cost's cross-validation; at the
+  # chosen cost, each fold's kernlab model (fitted on the other folds) gives
+  # its held-out points their pairwise decision values; pair (i, j) fits
+  # Platt's sigmoid to the values of its own points (f > 0 favouring j).
+  # The default fit makes no second cross-validation, so R's RNG is untouched.
+  rows <- c(1:30, 51:80, 101:130)
+  x <- as.matrix(iris[rows, 1:4])
+  y <- iris$Species[rows]
+  seed <- .Random.seed
+  fit <- isvm(x, y)
+  expect_identical(.Random.seed, seed)
+  K <- kernel_matrix(fit$spec$kernel, x)  # the fit's kernel takes the data as given and scales it
+  fold <- integer(length(y))
+  fold[order(y)] <- rep_len(1:5, length(y))
+  held_out <- matrix(NA_real_, length(y), 3)
+  for (k in 1:5) {
+    tr <- which(fold != k)
+    te <- which(fold == k)
+    m <- kernlab::ksvm(kernlab::as.kernelMatrix(K[tr, tr]), y[tr], kernel = "matrix", C = fit$C, shrinking = FALSE)
+    held_out[te, ] <- kernlab::predict(m, kernlab::as.kernelMatrix(K[te, tr[kernlab::SVindex(m)], drop = FALSE]),
+                                       type = "decision")
+  }
+  pairs <- list(c(1, 2), c(1, 3), c(2, 3))
+  for (p in seq_along(pairs)) {
+    members <- which(as.integer(y) %in% pairs[[p]])
+    sigmoid <- krein:::platt_sigmoid(held_out[members, p], as.integer(y[members]) == pairs[[p]][2])
+    expect_equal(fit$platt$A[p], sigmoid$A, tolerance = 1e-8)
+    expect_equal(fit$platt$B[p], sigmoid$B, tolerance = 1e-8)
+  }
+  # a cost given: Platt's own cross-validation within each pair, from R's RNG
+  set.seed(3)
+  given <- isvm(x, y, C = fit$C)
+  expect_false(isTRUE(all.equal(given$platt$A, fit$platt$A)))
+  set.seed(3)
+  expect_identical(isvm(x, y, C = fit$C)$platt, given$platt)
+})
+
 test_that("isvm with C = 1 and its default kernel is e1071::svm with its defaults", {
   skip_if_not_installed("kernlab")
   skip_if_not_installed("e1071")
