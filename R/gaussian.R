@@ -91,6 +91,18 @@ gaussian_classes <- function(x, y, prior = NULL, pooled = FALSE, denominator = c
   structure(model, class = "krein_gaussian")
 }
 
+#' The class moments of the leading `p` coordinates from those of all (as
+#' cpp_kfda_class_factors() gives them): the means' leading rows and the
+#' leading p x p blocks of the upper triangular factors, which are the QR
+#' factors of the leading columns of the centred class data
+#' @noRd
+leading_moments <- function(moments, p) {
+  keep <- seq_len(p)
+  moments$means <- moments$means[keep, , drop = FALSE]
+  moments$factors <- lapply(moments$factors, function(R) R[keep, keep, drop = FALSE])
+  moments
+}
+
 # sqrt(mean(v^2)) without overflow or underflow of the squares
 root_mean_square <- function(v) {
   largest <- max(abs(v))

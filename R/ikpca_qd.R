@@ -142,15 +142,22 @@ ikpca_qd_select_pvar <- function(K, y, prior, shrinkage, pooling, threads) {
     K_new <- K[held_out, train, drop = FALSE]
     centred_new <- ikpca_centre_rows(K_new, pca$column_means, pca$total_mean)
     train_counts <- as.vector(table(y[train]))
-    vapply(candidates, function(pvar) {
-      p <- pca$components_for(pvar)
-      projection <- pca$projection(p)
-      fit <- tryCatch(gaussian_classes(pca$centred %*% projection, y[train], prior = prior, denominator = "ml",
-                                       shrinkage = shrinkage, threads = threads,
+    # the candidates' components are the leading ones of the largest: its
+    # scores, class means and QR factors computed once serve them all (the
+    # factor of the leading p columns is the leading p x p block of the
+    # factor of all: Householder QR works column by column)
+    ncomp <- vapply(candidates, pca$components_for, 1L)
+    projection <- pca$projection(max(ncomp))
+    scores_new <- centred_new %*% projection
+    moments <- cpp_kfda_class_factors(pca$centred %*% projection, as.integer(y[train]), nlevels(y), threads)
+    vapply(ncomp, function(p) {
+      fit <- tryCatch(gaussian_classes(NULL, y[train], prior = prior, denominator = "ml", shrinkage = shrinkage,
+                                       threads = threads, moments = leading_moments(moments, p),
                                        pooling = pooling %||% pooling_by_class_sizes(train_counts, p)),
                       krein_error = function(e) NULL)
       if (is.null(fit) || any(ikpca_qd_singular(fit))) return(failed)
-      max.col(gaussian_discriminants(fit, centred_new %*% projection, relative = TRUE), ties.method = "first")
+      max.col(gaussian_discriminants(fit, scores_new[, seq_len(p), drop = FALSE], relative = TRUE),
+              ties.method = "first")
     }, integer(length(held_out)))
   })
   data.frame(pvar = candidates, cv_error = errors)
