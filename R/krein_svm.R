@@ -96,6 +96,11 @@
 #'   beyond which its solver may not finish), or `NULL` (the default) for
 #'   the one of 0.1, 1, 10, 100 with the lowest 5-fold cross-validated error
 #'   of the vote (stratified, deterministic folds; ties to the smaller cost).
+#'   With `landmarks` and more than 10,000 training points, the
+#'   cross-validation (and the Platt model, fitted to its held-out decision
+#'   values) uses a stratified subsample of 10,000: each class's share,
+#'   spread evenly over its rows in data order, so no random numbers; the
+#'   KSVMs at the chosen cost are then fitted on all points.
 #' @param probability If `TRUE` (the default), fit Platt's probability model
 #'   for every pair of classes.
 #' @returns A `krein_model` of class `krein_svm`: besides the shared fields,

@@ -240,3 +240,33 @@ test_that("krein_svm's default Platt model is fitted to the cost cross-validatio
   expect_equal(fit$platt$A, sigmoid$A, tolerance = 1e-8)
   expect_equal(fit$platt$B, sigmoid$B, tolerance = 1e-8)
 })
+
+test_that("with landmarks and many points, krein_svm chooses C and fits Platt on a stratified subsample, and fits on all", {
+  skip_if_not_installed("kernlab")
+  skip_if_not_installed("LiblineaR")
+  # the subsample: each class's share, spread evenly over its rows in data
+  # order, all rows when there are few
+  y <- factor(rep(c("a", "b", "c"), c(50, 30, 20)))
+  rows <- krein:::selection_rows(y, 40)
+  expect_identical(as.vector(table(y[rows])), c(20L, 12L, 8L))
+  expect_identical(rows, sort(rows))
+  expect_identical(krein:::selection_rows(y, 100), seq_len(100))
+  expect_identical(krein:::selection_rows(y, 40), rows)
+  # the fit, with the threshold lowered from 10,000 to 40 points: C and the
+  # Platt sigmoid are those of a default fit on the subsample alone (the
+  # same landmark points, so the same Nystroem features); its KSVMs use
+  # every point
+  d <- ksvm_data
+  landmarks <- c(1, 2, 3, 5, 8, 13, 21, 34)
+  sub <- krein:::selection_rows(d$y, 40)
+  landmarks <- landmarks[landmarks %in% sub]
+  local_krein_functions(list(svm_selection_points = function() 40L))
+  fit <- krein_svm(d$x, d$y, kernel = d$kernel, landmarks = landmarks)
+  alone <- krein_svm(d$x[sub, ], d$y[sub], kernel = d$kernel, landmarks = match(landmarks, sub))
+  expect_equal(fit$cost_cv, alone$cost_cv)
+  expect_identical(fit$C, alone$C)
+  expect_equal(fit$platt[c("A", "B")], alone$platt[c("A", "B")], tolerance = 1e-8)
+  on_all <- krein_svm(d$x, d$y, kernel = d$kernel, landmarks = landmarks, C = fit$C, probability = FALSE)
+  expect_identical(predict(fit, d$x_new), predict(on_all, d$x_new))
+  expect_false(isTRUE(all.equal(predict(alone, d$x_new, type = "decision"), predict(fit, d$x_new, type = "decision"))))
+})
