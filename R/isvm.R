@@ -38,13 +38,8 @@ isvm_fit <- function(inputs, C, probability, threads) {
   K <- training_kernel(inputs, threads)
   # C = NULL: the cost of the lowest cross-validated error (isvm_cost_cv()),
   # whose held-out decision values at that cost serve the Platt model
-  cost_cv <- held_out <- NULL
-  if (is.null(C)) {
-    cv <- isvm_cost_cv(K, inputs$y)
-    cost_cv <- cv$table
-    C <- cost_cv$C[which.min(cost_cv$error)]
-    held_out <- cv$decisions[[which.min(cost_cv$error)]]
-  }
+  choice <- if (is.null(C)) cross_validated_cost(isvm_cost_cv(K, inputs$y)) else list(C = C)
+  C <- choice$C
   # Without shrinking: with a precomputed kernel and a large C, kernlab's
   # shrinking heuristic ends far from the optimum after many iterations (at
   # C = 1e4 on 100 banana points an objective of -9.8e6 in 19 s instead of
@@ -55,14 +50,14 @@ isvm_fit <- function(inputs, C, probability, threads) {
   solved <- kernlab_svm(K, inputs$y, C)
   model <- solved$model
   console <- solved$console
-  platt <- if (probability) isvm_platt(K, inputs$y, C, held_out = held_out)
+  platt <- if (probability) isvm_platt(K, inputs$y, C, held_out = choice$held_out)
   if (!is.null(platt) && any(!platt$converged)) {
     krein_warn(sprintf("The Platt sigmoid of %d pair%s of classes did not converge (%s); its probabilities may be poorly calibrated.",
                        sum(!platt$converged), if (sum(!platt$converged) > 1) "s" else "",
                        paste(platt$pair[!platt$converged], collapse = ", ")),
                class = "krein_convergence_warning")
   }
-  fit <- list(model = model, support = sort(unique(kernlab::SVindex(model))), C = C, cost_cv = cost_cv,
+  fit <- list(model = model, support = sort(unique(kernlab::SVindex(model))), C = C, cost_cv = choice$cost_cv,
               probability = probability, platt = platt, kernlab_output = console, x = inputs$x,
               threads = threads)
   # the training outputs, kept so that the n x n kernel is not

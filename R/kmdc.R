@@ -587,9 +587,9 @@ model_print_lines.kmdc <- function(x) {
   c(sprintf("%s discriminant (MASS::%s%s) on the squared %s kernel Mahalanobis distances to the classes",
             if (x$classifier == "lda") "Fisher" else "quadratic", x$classifier,
             if (length(x$classifier_cv_error) > 1L) {
-              sprintf("; cross-validated error %s, against %s for %s", format(min(x$classifier_cv_error), digits = 3),
-                      format(x$classifier_cv_error[names(x$classifier_cv_error) != x$classifier], digits = 3),
-                      setdiff(names(x$classifier_cv_error), x$classifier))
+              other <- setdiff(names(x$classifier_cv_error), x$classifier)
+              sprintf("; cross-validated error %s, %s %s", format(x$classifier_cv_error[[x$classifier]], digits = 3),
+                      other, format(x$classifier_cv_error[[other]], digits = 3))
             } else "",
             x$distance),
     paste0(if (x$distance == "RC") "sigma^2" else "alpha",

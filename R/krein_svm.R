@@ -188,17 +188,16 @@ krein_svm_fit <- function(inputs, C, probability, landmarks, eps, m, threads) {
   y <- inputs$y
   # C = NULL: the cross-validated cost, whose held-out decision values serve
   # the Platt model (isvm_cost_cv())
-  cost_cv <- held_out <- NULL
-  if (is.null(C)) {
-    cv <- isvm_cost_cv(K, y, fold_outputs = krein_svm_fold_outputs)
-    cost_cv <- cv$table
-    C <- cost_cv$C[which.min(cost_cv$error)]
-    held_out <- cv$decisions[[which.min(cost_cv$error)]]
-  }
+  choice <- if (is.null(C)) {
+    cross_validated_cost(isvm_cost_cv(K, y, fold_outputs = krein_svm_fold_outputs))
+  } else list(C = C)
+  C <- choice$C
   pairs <- krein_svm_pairs(K, y, C)
-  platt <- if (probability) isvm_platt(K, y, C, binary_decisions = krein_svm_binary_decisions, held_out = held_out)
+  platt <- if (probability) {
+    isvm_platt(K, y, C, binary_decisions = krein_svm_binary_decisions, held_out = choice$held_out)
+  }
   warn_platt_convergence(platt)
-  fit <- list(pairs = pairs, C = C, cost_cv = cost_cv, probability = probability, platt = platt,
+  fit <- list(pairs = pairs, C = C, cost_cv = choice$cost_cv, probability = probability, platt = platt,
               x = inputs$x, threads = threads)
   fit$training_outputs <- svm_outputs(fit, krein_svm_pairwise(fit, K), levels(y))
   fit

@@ -95,15 +95,12 @@ krein_svm_nystrom_fit <- function(inputs, C, probability, landmarks, eps, m, thr
   }
   # C = NULL: the cross-validated cost, on a subsample of many points
   # (selection_rows()); its held-out decision values serve the Platt model
-  cost_cv <- held_out <- NULL
-  selected <- seq_along(y)
-  if (is.null(C)) {
-    selected <- selection_rows(y, svm_selection_points())
-    cv <- isvm_cost_cv(phi[selected, , drop = FALSE], y[selected], fold_outputs = fold_outputs, block = feature_block)
-    cost_cv <- cv$table
-    C <- cost_cv$C[which.min(cost_cv$error)]
-    held_out <- cv$decisions[[which.min(cost_cv$error)]]
-  }
+  selected <- if (is.null(C)) selection_rows(y, svm_selection_points()) else seq_along(y)
+  choice <- if (is.null(C)) {
+    cross_validated_cost(isvm_cost_cv(phi[selected, , drop = FALSE], y[selected], fold_outputs = fold_outputs,
+                                      block = feature_block))
+  } else list(C = C)
+  C <- choice$C
   pairs <- lapply(krein_svm_linear_pairs(phi, signs, y, C), function(pair) {
     # f(x) = k(x, L) c + b: the coefficients over the landmark kernel
     pair$coefficients <- drop(crossprod(feature$map, pair$v))
@@ -111,10 +108,10 @@ krein_svm_nystrom_fit <- function(inputs, C, probability, landmarks, eps, m, thr
   })
   platt <- if (probability) {
     isvm_platt(phi[selected, , drop = FALSE], y[selected], C, binary_decisions = binary_decisions,
-               block = feature_block, held_out = held_out)
+               block = feature_block, held_out = choice$held_out)
   }
   warn_platt_convergence(platt)
-  fit <- list(pairs = pairs, C = C, cost_cv = cost_cv, probability = probability, platt = platt,
+  fit <- list(pairs = pairs, C = C, cost_cv = choice$cost_cv, probability = probability, platt = platt,
               landmarks = landmarks, landmark_rank = feature$landmark_rank,
               signature = c(p = sum(signs > 0), q = sum(signs < 0)), threads = threads)
   pairwise <- matrix(vapply(pairs, function(pair) drop(phi %*% pair$v) + pair$b, numeric(length(y))), length(y))

@@ -523,7 +523,7 @@ pcvm_control <- function(max_iter = NULL, tol = NULL, prune = 1e-3, optimize_wid
 #' optimum EM reaches varies most with its start and a start costs least,
 #' else three (see `starts` in ?pcvm_control)
 #' @noRd
-pcvm_default_starts <- function(n) if (length(n) && n < pcvm_small_data_points) 10L else 3L
+pcvm_default_starts <- function(n) if (n < pcvm_small_data_points) 10L else 3L
 
 # Fewer training points than this: ten EM starts by default
 pcvm_small_data_points <- 250L

@@ -77,6 +77,16 @@ isvm_cost_cv <- function(K, y, grid = isvm_cost_grid, folds = isvm_cost_folds,
   list(table = data.frame(C = grid, error = wrong / length(y)), decisions = decisions)
 }
 
+#' The default cost from isvm_cost_cv()'s result `cv`: the first of the
+#' lowest error, with the table the fit keeps (`cost_cv`) and the held-out
+#' decision values at that cost, which the Platt model is fitted to
+#' (isvm_platt(held_out = ))
+#' @noRd
+cross_validated_cost <- function(cv) {
+  best <- which.min(cv$table$error)
+  list(C = cv$table$C[best], cost_cv = cv$table, held_out = cv$decisions[[best]])
+}
+
 #' The classes kernlab's SVM (its one-vs-one vote) gives held-out points and
 #' their pairwise decision values: fitted on the kernel `K` of the training
 #' part with labels `y` and each cost of `grid`, applied to the held-out
