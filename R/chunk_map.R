@@ -128,10 +128,17 @@ chunk_factors <- function(data, task, spec, points, classes) {
 
 #' The per-class factors of the landmark kernel over all chunks: the map
 #' (chunk_factors()) and the reduce (cpp_merge_factors(), in chunk order).
+#' `codes` (1 to `classes`, one per row in chunk order) may group the rows
+#' otherwise than by class, as landmark_class_factors() allows.
 #' @noRd
-chunk_class_factors <- function(inputs, landmarks, threads) {
+chunk_class_factors <- function(inputs, landmarks, threads, codes = NULL, classes = nlevels(inputs$y)) {
+  per_chunk <- if (is.null(codes)) {
+    inputs$codes
+  } else {
+    unname(split(codes, rep(seq_along(inputs$codes), lengths(inputs$codes))))
+  }
   parts <- map_chunks(inputs$chunks, chunk_factors, spec = inputs$spec, points = landmarks$points,
-                      classes = nlevels(inputs$y), per_chunk = inputs$codes, threads = inputs$threads)
+                      classes = classes, per_chunk = per_chunk, threads = inputs$threads)
   factors <- NULL
   for (part in parts) {
     attr(part, "rows") <- NULL

@@ -155,8 +155,10 @@
 #' the variance added to the class covariances is measured against the
 #' data's own spread, so the default keeps the invariances of
 #' \eqn{d_{RC}^2} to adding a constant to the kernel and to scaling it, and
-#' suits any kernel. With landmarks, or when a class has a single point
-#' (nothing to cross-validate), the default for RC is the single value `0.1`
+#' suits any kernel. Ny-KQD (`landmarks`) takes the same path, with \eqn{s}
+#' that of the Nystroem kernel it works in (computed from the class moments
+#' its fit gathers anyway). When a class has a single point (nothing to
+#' cross-validate), the default for RC is the single value `0.1`
 #' (`reg = 0.1` fits that value on any data). For IC and FK the default is `1e-3`. These single
 #' values suit kernels with \eqn{k(x, x) = 1} such as the Gaussian; paper
 #' 000 searches eight values on a log scale. A vector of values is a
@@ -199,10 +201,12 @@
 #' the extra fits (the paper reproductions choose their
 #' values themselves). A class with fewer points than the cross-validation
 #' needs (two per class and fold; three for IC and FK-) falls back to the
-#' training error with a warning. Ny-KQD fits (`landmarks`, and fits over
-#' chunks) are not cross-validated: their default is the lowest training
-#' error, ties to the more regularised value (`select` records which rule
-#' chose). [tune_krein()] validates the path on its own folds, so its fits
+#' training error with a warning. Ny-KQD fits (in memory or over chunks)
+#' are cross-validated the same way, at about the cost of one more pass
+#' over the data per fold: one pass gives every class's moments within
+#' every fold, a fold's model merges those of its training folds exactly and
+#' solves eigenproblems of the landmarks' size, and one pass per fold gives
+#' its distances. [tune_krein()] validates the path on its own folds, so its fits
 #' skip the inner cross-validation.
 #'
 #' @section Bias:
@@ -324,7 +328,7 @@
 #'   `cv_error` (the cross-validated error at each path value; `NULL`
 #'   unless a path was cross-validated), `cv_folds` (the fold of each
 #'   training point, or `NULL`), `select` (the rule that chose: `"cv"`,
-#'   `"training"`, `"training (Nystroem)"`, or `"none"` for one value),
+#'   `"training"`, or `"none"` for one value),
 #'   `best` (the path value chosen, the default of `predict()`; see
 #'   Regularisation and the path), `training_error` (at `best`),
 #'   `indefinite` (per class: were the IKQD formulas used), `signature` (per
@@ -419,7 +423,9 @@ kqd_fit <- function(inputs, variant, reg, indefinite, bias, prior, landmarks, ep
                         allow_cholesky = bias != "map")
     distances <- cpp_kqd_distances(core, K, if (startsWith(variant, "RC")) diag(K) else NULL)
   } else {
-    nystrom_fit <- kqd_nystrom_fit(inputs, landmarks, variant, reg, indefinite, threads)
+    nystrom_fit <- kqd_nystrom_fit(inputs, landmarks, variant, reg, indefinite, threads,
+                                   default_path = default_path && min(counts) >= 2L)
+    reg <- nystrom_fit$reg
     core <- nystrom_fit$core
     distances <- nystrom_fit$distances
   }
@@ -430,8 +436,13 @@ kqd_fit <- function(inputs, variant, reg, indefinite, bias, prior, landmarks, ep
     f <- -distances[[k]] / 2 + rep(bias_matrix[k, ], each = length(y))
     mean(class_from_decisions(f, levels) != y)
   }, numeric(1))
-  cv <- kqd_select_path(select, nfolds, K, y, variant, reg, indefinite, bias, prior, path_error,
-                        landmarks, threads)
+  fold_errors <- if (is.null(landmarks)) {
+    function(fold_ids) kqd_cv_errors(K, y, fold_ids, variant, reg, indefinite, bias, prior)
+  } else {
+    function(fold_ids) kqd_nystrom_cv_errors(inputs, landmarks, fold_ids, variant, reg, indefinite, bias, prior,
+                                             threads)
+  }
+  cv <- kqd_select_path(select, nfolds, y, variant, reg, path_error, fold_errors)
 
   classes <- core$classes
   indefinite_used <- stats::setNames(vapply(classes, `[[`, logical(1), "indefinite"), levels)
@@ -482,21 +493,14 @@ kqd_check_path <- function(distances, reg, variant) {
 # point of class j is at n_j - 1 from it, Haasdonk and Pekalska 2010, eq. 4),
 # so their training errors are 0 all along the path and the least
 # regularised value would win. As cv.glmnet, each fold costs one
-# decomposition per class, serving every value of the path. select =
-# "training" takes the lowest training error instead (ties to the first
-# row). A Ny-KQD fit
-# (landmarks) has no CV here: it keeps the training error, ties to the more
-# regularised value (its class moments come from all n points, so it has no
-# such degeneracy), and says so in `select`.
-kqd_select_path <- function(select, nfolds, K, y, variant, reg, indefinite, bias, prior, path_error,
-                            landmarks, threads) {
+# decomposition per class, serving every value of the path.
+# `fold_errors(fold_ids)` gives the cross-validated error of every path
+# value (kqd_cv_errors(), kqd_nystrom_cv_errors()). select = "training"
+# takes the lowest training error instead (ties to the first row).
+kqd_select_path <- function(select, nfolds, y, variant, reg, path_error, fold_errors) {
   none <- list(error = NULL, folds = NULL, select = select, best = which.min(path_error))
   if (nrow(reg) == 1L) return(utils::modifyList(none, list(select = "none")))
   if (select == "training") return(none)
-  if (!is.null(landmarks)) {
-    return(list(error = NULL, folds = NULL, select = "training (Nystroem)",
-                best = most_regularised_minimum(path_error, reg)))
-  }
   counts <- as.vector(table(y))
   # every fold's training part keeps at least two points per class (three
   # for the variants that need two: IC, FK-)
@@ -509,7 +513,7 @@ kqd_select_path <- function(select, nfolds, K, y, variant, reg, indefinite, bias
     return(utils::modifyList(none, list(select = "training")))
   }
   fold_ids <- interleaved_folds(y, folds)
-  error <- kqd_cv_errors(K, y, fold_ids, variant, reg, indefinite, bias, prior)
+  error <- fold_errors(fold_ids)
   if (all(is.na(error))) {
     krein_warn("No value of the regularisation path gave finite distances in every fold of the cross-validation: the default value is the one with the lowest training error.")
     return(utils::modifyList(none, list(error = error, folds = fold_ids, select = "training")))
@@ -537,29 +541,34 @@ kqd_cv_errors <- function(K, y, fold_ids, variant, reg, indefinite, bias, prior)
   for (f in sort(unique(fold_ids))) {
     test <- fold_ids == f
     train <- !test
-    y_train <- y[train]
     K_train <- K[train, train, drop = FALSE]
-    core <- cpp_kqd_fit(K_train, as.integer(y_train), nlevels(y), variant, reg, indefinite,
+    core <- cpp_kqd_fit(K_train, as.integer(y[train]), nlevels(y), variant, reg, indefinite,
                         allow_cholesky = bias != "map")
-    d_train <- cpp_kqd_distances(core, K_train, if (rc) self[train])
-    d_test <- cpp_kqd_distances(core, K[test, train, drop = FALSE], if (rc) self[test])
-    usable <- vapply(seq_len(nrow(reg)), function(k) {
-      all(is.finite(d_train[[k]])) && all(is.finite(d_test[[k]]))
-    }, logical(1))
-    if (!any(usable)) {
-      wrong[f, ] <- NA
-      next
-    }
-    # the fit on all points gives the MAP bias's warning once; not per fold
-    b <- withCallingHandlers(kqd_biases(bias, core, d_train, y_train, prior, reg, variant, usable),
-                             krein_warning = function(w) invokeRestart("muffleWarning"))
-    wrong[f, ] <- vapply(seq_len(nrow(reg)), function(k) {
-      if (!usable[k]) return(NA_real_)
-      decisions <- -d_test[[k]] / 2 + rep(b[k, ], each = sum(test))
-      sum(class_from_decisions(decisions, levels(y)) != y[test])
-    }, numeric(1))
+    wrong[f, ] <- kqd_fold_wrong(core, cpp_kqd_distances(core, K_train, if (rc) self[train]),
+                                 cpp_kqd_distances(core, K[test, train, drop = FALSE], if (rc) self[test]),
+                                 y, test, variant, reg, bias, prior)
   }
   colSums(wrong) / length(y)
+}
+
+# The number of held-out points of a fold misclassified at each path value
+# (NA where a value gave distances that are not finite), from the fold's
+# model `core`, fitted on the points outside the fold (`test` FALSE), and its
+# distances of those points (`d_train`) and of the held-out ones (`d_test`):
+# the biases are found on the training part as the full fit finds its own.
+kqd_fold_wrong <- function(core, d_train, d_test, y, test, variant, reg, bias, prior) {
+  usable <- vapply(seq_len(nrow(reg)), function(k) {
+    all(is.finite(d_train[[k]])) && all(is.finite(d_test[[k]]))
+  }, logical(1))
+  if (!any(usable)) return(rep(NA_real_, nrow(reg)))
+  # the fit on all points gives the MAP bias's warning once; not per fold
+  b <- withCallingHandlers(kqd_biases(bias, core, d_train, y[!test], prior, reg, variant, usable),
+                           krein_warning = function(w) invokeRestart("muffleWarning"))
+  vapply(seq_len(nrow(reg)), function(k) {
+    if (!usable[k]) return(NA_real_)
+    decisions <- -d_test[[k]] / 2 + rep(b[k, ], each = sum(test))
+    sum(class_from_decisions(decisions, levels(y)) != y[test])
+  }, numeric(1))
 }
 
 kqd_default_reg <- function(variant) if (startsWith(variant, "RC")) 0.1 else 1e-3

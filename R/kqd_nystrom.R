@@ -35,20 +35,79 @@ kqd_nystrom_core <- function(W, factors, counts, variant, reg, mode) {
 #' The Ny-KQD fit: the model's core (the counterpart of cpp_kqd_fit()) from the
 #' training inputs and landmarks, and the training distances: the class
 #' factors in one pass over the rows and the distances in a second (one row
-#' source, R/landmark_pass.R: data in memory or in chunks alike)
+#' source, R/landmark_pass.R: data in memory or in chunks alike). With
+#' `default_path`, `reg` becomes the default path of RC
+#' (kqd_nystrom_default_path()); the fit returns the `reg` it used.
 #' @noRd
-kqd_nystrom_fit <- function(inputs, landmarks, variant, reg, indefinite, threads) {
+kqd_nystrom_fit <- function(inputs, landmarks, variant, reg, indefinite, threads, default_path = FALSE) {
   W <- check_landmark_kernel(landmark_kernel(inputs, landmarks, threads))
   pass <- landmark_class_factors(inputs, landmarks, threads)
+  if (default_path) reg <- check_kqd_reg(kqd_nystrom_default_path(W, pass$factors), variant, levels(inputs$y))
   core <- kqd_nystrom_core(W, pass$factors, as.vector(table(inputs$y)), variant, reg, indefinite)
+  list(core = core, reg = reg, distances = kqd_nystrom_training_distances(core, inputs, landmarks, pass, threads))
+}
+
+# The squared distances of every training row to every class at every path
+# value under the Ny-KQD model `core` (a list of n x classes matrices, one
+# per path value): the core's landmark pass where the first pass (`pass`)
+# took it, else the row blocks that pass kept or recomputes.
+kqd_nystrom_training_distances <- function(core, inputs, landmarks, pass, threads) {
   if (identical(pass$route, "pass")) {
-    return(list(core = core, distances = kqd_nystrom_pass_distances(core, inputs$kernel, inputs$x,
-                                                                     landmarks$points, threads)))
+    return(kqd_nystrom_pass_distances(core, inputs$kernel, inputs$x, landmarks$points, threads))
   }
   distance <- function(C, self, codes) kqd_nystrom_distances(core, C, self, check_threads(NULL))
   blocks <- landmark_blocks(inputs, landmarks, bare_function(distance, core = core), threads, pass,
-                            need_self = startsWith(variant, "RC"))
-  list(core = core, distances = lapply(seq_len(nrow(reg)), function(k) do.call(rbind, lapply(blocks, `[[`, k))))
+                            need_self = startsWith(core$variant, "RC"))
+  lapply(seq_along(blocks[[1L]]), function(k) do.call(rbind, lapply(blocks, `[[`, k)))
+}
+
+# Ny-KQD's default path for RC: the full fit's (kqd_default_path()), s
+# 10^(-5:1) with s = tr(H K H) / n, here of the Nystroem kernel k(x, L) W^+
+# k(L, x') that the model works in -- so taken from the class factors of the
+# first pass, without another: with phi(x) = map k(L, x) and J the signs,
+# tr(H K H) / n = tr(J Phi'Phi) / n - mu' J mu, where Phi'Phi = map C'C map'
+# and mu = map C'1 / n, and C'C, C'1 and n are blocks of the sum over the
+# classes of R_j'R_j, R_j the triangular factor of [C_j, 1].
+kqd_nystrom_default_path <- function(W, factors) {
+  gram <- Reduce(`+`, lapply(factors, crossprod))
+  m <- nrow(W)
+  n <- gram[m + 1L, m + 1L]
+  feature <- nystrom_feature_map(W)
+  map <- feature$map
+  mean_phi <- drop(map %*% gram[seq_len(m), m + 1L]) / n
+  spread <- sum(feature$signs * rowSums((map %*% gram[seq_len(m), seq_len(m)]) * map)) / n -
+    sum(feature$signs * mean_phi^2)
+  if (!is.finite(spread) || spread <= 0) spread <- 1
+  spread * 10^(-5:1)
+}
+
+# The cross-validated error of each path value of a Ny-KQD fit (the
+# counterpart of kqd_cv_errors()) on data in memory: one pass gives the
+# triangular factors of every class within every fold; a fold's model merges
+# its training folds' factors exactly (cpp_merge_factors(), as over chunks)
+# and costs an eigenproblem of the landmarks' size per class, and one more
+# pass over the rows gives its distances. So the cross-validation costs
+# about `folds` distance passes on top of one fit.
+kqd_nystrom_cv_errors <- function(inputs, landmarks, fold_ids, variant, reg, indefinite, bias, prior, threads) {
+  y <- inputs$y
+  classes <- nlevels(y)
+  folds <- max(fold_ids)
+  W <- check_landmark_kernel(landmark_kernel(inputs, landmarks, threads))
+  # code (fold - 1) * classes + class: fold f's classes are one block of codes
+  pass <- landmark_class_factors(inputs, landmarks, threads,
+                                 codes = (fold_ids - 1L) * classes + as.integer(y), classes = folds * classes)
+  per_fold <- lapply(seq_len(folds), function(f) pass$factors[(f - 1L) * classes + seq_len(classes)])
+  wrong <- matrix(0, folds, nrow(reg))
+  for (f in seq_len(folds)) {
+    test <- fold_ids == f
+    factors <- Reduce(cpp_merge_factors, per_fold[-f])
+    core <- kqd_nystrom_core(W, factors, as.vector(table(y[!test])), variant, reg, indefinite)
+    distances <- kqd_nystrom_training_distances(core, inputs, landmarks, pass, threads)
+    wrong[f, ] <- kqd_fold_wrong(core, lapply(distances, function(d) d[!test, , drop = FALSE]),
+                                 lapply(distances, function(d) d[test, , drop = FALSE]),
+                                 y, test, variant, reg, bias, prior)
+  }
+  colSums(wrong) / length(y)
 }
 
 #' Squared distances of points, given by their kernel against the landmarks

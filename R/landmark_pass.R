@@ -31,12 +31,6 @@ blockwise_class_factors <- function(codes, classes, m, columns, threads,
        })
 }
 
-# blockwise_class_factors() on training data in memory
-nystrom_class_factors <- function(inputs, landmarks, threads) {
-  blockwise_class_factors(as.integer(inputs$y), nlevels(inputs$y), length(landmarks$class),
-                          function(rows) landmark_columns(inputs, landmarks, rows, threads), threads)
-}
-
 # The landmark pass of the core (landmark_pass.hpp) for the coordinate
 # kernels on data in memory: the landmark kernel in blocks of rows that stay
 # in cache, each reduced (per-class QR factors) or applied (scores,
@@ -127,16 +121,19 @@ landmark_columns <- function(inputs, landmarks, rows, threads) {
 #' The first pass: the per-class triangular factors of `[C_c, 1]` of the
 #' training rows. Returns `factors` and, for the second pass
 #' (landmark_blocks(), landmark_scores()), what the route keeps: the R
-#' blocks (kept where they fit in 128 MB) or the route's name.
+#' blocks (kept where they fit in 128 MB) or the route's name. `codes` (1 to
+#' `classes`, one per training row) may group the rows otherwise than by
+#' class (Ny-KQD's cross-validation: class within fold).
 #' @noRd
-landmark_class_factors <- function(inputs, landmarks, threads) {
+landmark_class_factors <- function(inputs, landmarks, threads, codes = as.integer(inputs$y),
+                                   classes = nlevels(inputs$y)) {
   if (inherits(inputs, "krein_chunked_inputs")) {
-    return(list(factors = chunk_class_factors(inputs, landmarks, threads), route = "chunks"))
+    return(list(factors = chunk_class_factors(inputs, landmarks, threads, codes, classes), route = "chunks"))
   }
-  factors <- landmark_pass_class_factors(inputs$x, inputs$kernel, landmarks$points, as.integer(inputs$y),
-                                         nlevels(inputs$y), threads)
+  factors <- landmark_pass_class_factors(inputs$x, inputs$kernel, landmarks$points, codes, classes, threads)
   if (!is.null(factors)) return(list(factors = factors, route = "pass"))
-  blocks <- nystrom_class_factors(inputs, landmarks, threads)
+  blocks <- blockwise_class_factors(codes, classes, length(landmarks$class),
+                                    function(rows) landmark_columns(inputs, landmarks, rows, threads), threads)
   list(factors = blocks$factors, route = "blocks", blocks = blocks)
 }
 

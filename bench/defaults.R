@@ -149,6 +149,14 @@ child_scale <- function(name) {
   row <- data.frame(workload = name, time = time, error = mean(stats::predict(fit, d$test$x) != d$test$y),
                     svm_time = NA_real_, svm_error = NA_real_, target = workload$target,
                     note = paste(unique(warned), collapse = " | "), stringsAsFactors = FALSE)
+  # a fit with a regularisation path (kqd): the test error at each of its
+  # values, the best of them being the best fixed setting the default's
+  # choice is measured against
+  row$path_errors <- if (NROW(fit$reg) > 1L) {
+    paste(vapply(seq_len(nrow(fit$reg)), function(k) {
+      sprintf("%.3g: %.4f", fit$reg[k, 1], mean(stats::predict(fit, d$test$x, reg = fit$reg[k, 1]) != d$test$y))
+    }, character(1)), collapse = ", ")
+  } else ""
   if (!is.null(workload$svm)) {
     svm_time <- system.time(svm <- workload$svm(d))[["elapsed"]]
     row$svm_time <- svm_time
@@ -250,11 +258,14 @@ if ("--scale" %in% args || "--scale-before" %in% args) {
   versions <- if ("--scale-before" %in% args && !same_build) c("before", "now") else "now"
   cat("\nAt scale (one run each; test error on fresh points):\n\n")
   cat("| workload | build | time (s) | test error | svm time (s) | svm error | target |\n|---|---|---|---|---|---|---|\n")
+  paths <- character()
   chosen <- strsplit(Sys.getenv("KREIN_BENCH_SCALE", paste(names(scale_workloads()), collapse = ",")), ",")[[1]]
   for (name in chosen) for (version in versions) {
     r <- run_child(version, name)
     cat(sprintf("| %s | %s | %.1f | %.4f | %s | %s | %s |\n", name, version, r$time, r$error,
                 if (is.na(r$svm_time)) "-" else sprintf("%.1f", r$svm_time),
                 if (is.na(r$svm_error)) "-" else sprintf("%.4f", r$svm_error), r$target))
+    if (length(r$path_errors) && nzchar(r$path_errors)) paths <- c(paths, sprintf("  %s (%s): test error per path value: %s", name, version, r$path_errors))
   }
+  if (length(paths)) cat("", paths, sep = "\n")
 }

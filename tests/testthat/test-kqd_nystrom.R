@@ -251,3 +251,50 @@ test_that("Ny-KQD through the landmark pass equals the R path to 1e-10 and the t
     expect_lt(ref_rel_diff(predict(pass, type = "distance"), want), 1e-8)
   }
 })
+
+test_that("Ny-KQD's default: the path of the Nystroem kernel's spread, chosen by 5-fold cross-validation", {
+  # ?kqd, Regularisation and the path: with landmarks, RC's default is the
+  # full fit's path s 10^(-5:1) with s = tr(H K H) / n of the Nystroem
+  # kernel K = C W^+ C' the model works in (plain R here, from
+  # ref_nystrom_features()), chosen by 5-fold cross-validation over folds
+  # dealt in turn. A fold's model merges its training folds' class factors;
+  # it must be the Ny-KQD fit on those points with the same landmarks.
+  set.seed(3)
+  d <- gaussian_mixture_2d(150)
+  x <- as.matrix(d[, 1:2])
+  k <- kernel_rbf(2)
+  landmarks <- seq(1, 150, by = 6)
+  points <- x[landmarks, ]
+  C <- kernel_matrix(k, x, points)
+  features <- ref_nystrom_features(kernel_matrix(k, points))
+  phi <- C %*% t(features$map)
+  K_hat <- phi %*% diag(features$J, length(features$J)) %*% t(phi)
+  spread <- mean(diag(K_hat)) - mean(K_hat)
+  for (variant in c("RC+", "RC-")) {
+    fit <- kqd(x, d$y, kernel = k, scale = FALSE, landmarks = landmarks, variant = variant)
+    expect_equal(unname(fit$reg[, 1]), spread * 10^(-5:1), tolerance = 1e-8)
+    expect_identical(fit$select, "cv")
+    folds <- integer(length(d$y))
+    folds[order(d$y)] <- rep_len(1:5, length(d$y))
+    expect_identical(fit$cv_folds, folds)
+    path <- fit$reg[, 1]
+    # the fit on a fold's training part with the same landmark points: over
+    # one chunk, which takes landmarks as points (test-chunks.R: the same
+    # fit as in memory)
+    wrong <- held_out_errors(folds, function(train, test) {
+      part <- kqd(krein_chunks(list(data.frame(x[train, ], y = d$y[train])), y = "y"), kernel = k, scale = FALSE,
+                  landmarks = points, variant = variant, reg = path, select = "training")
+      vapply(path, function(reg) sum(predict(part, x[test, , drop = FALSE], reg = reg) != d$y[test]), numeric(1))
+    })
+    expect_equal(fit$cv_error, wrong / nrow(x), tolerance = 1e-12)
+    expect_identical(fit$best, max(which(wrong == min(wrong))))
+    expect_identical(predict(fit, x), predict(fit, x, reg = path[fit$best]))
+  }
+  # through the row blocks (not the core's landmark pass): the same choice
+  blocks <- without_landmark_pass(kqd(x, d$y, kernel = k, scale = FALSE, landmarks = landmarks))
+  pass <- kqd(x, d$y, kernel = k, scale = FALSE, landmarks = landmarks)
+  expect_equal(blocks$cv_error, pass$cv_error, tolerance = 1e-12)
+  expect_identical(blocks$best, pass$best)
+  # print() says what was chosen and its cross-validated error
+  expect_match(paste(capture.output(print(pass)), collapse = "\n"), "lowest 5-fold CV error")
+})
