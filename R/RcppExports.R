@@ -125,6 +125,10 @@ cpp_nystrom_feature_map <- function(w) {
     .Call(`_krein_cpp_nystrom_feature_map`, w)
 }
 
+cpp_pcvm_fit_starts <- function(basis, low_rank, y_rows, y_columns, starts, control, width_step, threads, gram = TRUE) {
+    .Call(`_krein_cpp_pcvm_fit_starts`, basis, low_rank, y_rows, y_columns, starts, control, width_step, threads, gram)
+}
+
 cpp_pcvm_fit <- function(basis, low_rank, y_rows, y_columns, start, control, width_step, threads, gram = TRUE) {
     .Call(`_krein_cpp_pcvm_fit`, basis, low_rank, y_rows, y_columns, start, control, width_step, threads, gram)
 }

@@ -877,10 +877,10 @@ pcvm_pair <- function(inputs, basis, pair, control, threads) {
     evaluate_kernel(kernel, inputs$x[rows, , drop = FALSE], NULL, threads)
   }
   # the control list carries the full PCVM's M-step solver (`solver`)
-  ems <- lapply(problem$starts, function(start) {
-    cpp_pcvm_fit(kernel_columns, problem$low_rank, signs, problem$column_signs, start, control, width_step,
-                 threads)
-  })
+  # one call for all starts: they share the basis's QR (Ny-PCVM) or the
+  # sketch of K'K behind the full PCVM's CG steps
+  ems <- cpp_pcvm_fit_starts(kernel_columns, problem$low_rank, signs, problem$column_signs, problem$starts,
+                             control, width_step, threads)
   pcvm_pair_model(inputs, basis, problem, pcvm_average_starts(ems, signs), kernel)
 }
 

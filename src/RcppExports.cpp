@@ -452,6 +452,25 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_pcvm_fit_starts
+Rcpp::List cpp_pcvm_fit_starts(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank, const Eigen::Map<Eigen::VectorXd> y_rows, const Eigen::Map<Eigen::VectorXd> y_columns, const Rcpp::List& starts, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> width_step, int threads, bool gram);
+RcppExport SEXP _krein_cpp_pcvm_fit_starts(SEXP basisSEXP, SEXP low_rankSEXP, SEXP y_rowsSEXP, SEXP y_columnsSEXP, SEXP startsSEXP, SEXP controlSEXP, SEXP width_stepSEXP, SEXP threadsSEXP, SEXP gramSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type basis(basisSEXP);
+    Rcpp::traits::input_parameter< bool >::type low_rank(low_rankSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type y_rows(y_rowsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type y_columns(y_columnsSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type starts(startsSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type width_step(width_stepSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    Rcpp::traits::input_parameter< bool >::type gram(gramSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_pcvm_fit_starts(basis, low_rank, y_rows, y_columns, starts, control, width_step, threads, gram));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_pcvm_fit
 Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank, const Eigen::Map<Eigen::VectorXd> y_rows, const Eigen::Map<Eigen::VectorXd> y_columns, const Rcpp::List& start, const Rcpp::List& control, Rcpp::Nullable<Rcpp::Function> width_step, int threads, bool gram);
 RcppExport SEXP _krein_cpp_pcvm_fit(SEXP basisSEXP, SEXP low_rankSEXP, SEXP y_rowsSEXP, SEXP y_columnsSEXP, SEXP startSEXP, SEXP controlSEXP, SEXP width_stepSEXP, SEXP threadsSEXP, SEXP gramSEXP) {
@@ -563,6 +582,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_couple_pairwise", (DL_FUNC) &_krein_cpp_couple_pairwise, 3},
     {"_krein_cpp_nystrom", (DL_FUNC) &_krein_cpp_nystrom, 2},
     {"_krein_cpp_nystrom_feature_map", (DL_FUNC) &_krein_cpp_nystrom_feature_map, 1},
+    {"_krein_cpp_pcvm_fit_starts", (DL_FUNC) &_krein_cpp_pcvm_fit_starts, 9},
     {"_krein_cpp_pcvm_fit", (DL_FUNC) &_krein_cpp_pcvm_fit, 9},
     {"_krein_cpp_deterministic_uniform", (DL_FUNC) &_krein_cpp_deterministic_uniform, 3},
     {"_krein_cpp_pcvm_expected_latent", (DL_FUNC) &_krein_cpp_pcvm_expected_latent, 3},

@@ -11,25 +11,28 @@ inline krein::pcvm::EStep pcvm_e_step_of(const Rcpp::List& control, krein::pcvm:
       fallback, "PCVM E-step");
 }
 
-// EM for one pair of classes. `basis` is the pair's kernel (full PCVM) or its
-// landmark columns (Ny-PCVM, `low_rank`); `y_rows` labels its rows and
-// `y_columns` its columns (+1 / -1). `start` is list(weights, bias, latent),
-// `control` a pcvm_control() list (a plain list works too: absent entries
-// take the core's defaults). The result adds to the fit the training error of
-// each iteration and the count of M-steps solved by the Hessian's fallback. `width_step`, for the full PCVM only, is
-// an R function(active, weights, bias, latent) called after each M-step that
-// returns the kernel for the next iteration. `gram` = FALSE selects the
-// full PCVM's path before the Gram matrix K'K (Phi_A'Phi_A formed in
-// every iteration), kept for the benchmark and the equality tests. The
-// full PCVM's M-step solver comes in `control` too (internal entries, see
-// pcvm_solver_options()): `solver` ("auto", "cholesky" or "cg"),
-// `cg_max_steps` and `cg_min_active`; the result's `solver` reports what
-// the M-steps did (krein::pcvm::SolverStatistics).
+// EM for one pair of classes from each of its starts. `basis` is the pair's
+// kernel (full PCVM) or its landmark columns (Ny-PCVM, `low_rank`); `y_rows`
+// labels its rows and `y_columns` its columns (+1 / -1). `starts` is a list
+// of starts, each list(weights, bias, latent); they share what depends on
+// the basis alone (Ny-PCVM's QR of C; the full PCVM's sketch of K'K, see
+// FullBasis::next_start()). `control` is a pcvm_control() list (a plain list
+// works too: absent entries take the core's defaults). Each result adds to
+// the fit the training error of each iteration and the count of M-steps
+// solved by the Hessian's fallback. `width_step`, for the full PCVM only
+// (and one start), is an R function(active, weights, bias, latent) called
+// after each M-step that returns the kernel for the next iteration. `gram`
+// = FALSE selects the full PCVM's path before the Gram matrix K'K
+// (Phi_A'Phi_A formed in every iteration), kept for the benchmark and the
+// equality tests. The full PCVM's M-step solver comes in `control` too
+// (internal entries, see pcvm_solver_options()): `solver` ("auto",
+// "cholesky" or "cg"), `cg_max_steps` and `cg_min_active`; each result's
+// `solver` reports what its M-steps did (krein::pcvm::SolverStatistics).
 // [[Rcpp::export]]
-Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
-                        const Eigen::Map<Eigen::VectorXd> y_rows, const Eigen::Map<Eigen::VectorXd> y_columns,
-                        const Rcpp::List& start, const Rcpp::List& control,
-                        Rcpp::Nullable<Rcpp::Function> width_step, int threads, bool gram = true) {
+Rcpp::List cpp_pcvm_fit_starts(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
+                               const Eigen::Map<Eigen::VectorXd> y_rows, const Eigen::Map<Eigen::VectorXd> y_columns,
+                               const Rcpp::List& starts, const Rcpp::List& control,
+                               Rcpp::Nullable<Rcpp::Function> width_step, int threads, bool gram = true) {
   krein::pcvm::Control settings;
   settings.max_iter = static_cast<int>(glue::list_number(control, "max_iter", settings.max_iter));
   settings.tol = glue::list_number(control, "tol", settings.tol);
@@ -40,11 +43,6 @@ Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
       control, "convergence", {{"latent", Convergence::latent}, {"weights", Convergence::weights}},
       settings.convergence, "PCVM convergence rule");
   settings.e_step = pcvm_e_step_of(control, settings.e_step);
-  const Eigen::VectorXd w = Rcpp::as<Eigen::VectorXd>(start["weights"]);
-  const double b = Rcpp::as<double>(start["bias"]);
-  Eigen::VectorXd latent;
-  if (!Rf_isNull(start["latent"])) latent = Rcpp::as<Eigen::VectorXd>(start["latent"]);
-  const Eigen::VectorXd* latent_ptr = Rf_isNull(start["latent"]) ? nullptr : &latent;
   krein::pcvm::SolverControl solver;
   using krein::pcvm::Solver;
   solver.solver = glue::list_choice<Solver>(
@@ -52,38 +50,80 @@ Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
       solver.solver, "PCVM solver");
   solver.cg_max_steps = static_cast<int>(glue::list_number(control, "cg_max_steps", solver.cg_max_steps));
   solver.cg_min_active = static_cast<Eigen::Index>(glue::list_number(control, "cg_min_active", 0.0));
-  krein::pcvm::Fit fit;
-  krein::pcvm::SolverStatistics statistics;
-  if (low_rank) {
-    if (width_step.isNotNull()) throw std::invalid_argument("the width step needs the full PCVM");
-    const krein::pcvm::FactoredBasis factored(basis, y_rows, y_columns);
-    fit = krein::pcvm::fit(factored, w, b, latent_ptr, settings, {}, glue::check_interrupt);
-  } else {
-    // with a width step the kernel changes after the first iteration: its G
-    // would be used once, and forming it costs what that iteration costs
-    krein::pcvm::FullBasis full(basis, y_rows, threads, gram && width_step.isNull(), solver);
-    krein::pcvm::AfterStep after_step;
-    if (width_step.isNotNull()) {
-      after_step = [&full, width = Rcpp::Function(width_step.get())](const std::vector<Eigen::Index>& active,
-                                                                      const krein::pcvm::Step& step) {
-        full.replace_kernel(Rcpp::as<Eigen::MatrixXd>(
-            width(glue::one_based_indices(active), step.weights, step.bias, step.latent)));
-      };
-    }
-    fit = krein::pcvm::fit(full, w, b, latent_ptr, settings, after_step, glue::check_interrupt);
-    statistics = full.statistics();
+  if (width_step.isNotNull() && (low_rank || starts.size() != 1)) {
+    throw std::invalid_argument("the width step needs the full PCVM and one start");
   }
-  return Rcpp::List::create(Rcpp::Named("weights") = fit.weights, Rcpp::Named("bias") = fit.bias,
-                            Rcpp::Named("iterations") = fit.iterations, Rcpp::Named("converged") = fit.converged,
-                            Rcpp::Named("all_pruned") = fit.all_pruned,
-                            Rcpp::Named("training_errors") = fit.training_errors,
-                            Rcpp::Named("hessian_fallbacks") = fit.hessian_fallbacks,
-                            Rcpp::Named("solver") = Rcpp::List::create(
-                                Rcpp::Named("cg_iterations") = statistics.cg_iterations,
-                                Rcpp::Named("cg_steps") = statistics.cg_steps,
-                                Rcpp::Named("fallbacks") = statistics.fallbacks,
-                                Rcpp::Named("sketch_rank") = static_cast<double>(statistics.sketch_rank),
-                                Rcpp::Named("gram_size") = static_cast<double>(statistics.gram_size)));
+  // the start's weights, bias and latent values (NULL: from the weights)
+  struct Start {
+    Eigen::VectorXd w, latent;
+    double b;
+    bool has_latent;
+  };
+  std::vector<Start> parsed;
+  for (R_xlen_t k = 0; k < starts.size(); ++k) {
+    const Rcpp::List start = starts[k];
+    Start one;
+    one.w = Rcpp::as<Eigen::VectorXd>(start["weights"]);
+    one.b = Rcpp::as<double>(start["bias"]);
+    one.has_latent = !Rf_isNull(start["latent"]);
+    if (one.has_latent) one.latent = Rcpp::as<Eigen::VectorXd>(start["latent"]);
+    parsed.push_back(std::move(one));
+  }
+  auto result = [](const krein::pcvm::Fit& fit, const krein::pcvm::SolverStatistics& statistics) {
+    return Rcpp::List::create(Rcpp::Named("weights") = fit.weights, Rcpp::Named("bias") = fit.bias,
+                              Rcpp::Named("iterations") = fit.iterations, Rcpp::Named("converged") = fit.converged,
+                              Rcpp::Named("all_pruned") = fit.all_pruned,
+                              Rcpp::Named("training_errors") = fit.training_errors,
+                              Rcpp::Named("hessian_fallbacks") = fit.hessian_fallbacks,
+                              Rcpp::Named("solver") = Rcpp::List::create(
+                                  Rcpp::Named("cg_iterations") = statistics.cg_iterations,
+                                  Rcpp::Named("cg_steps") = statistics.cg_steps,
+                                  Rcpp::Named("fallbacks") = statistics.fallbacks,
+                                  Rcpp::Named("sketch_rank") = static_cast<double>(statistics.sketch_rank),
+                                  Rcpp::Named("gram_size") = static_cast<double>(statistics.gram_size)));
+  };
+  Rcpp::List out(parsed.size());
+  if (low_rank) {
+    const krein::pcvm::FactoredBasis factored(basis, y_rows, y_columns);
+    for (size_t k = 0; k < parsed.size(); ++k) {
+      const Start& start = parsed[k];
+      out[k] = result(krein::pcvm::fit(factored, start.w, start.b, start.has_latent ? &start.latent : nullptr,
+                                       settings, {}, glue::check_interrupt),
+                      krein::pcvm::SolverStatistics());
+    }
+    return out;
+  }
+  // with a width step the kernel changes after the first iteration: its G
+  // would be used once, and forming it costs what that iteration costs
+  krein::pcvm::FullBasis full(basis, y_rows, threads, gram && width_step.isNull(), solver);
+  full.keep_sketch(parsed.size() > 1);
+  krein::pcvm::AfterStep after_step;
+  if (width_step.isNotNull()) {
+    after_step = [&full, width = Rcpp::Function(width_step.get())](const std::vector<Eigen::Index>& active,
+                                                                    const krein::pcvm::Step& step) {
+      full.replace_kernel(Rcpp::as<Eigen::MatrixXd>(
+          width(glue::one_based_indices(active), step.weights, step.bias, step.latent)));
+    };
+  }
+  for (size_t k = 0; k < parsed.size(); ++k) {
+    if (k > 0) full.next_start();
+    const Start& start = parsed[k];
+    const krein::pcvm::Fit fit = krein::pcvm::fit(full, start.w, start.b, start.has_latent ? &start.latent : nullptr,
+                                                  settings, after_step, glue::check_interrupt);
+    out[k] = result(fit, full.statistics());
+  }
+  return out;
+}
+
+// cpp_pcvm_fit_starts() from one start (`start`), its one result
+// [[Rcpp::export]]
+Rcpp::List cpp_pcvm_fit(const Eigen::Map<Eigen::MatrixXd> basis, bool low_rank,
+                        const Eigen::Map<Eigen::VectorXd> y_rows, const Eigen::Map<Eigen::VectorXd> y_columns,
+                        const Rcpp::List& start, const Rcpp::List& control,
+                        Rcpp::Nullable<Rcpp::Function> width_step, int threads, bool gram = true) {
+  const Rcpp::List fits = cpp_pcvm_fit_starts(basis, low_rank, y_rows, y_columns, Rcpp::List::create(start),
+                                              control, width_step, threads, gram);
+  return fits[0];
 }
 
 // A rows x cols block of uniform numbers in [-1, 1) from the fixed stream of

@@ -149,3 +149,40 @@ test_that("the solver is checked", {
   control$solver <- "qr"
   expect_error(pcvm(y ~ x1 + x2, data = board, control = control), "control\\$solver", class = "krein_error")
 })
+
+test_that("several starts in one call share the sketch and keep each start's iterates", {
+  # pcvm_pair() fits all of a pair's EM starts in one call
+  # (cpp_pcvm_fit_starts()), which forms the sketch of K'K once, in the first
+  # start's first CG step, and keeps it for the others (FullBasis::
+  # next_start()): every start must reach the iterates of its own fit, the
+  # automatic solver's switch to G_A included, and report the shared rank.
+  set.seed(43)
+  board <- checkerboard(300, size = 2)
+  x <- as.matrix(board[, 1:2])
+  signs <- ifelse(board$y == levels(board$y)[1], 1, -1)
+  K <- kernel_matrix(x, kernel = kernel_rbf(2))
+  starts <- lapply(1:3, function(k) ref_pcvm_start(300, signs))
+  for (control in list(with_solver(pcvm_control(max_iter = 200, tol = 1e-3), "cg"),
+                       c(unclass(pcvm_control(max_iter = 200, tol = 1e-3)), list(cg_min_active = 150)))) {
+    together <- krein:::cpp_pcvm_fit_starts(K, FALSE, signs, signs, starts, control, NULL, 1L)
+    expect_length(together, 3L)
+    for (k in 1:3) {
+      alone <- krein:::cpp_pcvm_fit(K, FALSE, signs, signs, starts[[k]], control, NULL, 1L)
+      expect_same_iterates(together[[k]], alone)
+      expect_identical(together[[k]]$solver$sketch_rank, alone$solver$sketch_rank)
+      expect_gte(together[[k]]$solver$cg_iterations, 2L)
+    }
+    # the starts differ, so the test compares different fits
+    expect_false(identical(together[[1]]$weights, together[[2]]$weights))
+  }
+  # Ny-PCVM's starts share the QR of the landmark columns
+  columns <- sort(c(which(signs > 0)[1:10], which(signs < 0)[1:10]))
+  C <- K[, columns]
+  short <- lapply(1:2, function(k) ref_pcvm_start(20, signs))
+  control <- pcvm_control(max_iter = 100, tol = 1e-3)
+  together <- krein:::cpp_pcvm_fit_starts(C, TRUE, signs, signs[columns], short, control, NULL, 1L)
+  for (k in 1:2) {
+    expect_same_iterates(together[[k]], krein:::cpp_pcvm_fit(C, TRUE, signs, signs[columns], short[[k]], control,
+                                                              NULL, 1L))
+  }
+})

@@ -676,6 +676,21 @@ class FullBasis {
     W_.resize(0, 0);
   }
   const Eigen::VectorXd& labels() const { return y_; }
+  // Several EM starts on the same kernel (pcvm_control(starts)):
+  // `keep_sketch(true)` before the first, next_start() between them. Each
+  // start has its own G_A and statistics, but the sketch of K'K, which
+  // depends only on K, is kept from the first start's first step (its rank
+  // was chosen for that start's weights; for another start it remains a
+  // positive definite preconditioner, and CG reaches the same tolerance). It
+  // costs 4 n^2 l flops, most of a start's time at a few thousand points.
+  void keep_sketch(bool keep) { keep_sketch_ = keep; }
+  void next_start() {
+    G_.resize(0, 0);
+    position_.clear();
+    const Eigen::Index rank = W_.rows();
+    statistics_ = SolverStatistics();
+    statistics_.sketch_rank = rank;
+  }
   Step step(const std::vector<Eigen::Index>& active, const Eigen::VectorXd& w, double b,
             const Eigen::VectorXd& Z) const {
     if (replaced_) return step_full(owned_, y_, active, w, b, Z, threads_);
@@ -722,7 +737,7 @@ class FullBasis {
       G_ = gram_lower(KA, threads_);
     }
     statistics_.gram_size = a;
-    W_.resize(0, 0);
+    if (!keep_sketch_) W_.resize(0, 0);
   }
 
   Eigen::Ref<const Eigen::MatrixXd> borrowed_;
@@ -739,6 +754,7 @@ class FullBasis {
   mutable Eigen::VectorXd column_sums_;
   mutable Eigen::MatrixXd W_;
   mutable SolverStatistics statistics_;
+  bool keep_sketch_ = false;  // more starts follow: forming G_A does not free the sketch
 };
 
 // The basis of Ny-PCVM: the pair's landmark columns C = K_nm[rows, columns],
