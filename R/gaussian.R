@@ -49,12 +49,23 @@ gaussian_classes <- function(x, y, prior = NULL, pooled = FALSE, denominator = c
   n <- length(y)
   counts <- tabulate(as.integer(y), classes)
   prior <- stats::setNames(as.double(prior %||% (counts / n)), levels)
-  moments <- moments %||% cpp_kfda_class_factors(x, as.integer(y), classes, threads)
-  p <- nrow(moments$means)
-  # R_k'R_k = the centred scatter matrix of class k
-  roots <- moments$factors
   unbiased <- denominator == "unbiased"
-  pooled_root <- cpp_triangular_factor(do.call(rbind, roots)) / sqrt(max(1, n - if (unbiased) classes else 0))
+  pooled_scale <- sqrt(max(1, n - if (unbiased) classes else 0))
+  if (pooled && is.null(moments) && pooling == 0) {
+    # a pooled model needs no class factors: the pooled factor is that of
+    # the data centred at their class means, one QR of n rows (the stacked
+    # class factors below have K p rows: five times as many for the six
+    # classes of mlbench's Satellite in 959 dimensions)
+    class_means <- rowsum(x, as.integer(y), reorder = TRUE) / counts
+    moments <- list(means = t(class_means))
+    pooled_root <- cpp_triangular_factor(x - class_means[as.integer(y), , drop = FALSE]) / pooled_scale
+  } else {
+    moments <- moments %||% cpp_kfda_class_factors(x, as.integer(y), classes, threads)
+    # R_k'R_k = the centred scatter matrix of class k
+    roots <- moments$factors
+    pooled_root <- cpp_triangular_factor(do.call(rbind, roots)) / pooled_scale
+  }
+  p <- nrow(moments$means)
   adjusted <- function(R) {
     if (shrinkage == 0 && all(ridge == 0)) return(R)
     # sqrt(shrinkage tr(R'R) / p + ridge), the squares of R never formed:
