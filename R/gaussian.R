@@ -224,6 +224,13 @@ gaussian_parts <- function(model, x, logdet = TRUE) {
     scaled <- times_pow2(a, -t)
     exponent <- e + t
     constant <- model$constant
+  } else if (!model$pooled && !gaussian_always_scaled() && moderate_values(x) && moderate_values(model$means) &&
+             !is.null(z <- moderate_solves(model, x))) {
+    # as for pooled models: moderate inputs, means and solved z_k, where
+    # the scaled path below gives these bits at several times the cost
+    scaled <- vapply(z, function(zk) -0.5 * colSums(zk^2), numeric(m))
+    exponent <- 0
+    constant <- log(model$prior) - if (logdet) 0.5 * model$logdet else 0
   } else {
     e <- pow2_exponent(pmax(row_max_abs(x), max(abs(model$means))))
     x_scaled <- times_pow2(x, -e)
@@ -263,6 +270,17 @@ moderate_values <- function(v) {
   if (!is.finite(largest) || largest > 2^200) return(FALSE)
   nonzero <- a[a > 0]
   !length(nonzero) || min(nonzero) >= 2^-200
+}
+
+# z_k = R_k^-T (x - m_k) of every class k of a quadratic model (a list, one
+# p x m matrix per class), or NULL where some value is not moderate
+# (moderate_values()), so that its square could overflow or underflow
+moderate_solves <- function(model, x) {
+  xt <- t(x)
+  z <- lapply(seq_along(model$levels), function(k) {
+    backsolve(model$factors[[k]], xt - model$means[k, ], transpose = TRUE)
+  })
+  if (all(vapply(z, moderate_values, logical(1)))) z
 }
 
 # v * 2^k elementwise (k recycled; one per row of a matrix), in steps of at

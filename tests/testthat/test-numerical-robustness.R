@@ -217,19 +217,28 @@ test_that("Gaussian posteriors in row blocks equal those of one block", {
   for (i in seq_along(whole)) expect_equal(blocked[[i]], whole[[i]], tolerance = 1e-8)
 })
 
-test_that("pooled Gaussian discriminants skip the power-of-two scaling only where it changes no bit", {
-  # gaussian_parts(): for moderate values the unscaled product x W is what the
-  # overflow-safe path computes, bit for bit (scaling by 2^k is exact for
-  # normal numbers); gaussian_always_scaled() is replaced to force the
-  # scaled path for this comparison
+test_that("Gaussian discriminants skip the power-of-two scaling only where it changes no bit", {
+  # gaussian_parts(): for moderate values the unscaled product x W (pooled
+  # models) and the unscaled solves R_k^-T (x - m_k) (per-class models) are
+  # what the overflow-safe path computes, bit for bit (scaling by 2^k is
+  # exact for normal numbers); gaussian_always_scaled() is replaced to force
+  # the scaled path for this comparison
   set.seed(12)
   d <- checkerboard(200, size = 3)
   d$y <- factor(rep(c("a", "b", "c", "d"), 50))
-  fit <- ikfd(y ~ ., data = d, kernel = kernel_rbf(2))
+  fits <- list(ikfd(y ~ ., data = d, kernel = kernel_rbf(2)),
+               kfda(y ~ ., data = d, kernel = kernel_rbf(2), discriminant = "quadratic", ncomp = 6),
+               ikpca_qd(y ~ ., data = d, kernel = kernel_rbf(2), pvar = 0.9))
+  expect_false(fits[[2]]$gaussian$pooled)
+  expect_false(fits[[3]]$gaussian$pooled)
   new <- checkerboard(300, size = 3)
-  fast <- list(predict(fit, new, type = "prob"), predict(fit, type = "prob"))
+  predictions <- function() {
+    lapply(fits, function(fit) list(predict(fit, new, type = "prob"), predict(fit, new, type = "decision"),
+                                    predict(fit, type = "prob")))
+  }
+  fast <- predictions()
   local_krein_functions(list(gaussian_always_scaled = function() TRUE))
-  scaled <- list(predict(fit, new, type = "prob"), predict(fit, type = "prob"))
+  scaled <- predictions()
   expect_identical(fast, scaled)
   expect_true(krein:::moderate_values(c(0, 1e-60, -1e60)))
   expect_false(krein:::moderate_values(c(1, 1e-70)))
