@@ -500,3 +500,34 @@ test_that("kernel_mahalanobis() gives kqd()'s RC+ and IC- distances, with the sa
   expect_error(kernel_mahalanobis(X, d$y, scale = NA), class = "krein_error", regexp = "`scale`")
   expect_error(kernel_mahalanobis(X, d$y, indefinite = "maybe"), class = "krein_error", regexp = "`indefinite`")
 })
+
+test_that("the cross-validation's Gaussian discriminants make MASS's choices", {
+  # kmdc_select_path() fits each fold's discriminants as Gaussian classes
+  # (kmdc_fold_discriminants(): moment estimates, as MASS::lda and
+  # MASS::qda(method = "moment")), not by MASS; their held-out classes, and
+  # so the cross-validated errors and the choices, must be MASS's.
+  # kmdc_gaussian_folds() is replaced to run the MASS folds for comparison.
+  set.seed(8)
+  mixture <- gaussian_mixture_2d(90)
+  three <- data.frame(x1 = c(rnorm(30), rnorm(30, 1.5), rnorm(30, 0, 2)), x2 = c(rnorm(30), rnorm(30, 1), rnorm(30, 2)),
+                      y = factor(rep(c("a", "b", "c"), each = 30)))
+  cases <- list(
+    list(formula = y ~ ., data = mixture, args = list()),
+    list(formula = y ~ ., data = three, args = list()),
+    list(formula = y ~ ., data = three, args = list(classifier = "qda", reg = cbind(c(1e-3, 1e-2, 1e-1, 1)))),
+    list(formula = y ~ ., data = three, args = list(distance = "IC", reg = cbind(c(1e-3, 1e-2, 1e-1)))),
+    list(formula = Species ~ ., data = iris[seq(1, 150, by = 2), ], args = list()))
+  for (case in cases) {
+    fit <- function() {
+      set.seed(1)
+      do.call(kmdc, c(list(case$formula, data = case$data, kernel = kernel_rbf(0.5)), case$args))
+    }
+    gaussian <- fit()
+    mass <- with_krein_functions(list(kmdc_gaussian_folds = function() FALSE), fit())
+    expect_identical(gaussian$select, "cv")
+    expect_equal(gaussian$cv_error, mass$cv_error, tolerance = 1e-12)
+    expect_identical(gaussian$classifier, mass$classifier)
+    expect_identical(gaussian$best, mass$best)
+    expect_identical(predict(gaussian, case$data), predict(mass, case$data))
+  }
+})
