@@ -149,3 +149,7 @@ cpp_pcvm_moment_step <- function(R, column_signs, column_sums, weights, bias, g,
     .Call(`_krein_cpp_pcvm_moment_step`, R, column_signs, column_sums, weights, bias, g, latent_sum, n, prune)
 }
 
+cpp_svm_binary <- function(K, y, C, eps) {
+    .Call(`_krein_cpp_svm_binary`, K, y, C, eps)
+}
+

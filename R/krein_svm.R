@@ -39,7 +39,9 @@
 #' in [isvm()], or the shares of votes with `probability = FALSE`.
 #'
 #' The dual is solved by kernlab's `ksvm()` on the flipped kernel matrix
-#' (without shrinking, as [isvm()]): kernlab must be installed. The cost is
+#' (without shrinking, as [isvm()]): kernlab must be installed. The
+#' cross-validation of `C = NULL` solves the same duals in krein's core, as
+#' [isvm()]'s does. The cost is
 #' an eigendecomposition of each pair's kernel (\eqn{O(n^3)}) besides the
 #' SVM; for large \eqn{n} use the Nystroem KSVM (`landmarks`, below).
 #'
@@ -217,18 +219,17 @@ warn_platt_convergence <- function(platt) {
 #' One two-class KSVM (Loosli et al. 2016, Algorithm 1) on a pair's flipped
 #' kernel `flip` (krein_svm_flip() of its kernel, computed once and shared
 #' between costs) and labels `y` (a two-level factor): the dual on |K| by
-#' kernlab, a = alpha y, beta = U sign(Lambda) U' a; f > 0 favours the second
-#' level.
+#' `solve` (kernlab_binary() for the model, smo_binary() in the cost's
+#' cross-validation), a = alpha y, beta = U sign(Lambda) U' a; f > 0 favours
+#' the second level.
 #' @noRd
-krein_svm_binary <- function(flip, y, C) {
-  model <- kernlab_svm(flip$flipped, y, C)$model
-  support <- kernlab::SVindex(model)
-  a <- numeric(length(y))
-  # kernlab: f(x) = sum_sv coef k(x, sv) - b, > 0 for the second level (as
-  # its one-vs-one values)
-  a[support] <- kernlab::coef(model)[[1L]]
+krein_svm_binary <- function(flip, y, C, solve = kernlab_binary) {
+  # f(x) = sum_i a_i k(x, x_i) + b, > 0 for the second level (as kernlab's
+  # one-vs-one values)
+  solved <- solve(flip$flipped, y, C)
+  a <- solved$coefficients
   beta <- drop(flip$vectors %*% (sign(flip$values) * crossprod(flip$vectors, a)))
-  list(beta = beta, b = -kernlab::b(model), values = flip$values, support = support, a = a)
+  list(beta = beta, b = solved$b, values = flip$values, support = solved$support %||% which(a != 0), a = a)
 }
 
 #' The flipped kernel |K| = U |Lambda| U' of a pair's kernel `K`, with the
@@ -271,7 +272,7 @@ krein_svm_fold_outputs <- function(K, y, grid, K_new) {
   })
   per_cost_outputs(grid, function(C) {
     pairs <- lapply(flips, function(pair) {
-      c(list(members = pair$members), krein_svm_binary(pair$flip, pair$y, C))
+      c(list(members = pair$members), krein_svm_binary(pair$flip, pair$y, C, solve = smo_binary))
     })
     vote_outputs(krein_svm_pairwise(list(pairs = pairs), K_new), levels(y))
   })

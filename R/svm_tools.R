@@ -33,9 +33,10 @@ isvm_cost_grid <- 10^(-1:2)
 isvm_cost_folds <- 5L
 
 #' The cross-validation that chooses isvm()'s C when none is given: for each
-#' cost of `grid`, the share of the training points that kernlab's SVM (its
-#' one-vs-one vote, without shrinking like the main fit) misclassifies when
-#' fitted without their fold. The folds are stratified and deterministic, so
+#' cost of `grid`, the share of the training points that the SVM (the
+#' one-vs-one vote of the core's two-class SVMs, smo_fold_outputs(): the
+#' problems kernlab solves for the main fit, to its tolerance) misclassifies
+#' when fitted without their fold. The folds are stratified and deterministic, so
 #' the RNG is untouched and the chosen C is a function of the data
 #' (interleaved_folds(), as kqd's and kmdc's). Every class has at least two points (checked
 #' before), so every fold's training part holds every class.
@@ -62,7 +63,7 @@ isvm_cost_folds <- 5L
 #'   `decisions`, per cost the n x pairs matrix of held-out decision values.
 #' @noRd
 isvm_cost_cv <- function(K, y, grid = isvm_cost_grid, folds = isvm_cost_folds,
-                         fold_outputs = kernlab_fold_outputs, block = kernel_block) {
+                         fold_outputs = smo_fold_outputs, block = kernel_block) {
   fold <- interleaved_folds(y, folds)
   wrong <- numeric(length(grid))
   n_pairs <- ncol(class_pairs(nlevels(y)))
@@ -85,6 +86,53 @@ isvm_cost_cv <- function(K, y, grid = isvm_cost_grid, folds = isvm_cost_folds,
 cross_validated_cost <- function(cv) {
   best <- which.min(cv$table$error)
   list(C = cv$table$C[best], cost_cv = cv$table, held_out = cv$decisions[[best]])
+}
+
+# The tolerance of the KKT conditions at which the two-class SVM stops
+# (kernlab's and libsvm's default)
+svm_tolerance <- 1e-3
+
+#' The two-class C-SVM of the core (svm.hpp: libsvm's algorithm without
+#' shrinking) on the kernel `K` with labels `y`, a two-level factor whose
+#' second level is +1: `coefficients` (a_i y_i, one per row) and `b`
+#' (-rho), so that f(x) = k(x, X) coefficients + b > 0 favours the second
+#' level, as kernlab's two-class decision values do
+#' @noRd
+smo_binary <- function(K, y, C) {
+  fit <- cpp_svm_binary(K, ifelse(as.integer(y) == 2L, 1, -1), C, svm_tolerance)
+  list(coefficients = fit$coefficients, b = -fit$rho, converged = fit$converged)
+}
+
+#' kernlab's two-class SVM as smo_binary() gives it (without shrinking;
+#' `support`: its SVindex())
+#' @noRd
+kernlab_binary <- function(K, y, C) {
+  model <- kernlab_svm(K, y, C)$model
+  support <- kernlab::SVindex(model)
+  coefficients <- numeric(length(y))
+  coefficients[support] <- kernlab::coef(model)[[1L]]
+  list(coefficients = coefficients, b = -kernlab::b(model), support = support)
+}
+
+#' The classes of the one-vs-one vote of two-class SVMs (smo_binary()) and
+#' their pairwise decision values for held-out points, as
+#' kernlab_fold_outputs() gives kernlab's: isvm_cost_cv()'s default
+#' `fold_outputs`. The same problems as kernlab's, solved to the same
+#' tolerance, without its per-call cost (its S4 objects: most of a fit on
+#' small data, and the cross-validation makes 20 fits per pair).
+#' @noRd
+smo_fold_outputs <- function(K, y, grid, K_new) {
+  pairs <- one_vs_one_pairs(y, function(members, pair_y, pair) {
+    list(members = members, y = pair_y, K = K[members, members, drop = FALSE],
+         K_new = K_new[, members, drop = FALSE])
+  })
+  per_cost_outputs(grid, function(C) {
+    pairwise <- vapply(pairs, function(pair) {
+      solved <- smo_binary(pair$K, pair$y, C)
+      drop(pair$K_new %*% solved$coefficients) + solved$b
+    }, numeric(nrow(K_new)))
+    vote_outputs(matrix(pairwise, nrow(K_new)), levels(y))
+  })
 }
 
 #' The classes kernlab's SVM (its one-vs-one vote) gives held-out points and

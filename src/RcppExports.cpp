@@ -549,6 +549,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_svm_binary
+Rcpp::List cpp_svm_binary(const Eigen::Map<Eigen::MatrixXd> K, const Eigen::Map<Eigen::VectorXd> y, double C, double eps);
+RcppExport SEXP _krein_cpp_svm_binary(SEXP KSEXP, SEXP ySEXP, SEXP CSEXP, SEXP epsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type K(KSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< double >::type C(CSEXP);
+    Rcpp::traits::input_parameter< double >::type eps(epsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_svm_binary(K, y, C, eps));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_ikfd_full", (DL_FUNC) &_krein_cpp_ikfd_full, 6},
@@ -588,6 +602,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_pcvm_expected_latent", (DL_FUNC) &_krein_cpp_pcvm_expected_latent, 3},
     {"_krein_cpp_pcvm_pass_moments", (DL_FUNC) &_krein_cpp_pcvm_pass_moments, 4},
     {"_krein_cpp_pcvm_moment_step", (DL_FUNC) &_krein_cpp_pcvm_moment_step, 9},
+    {"_krein_cpp_svm_binary", (DL_FUNC) &_krein_cpp_svm_binary, 4},
     {NULL, NULL, 0}
 };
 

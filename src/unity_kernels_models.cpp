@@ -1,6 +1,7 @@
 // Unity build, part 1 of 2 (see Makevars.in): the glue of the kernel engine,
 // the landmark core sets, the methods built on the symmetric eigensolver and
-// the Nystroem decomposition (iKFD, KQD, Ny-KQD prediction) and the PCVM,
+// the Nystroem decomposition (iKFD, KQD, Ny-KQD prediction), the two-class
+// SVM dual and the PCVM,
 // compiled as one translation unit so that Rcpp, RcppEigen and the Eigen
 // instances these files share (the kernel engine, symmetric_eigen(), the
 // Householder QR, the products, the tiled Cholesky factorisation) are parsed,
@@ -16,6 +17,7 @@
 #include "rcpp_landmarks.cpp"
 #include "rcpp_linalg.cpp"
 #include "rcpp_multiclass.cpp"
+#include "rcpp_svm.cpp"
 #include "rcpp_nystrom.cpp"
 #include "rcpp_landmark_pass.cpp"
 #include "rcpp_ikfd.cpp"

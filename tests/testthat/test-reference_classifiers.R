@@ -453,10 +453,13 @@ test_that("isvm's defaults: the width 1/p and the cost of the lowest stratified 
 test_that("isvm's default Platt model is fitted to the cost cross-validation's held-out decision values", {
   skip_if_not_installed("kernlab")
   # plain R: the interleaved folds of the cost's cross-validation; at the
-  # chosen cost, each fold's kernlab model (fitted on the other folds) gives
-  # its held-out points their pairwise decision values; pair (i, j) fits
-  # Platt's sigmoid to the values of its own points (f > 0 favouring j).
-  # The default fit makes no second cross-validation, so R's RNG is untouched.
+  # chosen cost, each fold's two-class SVM of each pair (the core's solver,
+  # smo_binary(), which test-svm_solver.R checks against the dual's KKT
+  # conditions and kernlab), fitted on the pair's points of the other folds,
+  # gives the held-out points their pairwise decision values; pair (i, j)
+  # fits Platt's sigmoid to the values of its own points (f > 0 favouring
+  # j). The default fit makes no second cross-validation, so R's RNG is
+  # untouched.
   rows <- c(1:30, 51:80, 101:130)
   x <- as.matrix(iris[rows, 1:4])
   y <- iris$Species[rows]
@@ -466,15 +469,23 @@ test_that("isvm's default Platt model is fitted to the cost cross-validation's h
   K <- kernel_matrix(fit$spec$kernel, x)  # the fit's kernel takes the data as given and scales it
   fold <- integer(length(y))
   fold[order(y)] <- rep_len(1:5, length(y))
-  held_out <- matrix(NA_real_, length(y), 3)
+  pairs <- list(c(1, 2), c(1, 3), c(2, 3))
+  held_out <- kernlab_held_out <- matrix(NA_real_, length(y), 3)
   for (k in 1:5) {
     tr <- which(fold != k)
     te <- which(fold == k)
+    for (p in seq_along(pairs)) {
+      pair_rows <- tr[as.integer(y[tr]) %in% pairs[[p]]]
+      pair_y <- factor(y[pair_rows], levels = levels(y)[pairs[[p]]])
+      solved <- krein:::smo_binary(K[pair_rows, pair_rows], pair_y, fit$C)
+      held_out[te, p] <- drop(K[te, pair_rows] %*% solved$coefficients) + solved$b
+    }
     m <- kernlab::ksvm(kernlab::as.kernelMatrix(K[tr, tr]), y[tr], kernel = "matrix", C = fit$C, shrinking = FALSE)
-    held_out[te, ] <- kernlab::predict(m, kernlab::as.kernelMatrix(K[te, tr[kernlab::SVindex(m)], drop = FALSE]),
-                                       type = "decision")
+    kernlab_held_out[te, ] <- kernlab::predict(m, kernlab::as.kernelMatrix(K[te, tr[kernlab::SVindex(m)], drop = FALSE]),
+                                               type = "decision")
   }
-  pairs <- list(c(1, 2), c(1, 3), c(2, 3))
+  # the same problems as kernlab's, to its tolerance of 1e-3
+  expect_lt(max(abs(held_out - kernlab_held_out)), 0.05)
   for (p in seq_along(pairs)) {
     members <- which(as.integer(y) %in% pairs[[p]])
     sigmoid <- krein:::platt_sigmoid(held_out[members, p], as.integer(y[members]) == pairs[[p]][2])
