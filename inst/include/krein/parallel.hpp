@@ -65,6 +65,21 @@ struct Schedule {
   static Schedule dynamic(int chunk = 1) { return Schedule{chunk}; }
 };
 
+// Eigen's own products run on Eigen::nbThreads() OpenMP threads: this sets
+// that number for a scope and restores the previous one after.
+class EigenThreads {
+ public:
+  explicit EigenThreads(int threads) : previous_(Eigen::nbThreads()) {
+    Eigen::setNbThreads(thread_count(threads));
+  }
+  ~EigenThreads() { Eigen::setNbThreads(previous_); }
+  EigenThreads(const EigenThreads&) = delete;
+  EigenThreads& operator=(const EigenThreads&) = delete;
+
+ private:
+  int previous_;
+};
+
 // body(i) for i in [begin, end) on thread_count(threads) threads. Results
 // must not depend on which thread runs an iteration. An exception cannot
 // leave an OpenMP region (it would end the process in std::terminate, R with
@@ -92,10 +107,15 @@ inline void parallel_for(Eigen::Index begin, Eigen::Index end, int threads, Sche
     }
   };
 #ifdef _OPENMP
-  // Also with one thread inside a parallel region: Eigen's products in the
-  // body then stay on that thread, as the caller asked.
   const int workers = thread_count(threads);
-  if (plan.chunk > 0) {
+  if (workers <= 1 || end - begin <= 1) {
+    // One thread (or one iteration): no parallel region, whose set-up and
+    // wake-ups cost microseconds -- a tenth of the time of a small PCVM's EM
+    // iteration, which enters several. Eigen's products in the body stay on
+    // this thread, as they would inside a region.
+    const EigenThreads single(1);
+    for (Eigen::Index i = begin; i < end; ++i) guarded(i);
+  } else if (plan.chunk > 0) {
 #pragma omp parallel for schedule(dynamic, plan.chunk) num_threads(workers)
     for (Eigen::Index i = begin; i < end; ++i) guarded(i);
   } else {
@@ -109,21 +129,6 @@ inline void parallel_for(Eigen::Index begin, Eigen::Index end, int threads, Sche
 #endif
   if (first_error) std::rethrow_exception(first_error);
 }
-
-// Eigen's own products run on Eigen::nbThreads() OpenMP threads: this sets
-// that number for a scope and restores the previous one after.
-class EigenThreads {
- public:
-  explicit EigenThreads(int threads) : previous_(Eigen::nbThreads()) {
-    Eigen::setNbThreads(thread_count(threads));
-  }
-  ~EigenThreads() { Eigen::setNbThreads(previous_); }
-  EigenThreads(const EigenThreads&) = delete;
-  EigenThreads& operator=(const EigenThreads&) = delete;
-
- private:
-  int previous_;
-};
 
 }  // namespace parallel
 }  // namespace krein
