@@ -2,6 +2,10 @@
 // validation and the non-convergence warning are there too.
 #include "glue.h"
 #include "krein/pcvm.hpp"
+#include "krein/parallel.hpp"
+
+#include <atomic>
+#include <functional>
 
 // The E-step a pcvm_control() list names (absent or NULL: `fallback`)
 inline krein::pcvm::EStep pcvm_e_step_of(const Rcpp::List& control, krein::pcvm::EStep fallback) {
@@ -84,13 +88,33 @@ Rcpp::List cpp_pcvm_fit_starts(const Eigen::Map<Eigen::MatrixXd> basis, bool low
   };
   Rcpp::List out(parsed.size());
   if (low_rank) {
+    // Ny-PCVM's basis is read-only once factored, so the starts run on
+    // `threads` threads, one start each (every start's iterates are those of
+    // its own run, whatever the threads). Only the calling thread may ask R
+    // for an interrupt; the others stop at their next iteration once it has.
     const krein::pcvm::FactoredBasis factored(basis, y_rows, y_columns);
-    for (size_t k = 0; k < parsed.size(); ++k) {
-      const Start& start = parsed[k];
-      out[k] = result(krein::pcvm::fit(factored, start.w, start.b, start.has_latent ? &start.latent : nullptr,
-                                       settings, {}, glue::check_interrupt),
-                      krein::pcvm::SolverStatistics());
-    }
+    std::vector<krein::pcvm::Fit> fits(parsed.size());
+    std::atomic<bool> interrupted{false};
+    const std::function<void()> checkpoint = [&interrupted]() {
+      if (!krein::parallel::on_calling_thread()) {
+        if (interrupted.load()) throw std::runtime_error("interrupted");
+        return;
+      }
+      try {
+        glue::check_interrupt();
+      } catch (...) {
+        interrupted.store(true);
+        throw;
+      }
+    };
+    krein::parallel::parallel_for(0, static_cast<Eigen::Index>(parsed.size()), threads,
+                                  krein::parallel::Schedule::dynamic(1), [&](Eigen::Index k) {
+      const Start& start = parsed[static_cast<size_t>(k)];
+      fits[static_cast<size_t>(k)] = krein::pcvm::fit(factored, start.w, start.b,
+                                                      start.has_latent ? &start.latent : nullptr, settings, {},
+                                                      checkpoint);
+    });
+    for (size_t k = 0; k < parsed.size(); ++k) out[k] = result(fits[k], krein::pcvm::SolverStatistics());
     return out;
   }
   // with a width step the kernel changes after the first iteration: its G

@@ -175,14 +175,17 @@ test_that("several starts in one call share the sketch and keep each start's ite
     # the starts differ, so the test compares different fits
     expect_false(identical(together[[1]]$weights, together[[2]]$weights))
   }
-  # Ny-PCVM's starts share the QR of the landmark columns
+  # Ny-PCVM's starts share the QR of the landmark columns and run on
+  # threads, one start each: the same fits as one by one, on any number of
+  # threads
   columns <- sort(c(which(signs > 0)[1:10], which(signs < 0)[1:10]))
   C <- K[, columns]
-  short <- lapply(1:2, function(k) ref_pcvm_start(20, signs))
+  short <- lapply(1:3, function(k) ref_pcvm_start(20, signs))
   control <- pcvm_control(max_iter = 100, tol = 1e-3)
   together <- krein:::cpp_pcvm_fit_starts(C, TRUE, signs, signs[columns], short, control, NULL, 1L)
-  for (k in 1:2) {
+  for (k in 1:3) {
     expect_same_iterates(together[[k]], krein:::cpp_pcvm_fit(C, TRUE, signs, signs[columns], short[[k]], control,
                                                               NULL, 1L))
   }
+  expect_identical(krein:::cpp_pcvm_fit_starts(C, TRUE, signs, signs[columns], short, control, NULL, 2L), together)
 })

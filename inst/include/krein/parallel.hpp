@@ -35,6 +35,21 @@ inline int thread_count(int requested) {
 // CPU affinity); 1 without OpenMP. The R side caps every `threads` argument
 // at it: more threads than processors only add overhead, and a huge count
 // (1e6) exhausts memory and stacks creating them.
+// Whether the caller runs on the thread that entered the parallel regions
+// (outside a region, or as a region's thread 0): the only one that may call
+// into R
+inline bool on_calling_thread() {
+#ifdef _OPENMP
+  // thread 0 at every level of nesting, not only the innermost
+  for (int level = omp_get_level(); level >= 1; --level) {
+    if (omp_get_ancestor_thread_num(level) != 0) return false;
+  }
+  return true;
+#else
+  return true;
+#endif
+}
+
 inline int processor_count() {
 #ifdef _OPENMP
   return omp_get_num_procs();
