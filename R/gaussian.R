@@ -51,6 +51,7 @@ gaussian_classes <- function(x, y, prior = NULL, pooled = FALSE, denominator = c
   prior <- stats::setNames(as.double(prior %||% (counts / n)), levels)
   unbiased <- denominator == "unbiased"
   pooled_scale <- sqrt(max(1, n - if (unbiased) classes else 0))
+  pending_ridge <- ridge  # the ridge adjusted() still has to add
   if (pooled && is.null(moments) && pooling == 0) {
     # a pooled model needs no class factors: the pooled factor is that of
     # the data centred at their class means, one QR of n rows (the stacked
@@ -58,7 +59,12 @@ gaussian_classes <- function(x, y, prior = NULL, pooled = FALSE, denominator = c
     # classes of mlbench's Satellite in 959 dimensions)
     class_means <- rowsum(x, as.integer(y), reorder = TRUE) / counts
     moments <- list(means = t(class_means))
-    pooled_root <- cpp_triangular_factor(x - class_means[as.integer(y), , drop = FALSE]) / pooled_scale
+    centred <- (x - class_means[as.integer(y), , drop = FALSE]) / pooled_scale
+    # a ridge without shrinkage enters as rows of the same QR (the pooled
+    # factor without it is not needed), not as a second QR of 2p rows
+    ridged <- shrinkage == 0 && any(ridge != 0)
+    pooled_root <- cpp_triangular_factor(if (ridged) rbind(centred, diag(sqrt(ridge), ncol(x))) else centred)
+    if (ridged) pending_ridge <- 0 * ridge  # in the factor already
   } else {
     moments <- moments %||% cpp_kfda_class_factors(x, as.integer(y), classes, threads)
     # R_k'R_k = the centred scatter matrix of class k
@@ -67,12 +73,12 @@ gaussian_classes <- function(x, y, prior = NULL, pooled = FALSE, denominator = c
   }
   p <- nrow(moments$means)
   adjusted <- function(R) {
-    if (shrinkage == 0 && all(ridge == 0)) return(R)
+    if (shrinkage == 0 && all(pending_ridge == 0)) return(R)
     # sqrt(shrinkage tr(R'R) / p + ridge), the squares of R never formed:
     # tr(R'R) / p = rms(R)^2 p, which overflows for data of size 1e160 and
     # underflows for 1e-160
     target <- sqrt(shrinkage * p) * root_mean_square(R)
-    root <- if (target > 0) target * sqrt(1 + (ridge / target) / target) else sqrt(ridge)
+    root <- if (target > 0) target * sqrt(1 + (pending_ridge / target) / target) else sqrt(pending_ridge)
     cpp_triangular_factor(rbind(sqrt(1 - shrinkage) * R, diag(root, p)))
   }
   pooled_factor <- adjusted(pooled_root)
