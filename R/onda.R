@@ -491,8 +491,8 @@ check_posterior_matrix <- function(p, n, levels, what) {
 }
 
 # Gaussian NDA (eqs. 30-33): ML class covariances, posteriors by Bayes.
-gaussian_estimator <- function(x, y, prior, ridge, pooling) {
-  reduction <- onda_data_span(x)
+# `reduction`: onda_data_span() of `x`, given where several fits share it
+gaussian_estimator <- function(x, y, prior, ridge, pooling, reduction = onda_data_span(x)) {
   if (is.null(reduction)) {
     model <- onda_gaussian_classes(x, y, prior, ridge, pooling)
     return(list(name = "gaussian", predict = function(new) gaussian_posteriors(model, new), gaussian = model,
@@ -540,9 +540,12 @@ onda_select_ridge <- function(x, y, prior) {
   if (!is.finite(variance) || variance <= 0) return(NULL)
   candidates <- c(NA, 0.01, 0.1, 1) * variance
   errors <- cv_misclassification(y, min(5L, min(counts)), length(candidates), function(train, held_out) {
+    # the span of the fold's training points, once for all candidates
+    span <- onda_data_span(x[train, , drop = FALSE])
     vapply(candidates, function(r) {
       estimator <- tryCatch(suppressWarnings(
-        gaussian_estimator(x[train, , drop = FALSE], y[train], prior, if (is.na(r)) NULL else r, NULL)),
+        gaussian_estimator(x[train, , drop = FALSE], y[train], prior, if (is.na(r)) NULL else r, NULL,
+                           reduction = span)),
         krein_error = function(e) NULL)
       if (is.null(estimator)) return(rep(NA_integer_, length(held_out)))
       max.col(estimator$predict(x[held_out, , drop = FALSE]), ties.method = "first")
