@@ -272,6 +272,30 @@ inline void mirror_upper_to_lower(Eigen::Ref<Matrix> out, int threads) {
   });
 }
 
+// The invariant kernel max(k(x, y), k(x, tau(y))) of a kernel that decreases
+// in its statistic (the squared distance of the Gaussian and distance
+// kernels): the kernel of the closer of y and tau(y), so one finish (exp,
+// power) per value instead of two. Rows [row_begin, row_end) of column j
+// into `out`; whether all values are finite.
+template <class Accumulate, class Finish>
+inline bool invariant_closest(const MatrixRef& X, const MatrixRef& Y, const MatrixRef& Y_tau, Eigen::Index j,
+                              Eigen::Index row_begin, Eigen::Index row_end, double* out, Accumulate accumulate,
+                              Finish finish, double init) {
+  bool finite = true;
+  double base[kRowBlock], tau[kRowBlock];
+  for (Eigen::Index i0 = row_begin; i0 < row_end; i0 += kRowBlock) {
+    const Eigen::Index i1 = std::min<Eigen::Index>(row_end, i0 + kRowBlock);
+    const int len = static_cast<int>(i1 - i0);
+    fill_column_block(X, Y, j, i0, i1, base, accumulate, IdentityFinish{}, init);
+    fill_column_block(X, Y_tau, j, i0, i1, tau, accumulate, IdentityFinish{}, init);
+    // the smaller statistic; with a NaN, as std::max of the two kernel
+    // values: NaN where y's is, y's where tau(y)'s is
+    for (int i = 0; i < len; ++i) base[i] = tau[i] < base[i] ? tau[i] : base[i];
+    finite &= finish(base, out + (i0 - row_begin), len);
+  }
+  return finite;
+}
+
 // All m columns of rows [r0, r1) of a cross-kernel (out: row r0 of column 0,
 // column stride `ld`). The rows' coordinates stay in cache while every
 // landmark passes over them; the old order (one column of all n rows at a
@@ -281,11 +305,15 @@ inline void mirror_upper_to_lower(Eigen::Ref<Matrix> out, int threads) {
 template <class Accumulate, class Finish>
 inline bool cross_rows(const MatrixRef& X, const MatrixRef& Y, const MatrixRef* Y_tau, double* out,
                        Eigen::Index ld, Eigen::Index r0, Eigen::Index r1, Accumulate accumulate,
-                       Finish finish, double init) {
+                       Finish finish, double init, bool decreasing) {
   bool finite = true;
   double tau_values[kRowBlock];
   for (Eigen::Index j = 0; j < Y.rows(); ++j) {
     double* col = out + j * ld;
+    if (Y_tau != nullptr && decreasing) {
+      finite &= invariant_closest(X, Y, *Y_tau, j, r0, r1, col, accumulate, finish, init);
+      continue;
+    }
     const bool base_finite = fill_column_block(X, Y, j, r0, r1, col, accumulate, finish, init);
     if (Y_tau == nullptr) {
       finite &= base_finite;
@@ -318,7 +346,7 @@ template <class Accumulate, class Finish>
 inline bool coordinate_kernel(const MatrixRef& X, const MatrixRef& Y, const MatrixRef* Y_tau,
                               Eigen::Ref<Matrix> out, bool symmetric, int threads,
                               const Checkpoint& checkpoint, Accumulate accumulate, Finish finish,
-                              double init) {
+                              double init, bool decreasing = false) {
   const Eigen::Index n = X.rows(), m = Y.rows();
   if (!symmetric) {
     // a cross-kernel: threads over blocks of rows, all columns per block;
@@ -331,7 +359,8 @@ inline bool coordinate_kernel(const MatrixRef& X, const MatrixRef& Y, const Matr
       const Eigen::Index b1 = std::min(blocks, b0 + per_chunk);
       parallel::parallel_for(b0, b1, threads, parallel::Schedule::dynamic(), [&](Eigen::Index b) {
         const Eigen::Index r0 = b * rows, r1 = std::min(n, r0 + rows);
-        if (!cross_rows(X, Y, Y_tau, out.data() + r0, out.outerStride(), r0, r1, accumulate, finish, init)) {
+        if (!cross_rows(X, Y, Y_tau, out.data() + r0, out.outerStride(), r0, r1, accumulate, finish, init,
+                        decreasing)) {
           finite.store(false, std::memory_order_relaxed);
         }
       });
@@ -341,6 +370,7 @@ inline bool coordinate_kernel(const MatrixRef& X, const MatrixRef& Y, const Matr
   }
   const bool finite = fill_columns(n, m, symmetric, threads, checkpoint, [&](Eigen::Index j, Eigen::Index row_end) {
     double* col = out.col(j).data();
+    if (Y_tau != nullptr && decreasing) return invariant_closest(X, Y, *Y_tau, j, 0, row_end, col, accumulate, finish, init);
     const bool base_finite = fill_column_block(X, Y, j, 0, row_end, col, accumulate, finish, init);
     if (Y_tau == nullptr) return base_finite;
     // The invariant kernel's value is the max, whose finiteness is what counts.
@@ -435,7 +465,7 @@ inline bool kernel_matrix(const KernelSpec& spec, const MatrixRef& X, const Matr
     case KernelType::rbf: {
       const double gamma = spec.gamma;
       return coordinate_kernel(X, Y, Y_tau, out, symmetric, threads, checkpoint, SquaredDistance{},
-                               exp_finish([gamma](double d2) { return -gamma * d2; }), 0.0);
+                               exp_finish([gamma](double d2) { return -gamma * d2; }), 0.0, gamma > 0.0);
     }
     case KernelType::rbf_diag: {
       if (spec.scales.size() != X.cols()) throw std::invalid_argument("scales must have one entry per column");
@@ -447,7 +477,8 @@ inline bool kernel_matrix(const KernelSpec& spec, const MatrixRef& X, const Matr
       if (Y_tau != nullptr) Ts = (*Y_tau) * inv_sd.asDiagonal();
       const MatrixRef Xr(Xs), Yr(Ys), Tr(Ts);
       return coordinate_kernel(Xr, Yr, Y_tau != nullptr ? &Tr : nullptr, out, symmetric, threads,
-                               checkpoint, SquaredDistance{}, exp_finish([](double d2) { return -0.5 * d2; }), 0.0);
+                               checkpoint, SquaredDistance{}, exp_finish([](double d2) { return -0.5 * d2; }), 0.0,
+                               true);
     }
     case KernelType::dist: {
       const double inv_s2 = 1.0 / (spec.s * spec.s);
@@ -456,7 +487,7 @@ inline bool kernel_matrix(const KernelSpec& spec, const MatrixRef& X, const Matr
                                exp_finish([inv_s2, power](double d2) {
                                  return -detail::real_power(d2, power) * inv_s2;
                                }),
-                               0.0);
+                               0.0, power > 0.0 && inv_s2 > 0.0);
     }
     case KernelType::epanechnikov: {
       const double inv_w2 = 1.0 / (spec.width * spec.width);
