@@ -117,9 +117,12 @@ iknn_votes <- function(nearest, n_classes) {
 #' nearest neighbour comes first
 #' @noRd
 iknn_winner <- function(neighbours) {
+  votes <- neighbours$votes
   first <- neighbours$first
-  first[neighbours$votes < apply(neighbours$votes, 1, max)] <- Inf
-  apply(first, 1, which.min)
+  rows <- seq_len(nrow(votes))
+  first[votes < votes[cbind(rows, max.col(votes, ties.method = "first"))]] <- Inf
+  # the first smallest position (max.col of its negation, vectorised over rows)
+  max.col(-first, ties.method = "first")
 }
 
 # What a tied class gives the winner of the tie in the probabilities (see
