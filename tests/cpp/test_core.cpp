@@ -16,6 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "krein/svm.hpp"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "krein/kernels.hpp"
 #include "krein/kqd.hpp"
 #include "krein/landmark_pass.hpp"
@@ -294,6 +298,77 @@ void test_parallel_for() {
   }
 }
 
+// on_calling_thread(): true outside a region and on thread 0 of every level,
+// false on the other threads (the PCVM starts ask R for interrupts only
+// where it is true)
+void test_on_calling_thread() {
+  expect(krein::parallel::on_calling_thread(), "outside a parallel region the caller is the calling thread");
+  std::vector<int> calling(2, -1);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(2)
+  {
+    const int t = omp_get_thread_num();
+    if (t < 2) calling[t] = krein::parallel::on_calling_thread() ? 1 : 0;
+  }
+  expect(calling[0] == 1, "thread 0 of a region is the calling thread");
+  expect(calling[1] == 0 || calling[1] == -1, "another thread of a region is not");
+#endif
+}
+
+// The two-class C-SVM dual (svm.hpp) against its own optimality conditions:
+// 0 <= a <= C, y'a = 0 and a maximal KKT violation below eps (Keerthi et al.
+// 2001's m(a) - M(a)), on a Gaussian kernel and on an indefinite one; and
+// the separable toy problem two points give by hand: a = 2 / |x1 - x2|^2 for
+// the linear kernel, rho = 0 when they are symmetric about the origin.
+void test_svm_binary() {
+  const Eigen::MatrixXd x = random_matrix(60, 2, 71);
+  Eigen::VectorXd y(60);
+  for (int i = 0; i < 60; ++i) y[i] = x(i, 0) * x(i, 1) > 0 ? 1.0 : -1.0;
+  Eigen::MatrixXd K_indefinite = kernel_of(rbf_spec(1.0), x);
+  for (int i = 0; i < 60; ++i)
+    for (int j = 0; j < 60; ++j) K_indefinite(i, j) -= 0.5 * std::exp(-0.1 * (x.row(i) - x.row(j)).squaredNorm());
+  for (const Eigen::MatrixXd& K : {kernel_of(rbf_spec(1.0), x), K_indefinite}) {
+    for (double C : {0.1, 1.0, 100.0}) {
+      const krein::svm::BinaryFit fit = krein::svm::solve_binary(K, y, C, 1e-3);
+      const Eigen::VectorXd& a = fit.alpha;
+      Eigen::VectorXd G(60);
+      for (int i = 0; i < 60; ++i) {
+        double q = 0.0;
+        for (int j = 0; j < 60; ++j) q += y[i] * y[j] * K(i, j) * a[j];
+        G[i] = q - 1.0;
+      }
+      double up = -1e300, low = 1e300, balance = 0.0;
+      bool bounded = true;
+      for (int i = 0; i < 60; ++i) {
+        bounded = bounded && a[i] >= 0.0 && a[i] <= C;
+        balance += y[i] * a[i];
+        const double v = -y[i] * G[i];
+        if ((y[i] > 0 && a[i] < C) || (y[i] < 0 && a[i] > 0)) up = std::max(up, v);
+        if ((y[i] > 0 && a[i] > 0) || (y[i] < 0 && a[i] < C)) low = std::min(low, v);
+      }
+      expect(fit.converged, "the SVM dual converges");
+      expect(bounded, "the SVM dual variables stay within [0, C]");
+      expect(std::abs(balance) < 1e-9 * C * 60, "the SVM dual keeps y'a = 0");
+      expect(up - low < 1e-3 + 1e-12, "the SVM dual stops with a KKT violation below eps");
+    }
+  }
+  Eigen::MatrixXd two(2, 2);
+  two << 1.0, -1.0, -1.0, 1.0;  // x = 1 and x = -1, linear kernel
+  Eigen::VectorXd signs(2);
+  signs << 1.0, -1.0;
+  const krein::svm::BinaryFit toy = krein::svm::solve_binary(two, signs, 10.0, 1e-6);
+  expect(std::abs(toy.alpha[0] - 0.5) < 1e-12 && std::abs(toy.alpha[1] - 0.5) < 1e-12,
+         "two points at +-1: a = 2 / |x1 - x2|^2 = 0.5");
+  expect(std::abs(toy.rho) < 1e-12, "two points symmetric about 0: rho = 0");
+  bool refused = false;
+  try {
+    krein::svm::solve_binary(two, signs, 0.0);
+  } catch (const std::invalid_argument&) {
+    refused = true;
+  }
+  expect(refused, "the SVM dual refuses C <= 0");
+}
+
 // An exception in a parallel_for body (an allocation that fails on a worker
 // thread, a kernel that throws) must not end the process: it is caught on
 // its thread and rethrown, with its type, on the calling thread, and the
@@ -543,6 +618,8 @@ int main() {
   test_symmetric_eigen_fallback();
   test_parallel_for();
   test_parallel_for_exceptions();
+  test_on_calling_thread();
+  test_svm_binary();
   test_landmark_pass_budget();
   test_parallel_dense();
   test_numerics();
