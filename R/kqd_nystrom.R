@@ -82,7 +82,7 @@ kqd_nystrom_default_path <- function(W, factors) {
 }
 
 # The cross-validated error of each path value of a Ny-KQD fit (the
-# counterpart of kqd_cv_errors()) on data in memory: one pass gives the
+# counterpart of kqd_cv_errors()), in memory or over chunks: one pass gives the
 # triangular factors of every class within every fold; a fold's model merges
 # its training folds' factors exactly (cpp_merge_factors(), as over chunks)
 # and costs an eigenproblem of the landmarks' size per class, and one more
