@@ -423,8 +423,12 @@ kqd_fit <- function(inputs, variant, reg, indefinite, bias, prior, landmarks, ep
                         allow_cholesky = bias != "map")
     distances <- cpp_kqd_distances(core, K, if (startsWith(variant, "RC")) diag(K) else NULL)
   } else {
-    nystrom_fit <- kqd_nystrom_fit(inputs, landmarks, variant, reg, indefinite, threads,
-                                   default_path = default_path && min(counts) >= 2L)
+    path <- default_path && min(counts) >= 2L
+    # a path to cross-validate: the one pass over the rows gathers the class
+    # factors within each fold, which merge into the fit's own
+    fold_ids <- if (select == "cv" && (path || nrow(reg) > 1L)) kqd_cv_folds(nfolds, y, variant)
+    nystrom_fit <- kqd_nystrom_fit(inputs, landmarks, variant, reg, indefinite, threads, default_path = path,
+                                   fold_ids = fold_ids)
     reg <- nystrom_fit$reg
     core <- nystrom_fit$core
     distances <- nystrom_fit$distances
@@ -439,8 +443,8 @@ kqd_fit <- function(inputs, variant, reg, indefinite, bias, prior, landmarks, ep
   fold_errors <- if (is.null(landmarks)) {
     function(fold_ids) kqd_cv_errors(K, y, fold_ids, variant, reg, indefinite, bias, prior)
   } else {
-    function(fold_ids) kqd_nystrom_cv_errors(inputs, landmarks, fold_ids, variant, reg, indefinite, bias, prior,
-                                             threads)
+    function(fold_ids) kqd_nystrom_cv_errors(nystrom_fit, inputs, landmarks, fold_ids, variant, reg, indefinite,
+                                             bias, prior, threads)
   }
   cv <- kqd_select_path(select, nfolds, y, variant, reg, path_error, fold_errors)
 
@@ -501,18 +505,14 @@ kqd_select_path <- function(select, nfolds, y, variant, reg, path_error, fold_er
   none <- list(error = NULL, folds = NULL, select = select, best = which.min(path_error))
   if (nrow(reg) == 1L) return(utils::modifyList(none, list(select = "none")))
   if (select == "training") return(none)
-  counts <- as.vector(table(y))
-  # every fold's training part keeps at least two points per class (three
-  # for the variants that need two: IC, FK-)
-  needed <- if (variant %in% c("IC+", "IC-", "FK-")) 3L else 2L
-  folds <- min(nfolds, min(counts))
-  if (min(counts) < needed || folds < 2L) {
+  fold_ids <- kqd_cv_folds(nfolds, y, variant)
+  if (is.null(fold_ids)) {
+    counts <- as.vector(table(y))
     krein_warn(sprintf(
       "The regularisation path cannot be cross-validated (a class has %d point%s; %d-fold cross-validation needs %d): the default value is the one with the lowest training error (select = \"training\").",
-      min(counts), if (min(counts) > 1) "s" else "", max(folds, 2L), needed))
+      min(counts), if (min(counts) > 1) "s" else "", max(min(nfolds, min(counts)), 2L), kqd_cv_needed(variant)))
     return(utils::modifyList(none, list(select = "training")))
   }
-  fold_ids <- interleaved_folds(y, folds)
   error <- fold_errors(fold_ids)
   if (all(is.na(error))) {
     krein_warn("No value of the regularisation path gave finite distances in every fold of the cross-validation: the default value is the one with the lowest training error.")
@@ -520,6 +520,20 @@ kqd_select_path <- function(select, nfolds, y, variant, reg, path_error, fold_er
   }
   list(error = error, folds = fold_ids, select = "cv", best = most_regularised_minimum(error, reg))
 }
+
+# The folds of the path's cross-validation (interleaved_folds(), at most as
+# many as the smallest class has points), or NULL where it cannot be done:
+# every fold's training part keeps at least kqd_cv_needed() points per class
+kqd_cv_folds <- function(nfolds, y, variant) {
+  counts <- as.vector(table(y))
+  folds <- min(nfolds, min(counts))
+  if (min(counts) < kqd_cv_needed(variant) || folds < 2L) return(NULL)
+  interleaved_folds(y, folds)
+}
+
+# Points per class a fold's training part needs: two, three for the
+# variants that need two within a class (IC, FK-)
+kqd_cv_needed <- function(variant) if (variant %in% c("IC+", "IC-", "FK-")) 3L else 2L
 
 # The row of the lowest error (NA rows left out), ties to the more
 # regularised value: the larger mean log reg. For alpha, sigma^2 and the

@@ -37,14 +37,32 @@ kqd_nystrom_core <- function(W, factors, counts, variant, reg, mode) {
 #' factors in one pass over the rows and the distances in a second (one row
 #' source, R/landmark_pass.R: data in memory or in chunks alike). With
 #' `default_path`, `reg` becomes the default path of RC
-#' (kqd_nystrom_default_path()); the fit returns the `reg` it used.
+#' (kqd_nystrom_default_path()); the fit returns the `reg` it used. With
+#' `fold_ids` (the path's cross-validation, kqd_cv_folds()), the one pass
+#' gathers the class factors within each fold (`fold_factors`, for
+#' kqd_nystrom_cv_errors()), which merge into the fit's own. The fit keeps
+#' the landmark kernel `W` and the pass for the cross-validation.
 #' @noRd
-kqd_nystrom_fit <- function(inputs, landmarks, variant, reg, indefinite, threads, default_path = FALSE) {
+kqd_nystrom_fit <- function(inputs, landmarks, variant, reg, indefinite, threads, default_path = FALSE,
+                            fold_ids = NULL) {
   W <- check_landmark_kernel(landmark_kernel(inputs, landmarks, threads))
-  pass <- landmark_class_factors(inputs, landmarks, threads)
-  if (default_path) reg <- check_kqd_reg(kqd_nystrom_default_path(W, pass$factors), variant, levels(inputs$y))
-  core <- kqd_nystrom_core(W, pass$factors, as.vector(table(inputs$y)), variant, reg, indefinite)
-  list(core = core, reg = reg, distances = kqd_nystrom_training_distances(core, inputs, landmarks, pass, threads))
+  y <- inputs$y
+  classes <- nlevels(y)
+  fold_factors <- NULL
+  if (is.null(fold_ids)) {
+    pass <- landmark_class_factors(inputs, landmarks, threads)
+    factors <- pass$factors
+  } else {
+    # code (fold - 1) * classes + class: fold f's classes are one block of codes
+    pass <- landmark_class_factors(inputs, landmarks, threads, codes = (fold_ids - 1L) * classes + as.integer(y),
+                                   classes = max(fold_ids) * classes)
+    fold_factors <- lapply(seq_len(max(fold_ids)), function(f) pass$factors[(f - 1L) * classes + seq_len(classes)])
+    factors <- Reduce(cpp_merge_factors, fold_factors)
+  }
+  if (default_path) reg <- check_kqd_reg(kqd_nystrom_default_path(W, factors), variant, levels(y))
+  core <- kqd_nystrom_core(W, factors, as.vector(table(y)), variant, reg, indefinite)
+  list(core = core, reg = reg, distances = kqd_nystrom_training_distances(core, inputs, landmarks, pass, threads),
+       W = W, pass = pass, fold_ids = fold_ids, fold_factors = fold_factors)
 }
 
 # The squared distances of every training row to every class at every path
@@ -82,27 +100,24 @@ kqd_nystrom_default_path <- function(W, factors) {
 }
 
 # The cross-validated error of each path value of a Ny-KQD fit (the
-# counterpart of kqd_cv_errors()), in memory or over chunks: one pass gives the
-# triangular factors of every class within every fold; a fold's model merges
-# its training folds' factors exactly (cpp_merge_factors(), as over chunks)
-# and costs an eigenproblem of the landmarks' size per class, and one more
-# pass over the rows gives its distances. So the cross-validation costs
-# about `folds` distance passes on top of one fit.
-kqd_nystrom_cv_errors <- function(inputs, landmarks, fold_ids, variant, reg, indefinite, bias, prior, threads) {
+# counterpart of kqd_cv_errors()), in memory or over chunks, from the fit
+# (kqd_nystrom_fit() with these `fold_ids`): its one pass gave the triangular
+# factors of every class within every fold; a fold's model merges its
+# training folds' factors exactly (cpp_merge_factors(), as over chunks) and
+# costs an eigenproblem of the landmarks' size per class, and one more pass
+# over the rows gives its distances. So the cross-validation costs about
+# `folds` distance passes on top of the fit.
+kqd_nystrom_cv_errors <- function(fit, inputs, landmarks, fold_ids, variant, reg, indefinite, bias, prior,
+                                  threads) {
+  stopifnot(identical(fit$fold_ids, fold_ids))
   y <- inputs$y
-  classes <- nlevels(y)
   folds <- max(fold_ids)
-  W <- check_landmark_kernel(landmark_kernel(inputs, landmarks, threads))
-  # code (fold - 1) * classes + class: fold f's classes are one block of codes
-  pass <- landmark_class_factors(inputs, landmarks, threads,
-                                 codes = (fold_ids - 1L) * classes + as.integer(y), classes = folds * classes)
-  per_fold <- lapply(seq_len(folds), function(f) pass$factors[(f - 1L) * classes + seq_len(classes)])
   wrong <- matrix(0, folds, nrow(reg))
   for (f in seq_len(folds)) {
     test <- fold_ids == f
-    factors <- Reduce(cpp_merge_factors, per_fold[-f])
-    core <- kqd_nystrom_core(W, factors, as.vector(table(y[!test])), variant, reg, indefinite)
-    distances <- kqd_nystrom_training_distances(core, inputs, landmarks, pass, threads)
+    factors <- Reduce(cpp_merge_factors, fit$fold_factors[-f])
+    core <- kqd_nystrom_core(fit$W, factors, as.vector(table(y[!test])), variant, reg, indefinite)
+    distances <- kqd_nystrom_training_distances(core, inputs, landmarks, fit$pass, threads)
     wrong[f, ] <- kqd_fold_wrong(core, lapply(distances, function(d) d[!test, , drop = FALSE]),
                                  lapply(distances, function(d) d[test, , drop = FALSE]),
                                  y, test, variant, reg, bias, prior)

@@ -237,9 +237,8 @@ feature_block <- function(features, rows, columns) features[rows, , drop = FALSE
 #' points (isvm_cv_decisions()'s default `binary_decisions`)
 #' @noRd
 kernlab_binary_decisions <- function(K, y, C, K_new) {
-  model <- kernlab_svm(K, y, C)$model
-  kernlab::predict(model, kernlab::as.kernelMatrix(K_new[, kernlab::SVindex(model), drop = FALSE]),
-                   type = "decision")
+  solved <- kernlab_binary(K, y, C)
+  drop(K_new[, solved$support, drop = FALSE] %*% solved$coefficients[solved$support]) + solved$b
 }
 
 #' Platt's sigmoid P(positive | f) = 1 / (1 + exp(A f + B)), fitted by the

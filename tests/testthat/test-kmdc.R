@@ -522,7 +522,17 @@ test_that("the cross-validation's Gaussian discriminants make MASS's choices", {
       set.seed(1)
       do.call(kmdc, c(list(case$formula, data = case$data, kernel = kernel_rbf(0.5)), case$args))
     }
-    gaussian <- fit()
+    # the folds do take the Gaussian route (not MASS's fallback for
+    # near-singular values), so that the comparison compares two routes
+    routes <- character()
+    gaussian <- with_krein_functions(list(kmdc_fold_decisions = function(discriminant, z, classifier) {
+      routes <<- c(routes, class(discriminant)[1])
+      if (inherits(discriminant, "krein_gaussian")) {
+        return(krein:::gaussian_discriminants(discriminant, z, relative = TRUE))
+      }
+      krein:::kmdc_decisions(discriminant, z, classifier)
+    }), fit())
+    expect_gt(mean(routes == "krein_gaussian"), 0.5)
     mass <- with_krein_functions(list(kmdc_gaussian_folds = function() FALSE), fit())
     expect_identical(gaussian$select, "cv")
     expect_equal(gaussian$cv_error, mass$cv_error, tolerance = 1e-12)
