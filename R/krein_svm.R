@@ -44,6 +44,12 @@
 #' [isvm()]'s does. The cost is
 #' an eigendecomposition of each pair's kernel (\eqn{O(n^3)}) besides the
 #' SVM; for large \eqn{n} use the Nystroem KSVM (`landmarks`, below).
+#' A kernel known to be positive definite (`kernel$positive_definite`, as
+#' [kernel_rbf()]'s) has \eqn{|K| = K}: the flip is the identity,
+#' \eqn{\beta = \alpha y}, and each pair's KSVM is the C-SVM on \eqn{K}, so
+#' krein fits it without the eigendecompositions (their rounding-level
+#' negative eigenvalues would move \eqn{K} by about \eqn{10^{-13}}). A
+#' precomputed kernel, or one after a `spectrum` correction, is flipped.
 #'
 #' @section Nystroem Krein SVM (`landmarks`):
 #' Beyond the paper, for large \eqn{n}: with `landmarks` the kernel is
@@ -107,9 +113,11 @@
 #'   for every pair of classes.
 #' @returns A `krein_model` of class `krein_svm`: besides the shared fields,
 #'   `pairs` (one element per pair of classes: `classes`, `members` (training
-#'   rows), `beta`, `b`, `values` (the eigenvalues of the pair's kernel),
-#'   `support` (the flipped SVM's support vectors, rows of `members`)), `C`,
-#'   `cost_cv`, `probability` and `platt`. A Nystroem fit has instead per
+#'   rows), `beta`, `b`, `values` (the eigenvalues of the pair's kernel;
+#'   `NULL` for a positive definite kernel), `support` (the flipped SVM's
+#'   support vectors, rows of `members`)), `C`, `cost_cv`, `probability`,
+#'   `platt` and `definite` (`TRUE` when the kernel is positive definite and
+#'   nothing was flipped). A Nystroem fit has instead per
 #'   pair `classes`, `coefficients` (\eqn{c}, one per landmark), `b`,
 #'   `values` (the nonzero eigenvalues of the pair's \eqn{\hat K}), `w` (the
 #'   linear SVM's weights), `v` (the coefficients over the features) and
@@ -188,19 +196,27 @@ krein_svm_fit <- function(inputs, C, probability, landmarks, eps, m, threads) {
   if (!is.null(landmarks)) return(krein_svm_nystrom_fit(inputs, C, probability, landmarks, eps, m, threads))
   K <- training_kernel(inputs, threads)
   y <- inputs$y
+  # A positive definite kernel has |K| = K: the flip is the identity, beta =
+  # alpha y, and each KSVM is the C-SVM on K (Loosli et al. 2016, Sec. 4), so
+  # no pair needs its eigendecomposition, in the folds or in the model.
+  # Rounding leaves such a K eigenvalues of order -1e-13, which the flip would
+  # only move by as much. A precomputed or corrected kernel is not known to be
+  # positive definite and is flipped.
+  definite <- is.null(inputs$precomputed) && isTRUE(inputs$kernel$positive_definite)
   # C = NULL: the cross-validated cost, whose held-out decision values serve
   # the Platt model (isvm_cost_cv())
   choice <- if (is.null(C)) {
-    cross_validated_cost(isvm_cost_cv(K, y, fold_outputs = krein_svm_fold_outputs))
+    cross_validated_cost(isvm_cost_cv(K, y, fold_outputs = if (definite) smo_fold_outputs else krein_svm_fold_outputs))
   } else list(C = C)
   C <- choice$C
-  pairs <- krein_svm_pairs(K, y, C)
+  pairs <- krein_svm_pairs(K, y, C, definite)
   platt <- if (probability) {
-    isvm_platt(K, y, C, binary_decisions = krein_svm_binary_decisions, held_out = choice$held_out)
+    isvm_platt(K, y, C, binary_decisions = if (definite) kernlab_binary_decisions else krein_svm_binary_decisions,
+               held_out = choice$held_out)
   }
   warn_platt_convergence(platt)
   fit <- list(pairs = pairs, C = C, cost_cv = choice$cost_cv, probability = probability, platt = platt,
-              x = inputs$x, threads = threads)
+              definite = definite, x = inputs$x, threads = threads)
   fit$training_outputs <- svm_outputs(fit, krein_svm_pairwise(fit, K), levels(y))
   fit
 }
@@ -228,24 +244,26 @@ krein_svm_binary <- function(flip, y, C, solve = kernlab_binary) {
   # one-vs-one values)
   solved <- solve(flip$flipped, y, C)
   a <- solved$coefficients
-  beta <- drop(flip$vectors %*% (sign(flip$values) * crossprod(flip$vectors, a)))
+  beta <- if (is.null(flip$vectors)) a else drop(flip$vectors %*% (sign(flip$values) * crossprod(flip$vectors, a)))
   list(beta = beta, b = solved$b, values = flip$values, support = solved$support %||% which(a != 0), a = a)
 }
 
 #' The flipped kernel |K| = U |Lambda| U' of a pair's kernel `K`, with the
-#' eigenpairs that map the coefficients back (krein_svm_binary())
+#' eigenpairs that map the coefficients back (krein_svm_binary()); `K` itself
+#' and no eigenpairs when the kernel is `definite` (positive definite)
 #' @noRd
-krein_svm_flip <- function(K) {
+krein_svm_flip <- function(K, definite = FALSE) {
+  if (definite) return(list(flipped = K, vectors = NULL, values = NULL))
   eig <- kernel_eigen((K + t(K)) / 2)
   list(flipped = spectral_matrix(eig$vectors, abs(eig$values)), vectors = eig$vectors, values = eig$values)
 }
 
 #' The one-vs-one KSVMs, pairs (i, j), i < j, in kernlab's order
 #' @noRd
-krein_svm_pairs <- function(K, y, C) {
+krein_svm_pairs <- function(K, y, C, definite = FALSE) {
   one_vs_one_pairs(y, function(members, pair_y, pair) {
     c(list(classes = levels(pair_y), members = members),
-      krein_svm_binary(krein_svm_flip(K[members, members, drop = FALSE]), pair_y, C))
+      krein_svm_binary(krein_svm_flip(K[members, members, drop = FALSE], definite), pair_y, C))
   })
 }
 
@@ -312,12 +330,18 @@ model_title.krein_svm <- function(x) paste0("C = ", format(x$C), if (!is.null(x$
 #' @export
 model_print_lines.krein_svm <- function(x) {
   negative <- vapply(x$pairs, function(p) sum(p$values < 0), integer(1))
+  pairs <- sprintf("%d pair%s of classes", length(x$pairs), if (length(x$pairs) > 1) "s" else "")
   c(if (!is.null(x$landmarks)) sprintf(
       "Nystroem kernel on %d landmarks (%s), signature (p, q) = (%d, %d); linear SVMs by LIBLINEAR",
       length(x$landmarks$class), x$landmarks$method, x$signature[["p"]], x$signature[["q"]]),
-    sprintf("%d pair%s of classes; negative eigenvalues of the pair kernels: %s", length(x$pairs),
-            if (length(x$pairs) > 1) "s" else "", paste(negative, collapse = ", ")),
-    if (is.null(x$landmarks)) {
+    if (isTRUE(x$definite)) {
+      sprintf("%s; the kernel is positive definite, so |K| = K and each KSVM is the C-SVM on K", pairs)
+    } else {
+      sprintf("%s; negative eigenvalues of the pair kernels: %s", pairs, paste(negative, collapse = ", "))
+    },
+    if (isTRUE(x$definite)) {
+      sprintf("support vectors: %s", paste(vapply(x$pairs, function(p) length(p$support), integer(1)), collapse = ", "))
+    } else if (is.null(x$landmarks)) {
       sprintf("support vectors of the flipped SVMs: %s (the coefficients on the raw kernel are dense)",
               paste(vapply(x$pairs, function(p) length(p$support), integer(1)), collapse = ", "))
     } else {
@@ -340,6 +364,11 @@ model_summary.krein_svm <- function(object) {
     support_vectors = vapply(object$pairs, function(p) if (nystrom) p$margin else length(p$support), integer(1)),
     bias = vapply(object$pairs, function(p) p$b, numeric(1)))
   title <- "Pairs of classes (the flipped SVM's support vectors; b the bias)"
+  if (isTRUE(object$definite)) {
+    # no eigenvalues were computed: the kernel is positive definite
+    pairs$negative_eigenvalues <- NULL
+    title <- "Pairs of classes (a positive definite kernel: C-SVMs on K; b the bias)"
+  }
   if (nystrom) {
     names(pairs)[4] <- "margin_points"
     title <- "Pairs of classes (points on or inside the flipped SVM's margin; b the bias)"

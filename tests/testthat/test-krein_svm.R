@@ -90,6 +90,51 @@ test_that("krein_svm() on several classes: one KSVM per pair, probabilities that
   expect_output(print(fit), "KSVM")
 })
 
+test_that("krein_svm() with a positive definite kernel is the C-SVM on K, with no eigendecomposition", {
+  # Loosli et al. (2016, Sec. 4): for a positive semidefinite K, |K| = K and
+  # beta = alpha y. The oracle: the same kernel precomputed, which krein does
+  # not know to be positive definite and flips by its eigendecomposition
+  # (its rounding-level negative eigenvalues move K by ~1e-13), and kernlab's
+  # ksvm() on K itself
+  x <- scale(as.matrix(iris[, 1:4]))
+  kernel <- kernel_rbf(gamma = 0.25)
+  K <- kernel_matrix(kernel, x)
+  new <- x[c(1, 60, 120, 75), ]
+  K_new <- kernel_matrix(kernel, new, x)
+  fit <- krein_svm(x, iris$Species, kernel = kernel, scale = FALSE, C = 10, probability = FALSE)
+  flipped <- krein_svm(precomputed_kernel(K), iris$Species, C = 10, probability = FALSE)
+  expect_true(fit$definite)
+  expect_false(flipped$definite)
+  expect_null(fit$pairs[[1]]$values)
+  expect_length(flipped$pairs[[1]]$values, 100L)
+  # (to kernlab's stopping tolerance 1e-3: SMO's path of working sets
+  # follows the rounding of |K|; kernlab on K itself agrees to 1e-8 below)
+  expect_equal(predict(fit, new, type = "decision"), predict(flipped, K_new, type = "decision"), tolerance = 1e-3)
+  members <- which(iris$Species != "setosa")
+  model <- kernlab::ksvm(kernlab::as.kernelMatrix(K[members, members]), droplevels(iris$Species[members]),
+                         kernel = "matrix", C = 10, shrinking = FALSE)
+  a <- numeric(length(members))
+  a[kernlab::SVindex(model)] <- kernlab::coef(model)[[1]]
+  expect_equal(fit$pairs[[3]]$beta, a, tolerance = 1e-8)
+  expect_identical(fit$pairs[[3]]$support, flipped$pairs[[3]]$support)
+  # the default: the same cross-validation table, cost and Platt model
+  set.seed(5)
+  chosen <- krein_svm(x, iris$Species, kernel = kernel, scale = FALSE)
+  set.seed(5)
+  chosen_flipped <- krein_svm(precomputed_kernel(K), iris$Species)
+  expect_equal(chosen$cost_cv, chosen_flipped$cost_cv)
+  expect_identical(chosen$C, chosen_flipped$C)
+  expect_equal(predict(chosen, new, type = "prob"), predict(chosen_flipped, K_new, type = "prob"), tolerance = 1e-3)
+  expect_output(print(chosen), "the kernel is positive definite, so |K| = K", fixed = TRUE)
+  expect_false("negative_eigenvalues" %in% names(summary(chosen)$model[[1]]))
+  expect_true("negative_eigenvalues" %in% names(summary(chosen_flipped)$model[[1]]))
+  # an indefinite kernel is flipped
+  tanh_fit <- krein_svm(x, iris$Species, kernel = kernel_tanh(scale = 0.5, offset = -1), scale = FALSE, C = 10,
+                        probability = FALSE)
+  expect_false(tanh_fit$definite)
+  expect_gt(sum(tanh_fit$pairs[[1]]$values < 0), 0)
+})
+
 test_that("krein_svm() refuses one class, one point per class, and takes the contract's tuning", {
   d <- ksvm_data
   expect_snapshot(error = TRUE, {
