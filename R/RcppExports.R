@@ -153,3 +153,7 @@ cpp_svm_binary <- function(K, y, C, eps) {
     .Call(`_krein_cpp_svm_binary`, K, y, C, eps)
 }
 
+cpp_svm_one_vs_one <- function(K, codes, n_classes, costs, K_new, eps) {
+    .Call(`_krein_cpp_svm_one_vs_one`, K, codes, n_classes, costs, K_new, eps)
+}
+

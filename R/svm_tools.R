@@ -122,16 +122,12 @@ kernlab_binary <- function(K, y, C) {
 #' small data, and the cross-validation makes 20 fits per pair).
 #' @noRd
 smo_fold_outputs <- function(K, y, grid, K_new) {
-  pairs <- one_vs_one_pairs(y, function(members, pair_y, pair) {
-    list(members = members, y = pair_y, K = K[members, members, drop = FALSE],
-         K_new = K_new[, members, drop = FALSE])
-  })
-  per_cost_outputs(grid, function(C) {
-    pairwise <- vapply(pairs, function(pair) {
-      solved <- smo_binary(pair$K, pair$y, C)
-      drop(pair$K_new %*% solved$coefficients) + solved$b
-    }, numeric(nrow(K_new)))
-    vote_outputs(matrix(pairwise, nrow(K_new)), levels(y))
+  # one core call for every pair and cost (svm.hpp, one_vs_one_decisions():
+  # each pair's kernel gathered once, no R work per pair and cost)
+  n_pairs <- ncol(class_pairs(nlevels(y)))
+  decisions <- cpp_svm_one_vs_one(K, as.integer(y), nlevels(y), as.double(grid), K_new, svm_tolerance)
+  per_cost_outputs(seq_along(grid), function(j) {
+    vote_outputs(decisions[, (j - 1L) * n_pairs + seq_len(n_pairs), drop = FALSE], levels(y))
   })
 }
 
@@ -183,24 +179,19 @@ vote_outputs <- function(pairwise, levels) {
 #' @noRd
 isvm_platt <- function(K, y, C, binary_decisions = kernlab_binary_decisions, block = kernel_block,
                        held_out = NULL) {
-  rows <- one_vs_one_pairs(y, function(members, pair_y, pair) {
+  pair_number <- 0L
+  sigmoids <- one_vs_one_pairs(y, function(members, pair_y, pair) {
+    pair_number <<- pair_number + 1L
     decision <- if (is.null(held_out)) {
       isvm_cv_decisions(block(K, members, members), pair_y, C, binary_decisions, block)
     } else {
-      held_out[members, pair_index(pair, nlevels(y))]
+      held_out[members, pair_number]
     }
-    sigmoid <- platt_sigmoid(decision, pair_y == levels(pair_y)[2])
-    data.frame(pair = paste(levels(pair_y), collapse = " vs "), A = sigmoid$A, B = sigmoid$B,
-               iterations = sigmoid$iterations, converged = sigmoid$converged, stringsAsFactors = FALSE)
+    c(platt_sigmoid(decision, pair_y == levels(pair_y)[2]), pair = paste(levels(pair_y), collapse = " vs "))
   })
-  do.call(rbind, rows)
-}
-
-#' The column of pair (i, j) among the class_pairs() of `n_classes` classes
-#' @noRd
-pair_index <- function(pair, n_classes) {
-  pairs <- class_pairs(n_classes)
-  which(pairs[1L, ] == pair[1L] & pairs[2L, ] == pair[2L])
+  field <- function(name, type) vapply(sigmoids, `[[`, type, name)
+  data.frame(pair = field("pair", ""), A = field("A", 0), B = field("B", 0),
+             iterations = field("iterations", 0L), converged = field("converged", TRUE), stringsAsFactors = FALSE)
 }
 
 #' Cross-validated decision values of a two-class SVM on a precomputed
@@ -255,10 +246,11 @@ platt_sigmoid <- function(decision, positive, max_iterations = 100L, min_step = 
   n_positive <- sum(positive)
   n_negative <- length(positive) - n_positive
   target <- ifelse(positive, (n_positive + 1) / (n_positive + 2), 1 / (n_negative + 2))
-  # -log-likelihood, each term written so that exp() cannot overflow
+  # -log-likelihood, each term written so that exp() cannot overflow:
+  # t z + log(1 + e^-z) for z >= 0, (t - 1) z + log(1 + e^z) below
   objective <- function(A, B) {
     fApB <- decision * A + B
-    sum(ifelse(fApB >= 0, target * fApB + log1p(exp(-fApB)), (target - 1) * fApB + log1p(exp(fApB))))
+    sum((target - (fApB < 0)) * fApB + log1p(exp(-abs(fApB))))
   }
   A <- 0
   B <- log((n_negative + 1) / (n_positive + 1))
@@ -269,7 +261,8 @@ platt_sigmoid <- function(decision, positive, max_iterations = 100L, min_step = 
     fApB <- decision * A + B
     # p = P(positive), q = 1 - p, without overflow
     e <- exp(-abs(fApB))
-    p <- ifelse(fApB >= 0, e / (1 + e), 1 / (1 + e))
+    positive_z <- fApB >= 0
+    p <- (positive_z * e + !positive_z) / (1 + e)
     q <- 1 - p
     d2 <- p * q
     h11 <- sigma + sum(decision^2 * d2)

@@ -563,6 +563,22 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_svm_one_vs_one
+Eigen::MatrixXd cpp_svm_one_vs_one(const Eigen::Map<Eigen::MatrixXd> K, const Eigen::Map<Eigen::VectorXi> codes, int n_classes, const Eigen::Map<Eigen::VectorXd> costs, const Eigen::Map<Eigen::MatrixXd> K_new, double eps);
+RcppExport SEXP _krein_cpp_svm_one_vs_one(SEXP KSEXP, SEXP codesSEXP, SEXP n_classesSEXP, SEXP costsSEXP, SEXP K_newSEXP, SEXP epsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type K(KSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXi> >::type codes(codesSEXP);
+    Rcpp::traits::input_parameter< int >::type n_classes(n_classesSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type costs(costsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type K_new(K_newSEXP);
+    Rcpp::traits::input_parameter< double >::type eps(epsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_svm_one_vs_one(K, codes, n_classes, costs, K_new, eps));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_ikfd_full", (DL_FUNC) &_krein_cpp_ikfd_full, 6},
@@ -603,6 +619,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_pcvm_pass_moments", (DL_FUNC) &_krein_cpp_pcvm_pass_moments, 4},
     {"_krein_cpp_pcvm_moment_step", (DL_FUNC) &_krein_cpp_pcvm_moment_step, 9},
     {"_krein_cpp_svm_binary", (DL_FUNC) &_krein_cpp_svm_binary, 4},
+    {"_krein_cpp_svm_one_vs_one", (DL_FUNC) &_krein_cpp_svm_one_vs_one, 6},
     {NULL, NULL, 0}
 };
 

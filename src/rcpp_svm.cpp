@@ -14,3 +14,14 @@ Rcpp::List cpp_svm_binary(const Eigen::Map<Eigen::MatrixXd> K, const Eigen::Map<
                             Rcpp::Named("iterations") = static_cast<double>(fit.iterations),
                             Rcpp::Named("converged") = fit.converged);
 }
+
+// The held-out decision values of the one-vs-one SVMs at each cost of
+// `costs` (krein::svm::one_vs_one_decisions(); `codes` 1-based, as R's
+// factor codes): n_new x (pairs x costs), the pairs of a cost together.
+// [[Rcpp::export]]
+Eigen::MatrixXd cpp_svm_one_vs_one(const Eigen::Map<Eigen::MatrixXd> K, const Eigen::Map<Eigen::VectorXi> codes,
+                                   int n_classes, const Eigen::Map<Eigen::VectorXd> costs,
+                                   const Eigen::Map<Eigen::MatrixXd> K_new, double eps) {
+  const Eigen::VectorXi zero_based = codes.array() - 1;
+  return krein::svm::one_vs_one_decisions(K, zero_based, n_classes, costs, K_new, eps);
+}

@@ -80,3 +80,33 @@ test_that("the cost cross-validation with the core's SVM chooses what kernlab's 
     }
   }
 })
+
+test_that("the core's one-vs-one decisions for all costs at once equal the two-class fits pair by pair", {
+  # one_vs_one_decisions() (one core call per fold of the cost
+  # cross-validation) against the pairs fitted one by one in R: each pair
+  # (i, j), i < j, in kernlab's order, on its own points, labelled +1 for the
+  # second class, the held-out decisions K_new[, members] a + b per cost
+  x <- scale(as.matrix(iris[, 1:4]))
+  train <- seq(1, 150, by = 3)
+  train <- sort(c(train, train + 1L))
+  held_out <- setdiff(1:150, train)
+  for (kernel in list(kernel_rbf(gamma = 0.5), kernel_tanh(scale = 0.5, offset = -1))) {
+    K <- kernel_matrix(kernel, x[train, ])
+    K_new <- kernel_matrix(kernel, x[held_out, ], x[train, ])
+    y <- iris$Species[train]
+    grid <- c(0.1, 1, 10, 100)
+    all_at_once <- krein:::cpp_svm_one_vs_one(K, as.integer(y), 3L, grid, K_new, 1e-3)
+    expect_identical(dim(all_at_once), c(length(held_out), 3L * 4L))
+    pairs <- combn(3, 2)
+    for (j in seq_along(grid)) {
+      for (p in 1:3) {
+        members <- which(as.integer(y) %in% pairs[, p])
+        pair_y <- factor(as.integer(y)[members], levels = pairs[, p])
+        solved <- krein:::smo_binary(K[members, members], pair_y, grid[j])
+        expect_equal(all_at_once[, (j - 1) * 3 + p], drop(K_new[, members] %*% solved$coefficients) + solved$b,
+                     tolerance = 1e-12)
+      }
+    }
+  }
+  expect_error(krein:::cpp_svm_one_vs_one(K, c(as.integer(y)[-1], 4L), 3L, grid, K_new, 1e-3), "class codes")
+})

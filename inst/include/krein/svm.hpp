@@ -26,6 +26,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 namespace krein {
 namespace svm {
@@ -166,6 +167,54 @@ inline BinaryFit solve_binary(const Eigen::Ref<const Eigen::MatrixXd>& K, const 
     }
   }
   out.rho = free > 0 ? free_sum / static_cast<double>(free) : (upper_bound + lower_bound) / 2.0;
+  return out;
+}
+
+// The held-out decision values of one-vs-one two-class SVMs for each cost
+// of `costs`: the SVMs are fitted on the training kernel K (n x n) of points
+// whose classes are `codes` (0, ..., n_classes - 1), one per pair of classes
+// (i, j), i < j, in kernlab's order, on the pair's points (in their order in
+// K) labelled +1 for class j and -1 for class i; K_new (n_new x n) holds the
+// held-out points' kernel rows. Column c * n_pairs + p of the result is the
+// pair p's f(x) = sum_t a_t y_t k(x_t, x) - rho at cost c (f > 0 favours
+// class j). One call serves a fold of a cost's cross-validation: the pairs'
+// kernels are gathered once for all costs.
+inline Eigen::MatrixXd one_vs_one_decisions(const Eigen::Ref<const Eigen::MatrixXd>& K,
+                                            const Eigen::Ref<const Eigen::VectorXi>& codes, int n_classes,
+                                            const Eigen::Ref<const Eigen::VectorXd>& costs,
+                                            const Eigen::Ref<const Eigen::MatrixXd>& K_new, double eps = 1e-3) {
+  const Eigen::Index n = K.rows();
+  if (K.cols() != n || codes.size() != n || K_new.cols() != n) {
+    throw std::invalid_argument("K must be n x n, with one class code per row and n columns of K_new");
+  }
+  if (n_classes < 2) throw std::invalid_argument("one-vs-one SVMs need two classes");
+  for (Eigen::Index t = 0; t < n; ++t) {
+    if (codes[t] < 0 || codes[t] >= n_classes) throw std::invalid_argument("class codes must be 0, ..., n_classes - 1");
+  }
+  const Eigen::Index n_pairs = static_cast<Eigen::Index>(n_classes) * (n_classes - 1) / 2;
+  Eigen::MatrixXd out(K_new.rows(), n_pairs * costs.size());
+  Eigen::Index pair = 0;
+  for (int first = 0; first < n_classes - 1; ++first) {
+    for (int second = first + 1; second < n_classes; ++second, ++pair) {
+      std::vector<Eigen::Index> members;
+      for (Eigen::Index t = 0; t < n; ++t) {
+        if (codes[t] == first || codes[t] == second) members.push_back(t);
+      }
+      const Eigen::Index m = static_cast<Eigen::Index>(members.size());
+      Eigen::MatrixXd K_pair(m, m), K_new_pair(K_new.rows(), m);
+      Eigen::VectorXd y(m);
+      for (Eigen::Index b = 0; b < m; ++b) {
+        y[b] = codes[members[b]] == second ? 1.0 : -1.0;
+        K_new_pair.col(b) = K_new.col(members[b]);
+        for (Eigen::Index a = 0; a < m; ++a) K_pair(a, b) = K(members[a], members[b]);
+      }
+      for (Eigen::Index c = 0; c < costs.size(); ++c) {
+        const BinaryFit fit = solve_binary(K_pair, y, costs[c], eps);
+        out.col(c * n_pairs + pair) =
+            (K_new_pair * fit.alpha.cwiseProduct(y)).array() - fit.rho;
+      }
+    }
+  }
   return out;
 }
 
