@@ -177,6 +177,25 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_shrunk_gaussian_classes
+Eigen::MatrixXi cpp_shrunk_gaussian_classes(const Eigen::Map<Eigen::MatrixXd> Z, const Rcpp::IntegerVector& labels, int classes, const Eigen::Map<Eigen::MatrixXd> Z_new, const Rcpp::IntegerVector& dims, const Eigen::Map<Eigen::VectorXd> pooling, double shrinkage, const Eigen::Map<Eigen::VectorXd> log_prior, int threads);
+RcppExport SEXP _krein_cpp_shrunk_gaussian_classes(SEXP ZSEXP, SEXP labelsSEXP, SEXP classesSEXP, SEXP Z_newSEXP, SEXP dimsSEXP, SEXP poolingSEXP, SEXP shrinkageSEXP, SEXP log_priorSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type Z(ZSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type labels(labelsSEXP);
+    Rcpp::traits::input_parameter< int >::type classes(classesSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type Z_new(Z_newSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type dims(dimsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type pooling(poolingSEXP);
+    Rcpp::traits::input_parameter< double >::type shrinkage(shrinkageSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type log_prior(log_priorSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_shrunk_gaussian_classes(Z, labels, classes, Z_new, dims, pooling, shrinkage, log_prior, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_kqd_fit
 Rcpp::List cpp_kqd_fit(const Eigen::Map<Eigen::MatrixXd> K, const Rcpp::IntegerVector& labels, int classes, const std::string& variant, const Eigen::Map<Eigen::MatrixXd> reg, const std::string& indefinite, bool allow_cholesky);
 RcppExport SEXP _krein_cpp_kqd_fit(SEXP KSEXP, SEXP labelsSEXP, SEXP classesSEXP, SEXP variantSEXP, SEXP regSEXP, SEXP indefiniteSEXP, SEXP allow_choleskySEXP) {
@@ -593,6 +612,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_triangular_factor", (DL_FUNC) &_krein_cpp_triangular_factor, 1},
     {"_krein_cpp_kfda_project", (DL_FUNC) &_krein_cpp_kfda_project, 4},
     {"_krein_cpp_column_moments", (DL_FUNC) &_krein_cpp_column_moments, 2},
+    {"_krein_cpp_shrunk_gaussian_classes", (DL_FUNC) &_krein_cpp_shrunk_gaussian_classes, 9},
     {"_krein_cpp_kqd_fit", (DL_FUNC) &_krein_cpp_kqd_fit, 7},
     {"_krein_cpp_kqd_distances", (DL_FUNC) &_krein_cpp_kqd_distances, 3},
     {"_krein_cpp_kqd_error_biases", (DL_FUNC) &_krein_cpp_kqd_error_biases, 4},

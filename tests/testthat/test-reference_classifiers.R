@@ -186,6 +186,49 @@ test_that("ikpca_qd equals QDA on the transcribed IKPCA map (Appendix I-E)", {
   expect_equal(unname(predict(fit, type = "projection")), unname(fit$training_scores))
 })
 
+test_that("ikpca_qd's pvar cross-validation by the core's Cholesky route equals the QR route", {
+  # shrunk_gaussian.hpp forms each candidate's shrunk covariance from one
+  # scatter matrix per class and takes its Cholesky factor; gaussian_classes()
+  # takes QR factors of stacked factors. The same models: the same held-out
+  # classes, so the same table and choice -- on two and six classes, an
+  # indefinite kernel, more components than points in a class (spam-like),
+  # a given pooling and a larger shrinkage.
+  set.seed(23)
+  board <- checkerboard(90, size = 2)
+  x_iris <- scale(as.matrix(iris[, 1:4]))
+  wide <- matrix(rnorm(60 * 30), 60)
+  wide_y <- factor(rep(c("a", "b"), c(24, 36)))
+  wide[wide_y == "b", 1:3] <- wide[wide_y == "b", 1:3] + 1
+  cases <- list(
+    list(x = board[, 1:2], y = board$y, kernel = kernel_rbf(2), args = list()),
+    list(x = x_iris, y = iris$Species, kernel = kernel_tanh(scale = 0.5, offset = -1), args = list()),
+    list(x = x_iris, y = iris$Species, kernel = kernel_rbf(0.5), args = list(pooling = 0.3, shrinkage = 0.2)),
+    list(x = wide, y = wide_y, kernel = kernel_rbf(0.02), args = list())
+  )
+  for (case in cases) {
+    fit <- function() do.call(ikpca_qd, c(list(case$x, case$y, kernel = case$kernel, scale = FALSE), case$args))
+    fast <- fit()
+    local_krein_functions(list(ikpca_qd_fast_candidates = function() FALSE))
+    exact <- fit()
+    local_krein_functions(list(ikpca_qd_fast_candidates = function() TRUE))
+    expect_equal(fast$pvar_selection, exact$pvar_selection)
+    expect_identical(fast$pvar, exact$pvar)
+  }
+  # the wide case has classes of fewer points than components
+  expect_gt(max(fast$pvar_selection$ncomp), 24)
+  # the core's route by itself: a candidate whose factor is not well
+  # conditioned is left to R (0), never guessed
+  z <- matrix(rnorm(40 * 3), 40)
+  z_new <- matrix(rnorm(5 * 3), 5)
+  out <- krein:::cpp_shrunk_gaussian_classes(z, rep(1:2, 20), 2L, z_new, c(1L, 3L), c(0, 0), 1e-14, log(c(0.5, 0.5)), 1L)
+  expect_identical(dim(out), c(5L, 2L))
+  expect_true(all(out %in% 0:2))
+  z[, 3] <- 0
+  out <- krein:::cpp_shrunk_gaussian_classes(z, rep(1:2, 20), 2L, z_new, c(2L, 3L), c(0, 0), 1e-14, log(c(0.5, 0.5)), 1L)
+  expect_true(all(out[, 1] %in% 1:2))
+  expect_true(all(out[, 2] == 0L))
+})
+
 test_that("ikpca_qd's default pvar is the least 5-fold cross-validated error, transcribed in plain R", {
   # Transcription of the documented rule, independently of krein's code:
   # folds dealt in turn within each class; in each, the IKPCA map (Appendix
