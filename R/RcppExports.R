@@ -49,8 +49,8 @@ cpp_column_moments <- function(K, threads) {
     .Call(`_krein_cpp_column_moments`, K, threads)
 }
 
-cpp_shrunk_gaussian_classes <- function(Z, labels, classes, Z_new, dims, pooling, shrinkage, log_prior, threads) {
-    .Call(`_krein_cpp_shrunk_gaussian_classes`, Z, labels, classes, Z_new, dims, pooling, shrinkage, log_prior, threads)
+cpp_shrunk_gaussian_classes <- function(Z, labels, classes, Z_new, dims, pooling, shrinkage, unbiased, log_prior, threads) {
+    .Call(`_krein_cpp_shrunk_gaussian_classes`, Z, labels, classes, Z_new, dims, pooling, shrinkage, unbiased, log_prior, threads)
 }
 
 cpp_kqd_fit <- function(K, labels, classes, variant, reg, indefinite, allow_cholesky) {

@@ -168,7 +168,7 @@ ikpca_qd_select_pvar <- function(K, y, prior, shrinkage, pooling, threads) {
     # and unshrunk models take gaussian_classes()' QR factors
     classes <- if (shrinkage > 0 && ikpca_qd_fast_candidates()) {
       cpp_shrunk_gaussian_classes(scores, as.integer(y[train]), nlevels(y), scores_new, ncomp, poolings, shrinkage,
-                                  log(prior), threads)
+                                  FALSE, log(prior), threads)
     } else matrix(0L, length(held_out), length(candidates))
     moments <- NULL
     for (j in which(classes[1L, ] == 0L)) {

@@ -332,6 +332,7 @@ kmdc_fit <- function(inputs, distance, classifier, reg, indefinite, prior, selec
   cv <- kmdc_select_path(select, nfolds, inputs, distance, candidates, core$distances$reg, indefinite,
                          prior, core$path_error, threads, optional_qda = is.null(classifier))
   chosen <- cv$classifier
+  core <- kmdc_fit_candidate(core, chosen)
   best <- cv$best
   for (text in unique(core$warnings[[chosen]][[best]])) krein_warn(text)
   list(distance = distance, classifier = candidates[chosen], prior = prior, distances = core$distances,
@@ -374,27 +375,37 @@ kmdc_candidate_fits <- function(inputs, distance, candidates, reg, indefinite, p
   }
   discriminants <- warnings <- vector("list", length(candidates))
   path_error <- matrix(NA_real_, length(candidates), nrow(path))
-  for (j in seq_along(candidates)) {
-    classifier <- candidates[j]
-    if (held_out_only && kmdc_gaussian_folds()) {
-      # a fold of the cross-validation: only its held-out classes are needed
-      discriminants[[j]] <- kmdc_fold_discriminants(d_path, y, classifier, prior, usable, path, counts,
-                                                    optional = optional_qda && classifier == "qda")
-      next
-    }
-    fits <- kmdc_discriminants(d_path, y, classifier, prior, usable, path, counts,
-                               optional = optional_qda && classifier == "qda")
-    discriminants[[j]] <- fits$discriminants
-    warnings[[j]] <- fits$warnings
-    # the discriminant's error on the points it was trained on
-    path_error[j, ] <- vapply(seq_len(nrow(path)), function(k) {
-      if (is.null(fits$discriminants[[k]])) return(NA_real_)
-      f <- kmdc_decisions(fits$discriminants[[k]], unname(d_path[[k]]), classifier)
-      mean(class_from_decisions(f, levels(y)) != y)
-    }, numeric(1))
-  }
-  list(distances = distances, d_path = d_path, folds = folds, discriminants = discriminants,
-       warnings = warnings, path_error = path_error)
+  core <- list(distances = distances, d_path = d_path, folds = folds, discriminants = discriminants,
+               warnings = warnings, path_error = path_error, usable = usable, y = y, prior = prior, path = path,
+               candidates = candidates, optional_qda = optional_qda)
+  # a fold of the cross-validation needs only its held-out classes, which
+  # kmdc_fold_classes() finds (fitting discriminants only where the core's
+  # route leaves a value to them); the full fit, its first candidate's
+  # discriminants (the others' once the cross-validation has chosen,
+  # kmdc_fit_candidate())
+  if (held_out_only && kmdc_gaussian_folds()) return(core)
+  for (j in if (held_out_only) seq_along(candidates) else 1L) core <- kmdc_fit_candidate(core, j)
+  core
+}
+
+#' The MASS discriminant per path value of candidate `j` of `core` (a
+#' kmdc_candidate_fits() result), its warnings and its error on the points
+#' it was trained on; `core` with them filled in (unchanged if they are)
+#' @noRd
+kmdc_fit_candidate <- function(core, j) {
+  if (!is.null(core$discriminants[[j]])) return(core)
+  classifier <- core$candidates[j]
+  y <- core$y
+  fits <- kmdc_discriminants(core$d_path, y, classifier, core$prior, core$usable, core$path, table(y),
+                             optional = core$optional_qda && classifier == "qda")
+  core$discriminants[[j]] <- fits$discriminants
+  core$warnings[[j]] <- fits$warnings
+  core$path_error[j, ] <- vapply(seq_len(nrow(core$path)), function(k) {
+    if (is.null(fits$discriminants[[k]])) return(NA_real_)
+    f <- kmdc_decisions(fits$discriminants[[k]], unname(core$d_path[[k]]), classifier)
+    mean(class_from_decisions(f, levels(y)) != y)
+  }, numeric(1))
+  core
 }
 
 # Whether the folds of kmdc_select_path() fit their discriminants as
@@ -424,6 +435,36 @@ kmdc_fold_discriminants <- function(d_path, y, classifier, prior, usable, path, 
     suppressWarnings(kmdc_discriminants(single, y, classifier, prior, TRUE, path[k, , drop = FALSE], counts,
                                         optional = optional)$discriminants[[1L]])
   })
+}
+
+#' The classes a fold's discriminants give its held-out points at path value
+#' `k` (squared distances `d_test`), a column per candidate classifier (NA
+#' where the value is unusable or its distances are not finite): the core's
+#' Gaussian classes (shrunk_gaussian.hpp; moment estimates as MASS's, pooled
+#' with n - K for "lda", per class with n_k - 1 for "qda", no shrinkage) in
+#' one call for both, and kmdc_fold_discriminants() for a candidate the core
+#' leaves (a covariance not clearly well conditioned)
+#' @noRd
+kmdc_fold_classes <- function(fit, k, y, d_test, candidates, prior, path, optional_qda) {
+  classes <- matrix(NA_integer_, nrow(d_test), length(candidates))
+  if (!fit$usable[k] || !all(is.finite(d_test))) return(classes)
+  d <- unname(fit$d_path[[k]])
+  d_test <- unname(d_test)
+  if (all(is.finite(d))) {
+    classes[] <- cpp_shrunk_gaussian_classes(d, as.integer(y), nlevels(y), d_test, rep(ncol(d), length(candidates)),
+                                             ifelse(candidates == "lda", 1, 0), 0, TRUE, log(prior), 1L)
+  } else {
+    classes[] <- 0L
+  }
+  counts <- table(y)
+  for (j in which(classes[1L, ] == 0L)) {
+    discriminant <- kmdc_fold_discriminants(fit$d_path[k], y, candidates[j], prior, TRUE, path[k, , drop = FALSE],
+                                            counts, optional = optional_qda && candidates[j] == "qda")[[1L]]
+    classes[, j] <- if (is.null(discriminant)) NA_integer_ else {
+      max.col(kmdc_fold_decisions(discriminant, d_test, candidates[j]), ties.method = "first")
+    }
+  }
+  classes
 }
 
 #' The held-out decision values of a fold's discriminant (either kind of
@@ -520,6 +561,14 @@ kmdc_select_path <- function(select, nfolds, inputs, distance, candidates, path,
     }
     d_test <- cpp_kqd_distances(fit$distances$core, K[test, train, drop = FALSE],
                                 if (distance == "RC") self[test])
+    if (kmdc_gaussian_folds()) {
+      codes <- as.integer(y[test])
+      for (k in seq_len(nrow(path))) {
+        classes <- kmdc_fold_classes(fit, k, y[train], d_test[[k]], candidates, prior, path, optional_qda)
+        wrong[f, , k] <- colSums(classes != codes)
+      }
+      next
+    }
     for (j in seq_along(candidates)) {
       wrong[f, j, ] <- vapply(seq_len(nrow(path)), function(k) {
         discriminant <- fit$discriminants[[j]][[k]]

@@ -178,8 +178,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_shrunk_gaussian_classes
-Eigen::MatrixXi cpp_shrunk_gaussian_classes(const Eigen::Map<Eigen::MatrixXd> Z, const Rcpp::IntegerVector& labels, int classes, const Eigen::Map<Eigen::MatrixXd> Z_new, const Rcpp::IntegerVector& dims, const Eigen::Map<Eigen::VectorXd> pooling, double shrinkage, const Eigen::Map<Eigen::VectorXd> log_prior, int threads);
-RcppExport SEXP _krein_cpp_shrunk_gaussian_classes(SEXP ZSEXP, SEXP labelsSEXP, SEXP classesSEXP, SEXP Z_newSEXP, SEXP dimsSEXP, SEXP poolingSEXP, SEXP shrinkageSEXP, SEXP log_priorSEXP, SEXP threadsSEXP) {
+Eigen::MatrixXi cpp_shrunk_gaussian_classes(const Eigen::Map<Eigen::MatrixXd> Z, const Rcpp::IntegerVector& labels, int classes, const Eigen::Map<Eigen::MatrixXd> Z_new, const Rcpp::IntegerVector& dims, const Eigen::Map<Eigen::VectorXd> pooling, double shrinkage, bool unbiased, const Eigen::Map<Eigen::VectorXd> log_prior, int threads);
+RcppExport SEXP _krein_cpp_shrunk_gaussian_classes(SEXP ZSEXP, SEXP labelsSEXP, SEXP classesSEXP, SEXP Z_newSEXP, SEXP dimsSEXP, SEXP poolingSEXP, SEXP shrinkageSEXP, SEXP unbiasedSEXP, SEXP log_priorSEXP, SEXP threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -190,9 +190,10 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type dims(dimsSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type pooling(poolingSEXP);
     Rcpp::traits::input_parameter< double >::type shrinkage(shrinkageSEXP);
+    Rcpp::traits::input_parameter< bool >::type unbiased(unbiasedSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type log_prior(log_priorSEXP);
     Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_shrunk_gaussian_classes(Z, labels, classes, Z_new, dims, pooling, shrinkage, log_prior, threads));
+    rcpp_result_gen = Rcpp::wrap(cpp_shrunk_gaussian_classes(Z, labels, classes, Z_new, dims, pooling, shrinkage, unbiased, log_prior, threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -612,7 +613,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_triangular_factor", (DL_FUNC) &_krein_cpp_triangular_factor, 1},
     {"_krein_cpp_kfda_project", (DL_FUNC) &_krein_cpp_kfda_project, 4},
     {"_krein_cpp_column_moments", (DL_FUNC) &_krein_cpp_column_moments, 2},
-    {"_krein_cpp_shrunk_gaussian_classes", (DL_FUNC) &_krein_cpp_shrunk_gaussian_classes, 9},
+    {"_krein_cpp_shrunk_gaussian_classes", (DL_FUNC) &_krein_cpp_shrunk_gaussian_classes, 10},
     {"_krein_cpp_kqd_fit", (DL_FUNC) &_krein_cpp_kqd_fit, 7},
     {"_krein_cpp_kqd_distances", (DL_FUNC) &_krein_cpp_kqd_distances, 3},
     {"_krein_cpp_kqd_error_biases", (DL_FUNC) &_krein_cpp_kqd_error_biases, 4},

@@ -59,7 +59,7 @@ Rcpp::List cpp_column_moments(const Eigen::Map<Eigen::MatrixXd> K, int threads) 
   return Rcpp::List::create(Rcpp::Named("mean") = m.first, Rcpp::Named("sd") = m.second);
 }
 
-// The classes of new points Z_new under shrunk Gaussian class models in the
+// The classes of new points Z_new under (shrunk, pooled) Gaussian class models in the
 // leading dims[c] coordinates of Z, one column per candidate, 0 for a
 // candidate left to R (krein::shrunk_gaussian::leading_classes(); `labels`
 // 1-based, as R's factor codes).
@@ -67,10 +67,11 @@ Rcpp::List cpp_column_moments(const Eigen::Map<Eigen::MatrixXd> K, int threads) 
 Eigen::MatrixXi cpp_shrunk_gaussian_classes(const Eigen::Map<Eigen::MatrixXd> Z, const Rcpp::IntegerVector& labels,
                                             int classes, const Eigen::Map<Eigen::MatrixXd> Z_new,
                                             const Rcpp::IntegerVector& dims, const Eigen::Map<Eigen::VectorXd> pooling,
-                                            double shrinkage, const Eigen::Map<Eigen::VectorXd> log_prior, int threads) {
+                                            double shrinkage, bool unbiased, const Eigen::Map<Eigen::VectorXd> log_prior,
+                                            int threads) {
   const std::vector<int> codes = glue::zero_based_labels(labels);
   const Eigen::VectorXi codes_vector = Eigen::Map<const Eigen::VectorXi>(codes.data(), static_cast<Eigen::Index>(codes.size()));
   const Eigen::VectorXi dims_vector = Eigen::Map<const Eigen::VectorXi>(dims.begin(), dims.size());
   return krein::shrunk_gaussian::leading_classes(Z, codes_vector, classes, Z_new, dims_vector, pooling, shrinkage,
-                                                 log_prior, threads);
+                                                 unbiased, log_prior, threads);
 }

@@ -502,8 +502,9 @@ test_that("kernel_mahalanobis() gives kqd()'s RC+ and IC- distances, with the sa
 })
 
 test_that("the cross-validation's Gaussian discriminants make MASS's choices", {
-  # kmdc_select_path() fits each fold's discriminants as Gaussian classes
-  # (kmdc_fold_discriminants(): moment estimates, as MASS::lda and
+  # kmdc_select_path() classifies each fold's held-out points by Gaussian
+  # classes (the core's shrunk_gaussian.hpp without shrinkage, through
+  # kmdc_fold_classes(): moment estimates, as MASS::lda and
   # MASS::qda(method = "moment")), not by MASS; their held-out classes, and
   # so the cross-validated errors and the choices, must be MASS's.
   # kmdc_gaussian_folds() is replaced to run the MASS folds for comparison.
@@ -522,17 +523,16 @@ test_that("the cross-validation's Gaussian discriminants make MASS's choices", {
       set.seed(1)
       do.call(kmdc, c(list(case$formula, data = case$data, kernel = kernel_rbf(0.5)), case$args))
     }
-    # the folds do take the Gaussian route (not MASS's fallback for
-    # near-singular values), so that the comparison compares two routes
-    routes <- character()
-    gaussian <- with_krein_functions(list(kmdc_fold_decisions = function(discriminant, z, classifier) {
-      routes <<- c(routes, class(discriminant)[1])
-      if (inherits(discriminant, "krein_gaussian")) {
-        return(krein:::gaussian_discriminants(discriminant, z, relative = TRUE))
-      }
-      krein:::kmdc_decisions(discriminant, z, classifier)
+    # the folds do take the core's route (not the fallback for near-singular
+    # values), so that the comparison compares two routes
+    core_answers <- logical()
+    core_classes <- krein:::cpp_shrunk_gaussian_classes
+    gaussian <- with_krein_functions(list(cpp_shrunk_gaussian_classes = function(...) {
+      classes <- core_classes(...)
+      core_answers <<- c(core_answers, classes[1L, ] != 0L)
+      classes
     }), fit())
-    expect_gt(mean(routes == "krein_gaussian"), 0.5)
+    expect_gt(mean(core_answers), 0.5)
     mass <- with_krein_functions(list(kmdc_gaussian_folds = function() FALSE), fit())
     expect_identical(gaussian$select, "cv")
     expect_equal(gaussian$cv_error, mass$cv_error, tolerance = 1e-12)

@@ -220,11 +220,11 @@ test_that("ikpca_qd's pvar cross-validation by the core's Cholesky route equals 
   # conditioned is left to R (0), never guessed
   z <- matrix(rnorm(40 * 3), 40)
   z_new <- matrix(rnorm(5 * 3), 5)
-  out <- krein:::cpp_shrunk_gaussian_classes(z, rep(1:2, 20), 2L, z_new, c(1L, 3L), c(0, 0), 1e-14, log(c(0.5, 0.5)), 1L)
+  out <- krein:::cpp_shrunk_gaussian_classes(z, rep(1:2, 20), 2L, z_new, c(1L, 3L), c(0, 0), 1e-14, FALSE, log(c(0.5, 0.5)), 1L)
   expect_identical(dim(out), c(5L, 2L))
   expect_true(all(out %in% 0:2))
   z[, 3] <- 0
-  out <- krein:::cpp_shrunk_gaussian_classes(z, rep(1:2, 20), 2L, z_new, c(2L, 3L), c(0, 0), 1e-14, log(c(0.5, 0.5)), 1L)
+  out <- krein:::cpp_shrunk_gaussian_classes(z, rep(1:2, 20), 2L, z_new, c(2L, 3L), c(0, 0), 1e-14, FALSE, log(c(0.5, 0.5)), 1L)
   expect_true(all(out[, 1] %in% 1:2))
   expect_true(all(out[, 2] == 0L))
 })
