@@ -437,6 +437,21 @@ kmdc_fold_discriminants <- function(d_path, y, classifier, prior, usable, path, 
   })
 }
 
+#' The RC distance model of a fold's training part (kernel `K`, self
+#' similarities `self`, classes `y`) at the values of the full fit's `path`,
+#' straight from the core as kqd's own cross-validation fits it
+#' (kqd_cv_errors()): the parts of a kmdc_candidate_fits() result that
+#' kmdc_fold_classes() uses, without the checks, defaults and training
+#' predictions of a whole kqd fit (most of a fold's time on small data)
+#' @noRd
+kmdc_fold_distances <- function(K, self, y, path, indefinite) {
+  indefinite <- match_choice(indefinite, "indefinite", c("auto", "yes", "no"))
+  core <- with_core_errors("The kernel Mahalanobis distances of a fold",
+                           cpp_kqd_fit(K, as.integer(y), nlevels(y), "RC+", path, indefinite, allow_cholesky = TRUE))
+  d_path <- cpp_kqd_distances(core, K, self)
+  list(distances = list(core = core), d_path = d_path, usable = kqd_check_path(d_path, path, "RC+"))
+}
+
 #' The classes a fold's discriminants give its held-out points at path value
 #' `k` (squared distances `d_test`), a column per candidate classifier (NA
 #' where the value is unusable or its distances are not finite): the core's
@@ -548,12 +563,16 @@ kmdc_select_path <- function(select, nfolds, inputs, distance, candidates, path,
   for (f in seq_len(folds)) {
     test <- fold_ids == f
     train <- !test
-    fold_inputs <- inputs_from_xy(precomputed_kernel(K[train, train, drop = FALSE], self = self[train]),
-                                  y[train], NULL, NULL)
     fit <- tryCatch(
       withCallingHandlers(
-        kmdc_candidate_fits(fold_inputs, distance, candidates, path, indefinite, prior, threads,
-                            optional_qda = optional_qda, held_out_only = TRUE),
+        if (distance == "RC" && kmdc_gaussian_folds()) {
+          kmdc_fold_distances(K[train, train, drop = FALSE], self[train], y[train], path, indefinite)
+        } else {
+          fold_inputs <- inputs_from_xy(precomputed_kernel(K[train, train, drop = FALSE], self = self[train]),
+                                        y[train], NULL, NULL)
+          kmdc_candidate_fits(fold_inputs, distance, candidates, path, indefinite, prior, threads,
+                              optional_qda = optional_qda, held_out_only = TRUE)
+        },
         krein_warning = function(w) invokeRestart("muffleWarning")),
       krein_error = function(e) e)
     if (inherits(fit, "krein_error")) {
