@@ -17,6 +17,10 @@ cpp_ikfd_nystrom <- function(factors, counts, W, weights, reg) {
     .Call(`_krein_cpp_ikfd_nystrom`, factors, counts, W, weights, reg)
 }
 
+cpp_ikfd_loo_losses <- function(Q, lambda, targets, traces, grid, threads) {
+    .Call(`_krein_cpp_ikfd_loo_losses`, Q, lambda, targets, traces, grid, threads)
+}
+
 cpp_kernel_matrix <- function(base, invariant, x, y, y_tau, symmetric, threads) {
     .Call(`_krein_cpp_kernel_matrix`, base, invariant, x, y, y_tau, symmetric, threads)
 }

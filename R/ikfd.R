@@ -284,7 +284,7 @@ ikfd_full <- function(inputs, reg, weights, threads) {
   K <- training_kernel(inputs, threads)
   selection <- NULL
   if (is.null(reg)) {
-    selection <- ikfd_loo_ridge(K, inputs$y)
+    selection <- ikfd_loo_ridge(K, inputs$y, threads = threads)
     reg <- selection$chosen
   }
   core <- unfactorisable_scatter(cpp_ikfd_full(K, as.integer(inputs$y), nlevels(inputs$y), weights, reg, threads))
@@ -319,11 +319,9 @@ ikfd_ridge_grid <- function() 10^seq(-6, 1, by = 0.5)
 # of point i is r_i / (1 - H_ii). I - H0 = Q diag(w) Q' with w = mu /
 # (lambda^2 + mu) is formed directly, so that 1 - H_ii keeps its digits when
 # it is small. mu = ridge_relative tr(N_d) / n, as the fit resolves it.
-ikfd_loo_ridge <- function(K, y, grid = ikfd_ridge_grid()) {
+ikfd_loo_ridge <- function(K, y, grid = ikfd_ridge_grid(), threads = 1L) {
   n <- nrow(K)
   eig <- with_core_errors("The eigendecomposition of the kernel matrix", cpp_symmetric_eigen(K, TRUE))
-  Q <- eig$vectors
-  lambda2 <- eig$values^2
   targets <- discriminant_indicators(y)
   # tr(N_d) of each discriminant: the scatter of the kernel rows about the
   # means of its two groups (the class, the others), from the per-class sums
@@ -335,26 +333,12 @@ ikfd_loo_ridge <- function(K, y, grid = ikfd_ridge_grid()) {
   traces <- vapply(seq_len(ncol(targets)), function(d) {
     sum(row_norms) - sum(class_sums[d, ]^2) / counts[d] - sum((total_sum - class_sums[d, ])^2) / (n - counts[d])
   }, double(1))
-  Qt <- crossprod(Q, targets)
-  Q1 <- colSums(Q)
-  Q2 <- Q * Q
   # the squared leave-one-out residuals of each point (summed over the
-  # discriminants), one column per ridge
-  losses <- vapply(grid, function(r) {
-    total <- double(n)
-    for (d in seq_len(ncol(targets))) {
-      mu <- r * traces[d] / n
-      if (!(mu > 0)) return(rep(Inf, n))
-      w <- mu / (lambda2 + mu)
-      u <- as.vector(Q %*% (w * Q1))
-      c1 <- sum(w * Q1^2)
-      leverage_gap <- as.vector(Q2 %*% w) - u^2 / c1      # 1 - H_ii
-      if (!(c1 > 0) || any(!(leverage_gap > 1e-12))) return(rep(Inf, n))
-      residual <- as.vector(Q %*% (w * Qt[, d])) - u * sum(u * targets[, d]) / c1
-      total <- total + (residual / leverage_gap)^2
-    }
-    total
-  }, double(n))
+  # discriminants), one column per ridge, in the core: per discriminant,
+  # every ridge's w at once, in three products with Q (ikfd.hpp,
+  # loo_ridge_losses(): u = Q (w Q'1), 1 - H_ii = (Q o Q) w - u^2 / c1 with
+  # c1 = sum(w (Q'1)^2), residual = Q (w Q't) - u (u't) / c1)
+  losses <- cpp_ikfd_loo_losses(eig$vectors, eig$values, targets, traces, as.double(grid), threads)
   press <- colSums(losses)
   # no finite PRESS: kernel rows without spread within the groups (tr(N) = 0,
   # a constant or block kernel): the fixed relative ridge of Ny-iKFD, 1e-4

@@ -68,6 +68,22 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_ikfd_loo_losses
+Eigen::MatrixXd cpp_ikfd_loo_losses(const Eigen::Map<Eigen::MatrixXd> Q, const Eigen::Map<Eigen::VectorXd> lambda, const Eigen::Map<Eigen::MatrixXd> targets, const Eigen::Map<Eigen::VectorXd> traces, const Eigen::Map<Eigen::VectorXd> grid, int threads);
+RcppExport SEXP _krein_cpp_ikfd_loo_losses(SEXP QSEXP, SEXP lambdaSEXP, SEXP targetsSEXP, SEXP tracesSEXP, SEXP gridSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type Q(QSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type lambda(lambdaSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type targets(targetsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type traces(tracesSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type grid(gridSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_ikfd_loo_losses(Q, lambda, targets, traces, grid, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_kernel_matrix
 Rcpp::NumericMatrix cpp_kernel_matrix(const Rcpp::List& base, bool invariant, const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> y, const Eigen::Map<Eigen::MatrixXd> y_tau, bool symmetric, int threads);
 RcppExport SEXP _krein_cpp_kernel_matrix(SEXP baseSEXP, SEXP invariantSEXP, SEXP xSEXP, SEXP ySEXP, SEXP y_tauSEXP, SEXP symmetricSEXP, SEXP threadsSEXP) {
@@ -605,6 +621,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_class_factors", (DL_FUNC) &_krein_cpp_class_factors, 4},
     {"_krein_cpp_merge_factors", (DL_FUNC) &_krein_cpp_merge_factors, 2},
     {"_krein_cpp_ikfd_nystrom", (DL_FUNC) &_krein_cpp_ikfd_nystrom, 5},
+    {"_krein_cpp_ikfd_loo_losses", (DL_FUNC) &_krein_cpp_ikfd_loo_losses, 6},
     {"_krein_cpp_kernel_matrix", (DL_FUNC) &_krein_cpp_kernel_matrix, 7},
     {"_krein_cpp_kernel_diagonal", (DL_FUNC) &_krein_cpp_kernel_diagonal, 4},
     {"_krein_cpp_kfda_class_factors", (DL_FUNC) &_krein_cpp_kfda_class_factors, 4},

@@ -48,3 +48,12 @@ Rcpp::List cpp_ikfd_nystrom(const Rcpp::List& factors, const Rcpp::NumericVector
   return discriminants_list(
       krein::ikfd::fit_nystrom(glue::matrix_list(factors), n, W, parse_weights(weights), reg));
 }
+
+// The leave-one-out squared residuals of ikfd_loo_ridge(), n x ridges
+// (krein::ikfd::loo_ridge_losses()).
+// [[Rcpp::export]]
+Eigen::MatrixXd cpp_ikfd_loo_losses(const Eigen::Map<Eigen::MatrixXd> Q, const Eigen::Map<Eigen::VectorXd> lambda,
+                                    const Eigen::Map<Eigen::MatrixXd> targets, const Eigen::Map<Eigen::VectorXd> traces,
+                                    const Eigen::Map<Eigen::VectorXd> grid, int threads) {
+  return krein::ikfd::loo_ridge_losses(Q, lambda, targets, traces, grid, threads);
+}

@@ -369,6 +369,46 @@ void test_svm_binary() {
   expect(refused, "the SVM dual refuses C <= 0");
 }
 
+// The one-vs-one decisions of every pair and cost at once
+// (one_vs_one_decisions(), one call per fold of a cost cross-validation)
+// against the two-class solver on each pair's points, gathered by hand:
+// column c * pairs + p is pair p's f = K_new[, members] (a y) - rho at cost
+// c, the pairs (0, 1), (0, 2), (1, 2), the second class +1.
+void test_svm_one_vs_one() {
+  const Eigen::MatrixXd x = random_matrix(36, 2, 73), x_new = random_matrix(7, 2, 74);
+  Eigen::VectorXi codes(36);
+  for (int i = 0; i < 36; ++i) codes[i] = (x(i, 0) > 0.4) + (x(i, 1) > 0.0);
+  Eigen::MatrixXd K = kernel_of(rbf_spec(0.7), x), K_new(7, 36);
+  for (int i = 0; i < 7; ++i)
+    for (int j = 0; j < 36; ++j) K_new(i, j) = std::exp(-0.7 * (x_new.row(i) - x.row(j)).squaredNorm());
+  Eigen::VectorXd costs(2);
+  costs << 0.5, 20.0;
+  const Eigen::MatrixXd all = krein::svm::one_vs_one_decisions(K, codes, 3, costs, K_new, 1e-3);
+  bool same = all.rows() == 7 && all.cols() == 6;
+  const int firsts[3] = {0, 0, 1}, seconds[3] = {1, 2, 2};
+  for (int c = 0; c < 2 && same; ++c) {
+    for (int pair = 0; pair < 3; ++pair) {
+      std::vector<int> members;
+      for (int i = 0; i < 36; ++i)
+        if (codes[i] == firsts[pair] || codes[i] == seconds[pair]) members.push_back(i);
+      const int size = static_cast<int>(members.size());
+      Eigen::MatrixXd K_pair(size, size);
+      Eigen::VectorXd y(size);
+      for (int a = 0; a < size; ++a) {
+        y[a] = codes[members[a]] == seconds[pair] ? 1.0 : -1.0;
+        for (int b = 0; b < size; ++b) K_pair(a, b) = K(members[a], members[b]);
+      }
+      const krein::svm::BinaryFit fit = krein::svm::solve_binary(K_pair, y, costs[c], 1e-3);
+      for (int i = 0; i < 7; ++i) {
+        double f = -fit.rho;
+        for (int a = 0; a < size; ++a) f += K_new(i, members[a]) * fit.alpha[a] * y[a];
+        same = same && std::abs(all(i, c * 3 + pair) - f) <= 1e-12 * (1.0 + std::abs(f));
+      }
+    }
+  }
+  expect(same, "the one-vs-one decisions of all pairs and costs equal the pairs' own two-class fits");
+}
+
 // An exception in a parallel_for body (an allocation that fails on a worker
 // thread, a kernel that throws) must not end the process: it is caught on
 // its thread and rethrown, with its type, on the calling thread, and the
@@ -620,6 +660,7 @@ int main() {
   test_parallel_for_exceptions();
   test_on_calling_thread();
   test_svm_binary();
+  test_svm_one_vs_one();
   test_landmark_pass_budget();
   test_parallel_dense();
   test_numerics();
@@ -628,6 +669,7 @@ int main() {
   test_kqd();
   test_kqd_bias_non_finite();
   test_kqd_nystrom();
+  test_shrunk_gaussian();
   test_pcvm_estep();
   test_pcvm_em();
   test_pcvm_e_steps();

@@ -1,5 +1,5 @@
-// Tests of the core's discriminants without R: iKFD and KQD (full and
-// Nystroem), against facts that can be checked by hand or by a direct
+// Tests of the core's discriminants without R: iKFD, KQD (full and
+// Nystroem) and the shrunk Gaussian classes, against facts that can be checked by hand or by a direct
 // formula. main() is in test_core.cpp.
 #include <cmath>
 #include <cstdio>
@@ -16,6 +16,7 @@
 #include "krein/kqd.hpp"
 #include "krein/kqd_nystrom.hpp"
 #include "krein/numerics.hpp"
+#include "krein/shrunk_gaussian.hpp"
 
 #include "test_harness.hpp"
 
@@ -173,6 +174,77 @@ void test_kqd_nystrom() {
     threw = true;
   }
   expect(threw, "kqd_nystrom::distances refuses a kernel with the wrong number of landmarks");
+}
+
+// The shrunk Gaussian classes of several leading dimensions at once
+// (shrunk_gaussian.hpp) against each candidate's model formed directly:
+// means and covariances of the leading p coordinates, pooled with weight w,
+// shrunk towards tr / p I, the class of the largest log q_k - log det C_k / 2
+// - (x - m_k)' C_k^-1 (x - m_k) / 2, by a full-pivot LU; for ML and unbiased
+// moments. A singular covariance (a constant coordinate, no shrinkage) is
+// left to the caller (0).
+void test_shrunk_gaussian() {
+  const int n = 45, m = 12, p_max = 4, classes = 3;
+  Eigen::MatrixXd Z = random_matrix(n, p_max, 81), Z_new = random_matrix(m, p_max, 82);
+  Eigen::VectorXi codes(n);
+  for (int i = 0; i < n; ++i) {
+    codes[i] = i % classes;
+    Z(i, 0) += 1.5 * codes[i];
+    Z.row(i) *= 1.0 + 0.5 * codes[i];
+  }
+  Eigen::VectorXi dims(4);
+  dims << 1, 2, 4, 4;
+  Eigen::VectorXd pooling(4), log_prior(classes);
+  pooling << 0.0, 0.4, 1.0, 0.0;
+  log_prior << std::log(0.2), std::log(0.3), std::log(0.5);
+  for (bool unbiased : {false, true}) {
+    for (double s : {0.0, 0.1}) {
+      const Eigen::MatrixXi got =
+          krein::shrunk_gaussian::leading_classes(Z, codes, classes, Z_new, dims, pooling, s, unbiased, log_prior, 2);
+      bool same = true;
+      for (int c = 0; c < dims.size(); ++c) {
+        const int p = dims[c];
+        std::vector<Eigen::VectorXd> means(classes, Eigen::VectorXd::Zero(p));
+        std::vector<Eigen::MatrixXd> scatter(classes, Eigen::MatrixXd::Zero(p, p));
+        std::vector<int> counts(classes, 0);
+        for (int i = 0; i < n; ++i) {
+          means[codes[i]] += Z.row(i).head(p).transpose();
+          ++counts[codes[i]];
+        }
+        for (int k = 0; k < classes; ++k) means[k] /= counts[k];
+        for (int i = 0; i < n; ++i) {
+          const Eigen::VectorXd d = Z.row(i).head(p).transpose() - means[codes[i]];
+          scatter[codes[i]] += d * d.transpose();
+        }
+        Eigen::MatrixXd pooled = Eigen::MatrixXd::Zero(p, p);
+        for (int k = 0; k < classes; ++k) pooled += scatter[k];
+        pooled /= n - (unbiased ? classes : 0);
+        for (int i = 0; i < m; ++i) {
+          int best = -1;
+          double best_value = -1e300;
+          for (int k = 0; k < classes; ++k) {
+            Eigen::MatrixXd C = (1 - pooling[c]) * scatter[k] / (counts[k] - (unbiased ? 1 : 0)) + pooling[c] * pooled;
+            C = (1 - s) * C + s * C.trace() / p * Eigen::MatrixXd::Identity(p, p);
+            const Eigen::FullPivLU<Eigen::MatrixXd> lu(C);
+            const Eigen::VectorXd d = Z_new.row(i).head(p).transpose() - means[k];
+            const double value = log_prior[k] - 0.5 * std::log(lu.determinant()) - 0.5 * d.dot(lu.solve(d));
+            if (value > best_value) {
+              best_value = value;
+              best = k;
+            }
+          }
+          same = same && got(i, c) == best + 1;
+        }
+      }
+      expect(same, "the shrunk Gaussian classes of each leading dimension equal the directly formed models'");
+    }
+  }
+  Eigen::MatrixXd flat = Z;
+  flat.col(3).setZero();
+  const Eigen::MatrixXi left =
+      krein::shrunk_gaussian::leading_classes(flat, codes, classes, Z_new, dims, pooling, 0.0, false, log_prior, 1);
+  expect((left.col(2).array() == 0).all() && (left.col(0).array() > 0).all(),
+         "a singular covariance is left to the caller; the others are classified");
 }
 
 }  // namespace krein_test

@@ -59,6 +59,7 @@ void test_pcvm_hessian_fallback();
 void test_pcvm_moments();
 void test_kfda();
 void test_kqd_nystrom();
+void test_shrunk_gaussian();
 
 }  // namespace krein_test
 
