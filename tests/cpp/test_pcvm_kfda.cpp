@@ -43,6 +43,19 @@ void test_pcvm_estep() {
   expect(std::abs(below - above) < 1e-8, "inverse Mills ratio is continuous at the switch");
   const double far = krein::pcvm::inverse_mills(-1e4);
   expect(std::abs(far - 1e4) < 1e-3 && std::isfinite(far), "inverse Mills ratio tends to -t");
+  // the shortcuts give the bits of the long forms: the continued fraction
+  // from its 200th term, and pdf / cdf with erfc() beyond mills_unit_cdf
+  bool same = true;
+  for (int i = 0; i <= 200000; ++i) {
+    const double x = 5.0 + (i + 1) * (95.0 / 200000);  // t < -5: the fraction
+    double tail = x;
+    for (int k = 200; k >= 1; --k) tail = x + k / tail;
+    same = same && krein::pcvm::inverse_mills(-x) == tail;
+    const double t = krein::pcvm::mills_unit_cdf + i * 1e-4;
+    const double pdf = std::exp(-0.5 * t * t) / std::sqrt(2.0 * M_PI);
+    same = same && krein::pcvm::inverse_mills(t) == pdf / (0.5 * std::erfc(-t / std::sqrt(2.0)));
+  }
+  expect(same, "the inverse Mills ratio's shortcuts give the bits of its long forms");
 }
 
 // PCVM EM: one iteration is one step; the Gram-matrix path (G = K'K formed

@@ -46,16 +46,26 @@ namespace pcvm {
 // phi(t) / Psi(t), the inverse Mills ratio, accurate for every t: directly
 // for t >= -5, and for t < -5 (where both factors underflow together) through
 // Laplace's continued fraction of the Mills ratio Psi(-x) / phi(x) =
-// 1 / (x + 1 / (x + 2 / (x + 3 / (x + ...)))), x = -t.
+// 1 / (x + 1 / (x + 2 / (x + 3 / (x + ...)))), x = -t, evaluated from its
+// 40th term back (for x >= 5 the same bits as from the 200th: checked on a
+// grid of 3e6 points in [5, 50], where 28 terms still differ in the last
+// bit and 32 do not; the E-step evaluates it for every misclassified point
+// in every EM iteration). From t = mills_unit_cdf on, Psi(t) rounds to 1
+// (its complement is below half an ulp of 1), so erfc() is skipped: the
+// same bits.
+constexpr double mills_unit_cdf = 8.3;
+constexpr int mills_fraction_terms = 40;
+
 inline double inverse_mills(double t) {
   if (t >= -5.0) {
     const double pdf = std::exp(-0.5 * t * t) / std::sqrt(2.0 * M_PI);
+    if (t >= mills_unit_cdf) return pdf;
     const double cdf = 0.5 * std::erfc(-t / std::sqrt(2.0));
     return pdf / cdf;
   }
   const double x = -t;
   double tail = x;
-  for (int k = 200; k >= 1; --k) tail = x + k / tail;
+  for (int k = mills_fraction_terms; k >= 1; --k) tail = x + k / tail;
   return tail;  // 1 / Mills ratio
 }
 
