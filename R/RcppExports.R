@@ -109,6 +109,10 @@ cpp_symmetric_eigen <- function(a, vectors) {
     .Call(`_krein_cpp_symmetric_eigen`, a, vectors)
 }
 
+cpp_symmetric_eigen_leading <- function(a, share, extra) {
+    .Call(`_krein_cpp_symmetric_eigen_leading`, a, share, extra)
+}
+
 cpp_spectral_matrix <- function(U, f) {
     .Call(`_krein_cpp_spectral_matrix`, U, f)
 }

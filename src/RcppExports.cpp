@@ -419,6 +419,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_symmetric_eigen_leading
+Rcpp::List cpp_symmetric_eigen_leading(const Eigen::Map<Eigen::MatrixXd> a, double share, int extra);
+RcppExport SEXP _krein_cpp_symmetric_eigen_leading(SEXP aSEXP, SEXP shareSEXP, SEXP extraSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type a(aSEXP);
+    Rcpp::traits::input_parameter< double >::type share(shareSEXP);
+    Rcpp::traits::input_parameter< int >::type extra(extraSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_symmetric_eigen_leading(a, share, extra));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_spectral_matrix
 Eigen::MatrixXd cpp_spectral_matrix(const Eigen::Map<Eigen::MatrixXd> U, const Eigen::Map<Eigen::VectorXd> f);
 RcppExport SEXP _krein_cpp_spectral_matrix(SEXP USEXP, SEXP fSEXP) {
@@ -644,6 +657,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_meb_block", (DL_FUNC) &_krein_cpp_meb_block, 5},
     {"_krein_cpp_meb_callback", (DL_FUNC) &_krein_cpp_meb_callback, 5},
     {"_krein_cpp_symmetric_eigen", (DL_FUNC) &_krein_cpp_symmetric_eigen, 2},
+    {"_krein_cpp_symmetric_eigen_leading", (DL_FUNC) &_krein_cpp_symmetric_eigen_leading, 3},
     {"_krein_cpp_spectral_matrix", (DL_FUNC) &_krein_cpp_spectral_matrix, 2},
     {"_krein_cpp_set_omp_threads", (DL_FUNC) &_krein_cpp_set_omp_threads, 1},
     {"_krein_cpp_processor_count", (DL_FUNC) &_krein_cpp_processor_count, 0},

@@ -143,6 +143,29 @@ void test_symmetric_eigen() {
   Eigen::MatrixXd a = random_matrix(40, 40, 4);
   a = (a + a.transpose()).eval();
   const krein::SymmetricEigen eig = krein::symmetric_eigen(a, true);
+  // a selection of the eigenvectors (kernel PCA's leading components by
+  // magnitude): the same columns as the full decomposition's, all values;
+  // the leading ones hold the share asked for, one fewer do not
+  const krein::SymmetricEigen some = krein::symmetric_eigen(a, true, [](const Eigen::VectorXd& values) {
+    return krein::leading_by_magnitude(values, 0.6, 2);
+  });
+  bool same_columns = some.values == eig.values && some.vectors.cols() == static_cast<Eigen::Index>(some.selected.size());
+  for (size_t j = 0; j < some.selected.size() && same_columns; ++j) {
+    same_columns = (some.vectors.col(static_cast<Eigen::Index>(j)) - eig.vectors.col(some.selected[j])).cwiseAbs().maxCoeff() < 1e-12;
+  }
+  expect(same_columns, "a selection of eigenvectors equals those columns of the full decomposition");
+  double total = 0.0, held = 0.0, before = 0.0;
+  for (int i = 0; i < 40; ++i) total += std::abs(eig.values[i]);
+  const size_t count = some.selected.size() - 2;
+  bool decreasing = true;
+  for (size_t j = 0; j < some.selected.size(); ++j) {
+    if (j > 0) decreasing = decreasing && std::abs(eig.values[some.selected[j - 1]]) >= std::abs(eig.values[some.selected[j]]);
+    if (j < count) held += std::abs(eig.values[some.selected[j]]);
+    if (j + 1 < count) before += std::abs(eig.values[some.selected[j]]);
+  }
+  expect(decreasing, "the selection runs by decreasing magnitude");
+  expect(held >= 0.6 * total * (1 - 1e-12) && before < 0.6 * total,
+         "the selection is the fewest leading by magnitude holding the share, and the margin");
   const double residual =
       (a * eig.vectors - eig.vectors * eig.values.asDiagonal()).cwiseAbs().maxCoeff();
   expect(residual < 1e-10 * a.cwiseAbs().maxCoeff(), "eigenpairs satisfy A V = V diag(values)");

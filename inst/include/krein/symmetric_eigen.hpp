@@ -11,6 +11,8 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -42,7 +44,39 @@ int dsteqr(char compz, int n, double* d, double* e, double* z, int ldz, double* 
 struct SymmetricEigen {
   Eigen::VectorXd values;   // ascending, as LAPACK returns them
   Eigen::MatrixXd vectors;  // column j belongs to values[j]; empty if not asked for
+  // with a selection (symmetric_eigen()'s `select`): the positions in
+  // `values` whose vectors are the columns of `vectors`, in that order
+  std::vector<Eigen::Index> selected;
 };
+
+// Chooses, from all eigenvalues (ascending), the positions whose eigenvectors
+// are computed
+using EigenSelection = std::function<std::vector<Eigen::Index>(const Eigen::VectorXd& values)>;
+
+// The positions of the eigenvalues of largest magnitude, largest first (ties
+// in their order in `values`), up to the fewest whose magnitudes hold `share`
+// of the total of the nonzero ones (magnitude above max * n * eps), then
+// `extra` more where there are: the components kernel PCA keeps for a share
+// of its absolute eigenvalue mass (ikpca_qd()), with a margin for a caller
+// that recounts them with another rounding.
+inline std::vector<Eigen::Index> leading_by_magnitude(const Eigen::VectorXd& values, double share,
+                                                      Eigen::Index extra) {
+  const Eigen::Index n = values.size();
+  std::vector<Eigen::Index> order(n);
+  std::iota(order.begin(), order.end(), Eigen::Index(0));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](Eigen::Index a, Eigen::Index b) { return std::abs(values[a]) > std::abs(values[b]); });
+  const double largest = n > 0 ? std::abs(values[order[0]]) : 0.0;
+  const double cutoff = largest * static_cast<double>(n) * std::numeric_limits<double>::epsilon();
+  Eigen::Index nonzero = 0;
+  double total = 0.0;
+  while (nonzero < n && std::abs(values[order[nonzero]]) > cutoff) total += std::abs(values[order[nonzero++]]);
+  Eigen::Index count = 0;
+  double held = 0.0;
+  while (count < nonzero && !(held >= share * total)) held += std::abs(values[order[count++]]);
+  order.resize(std::min(n, count + extra));
+  return order;
+}
 
 namespace detail {
 
@@ -120,7 +154,13 @@ inline bool& force_tridiagonal_fallback() {
 // 2-3 times faster when R's BLAS is the unoptimised reference one. Like
 // dsyevr, it falls back to bisection and inverse iteration where dstemr fails
 // (MRRR can, on tight clusters of eigenvalues: LAPACK's INFO = 2x).
-inline SymmetricEigen symmetric_eigen(const Eigen::Ref<const Eigen::MatrixXd>& A, bool vectors) {
+//
+// With `select`, only the eigenvectors of the positions it chooses from the
+// eigenvalues are back-transformed (result.selected; the values are all
+// there): the back-transformation, two thirds of the work, shrinks with them
+// (kernel PCA's leading components).
+inline SymmetricEigen symmetric_eigen(const Eigen::Ref<const Eigen::MatrixXd>& A, bool vectors,
+                                      const EigenSelection& select = EigenSelection()) {
   if (A.rows() != A.cols()) throw std::invalid_argument("symmetric_eigen needs a square matrix");
   // LAPACK's answer to NaN or Inf is an obscure INFO (dstemr: 11) or garbage
   if (!A.allFinite()) throw std::invalid_argument("symmetric_eigen: the matrix has NaN or infinite entries");
@@ -144,7 +184,12 @@ inline SymmetricEigen symmetric_eigen(const Eigen::Ref<const Eigen::MatrixXd>& A
                           result.values.data(), &dummy_z, 1, isuppz.data(), work.data(),
                           static_cast<int>(work.size()), iwork.data(), static_cast<int>(iwork.size()));
     if (info != 0) throw std::runtime_error("dsyevr failed to converge, info = " + std::to_string(info));
-    if (vectors) result.vectors = Eigen::MatrixXd::Ones(1, 1);
+    if (vectors && select) {
+      result.selected = select(result.values);  // n == 1: the vector is 1
+      result.vectors = Eigen::MatrixXd::Ones(1, static_cast<Eigen::Index>(result.selected.size()));
+    } else if (vectors) {
+      result.vectors = Eigen::MatrixXd::Ones(1, 1);
+    }
     return result;
   }
   // 1. A = Q T Q' (lower storage: the reflectors stay below the subdiagonal of a)
@@ -187,6 +232,16 @@ inline SymmetricEigen symmetric_eigen(const Eigen::Ref<const Eigen::MatrixXd>& A
   const Eigen::VectorXd coefficients = tau.head(n - 1);  // named: the sequence keeps a reference
   Eigen::HouseholderSequence<Eigen::MatrixXd, Eigen::VectorXd> Q(a, coefficients);
   Q.setLength(n - 1).setShift(1);
+  if (select) {
+    result.selected = select(result.values);
+    Eigen::MatrixXd Z_selected(n, static_cast<Eigen::Index>(result.selected.size()));
+    for (size_t j = 0; j < result.selected.size(); ++j) {
+      if (result.selected[j] < 0 || result.selected[j] >= n) throw std::invalid_argument("symmetric_eigen: selection out of range");
+      Z_selected.col(static_cast<Eigen::Index>(j)) = Z.col(result.selected[j]);
+    }
+    result.vectors.noalias() = Q * Z_selected;
+    return result;
+  }
   result.vectors.noalias() = Q * Z;
   return result;
 }
