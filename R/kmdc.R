@@ -471,10 +471,9 @@ kmdc_fold_classes <- function(fit, k, y, d_test, candidates, prior, path, option
   } else {
     classes[] <- 0L
   }
-  counts <- table(y)
   for (j in which(classes[1L, ] == 0L)) {
     discriminant <- kmdc_fold_discriminants(fit$d_path[k], y, candidates[j], prior, TRUE, path[k, , drop = FALSE],
-                                            counts, optional = optional_qda && candidates[j] == "qda")[[1L]]
+                                            table(y), optional = optional_qda && candidates[j] == "qda")[[1L]]
     classes[, j] <- if (is.null(discriminant)) NA_integer_ else {
       max.col(kmdc_fold_decisions(discriminant, d_test, candidates[j]), ties.method = "first")
     }
