@@ -408,33 +408,44 @@ kmdc_fit_candidate <- function(core, j) {
   core
 }
 
-# Whether the folds of kmdc_select_path() fit their discriminants as
-# Gaussian classes (kmdc_fold_discriminants()) rather than by MASS (the
-# tests replace this function to compare the two)
+# Whether the folds of kmdc_select_path() classify their held-out points by
+# the core's Gaussian classes (kmdc_fold_classes()) rather than by MASS
+# discriminants (the tests replace this function to compare the two)
 kmdc_gaussian_folds <- function() TRUE
 
-#' The discriminants of a cross-validation fold: per path value the Gaussian
-#' classes of the squared distances (gaussian_classes(), moment estimates as
-#' MASS's: pooled with n - K for "lda", per class with n_k - 1 for "qda"),
-#' whose discriminants rank the classes as MASS::lda's and MASS::qda's do
-#' (lda's discarded directions carry no between-class spread), at a
-#' fraction of their cost on small data (MASS's checks and classes; 70 fits
-#' per fold with the default path). Where a covariance is near singular
-#' (reciprocal condition below 1e-8: collinear or constant distances, where
-#' MASS drops directions or stops), MASS fits that value, as the full fit
-#' does. Each entry is a krein_gaussian model or a MASS fit (or NULL).
+#' The held-out points of one fold (`train` FALSE) that each candidate
+#' classifier misclassifies at each path value (a candidates x values
+#' matrix, NA where a value is unusable), fitted on the fold's training part:
+#' its distance model, then kmdc_fold_classes() (or, with
+#' kmdc_gaussian_folds() FALSE, the full fit's MASS discriminants)
 #' @noRd
-kmdc_fold_discriminants <- function(d_path, y, classifier, prior, usable, path, counts, optional = FALSE) {
-  lapply(seq_along(d_path), function(k) {
-    if (!usable[k]) return(NULL)
-    model <- tryCatch(gaussian_classes(unname(d_path[[k]]), y, prior, pooled = classifier == "lda",
-                                       denominator = "unbiased"),
-                      krein_error = function(e) NULL)
-    if (!is.null(model) && min(model$rcond) >= 1e-8) return(model)
-    single <- list(d_path[[k]])
-    suppressWarnings(kmdc_discriminants(single, y, classifier, prior, TRUE, path[k, , drop = FALSE], counts,
-                                        optional = optional)$discriminants[[1L]])
-  })
+kmdc_fold_wrong <- function(K, self, y, train, distance, candidates, path, indefinite, prior, threads,
+                            optional_qda) {
+  test <- !train
+  fit <- if (distance == "RC" && kmdc_gaussian_folds()) {
+    kmdc_fold_distances(K[train, train, drop = FALSE], self[train], y[train], path, indefinite)
+  } else {
+    fold_inputs <- inputs_from_xy(precomputed_kernel(K[train, train, drop = FALSE], self = self[train]),
+                                  y[train], NULL, NULL)
+    kmdc_candidate_fits(fold_inputs, distance, candidates, path, indefinite, prior, threads,
+                        optional_qda = optional_qda, held_out_only = TRUE)
+  }
+  d_test <- cpp_kqd_distances(fit$distances$core, K[test, train, drop = FALSE], if (distance == "RC") self[test])
+  codes <- as.integer(y[test])
+  wrong <- matrix(NA_real_, length(candidates), nrow(path))
+  for (k in seq_len(nrow(path))) {
+    classes <- if (kmdc_gaussian_folds()) {
+      kmdc_fold_classes(fit, k, y[train], d_test[[k]], candidates, prior, path, optional_qda)
+    } else {
+      vapply(seq_along(candidates), function(j) {
+        discriminant <- fit$discriminants[[j]][[k]]
+        if (is.null(discriminant) || !all(is.finite(d_test[[k]]))) return(rep(NA_integer_, length(codes)))
+        max.col(kmdc_decisions(discriminant, unname(d_test[[k]]), candidates[j]), ties.method = "first")
+      }, integer(length(codes)))
+    }
+    wrong[, k] <- colSums(matrix(classes, length(codes)) != codes)
+  }
+  wrong
 }
 
 #' The RC distance model of a fold's training part (kernel `K`, self
@@ -456,9 +467,12 @@ kmdc_fold_distances <- function(K, self, y, path, indefinite) {
 #' `k` (squared distances `d_test`), a column per candidate classifier (NA
 #' where the value is unusable or its distances are not finite): the core's
 #' Gaussian classes (shrunk_gaussian.hpp; moment estimates as MASS's, pooled
-#' with n - K for "lda", per class with n_k - 1 for "qda", no shrinkage) in
-#' one call for both, and kmdc_fold_discriminants() for a candidate the core
-#' leaves (a covariance not clearly well conditioned)
+#' with n - K for "lda", per class with n_k - 1 for "qda", no shrinkage),
+#' whose discriminants rank the classes as MASS::lda's and MASS::qda's do
+#' (lda's discarded directions carry no between-class spread), in one call
+#' for both; MASS's own discriminant, as the full fit's, for a candidate the
+#' core leaves (a covariance not clearly well conditioned: collinear or
+#' constant distances, where MASS drops directions or stops)
 #' @noRd
 kmdc_fold_classes <- function(fit, k, y, d_test, candidates, prior, path, optional_qda) {
   classes <- matrix(NA_integer_, nrow(d_test), length(candidates))
@@ -472,21 +486,14 @@ kmdc_fold_classes <- function(fit, k, y, d_test, candidates, prior, path, option
     classes[] <- 0L
   }
   for (j in which(classes[1L, ] == 0L)) {
-    discriminant <- kmdc_fold_discriminants(fit$d_path[k], y, candidates[j], prior, TRUE, path[k, , drop = FALSE],
-                                            table(y), optional = optional_qda && candidates[j] == "qda")[[1L]]
+    # as the full fit does it: MASS, which drops collinear directions
+    discriminant <- kmdc_discriminants(fit$d_path[k], y, candidates[j], prior, TRUE, path[k, , drop = FALSE],
+                                       table(y), optional = optional_qda && candidates[j] == "qda")$discriminants[[1L]]
     classes[, j] <- if (is.null(discriminant)) NA_integer_ else {
-      max.col(kmdc_fold_decisions(discriminant, d_test, candidates[j]), ties.method = "first")
+      max.col(kmdc_decisions(discriminant, d_test, candidates[j]), ties.method = "first")
     }
   }
   classes
-}
-
-#' The held-out decision values of a fold's discriminant (either kind of
-#' kmdc_fold_discriminants()) at the rows of `z`
-#' @noRd
-kmdc_fold_decisions <- function(discriminant, z, classifier) {
-  if (inherits(discriminant, "krein_gaussian")) return(gaussian_discriminants(discriminant, z, relative = TRUE))
-  kmdc_decisions(discriminant, z, classifier)
 }
 
 #' One MASS discriminant per path value on the squared distances `d_path`.
@@ -560,41 +567,18 @@ kmdc_select_path <- function(select, nfolds, inputs, distance, candidates, path,
   fold_ids <- interleaved_folds(y, folds)
   wrong <- array(0, c(folds, length(candidates), nrow(path)))
   for (f in seq_len(folds)) {
-    test <- fold_ids == f
-    train <- !test
-    fit <- tryCatch(
+    # a fold whose fit fails (a distance model or MASS's discriminant) ends
+    # the cross-validation: the path falls back to the training error
+    fold_wrong <- tryCatch(
       withCallingHandlers(
-        if (distance == "RC" && kmdc_gaussian_folds()) {
-          kmdc_fold_distances(K[train, train, drop = FALSE], self[train], y[train], path, indefinite)
-        } else {
-          fold_inputs <- inputs_from_xy(precomputed_kernel(K[train, train, drop = FALSE], self = self[train]),
-                                        y[train], NULL, NULL)
-          kmdc_candidate_fits(fold_inputs, distance, candidates, path, indefinite, prior, threads,
-                              optional_qda = optional_qda, held_out_only = TRUE)
-        },
+        kmdc_fold_wrong(K, self, y, fold_ids != f, distance, candidates, path, indefinite, prior, threads,
+                        optional_qda),
         krein_warning = function(w) invokeRestart("muffleWarning")),
       krein_error = function(e) e)
-    if (inherits(fit, "krein_error")) {
-      return(fallback(sprintf("the fit on the training part of fold %d failed: %s", f, conditionMessage(fit))))
+    if (inherits(fold_wrong, "krein_error")) {
+      return(fallback(sprintf("the fit on the training part of fold %d failed: %s", f, conditionMessage(fold_wrong))))
     }
-    d_test <- cpp_kqd_distances(fit$distances$core, K[test, train, drop = FALSE],
-                                if (distance == "RC") self[test])
-    if (kmdc_gaussian_folds()) {
-      codes <- as.integer(y[test])
-      for (k in seq_len(nrow(path))) {
-        classes <- kmdc_fold_classes(fit, k, y[train], d_test[[k]], candidates, prior, path, optional_qda)
-        wrong[f, , k] <- colSums(classes != codes)
-      }
-      next
-    }
-    for (j in seq_along(candidates)) {
-      wrong[f, j, ] <- vapply(seq_len(nrow(path)), function(k) {
-        discriminant <- fit$discriminants[[j]][[k]]
-        if (is.null(discriminant) || !all(is.finite(d_test[[k]]))) return(NA_real_)
-        decisions <- kmdc_fold_decisions(discriminant, unname(d_test[[k]]), candidates[j])
-        sum(class_from_decisions(decisions, levels(y)) != y[test])
-      }, numeric(1))
-    }
+    wrong[f, , ] <- fold_wrong
   }
   error <- apply(wrong, c(2, 3), sum) / length(y)
   if (all(is.na(error))) return(fallback("no value of the path gave finite distances in every fold"))
