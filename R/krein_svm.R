@@ -203,17 +203,21 @@ krein_svm_fit <- function(inputs, C, probability, landmarks, eps, m, threads) {
   # only move by as much. A precomputed or corrected kernel is not known to be
   # positive definite and is flipped.
   definite <- is.null(inputs$precomputed) && isTRUE(inputs$kernel$positive_definite)
+  route <- if (definite) {
+    list(fold_outputs = smo_fold_outputs, pairs = krein_svm_definite_pairs,
+         binary_decisions = kernlab_binary_decisions)
+  } else {
+    list(fold_outputs = krein_svm_fold_outputs, pairs = krein_svm_pairs,
+         binary_decisions = krein_svm_binary_decisions)
+  }
   # C = NULL: the cross-validated cost, whose held-out decision values serve
   # the Platt model (isvm_cost_cv())
   choice <- if (is.null(C)) {
-    cross_validated_cost(isvm_cost_cv(K, y, fold_outputs = if (definite) smo_fold_outputs else krein_svm_fold_outputs))
+    cross_validated_cost(isvm_cost_cv(K, y, fold_outputs = route$fold_outputs))
   } else list(C = C)
   C <- choice$C
-  pairs <- krein_svm_pairs(K, y, C, definite)
-  platt <- if (probability) {
-    isvm_platt(K, y, C, binary_decisions = if (definite) kernlab_binary_decisions else krein_svm_binary_decisions,
-               held_out = choice$held_out)
-  }
+  pairs <- route$pairs(K, y, C)
+  platt <- if (probability) isvm_platt(K, y, C, binary_decisions = route$binary_decisions, held_out = choice$held_out)
   warn_platt_convergence(platt)
   fit <- list(pairs = pairs, C = C, cost_cv = choice$cost_cv, probability = probability, platt = platt,
               definite = definite, x = inputs$x, threads = threads)
@@ -244,27 +248,24 @@ krein_svm_binary <- function(flip, y, C, solve = kernlab_binary) {
   # one-vs-one values)
   solved <- solve(flip$flipped, y, C)
   a <- solved$coefficients
-  beta <- if (is.null(flip$vectors)) a else drop(flip$vectors %*% (sign(flip$values) * crossprod(flip$vectors, a)))
+  beta <- drop(flip$vectors %*% (sign(flip$values) * crossprod(flip$vectors, a)))
   list(beta = beta, b = solved$b, values = flip$values, support = solved$support %||% which(a != 0), a = a)
 }
 
 #' The flipped kernel |K| = U |Lambda| U' of a pair's kernel `K`, with the
-#' eigenpairs that map the coefficients back (krein_svm_binary()); `K` itself
-#' and no eigenpairs when the kernel is `definite` (positive definite)
+#' eigenpairs that map the coefficients back (krein_svm_binary())
 #' @noRd
-krein_svm_flip <- function(K, definite = FALSE) {
-  if (definite) return(list(flipped = K, vectors = NULL, values = NULL))
+krein_svm_flip <- function(K) {
   eig <- kernel_eigen((K + t(K)) / 2)
   list(flipped = spectral_matrix(eig$vectors, abs(eig$values)), vectors = eig$vectors, values = eig$values)
 }
 
 #' The one-vs-one KSVMs, pairs (i, j), i < j, in kernlab's order
 #' @noRd
-krein_svm_pairs <- function(K, y, C, definite = FALSE) {
-  if (definite) return(krein_svm_definite_pairs(K, y, C))
+krein_svm_pairs <- function(K, y, C) {
   one_vs_one_pairs(y, function(members, pair_y, pair) {
     c(list(classes = levels(pair_y), members = members),
-      krein_svm_binary(krein_svm_flip(K[members, members, drop = FALSE], definite), pair_y, C))
+      krein_svm_binary(krein_svm_flip(K[members, members, drop = FALSE]), pair_y, C))
   })
 }
 
