@@ -82,7 +82,7 @@ ikpca_qd_fit <- function(inputs, pvar, shrinkage, pooling, threads) {
 ikpca_qd_pvar_candidates <- c(0.8, 0.9, 0.95, 0.99, 0.999)
 
 #' The kernel PCA of Pekalska and Haasdonk (2009, Appendix I-E) of a
-#' training kernel K: the doubly centred H K H, its eigenpairs, the nonzero
+#' training kernel K: the eigenpairs of the doubly centred H K H, the nonzero
 #' ones by decreasing |eigenvalue| (`nonzero`), the share of the absolute
 #' eigenvalue mass the leading ones hold (`share`) and
 #' `components_for(pvar)`, the fewest components holding `pvar` of it;
@@ -95,12 +95,14 @@ ikpca_map <- function(K, pvar = 1) {
   n <- nrow(K)
   column_means <- colMeans(K)
   centred <- double_center(K)  # H K H (indefiniteness.R)
+  centred <- (centred + t(centred)) / 2
   # every eigenvalue, but the eigenvectors of the leading components up to
   # the share `pvar` only (and a margin of 8 for the rounding of their
   # count), whose back-transformation is two thirds of an eigendecomposition
   # (spam's final fit: 632 of 1,400); all of them where the margin did not
-  # cover the components counted here
-  e <- cpp_symmetric_eigen_leading((centred + t(centred)) / 2, pvar - 1e-12, 8L)
+  # cover the components counted here (never seen: it would take 8 ties or
+  # near-ties of the count's rounding)
+  e <- cpp_symmetric_eigen_leading(centred, pvar - 1e-12, 8L)
   magnitude <- abs(e$values)
   kept_order <- order(magnitude, decreasing = TRUE)
   nonzero <- kept_order[magnitude[kept_order] > max(magnitude) * n * .Machine$double.eps]
@@ -109,12 +111,12 @@ ikpca_map <- function(K, pvar = 1) {
   components_for <- function(pvar) which(share >= pvar - 1e-12)[1]
   columns <- match(nonzero[seq_len(components_for(pvar))], e$selected)
   if (anyNA(columns)) {
-    e <- cpp_symmetric_eigen((centred + t(centred)) / 2, TRUE)
+    e <- cpp_symmetric_eigen(centred, TRUE)
     e$selected <- seq_along(e$values)
   }
   # the columns of e$vectors holding the eigenvectors of positions `keep`
   vectors <- function(keep) e$vectors[, match(keep, e$selected), drop = FALSE]
-  list(centred = centred, eigen = e, magnitude = magnitude, nonzero = nonzero, share = share,
+  list(eigen = e, magnitude = magnitude, nonzero = nonzero, share = share,
        components_for = components_for,
        projection = function(p) {
          keep <- nonzero[seq_len(p)]
