@@ -205,12 +205,24 @@ test_that("ikpca_qd's pvar cross-validation by the core's Cholesky route equals 
     list(x = x_iris, y = iris$Species, kernel = kernel_rbf(0.5), args = list(pooling = 0.3, shrinkage = 0.2)),
     list(x = wide, y = wide_y, kernel = kernel_rbf(0.02), args = list())
   )
+  core_classes <- krein:::cpp_shrunk_gaussian_classes
   for (case in cases) {
     fit <- function() do.call(ikpca_qd, c(list(case$x, case$y, kernel = case$kernel, scale = FALSE), case$args))
+    # each route is the one asked for: the core answers the candidates of
+    # the fast one, and is not called by the QR one
+    answered <- logical()
+    local_krein_functions(list(cpp_shrunk_gaussian_classes = function(...) {
+      classes <- core_classes(...)
+      answered <<- c(answered, classes[1L, ] != 0L)
+      classes
+    }))
     fast <- fit()
+    expect_gt(mean(answered), 0.5)
+    answered <- logical()
     local_krein_functions(list(ikpca_qd_fast_candidates = function() FALSE))
     exact <- fit()
-    local_krein_functions(list(ikpca_qd_fast_candidates = function() TRUE))
+    expect_length(answered, 0L)
+    local_krein_functions(list(ikpca_qd_fast_candidates = function() TRUE, cpp_shrunk_gaussian_classes = core_classes))
     expect_equal(fast$pvar_selection, exact$pvar_selection)
     expect_identical(fast$pvar, exact$pvar)
   }
@@ -222,11 +234,47 @@ test_that("ikpca_qd's pvar cross-validation by the core's Cholesky route equals 
   z_new <- matrix(rnorm(5 * 3), 5)
   out <- krein:::cpp_shrunk_gaussian_classes(z, rep(1:2, 20), 2L, z_new, c(1L, 3L), c(0, 0), 1e-14, FALSE, log(c(0.5, 0.5)), 1L)
   expect_identical(dim(out), c(5L, 2L))
-  expect_true(all(out %in% 0:2))
+  expect_true(all(out %in% 1:2))
   z[, 3] <- 0
   out <- krein:::cpp_shrunk_gaussian_classes(z, rep(1:2, 20), 2L, z_new, c(2L, 3L), c(0, 0), 1e-14, FALSE, log(c(0.5, 0.5)), 1L)
   expect_true(all(out[, 1] %in% 1:2))
   expect_true(all(out[, 2] == 0L))
+})
+
+test_that("ikpca_qd's kernel PCA from the selected eigenvectors equals the full decomposition's, and falls back to it", {
+  # ikpca_map() back-transforms the eigenvectors of the kept components only
+  # (and a margin); where the selection misses one of the components it
+  # counts, it takes the full decomposition. Both give the fit of the full
+  # eigendecomposition: forced here by a selection with its last column
+  # removed, and compared with a fit whose selection is every eigenvector.
+  set.seed(31)
+  board <- checkerboard(70, size = 2)
+  fit <- function() ikpca_qd(board[, 1:2], board$y, kernel = kernel_rbf(2), scale = FALSE, pvar = 0.9)
+  leading <- krein:::cpp_symmetric_eigen_leading
+  selected <- fit()
+  local_krein_functions(list(cpp_symmetric_eigen_leading = function(a, share, extra) leading(a, 1, 0L)))
+  every <- fit()
+  full_calls <- 0L
+  full <- krein:::cpp_symmetric_eigen
+  local_krein_functions(list(
+    cpp_symmetric_eigen_leading = function(a, share, extra) {
+      e <- leading(a, share, 0L)
+      keep <- seq_len(length(e$selected) - 1L)
+      list(values = e$values, vectors = e$vectors[, keep, drop = FALSE], selected = e$selected[keep])
+    },
+    cpp_symmetric_eigen = function(...) {
+      full_calls <<- full_calls + 1L
+      full(...)
+    }))
+  fallback <- fit()
+  expect_identical(full_calls, 1L)
+  expect_lt(ncol(selected$projection), nrow(board) - 10L)
+  for (other in list(every, fallback)) {
+    expect_identical(other$ncomp, selected$ncomp)
+    expect_equal(abs(other$projection), abs(selected$projection), tolerance = 1e-8)
+    expect_equal(predict(other, board[1:20, 1:2], type = "prob"), predict(selected, board[1:20, 1:2], type = "prob"),
+                 tolerance = 1e-8)
+  }
 })
 
 test_that("ikpca_qd's default pvar is the least 5-fold cross-validated error, transcribed in plain R", {
