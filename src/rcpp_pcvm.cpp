@@ -6,6 +6,27 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
+
+// The interrupt check of EM iterations that run on several threads: only
+// the calling thread may ask R for an interrupt; the others stop at their
+// next iteration once it has. (The flag is shared by the copies of the
+// returned function.)
+inline std::function<void()> interrupt_checkpoint() {
+  auto interrupted = std::make_shared<std::atomic<bool>>(false);
+  return [interrupted]() {
+    if (!krein::parallel::on_calling_thread()) {
+      if (interrupted->load()) throw std::runtime_error("interrupted");
+      return;
+    }
+    try {
+      glue::check_interrupt();
+    } catch (...) {
+      interrupted->store(true);
+      throw;
+    }
+  };
+}
 
 // The E-step a pcvm_control() list names (absent or NULL: `fallback`)
 inline krein::pcvm::EStep pcvm_e_step_of(const Rcpp::List& control, krein::pcvm::EStep fallback) {
@@ -90,23 +111,10 @@ Rcpp::List cpp_pcvm_fit_starts(const Eigen::Map<Eigen::MatrixXd> basis, bool low
   if (low_rank) {
     // Ny-PCVM's basis is read-only once factored, so the starts run on
     // `threads` threads, one start each (every start's iterates are those of
-    // its own run, whatever the threads). Only the calling thread may ask R
-    // for an interrupt; the others stop at their next iteration once it has.
+    // its own run, whatever the threads).
     const krein::pcvm::FactoredBasis factored(basis, y_rows, y_columns);
     std::vector<krein::pcvm::Fit> fits(parsed.size());
-    std::atomic<bool> interrupted{false};
-    const std::function<void()> checkpoint = [&interrupted]() {
-      if (!krein::parallel::on_calling_thread()) {
-        if (interrupted.load()) throw std::runtime_error("interrupted");
-        return;
-      }
-      try {
-        glue::check_interrupt();
-      } catch (...) {
-        interrupted.store(true);
-        throw;
-      }
-    };
+    const std::function<void()> checkpoint = interrupt_checkpoint();
     krein::parallel::parallel_for(0, static_cast<Eigen::Index>(parsed.size()), threads,
                                   krein::parallel::Schedule::dynamic(1), [&](Eigen::Index k) {
       const Start& start = parsed[static_cast<size_t>(k)];
@@ -115,6 +123,32 @@ Rcpp::List cpp_pcvm_fit_starts(const Eigen::Map<Eigen::MatrixXd> basis, bool low
                                                       checkpoint);
     });
     for (size_t k = 0; k < parsed.size(); ++k) out[k] = result(fits[k], krein::pcvm::SolverStatistics());
+    return out;
+  }
+  // Below the size where the M-step's CG (and its sketch, shared by the
+  // starts) would be used, the starts of the full PCVM share nothing but the
+  // kernel: each runs on its own thread with its own basis (its own G_A) and
+  // one thread inside, the same iterates as one after the other (every
+  // kernel product sums in the same order whatever the threads). On small
+  // data, where a fit runs ten starts per pair, this is where threads pay:
+  // the M-steps are too small to share.
+  const Eigen::Index n = basis.rows();
+  const bool independent_starts = width_step.isNull() && parsed.size() > 1 && threads > 1 && gram &&
+                                   solver.solver != krein::pcvm::Solver::cg &&
+                                   n < (solver.cg_min_active > 0 ? solver.cg_min_active : krein::pcvm::cg_min_active(n));
+  if (independent_starts) {
+    std::vector<krein::pcvm::Fit> fits(parsed.size());
+    std::vector<krein::pcvm::SolverStatistics> statistics(parsed.size());
+    const std::function<void()> checkpoint = interrupt_checkpoint();
+    krein::parallel::parallel_for(0, static_cast<Eigen::Index>(parsed.size()), threads,
+                                  krein::parallel::Schedule::dynamic(1), [&](Eigen::Index k) {
+      const Start& start = parsed[static_cast<size_t>(k)];
+      const krein::pcvm::FullBasis own(basis, y_rows, 1, true, solver);
+      fits[static_cast<size_t>(k)] = krein::pcvm::fit(own, start.w, start.b, start.has_latent ? &start.latent : nullptr,
+                                                      settings, {}, checkpoint);
+      statistics[static_cast<size_t>(k)] = own.statistics();
+    });
+    for (size_t k = 0; k < parsed.size(); ++k) out[k] = result(fits[k], statistics[k]);
     return out;
   }
   // with a width step the kernel changes after the first iteration: its G

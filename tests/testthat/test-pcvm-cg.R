@@ -188,4 +188,17 @@ test_that("several starts in one call share the sketch and keep each start's ite
                                                               NULL, 1L))
   }
   expect_identical(krein:::cpp_pcvm_fit_starts(C, TRUE, signs, signs[columns], short, control, NULL, 2L), together)
+  # below the size of CG (and of the sketch the starts would share), the full
+  # PCVM's starts run on threads, each with its own basis: the same fits,
+  # statistics included, as one by one on one thread
+  control <- pcvm_control(max_iter = 200, tol = 1e-3)
+  alone <- lapply(starts, function(start) krein:::cpp_pcvm_fit(K, FALSE, signs, signs, start, control, NULL, 1L))
+  for (threads in c(1L, 2L)) {
+    together <- krein:::cpp_pcvm_fit_starts(K, FALSE, signs, signs, starts, control, NULL, threads)
+    for (k in 1:3) {
+      expect_same_iterates(together[[k]], alone[[k]], tolerance = 0)
+      expect_identical(together[[k]]$solver, alone[[k]]$solver)
+      expect_identical(together[[k]]$training_errors, alone[[k]]$training_errors)
+    }
+  }
 })
