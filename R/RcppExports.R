@@ -113,6 +113,10 @@ cpp_symmetric_eigen_leading <- function(a, share, extra) {
     .Call(`_krein_cpp_symmetric_eigen_leading`, a, share, extra)
 }
 
+cpp_symmetric_eigen_leading_each <- function(matrices, share, extra, threads) {
+    .Call(`_krein_cpp_symmetric_eigen_leading_each`, matrices, share, extra, threads)
+}
+
 cpp_spectral_matrix <- function(U, f) {
     .Call(`_krein_cpp_spectral_matrix`, U, f)
 }

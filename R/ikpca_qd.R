@@ -91,18 +91,31 @@ ikpca_qd_pvar_candidates <- c(0.8, 0.9, 0.95, 0.99, 0.999)
 #' and total means that centre new kernel rows
 #' (ikpca_centre_rows()). NULL when H K H is zero.
 #' @noRd
-ikpca_map <- function(K, pvar = 1) {
-  n <- nrow(K)
-  column_means <- colMeans(K)
-  centred <- double_center(K)  # H K H (indefiniteness.R)
-  centred <- (centred + t(centred)) / 2
+ikpca_map <- function(K, pvar = 1) ikpca_maps(list(K), pvar, 1L)[[1L]]
+
+#' ikpca_map() of each training kernel of a list, their eigendecompositions
+#' on `threads` threads, one kernel each (cpp_symmetric_eigen_leading_each();
+#' the same maps as one by one)
+#' @noRd
+ikpca_maps <- function(kernels, pvar, threads) {
+  centred <- lapply(kernels, function(K) {
+    centred <- double_center(K)  # H K H (indefiniteness.R)
+    (centred + t(centred)) / 2
+  })
   # every eigenvalue, but the eigenvectors of the leading components up to
   # the share `pvar` only (and a margin of 8 for the rounding of their
   # count), whose back-transformation is two thirds of an eigendecomposition
-  # (spam's final fit: 632 of 1,400); all of them where the margin did not
-  # cover the components counted here (never seen: it would take 8 ties or
-  # near-ties of the count's rounding)
-  e <- cpp_symmetric_eigen_leading(centred, pvar - 1e-12, 8L)
+  # (spam's final fit: 632 of 1,400)
+  decompositions <- cpp_symmetric_eigen_leading_each(centred, pvar - 1e-12, 8L, threads)
+  Map(ikpca_map_of, kernels, centred, decompositions, MoreArgs = list(pvar = pvar))
+}
+
+#' ikpca_map() of the training kernel K from its centred H K H and that
+#' matrix's leading decomposition `e` (cpp_symmetric_eigen_leading())
+#' @noRd
+ikpca_map_of <- function(K, centred, e, pvar) {
+  n <- nrow(K)
+  column_means <- colMeans(K)
   magnitude <- abs(e$values)
   kept_order <- order(magnitude, decreasing = TRUE)
   nonzero <- kept_order[magnitude[kept_order] > max(magnitude) * n * .Machine$double.eps]
@@ -110,10 +123,14 @@ ikpca_map <- function(K, pvar = 1) {
   share <- cumsum(magnitude[nonzero]) / sum(magnitude[nonzero])
   components_for <- function(pvar) which(share >= pvar - 1e-12)[1]
   columns <- match(nonzero[seq_len(components_for(pvar))], e$selected)
+  # all the eigenvectors where the margin did not cover the components
+  # counted here (never seen: it would take 8 ties or near-ties of the
+  # count's rounding)
   if (anyNA(columns)) {
     e <- cpp_symmetric_eigen(centred, TRUE)
     e$selected <- seq_along(e$values)
   }
+  rm(centred)
   # the columns of e$vectors holding the eigenvectors of positions `keep`
   vectors <- function(keep) e$vectors[, match(keep, e$selected), drop = FALSE]
   list(eigen = e, magnitude = magnitude, nonzero = nonzero, share = share,
@@ -157,7 +174,8 @@ ikpca_centre_rows <- function(K_new, column_means, total_mean) {
 #' (MASS::crabs: 35-52% test accuracy at 0.8 over three splits). A candidate
 #' whose covariances are singular in some fold, or that the fold's map cannot
 #' hold, counts as failed (NA); if all fail, the paper's 0.8 is used. Costs
-#' one eigendecomposition of about 4n/5 points per fold. With shrinkage the
+#' one eigendecomposition of about 4n/5 points per fold, `threads` folds at
+#' a time. With shrinkage the
 #' candidates' models come from one scatter matrix per class and a Cholesky
 #' factor per candidate (the core's shrunk_gaussian.hpp), the same models
 #' as gaussian_classes()' QR factors, at a tenth of their cost.
@@ -165,9 +183,26 @@ ikpca_centre_rows <- function(K_new, column_means, total_mean) {
 #' @noRd
 ikpca_qd_select_pvar <- function(K, y, prior, shrinkage, pooling, threads) {
   candidates <- ikpca_qd_pvar_candidates
-  errors <- cv_misclassification(y, min(5L, min(table(y))), length(candidates), function(train, held_out) {
+  folds <- min(5L, min(table(y)))
+  # the folds' kernel PCAs, `threads` folds at a time (their LAPACK
+  # tridiagonalisations are sequential: the folds are where threads pay),
+  # each batch when its first fold comes, so that at most `threads` are held
+  fold <- interleaved_folds(y, folds)  # cv_misclassification()'s
+  maps <- list()
+  fold_map <- function(k) {
+    key <- as.character(k)
+    if (!key %in% names(maps)) {
+      batch <- k:min(folds, k + threads - 1L)
+      maps <<- stats::setNames(ikpca_maps(lapply(batch, function(b) K[fold != b, fold != b, drop = FALSE]),
+                                          max(candidates), threads), batch)
+    }
+    map <- maps[[key]]
+    maps[[key]] <<- NULL  # each fold's map serves its fold once
+    map
+  }
+  errors <- cv_misclassification(y, folds, length(candidates), function(train, held_out) {
     failed <- rep(NA_integer_, length(held_out))
-    pca <- ikpca_map(K[train, train, drop = FALSE], max(candidates))
+    pca <- fold_map(fold[held_out[1L]])
     if (is.null(pca)) return(rep(failed, length(candidates)))
     K_new <- K[held_out, train, drop = FALSE]
     centred_new <- ikpca_centre_rows(K_new, pca$column_means, pca$total_mean)

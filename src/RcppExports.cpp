@@ -432,6 +432,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_symmetric_eigen_leading_each
+Rcpp::List cpp_symmetric_eigen_leading_each(const Rcpp::List& matrices, double share, int extra, int threads);
+RcppExport SEXP _krein_cpp_symmetric_eigen_leading_each(SEXP matricesSEXP, SEXP shareSEXP, SEXP extraSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type matrices(matricesSEXP);
+    Rcpp::traits::input_parameter< double >::type share(shareSEXP);
+    Rcpp::traits::input_parameter< int >::type extra(extraSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_symmetric_eigen_leading_each(matrices, share, extra, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_spectral_matrix
 Eigen::MatrixXd cpp_spectral_matrix(const Eigen::Map<Eigen::MatrixXd> U, const Eigen::Map<Eigen::VectorXd> f);
 RcppExport SEXP _krein_cpp_spectral_matrix(SEXP USEXP, SEXP fSEXP) {
@@ -658,6 +672,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_meb_callback", (DL_FUNC) &_krein_cpp_meb_callback, 5},
     {"_krein_cpp_symmetric_eigen", (DL_FUNC) &_krein_cpp_symmetric_eigen, 2},
     {"_krein_cpp_symmetric_eigen_leading", (DL_FUNC) &_krein_cpp_symmetric_eigen_leading, 3},
+    {"_krein_cpp_symmetric_eigen_leading_each", (DL_FUNC) &_krein_cpp_symmetric_eigen_leading_each, 4},
     {"_krein_cpp_spectral_matrix", (DL_FUNC) &_krein_cpp_spectral_matrix, 2},
     {"_krein_cpp_set_omp_threads", (DL_FUNC) &_krein_cpp_set_omp_threads, 1},
     {"_krein_cpp_processor_count", (DL_FUNC) &_krein_cpp_processor_count, 0},

@@ -241,6 +241,32 @@ test_that("ikpca_qd's pvar cross-validation by the core's Cholesky route equals 
   expect_true(all(out[, 2] == 0L))
 })
 
+test_that("ikpca_qd's folds decomposed on threads, a batch at a time, give the fit of one thread", {
+  # the core decomposes a list of matrices on threads, one each: the same
+  # bits as one by one
+  set.seed(32)
+  matrices <- lapply(c(30, 45, 20), function(n) crossprod(matrix(rnorm(n * n), n)) - diag(n))
+  each <- krein:::cpp_symmetric_eigen_leading_each(matrices, 0.9, 8L, 2L)
+  expect_identical(each, lapply(matrices, krein:::cpp_symmetric_eigen_leading, share = 0.9, extra = 8L))
+  # the pvar selection's folds: the same cross-validation table, choice and
+  # model on one, two and three threads (five folds: batches of 2 + 2 + 1
+  # and 3 + 2), the PCA of each fold computed once
+  board <- checkerboard(150, size = 2)
+  calls <- 0L
+  each_fun <- krein:::cpp_symmetric_eigen_leading_each
+  local_krein_functions(list(cpp_symmetric_eigen_leading_each = function(matrices, share, extra, threads) {
+    calls <<- calls + length(matrices)
+    each_fun(matrices, share, extra, threads)
+  }))
+  fits <- lapply(1:3, function(threads) ikpca_qd(board[, 1:2], board$y, kernel = kernel_rbf(2), threads = threads))
+  expect_identical(calls, 3L * 6L)  # five folds and the fit, each time
+  for (fit in fits[-1]) {
+    expect_identical(fit$pvar_selection, fits[[1]]$pvar_selection)
+    expect_identical(fit$pvar, fits[[1]]$pvar)
+    expect_identical(predict(fit, board[, 1:2], type = "prob"), predict(fits[[1]], board[, 1:2], type = "prob"))
+  }
+})
+
 test_that("ikpca_qd's kernel PCA from the selected eigenvectors equals the full decomposition's, and falls back to it", {
   # ikpca_map() back-transforms the eigenvectors of the kept components only
   # (and a margin); where the selection misses one of the components it
@@ -252,15 +278,19 @@ test_that("ikpca_qd's kernel PCA from the selected eigenvectors equals the full 
   fit <- function() ikpca_qd(board[, 1:2], board$y, kernel = kernel_rbf(2), scale = FALSE, pvar = 0.9)
   leading <- krein:::cpp_symmetric_eigen_leading
   selected <- fit()
-  local_krein_functions(list(cpp_symmetric_eigen_leading = function(a, share, extra) leading(a, 1, 0L)))
+  local_krein_functions(list(cpp_symmetric_eigen_leading_each = function(matrices, share, extra, threads) {
+    lapply(matrices, leading, share = 1, extra = 0L)
+  }))
   every <- fit()
   full_calls <- 0L
   full <- krein:::cpp_symmetric_eigen
   local_krein_functions(list(
-    cpp_symmetric_eigen_leading = function(a, share, extra) {
-      e <- leading(a, share, 0L)
-      keep <- seq_len(length(e$selected) - 1L)
-      list(values = e$values, vectors = e$vectors[, keep, drop = FALSE], selected = e$selected[keep])
+    cpp_symmetric_eigen_leading_each = function(matrices, share, extra, threads) {
+      lapply(matrices, function(a) {
+        e <- leading(a, share, 0L)
+        keep <- seq_len(length(e$selected) - 1L)
+        list(values = e$values, vectors = e$vectors[, keep, drop = FALSE], selected = e$selected[keep])
+      })
     },
     cpp_symmetric_eigen = function(...) {
       full_calls <<- full_calls + 1L
