@@ -438,8 +438,11 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimension")
 #'   from R's RNG for `start = "random"` and otherwise from a fixed stream
 #'   (not R's RNG), so that the default fit is a deterministic function of the
 #'   data and leaves R's random stream alone. Each start costs one EM; over
-#'   data in chunks, one more series of passes over the chunks. `starts = 1`
-#'   fits from `start` alone.
+#'   data in chunks, one more series of passes over the chunks. The starts
+#'   run on the fit's `threads`, one start each, for Ny-PCVM and for the full
+#'   PCVM below 1,000 training points of a pair (where its M-step needs no
+#'   threads of its own), with the same fit on any number of threads.
+#'   `starts = 1` fits from `start` alone.
 #'
 #'   A start whose EM ended far behind the best start on the training data
 #'   is left out of the average: when its final training error \eqn{e}
