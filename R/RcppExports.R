@@ -109,10 +109,6 @@ cpp_symmetric_eigen <- function(a, vectors) {
     .Call(`_krein_cpp_symmetric_eigen`, a, vectors)
 }
 
-cpp_symmetric_eigen_leading <- function(a, share, extra) {
-    .Call(`_krein_cpp_symmetric_eigen_leading`, a, share, extra)
-}
-
 cpp_symmetric_eigen_leading_each <- function(matrices, share, extra, threads) {
     .Call(`_krein_cpp_symmetric_eigen_leading_each`, matrices, share, extra, threads)
 }

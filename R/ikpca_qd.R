@@ -111,7 +111,8 @@ ikpca_maps <- function(kernels, pvar, threads) {
 }
 
 #' ikpca_map() of the training kernel K from its centred H K H and that
-#' matrix's leading decomposition `e` (cpp_symmetric_eigen_leading())
+#' matrix's leading decomposition `e` (an element of
+#' cpp_symmetric_eigen_leading_each()'s list)
 #' @noRd
 ikpca_map_of <- function(K, centred, e, pvar) {
   n <- nrow(K)

@@ -419,19 +419,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_symmetric_eigen_leading
-Rcpp::List cpp_symmetric_eigen_leading(const Eigen::Map<Eigen::MatrixXd> a, double share, int extra);
-RcppExport SEXP _krein_cpp_symmetric_eigen_leading(SEXP aSEXP, SEXP shareSEXP, SEXP extraSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type a(aSEXP);
-    Rcpp::traits::input_parameter< double >::type share(shareSEXP);
-    Rcpp::traits::input_parameter< int >::type extra(extraSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_symmetric_eigen_leading(a, share, extra));
-    return rcpp_result_gen;
-END_RCPP
-}
 // cpp_symmetric_eigen_leading_each
 Rcpp::List cpp_symmetric_eigen_leading_each(const Rcpp::List& matrices, double share, int extra, int threads);
 RcppExport SEXP _krein_cpp_symmetric_eigen_leading_each(SEXP matricesSEXP, SEXP shareSEXP, SEXP extraSEXP, SEXP threadsSEXP) {
@@ -671,7 +658,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_meb_block", (DL_FUNC) &_krein_cpp_meb_block, 5},
     {"_krein_cpp_meb_callback", (DL_FUNC) &_krein_cpp_meb_callback, 5},
     {"_krein_cpp_symmetric_eigen", (DL_FUNC) &_krein_cpp_symmetric_eigen, 2},
-    {"_krein_cpp_symmetric_eigen_leading", (DL_FUNC) &_krein_cpp_symmetric_eigen_leading, 3},
     {"_krein_cpp_symmetric_eigen_leading_each", (DL_FUNC) &_krein_cpp_symmetric_eigen_leading_each, 4},
     {"_krein_cpp_spectral_matrix", (DL_FUNC) &_krein_cpp_spectral_matrix, 2},
     {"_krein_cpp_set_omp_threads", (DL_FUNC) &_krein_cpp_set_omp_threads, 1},

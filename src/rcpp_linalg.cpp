@@ -24,21 +24,14 @@ inline Rcpp::List leading_eigen_list(const krein::SymmetricEigen& eig) {
                             Rcpp::Named("vectors") = eig.vectors, Rcpp::Named("selected") = selected);
 }
 
-// All eigenvalues in decreasing order, and the eigenvectors of the leading
-// ones by magnitude only (krein::leading_by_magnitude(): those holding
-// `share` of the nonzero magnitudes, and `extra` more), as `vectors` with
-// `selected`, their 1-based positions among the values.
-// [[Rcpp::export]]
-Rcpp::List cpp_symmetric_eigen_leading(const Eigen::Map<Eigen::MatrixXd> a, double share, int extra) {
-  return leading_eigen_list(krein::symmetric_eigen(a, true, [&](const Eigen::VectorXd& values) {
-    return krein::leading_by_magnitude(values, share, extra);
-  }));
-}
-
-// cpp_symmetric_eigen_leading() of each matrix of a list, on `threads`
-// threads, one matrix each (ikpca_qd()'s folds: each decomposition is
-// LAPACK's sequential tridiagonalisation, so the folds are where threads
-// pay); the same results as one by one.
+// For each symmetric matrix of a list: all eigenvalues in decreasing order,
+// and the eigenvectors of the leading ones by magnitude only
+// (krein::leading_by_magnitude(): those holding `share` of the nonzero
+// magnitudes, and `extra` more), as `vectors` with `selected`, their
+// 1-based positions among the values. The matrices are decomposed on
+// `threads` threads, one matrix each (ikpca_qd()'s folds: each
+// decomposition is LAPACK's sequential tridiagonalisation, so the folds are
+// where threads pay), with the same results as one by one.
 // [[Rcpp::export]]
 Rcpp::List cpp_symmetric_eigen_leading_each(const Rcpp::List& matrices, double share, int extra, int threads) {
   std::vector<Eigen::Map<Eigen::MatrixXd>> inputs;

@@ -247,7 +247,11 @@ test_that("ikpca_qd's folds decomposed on threads, a batch at a time, give the f
   set.seed(32)
   matrices <- lapply(c(30, 45, 20), function(n) crossprod(matrix(rnorm(n * n), n)) - diag(n))
   each <- krein:::cpp_symmetric_eigen_leading_each(matrices, 0.9, 8L, 2L)
-  expect_identical(each, lapply(matrices, krein:::cpp_symmetric_eigen_leading, share = 0.9, extra = 8L))
+  alone <- lapply(matrices, function(a) krein:::cpp_symmetric_eigen_leading_each(list(a), 0.9, 8L, 1L)[[1L]])
+  expect_identical(each, alone)
+  # the leading eigenvectors hold 0.9 of the magnitudes, and 8 more
+  expect_equal(crossprod(each[[2]]$vectors), diag(ncol(each[[2]]$vectors)), tolerance = 1e-10)
+  expect_lt(length(each[[2]]$selected), 45L)
   # the pvar selection's folds: the same cross-validation table, choice and
   # model on one, two and three threads (five folds: batches of 2 + 2 + 1
   # and 3 + 2), the PCA of each fold computed once
@@ -276,7 +280,8 @@ test_that("ikpca_qd's kernel PCA from the selected eigenvectors equals the full 
   set.seed(31)
   board <- checkerboard(70, size = 2)
   fit <- function() ikpca_qd(board[, 1:2], board$y, kernel = kernel_rbf(2), scale = FALSE, pvar = 0.9)
-  leading <- krein:::cpp_symmetric_eigen_leading
+  each <- krein:::cpp_symmetric_eigen_leading_each  # the core's, before the replacements below
+  leading <- function(a, share, extra) each(list(a), share, extra, 1L)[[1L]]
   selected <- fit()
   local_krein_functions(list(cpp_symmetric_eigen_leading_each = function(matrices, share, extra, threads) {
     lapply(matrices, leading, share = 1, extra = 0L)
