@@ -43,7 +43,7 @@ ikpca_qd_fit <- function(inputs, pvar, shrinkage, pooling, threads) {
     pvar <- if (length(best)) pvar_selection$pvar[best] else ikpca_qd_pvar_candidates[1]
   }
   # the map's eigenvectors for the share used only
-  pca <- ikpca_map(K, pvar)
+  pca <- ikpca_map(K, pvar, threads)
   if (is.null(pca)) {
     krein_abort("The centred kernel matrix is zero (the kernel is constant on the training points, e.g. a Gaussian kernel with a vanishing `gamma`): the kernel PCA space of ikpca_qd() has no components. Use another kernel or kernel width.")
   }
@@ -91,7 +91,7 @@ ikpca_qd_pvar_candidates <- c(0.8, 0.9, 0.95, 0.99, 0.999)
 #' and total means that centre new kernel rows
 #' (ikpca_centre_rows()). NULL when H K H is zero.
 #' @noRd
-ikpca_map <- function(K, pvar = 1) ikpca_maps(list(K), pvar, 1L)[[1L]]
+ikpca_map <- function(K, pvar = 1, threads = 1L) ikpca_maps(list(K), pvar, threads)[[1L]]
 
 #' ikpca_map() of each training kernel of a list, their eigendecompositions
 #' on `threads` threads, one kernel each (cpp_symmetric_eigen_leading_each();
@@ -107,16 +107,15 @@ ikpca_maps <- function(kernels, pvar, threads) {
   # count), whose back-transformation is two thirds of an eigendecomposition
   # (spam's final fit: 632 of 1,400)
   decompositions <- cpp_symmetric_eigen_leading_each(centred, pvar - 1e-12, 8L, threads)
-  Map(ikpca_map_of, kernels, centred, decompositions, MoreArgs = list(pvar = pvar))
+  Map(ikpca_map_of, lapply(kernels, colMeans), centred, decompositions, MoreArgs = list(pvar = pvar))
 }
 
-#' ikpca_map() of the training kernel K from its centred H K H and that
-#' matrix's leading decomposition `e` (an element of
-#' cpp_symmetric_eigen_leading_each()'s list)
+#' ikpca_map() of a training kernel from its column means, its centred H K H
+#' and that matrix's leading decomposition `e` (an element of
+#' cpp_symmetric_eigen_leading_each()'s list); the map keeps neither matrix
 #' @noRd
-ikpca_map_of <- function(K, centred, e, pvar) {
-  n <- nrow(K)
-  column_means <- colMeans(K)
+ikpca_map_of <- function(column_means, centred, e, pvar) {
+  n <- length(column_means)
   magnitude <- abs(e$values)
   kept_order <- order(magnitude, decreasing = TRUE)
   nonzero <- kept_order[magnitude[kept_order] > max(magnitude) * n * .Machine$double.eps]

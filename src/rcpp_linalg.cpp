@@ -31,7 +31,8 @@ inline Rcpp::List leading_eigen_list(const krein::SymmetricEigen& eig) {
 // 1-based positions among the values. The matrices are decomposed on
 // `threads` threads, one matrix each (ikpca_qd()'s folds: each
 // decomposition is LAPACK's sequential tridiagonalisation, so the folds are
-// where threads pay), with the same results as one by one.
+// where threads pay), with the same results as one by one; a single matrix
+// gets the threads for its back-transformation instead.
 // [[Rcpp::export]]
 Rcpp::List cpp_symmetric_eigen_leading_each(const Rcpp::List& matrices, double share, int extra, int threads) {
   std::vector<Eigen::Map<Eigen::MatrixXd>> inputs;
@@ -40,14 +41,22 @@ Rcpp::List cpp_symmetric_eigen_leading_each(const Rcpp::List& matrices, double s
     if (!Rf_isReal(m) || !Rf_isMatrix(m)) throw std::invalid_argument("every matrix must be a numeric matrix");
     inputs.emplace_back(REAL(m), Rf_nrows(m), Rf_ncols(m));
   }
-  std::vector<krein::SymmetricEigen> results(inputs.size());
-  krein::parallel::parallel_for(0, static_cast<Eigen::Index>(inputs.size()), threads,
-                                krein::parallel::Schedule::dynamic(1), [&](Eigen::Index k) {
-    results[static_cast<size_t>(k)] = krein::symmetric_eigen(inputs[static_cast<size_t>(k)], true,
-                                                             [&](const Eigen::VectorXd& values) {
+  const auto decompose = [&](const Eigen::Map<Eigen::MatrixXd>& a) {
+    return krein::symmetric_eigen(a, true, [&](const Eigen::VectorXd& values) {
       return krein::leading_by_magnitude(values, share, extra);
     });
-  });
+  };
+  std::vector<krein::SymmetricEigen> results(inputs.size());
+  if (inputs.size() == 1) {
+    // one matrix: its back-transformation's blocked products take the threads
+    const krein::parallel::EigenThreads eigen_threads(threads);
+    results[0] = decompose(inputs[0]);
+  } else {
+    krein::parallel::parallel_for(0, static_cast<Eigen::Index>(inputs.size()), threads,
+                                  krein::parallel::Schedule::dynamic(1), [&](Eigen::Index k) {
+      results[static_cast<size_t>(k)] = decompose(inputs[static_cast<size_t>(k)]);
+    });
+  }
   Rcpp::List out(inputs.size());
   for (size_t k = 0; k < results.size(); ++k) out[k] = leading_eigen_list(results[k]);
   return out;
