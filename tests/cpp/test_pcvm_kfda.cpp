@@ -63,12 +63,14 @@ void test_pcvm_estep() {
   // inverse_mills() is the long forms
   double table_worst = 0.0;
   for (int i = 0; i <= 1630000; ++i) {
-    const double t = -8.0 + i * 1e-5;
+    const double t = krein::pcvm::detail::mills_table_low + i * 1e-5;
     if (t >= krein::pcvm::mills_unit_cdf) break;
     table_worst = std::max(table_worst, std::abs(krein::pcvm::inverse_mills(t) / krein::pcvm::inverse_mills_long(t) - 1.0));
   }
-  for (int k = 0; k <= 260; ++k) {
-    const double edge = -8.0 + k / 16.0;
+  const int per_unit = krein::pcvm::detail::mills_table_per_unit;
+  const int edges = static_cast<int>((krein::pcvm::mills_unit_cdf - krein::pcvm::detail::mills_table_low) * per_unit);
+  for (int k = 0; k <= edges + 1; ++k) {
+    const double edge = krein::pcvm::detail::mills_table_low + static_cast<double>(k) / per_unit;
     for (double t : {std::nextafter(edge, -100.0), edge}) {
       if (t < krein::pcvm::mills_unit_cdf) {
         table_worst = std::max(table_worst, std::abs(krein::pcvm::inverse_mills(t) / krein::pcvm::inverse_mills_long(t) - 1.0));

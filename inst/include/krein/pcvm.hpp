@@ -105,9 +105,10 @@ class MillsTable {
         nodes[j] = std::cos(M_PI * (j + 0.5) / points);
         values[j] = smooth_part(middle + half * nodes[j]);
       }
-      // Chebyshev coefficients, then the monomial ones in u (Horner's rule);
-      // the coefficients fall fast on an interval this short, so the sum is
-      // its leading terms plus small corrections
+      // Chebyshev coefficients, then the monomial ones in u (operator()
+      // sums them by Estrin's scheme); the coefficients fall fast on an
+      // interval this short, so the sum is its leading terms plus small
+      // corrections
       double chebyshev[points];
       for (int i = 0; i < points; ++i) {
         double sum = 0.0;
