@@ -137,10 +137,12 @@ test_that("krein_svm() with a positive definite kernel is the C-SVM on K, with n
 
 test_that("krein_svm() refuses one class, one point per class, and takes the contract's tuning", {
   d <- ksvm_data
-  expect_snapshot(error = TRUE, {
-    krein_svm(d$x[1:5, ], factor(rep("a", 5)), kernel = d$kernel, C = 1)
-    krein_svm(d$x[1:5, ], factor(c("a", "b", "b", "b", "b")), kernel = d$kernel, C = 1)
-    krein_svm(d$x, d$y, kernel = d$kernel, C = -1)
+  x5 <- d$x[1:5, ]
+  kernel <- d$kernel
+  expect_snapshot({
+    show_error(krein_svm(x5, factor(rep("a", 5)), kernel = kernel, C = 1))
+    show_error(krein_svm(x5, factor(c("a", "b", "b", "b", "b")), kernel = kernel, C = 1))
+    show_error(krein_svm(d$x, d$y, kernel = kernel, C = -1))
   })
   tuned <- tune_krein(krein_svm, d$x, d$y, grid = list(C = c(1, 10)), kernel = d$kernel, probability = FALSE,
                       folds = 3)
@@ -237,10 +239,12 @@ test_that("krein_svm(landmarks = ) on several classes: each pair the transcripti
 test_that("krein_svm(landmarks = ) refuses what the full model refuses, and says when LiblineaR is missing", {
   skip_if_not_installed("LiblineaR")
   d <- ksvm_data
-  expect_snapshot(error = TRUE, {
-    krein_svm(d$x[1:5, ], factor(rep("a", 5)), kernel = d$kernel, C = 1, landmarks = 1:3)
-    krein_svm(d$x[1:5, ], factor(c("a", "b", "b", "b", "b")), kernel = d$kernel, C = 1, landmarks = 1:3)
-    krein:::check_liblinear(available = FALSE)
+  x5 <- d$x[1:5, ]
+  kernel <- d$kernel
+  expect_snapshot({
+    show_error(krein_svm(x5, factor(rep("a", 5)), kernel = kernel, C = 1, landmarks = 1:3))
+    show_error(krein_svm(x5, factor(c("a", "b", "b", "b", "b")), kernel = kernel, C = 1, landmarks = 1:3))
+    show_error(krein:::check_liblinear(available = FALSE))
   })
   # the cross-validated cost and the Platt model refit the flip in each fold
   set.seed(6)

@@ -253,16 +253,17 @@ test_that("parsnip's krein engines pass `spectrum` on as an engine argument", {
 
 test_that("bad `spectrum` values, chunks and onda() give clear errors", {
   d <- spectrum_data
-  expect_snapshot(error = TRUE, {
-    kqd(d$x, d$y, kernel = d$kernel, spectrum = "abs")
-    kqd(d$x, d$y, kernel = d$kernel, spectrum = c("clip", "flip"))
-    kqd(krein_chunks(list(data.frame(d$x, y = d$y)), y = "y"), kernel = d$kernel, spectrum = "clip", landmarks = 1:9)
-    onda(d$x, d$y, spectrum = "clip")
-    correct_spectrum(d$K[, -1], "clip")
-    correct_spectrum(d$K, "clap")
-    correct_spectrum(d$K, "clip", tol = -1)
-    predict(correct_spectrum(d$K, "clip"), d$K_new[, -1])
-    predict(correct_spectrum(d$K, "clip"))
+  expect_snapshot({
+    show_error(kqd(d$x, d$y, kernel = d$kernel, spectrum = "abs"))
+    show_error(kqd(d$x, d$y, kernel = d$kernel, spectrum = c("clip", "flip")))
+    show_error(kqd(krein_chunks(list(data.frame(d$x, y = d$y)), y = "y"), kernel = d$kernel, spectrum = "clip",
+                   landmarks = 1:9))
+    show_error(onda(d$x, d$y, spectrum = "clip"))
+    show_error(correct_spectrum(d$K[, -1], "clip"))
+    show_error(correct_spectrum(d$K, "clap"))
+    show_error(correct_spectrum(d$K, "clip", tol = -1))
+    show_error(predict(correct_spectrum(d$K, "clip"), d$K_new[, -1]))
+    show_error(predict(correct_spectrum(d$K, "clip")))
   })
   expect_error(onda(y ~ ., data = combination_data$data, spectrum = "flip"), class = "krein_error")
 })
