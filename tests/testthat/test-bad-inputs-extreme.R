@@ -128,7 +128,7 @@ test_that("an asymmetric kernel function is symmetrised with a message, as dissi
   expect_message(K <- kernel_matrix(asymmetric, x), "not symmetric")
   expect_equal(K, (full + t(full)) / 2, ignore_attr = TRUE)
   # a symmetric function: no message, the matrix of the function itself
-  expect_no_message(K <- kernel_matrix(function(a, b) sum(a * b), x))
+  expect_message(K <- kernel_matrix(function(a, b) sum(a * b), x), NA)
   expect_equal(K, tcrossprod(x), ignore_attr = TRUE)
   # objects
   words <- c("ab", "abc", "b", "cab")

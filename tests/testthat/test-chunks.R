@@ -55,8 +55,8 @@ test_that("chunked scaling of tiny and huge data is that of the same data at ord
     expected <- lapply(parts, identity)
     expected[[2]][, 1:2] <- expected[[2]][, 1:2] / 1024
     reference <- ikfd(krein_chunks(expected, y = "y"), kernel = kernel_rbf(2), landmarks = landmarks)
-    expect_no_message(fit <- ikfd(krein_chunks(tiny, y = "y"), kernel = kernel_rbf(2),
-                                  landmarks = landmarks * factor))
+    expect_message(fit <- ikfd(krein_chunks(tiny, y = "y"), kernel = kernel_rbf(2),
+                                  landmarks = landmarks * factor), NA)
     expect_equal(fit$spec$scaling$scale, reference$spec$scaling$scale * factor, tolerance = 1e-12)
     expect_equal(fit$spec$scaling$center, reference$spec$scaling$center * factor, tolerance = 1e-12)
     expect_identical(fit$fitted_class, reference$fitted_class)
