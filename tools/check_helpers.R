@@ -40,18 +40,90 @@ core_packages <- function() {
 # The full tier adds the rest of Suggests: the optional integrations
 optional_packages <- function() setdiff(description_packages("Suggests"), core_packages())
 
+# The oldest versions DESCRIPTION allows (tools/fresh_check.sh --oldest): each
+# of `packages` that DESCRIPTION names a minimum for is installed at exactly
+# that version, from the repository's current packages or its archive, into
+# the writable library, with what that version needs (at the repository's
+# versions, or these minimums where they name a dependency). A minimum set too
+# low then fails the check that follows, before a user meets it. Those whose
+# dependencies name others first.
+install_oldest <- function(packages, minimums = description_minimums()) {
+  lib <- ensure_writable_library()
+  pinned <- intersect(names(minimums), packages)
+  if (length(pinned) == 0) {
+    message("DESCRIPTION names no minimum version for these packages.")
+    return(invisible(character()))
+  }
+  repository <- sub("/+$", "", getOption("repos")[["CRAN"]])
+  current <- utils::available.packages()
+  work <- tempfile("krein-oldest-")
+  dir.create(work)
+  on.exit(unlink(work, recursive = TRUE), add = TRUE)
+  tarballs <- character()
+  needs <- list()
+  for (package in pinned) {
+    file <- sprintf("%s_%s.tar.gz", package, minimums[[package]])
+    urls <- c(if (package %in% rownames(current) && current[package, "Version"] == minimums[[package]])
+                paste0(repository, "/src/contrib/", file),
+              sprintf("%s/src/contrib/Archive/%s/%s", repository, package, file))
+    tarball <- file.path(work, file)
+    got <- FALSE
+    for (url in urls) {
+      got <- !inherits(tryCatch(suppressWarnings(utils::download.file(url, tarball, quiet = TRUE, mode = "wb")),
+                                error = function(e) e), "error") && file.exists(tarball)
+      if (got) break
+    }
+    if (!got) stop(package, " ", minimums[[package]], ", the minimum DESCRIPTION names, is not in ", repository,
+                   " (tried ", paste(urls, collapse = ", "), ").", call. = FALSE)
+    tarballs[[package]] <- tarball
+    fields <- read.dcf(file.path(untar_description(tarball, work, package)),
+                       fields = c("Depends", "Imports", "LinkingTo"))
+    requirements <- trimws(unlist(strsplit(gsub("\n", " ", fields[!is.na(fields)]), ",")))
+    needs[[package]] <- requirements[nzchar(requirements)]
+  }
+  dependency_names <- function(requirements) sub("[[:space:]]*\\(.*$", "", requirements)
+  order <- character()
+  while (length(order) < length(pinned)) {
+    ready <- setdiff(pinned, order)
+    ready <- ready[vapply(ready, function(p) all(setdiff(intersect(dependency_names(needs[[p]]), pinned), p) %in% order),
+                          logical(1))]
+    if (length(ready) == 0) ready <- setdiff(pinned, order)[1]  # a cycle: take them as listed
+    order <- c(order, ready)
+  }
+  base <- rownames(utils::installed.packages(priority = "base"))
+  for (package in order) {
+    requirements <- needs[[package]]
+    dependencies <- setdiff(dependency_names(requirements), c("R", base, pinned))
+    own_minimums <- requirement_minimums(requirements)
+    if (length(dependencies)) install_missing(dependencies, minimums = own_minimums[names(own_minimums) %in% dependencies])
+    message(sprintf("Installing %s %s, DESCRIPTION's minimum, into %s", package, minimums[[package]], lib))
+    utils::install.packages(tarballs[[package]], lib = lib, repos = NULL, type = "source")
+    if (!identical(as.character(installed_version(package)), minimums[[package]])) {
+      stop("Could not install ", package, " ", minimums[[package]], ".", call. = FALSE)
+    }
+  }
+  invisible(order)
+}
+
+# A package source tarball's DESCRIPTION, extracted into `work`
+untar_description <- function(tarball, work, package) {
+  target <- file.path(work, paste0(package, "-description"))
+  utils::untar(tarball, files = file.path(package, "DESCRIPTION"), exdir = target)
+  file.path(target, package, "DESCRIPTION")
+}
+
 # The full tier's optional packages: Debian's or Ubuntu's prebuilt r-cran-*
 # packages where this is such a machine and we are root (they take seconds
 # where compiling caret's or shiny's stack takes many minutes), then the rest
 # from the user's repositories, compiled with every core. A plain
 # install.packages() never upgrades an installed package that is too old for
 # a newer one (Debian's vctrs for the tidymodels packages), and a blanket
-# upgrade rebuilds dozens: install_with_requirements() installs what is
-# missing and upgrades only where a version requirement asks. A failure only
-# skips the tests that need the package, with a message.
+# upgrade rebuilds dozens: install_missing() installs what is missing and
+# upgrades only where a version requirement (DESCRIPTION's or a dependency's)
+# asks. A failure only skips the tests that need the package, with a message.
 install_optional_packages <- function(packages = optional_packages()) {
   install_prebuilt(packages[!vapply(packages, requireNamespace, logical(1), quietly = TRUE)])
-  installed <- tryCatch(install_with_requirements(packages),
+  installed <- tryCatch(install_missing(packages),
                         error = function(e) {
                           message("Some optional packages could not be installed (their tests are skipped): ",
                                   conditionMessage(e))
@@ -105,51 +177,6 @@ install_prebuilt <- function(packages) {
     message("Added ", prebuilt_library, " (Debian's R packages) to the end of the library path.")
   }
   invisible(available)
-}
-
-# Install `targets` and what they need from the user's repositories: what is
-# missing, and upgrades where an installed version is older than a version
-# requirement of a package being installed. Returns the packages installed.
-install_with_requirements <- function(targets, lib = ensure_writable_library(), db = utils::available.packages()) {
-  use_bundled_libuv()
-  base <- rownames(utils::installed.packages(priority = "base"))
-  installed_version <- function(p) tryCatch(utils::packageVersion(p, lib.loc = .libPaths()), error = function(e) NULL)
-  too_old <- function(p, op, required) {
-    v <- installed_version(p)
-    is.null(v) || (!is.na(op) && !do.call(op, list(v, package_version(required))))
-  }
-  todo <- targets[vapply(targets, function(p) is.null(installed_version(p)), logical(1))]
-  # every target is walked, installed or not: an installed package whose
-  # dependency went missing (removed with a system package) loads, and fails
-  # only when it first uses that dependency. The requirements of a package
-  # being installed are checked for version too; those of an installed one,
-  # for presence only (its own version was built against what it has).
-  queue <- targets
-  walked <- character()
-  while (length(queue) > 0) {
-    p <- queue[1]
-    queue <- queue[-1]
-    if (p %in% walked || !p %in% rownames(db)) next
-    walked <- c(walked, p)
-    installing <- p %in% todo
-    # LinkingTo only matters to a package being compiled
-    fields <- db[p, c("Depends", "Imports", if (installing) "LinkingTo")]
-    requirements <- trimws(unlist(strsplit(gsub("\n", " ", fields[!is.na(fields)]), ",")))
-    for (r in requirements[nzchar(requirements)]) {
-      m <- regmatches(r, regexec("^([A-Za-z0-9.]+)[[:space:]]*(\\([[:space:]]*([<>=]+)[[:space:]]*([^)]+)\\))?", r))[[1]]
-      dep <- m[2]
-      if (dep %in% c("R", base, todo)) next
-      if (if (installing) too_old(dep, if (nzchar(m[4])) m[4] else NA, trimws(m[5])) else is.null(installed_version(dep))) {
-        todo <- c(todo, dep)
-      }
-      queue <- c(queue, dep)
-    }
-  }
-  if (length(todo) > 0) {
-    message("Installing from ", paste(getOption("repos"), collapse = ", "), ": ", paste(todo, collapse = ", "))
-    utils::install.packages(todo, lib = lib, dependencies = FALSE, Ncpus = available_cores())
-  }
-  invisible(todo)
 }
 
 # Wall-clock time of each phase, and of the steps of R CMD check it reports

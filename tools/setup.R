@@ -37,18 +37,108 @@ use_bundled_libuv <- function() {
   if (!found) Sys.setenv(USE_BUNDLED_LIBUV = "1")
 }
 
-install_missing <- function(packages) {
+# The minimum versions DESCRIPTION asks for: a named character vector, one
+# entry per package that has a `(>= x.y)` in Depends, Imports, LinkingTo or
+# Suggests. A package named without a version has none.
+description_minimums <- function(description = "DESCRIPTION") {
+  values <- read.dcf(description, fields = c("Depends", "Imports", "LinkingTo", "Suggests"))
+  requirement_minimums(trimws(unlist(strsplit(gsub("\n", " ", values[!is.na(values)]), ","))))
+}
+
+# The `(>= x)` minimums of requirements like "rlang (>= 1.1.0)", named by package
+requirement_minimums <- function(requirements) {
+  versioned <- grepl("\\([[:space:]]*>=", requirements)
+  stats::setNames(trimws(sub("^[^(]*\\([[:space:]]*>=[[:space:]]*([^)]+)\\).*$", "\\1", requirements[versioned])),
+                  trimws(sub("[[:space:]]*\\(.*$", "", requirements[versioned])))
+}
+
+installed_version <- function(package) {
+  tryCatch(utils::packageVersion(package, lib.loc = .libPaths()), error = function(e) NULL)
+}
+
+# What install_missing() would install to make `packages` usable at the
+# versions DESCRIPTION asks for: each package that is missing or older than
+# DESCRIPTION's minimum, and each dependency that is missing or, for a package
+# being installed, older than that package requires. Nothing else: the
+# machine's own packages (a distribution's, at its versions) are used where
+# they are recent enough. Returns the reasons, named by package.
+installation_plan <- function(packages, minimums = description_minimums(), db = utils::available.packages()) {
+  base <- rownames(utils::installed.packages(priority = "base"))
+  reasons <- character()
+  need <- function(package, minimum, by) {
+    version <- installed_version(package)
+    if (is.null(version)) {
+      reasons[[package]] <<- if (is.null(by)) "missing" else paste("missing; needed by", by)
+    } else if (!is.na(minimum) && version < package_version(minimum)) {
+      reasons[[package]] <<- sprintf("%s installed, %s needs >= %s", version,
+                                     if (is.null(by)) "krein" else by, minimum)
+    }
+  }
+  for (package in packages) need(package, unname(minimums[package]), NULL)
+  # every package is walked, installed or not: an installed package whose
+  # dependency went missing loads, and fails only when it first uses it. The
+  # requirements of a package being installed (the repository's version) are
+  # checked for version too; those of an installed one (its own DESCRIPTION),
+  # for presence only: it was built against what it has.
+  queue <- packages
+  walked <- character()
+  while (length(queue) > 0) {
+    package <- queue[1]
+    queue <- queue[-1]
+    if (package %in% walked) next
+    walked <- c(walked, package)
+    installing <- package %in% names(reasons)
+    if (installing && !package %in% rownames(db)) next
+    # LinkingTo only matters to a package being compiled
+    fields <- if (installing) {
+      db[package, c("Depends", "Imports", "LinkingTo")]
+    } else {
+      unlist(utils::packageDescription(package, lib.loc = .libPaths(), fields = c("Depends", "Imports")))
+    }
+    requirements <- trimws(unlist(strsplit(gsub("\n", " ", fields[!is.na(fields)]), ",")))
+    for (requirement in requirements[nzchar(requirements)]) {
+      parts <- regmatches(requirement, regexec(
+        "^([A-Za-z0-9.]+)[[:space:]]*(\\([[:space:]]*>=[[:space:]]*([^)]+)\\))?", requirement))[[1]]
+      dependency <- parts[2]
+      if (dependency %in% c("R", base, names(reasons))) next
+      need(dependency, if (installing && nzchar(parts[4])) trimws(parts[4]) else NA, package)
+      queue <- c(queue, dependency)
+    }
+  }
+  reasons
+}
+
+# Install what installation_plan() finds, from the user's repositories, saying
+# what and why. Returns the packages installed.
+install_missing <- function(packages, minimums = description_minimums(),
+                            db = utils::available.packages()) {
   lib <- ensure_writable_library()
   use_bundled_libuv()
-  missing <- packages[!vapply(packages, requireNamespace, logical(1), quietly = TRUE)]
-  if (length(missing) > 0) {
-    message("Installing from ", paste(getOption("repos"), collapse = ", "), ": ",
-            paste(missing, collapse = ", "))
-    utils::install.packages(missing, lib = lib, Ncpus = available_cores())
+  reasons <- installation_plan(packages, minimums, db)
+  todo <- names(reasons)
+  if (length(todo) > 0) {
+    unavailable <- setdiff(todo, rownames(db))
+    if (length(unavailable) > 0) {
+      stop("Not in the repositories (", paste(getOption("repos"), collapse = ", "), "): ",
+           paste(unavailable, collapse = ", "), call. = FALSE)
+    }
+    asked <- intersect(todo, names(minimums))
+    too_new <- asked[package_version(db[asked, "Version"]) < package_version(minimums[asked])]
+    if (length(too_new) > 0) {
+      stop("The repositories offer ", paste(sprintf("%s %s", too_new, db[too_new, "Version"]), collapse = ", "),
+           ", older than DESCRIPTION asks for.", call. = FALSE)
+    }
+    message("Installing into ", lib, " from ", paste(getOption("repos"), collapse = ", "), ":\n",
+            paste(sprintf("  %s %s (%s)", todo, db[todo, "Version"], reasons[todo]), collapse = "\n"))
+    utils::install.packages(todo, lib = lib, dependencies = FALSE, Ncpus = available_cores())
   }
-  still <- packages[!vapply(packages, requireNamespace, logical(1), quietly = TRUE)]
+  still <- packages[vapply(packages, function(package) {
+    version <- installed_version(package)
+    is.null(version) || (!is.na(minimums[package]) && version < package_version(minimums[package])) ||
+      !requireNamespace(package, quietly = TRUE)
+  }, logical(1))]
   if (length(still) > 0) stop("Could not install: ", paste(still, collapse = ", "), call. = FALSE)
-  invisible(lib)
+  invisible(todo)
 }
 
 available_cores <- function() max(1L, parallel::detectCores(), na.rm = TRUE)
