@@ -2,15 +2,23 @@
 # The README's second command (`Rscript tools/check.R`) as a new user runs it
 # on a fresh machine: from a clean copy of this checkout (its tracked and
 # untracked, not ignored files, without build products), with an EMPTY
-# temporary package library and no site library, so that every dependency
-# comes from the current release in the user's repositories (CRAN by default).
+# temporary user library over the machine's own libraries as they are (R's,
+# and a distribution's site library with its packages at their versions:
+# nothing is hidden), so that what check.R installs or upgrades is what a
+# newcomer's machine needs.
 #
 # Usage, from anywhere in the checkout:
-#   tools/fresh_check.sh [reference|openblas] [--full] [--library DIR] [--system-wide]
+#   tools/fresh_check.sh [reference|openblas] [--full] [--oldest] [--library DIR] [--system-wide]
 #
 #   --full          the full tier (`Rscript tools/check.R --full`): every
 #                   suggested package installed and every test run. Without it,
 #                   the default tier (`Rscript tools/check.R`).
+#   --oldest        first install, into the empty library, the OLDEST version
+#                   DESCRIPTION allows of each of the tier's packages it names a
+#                   minimum for (exactly that version, from the repository's
+#                   archive), so that a minimum set too low fails here first.
+#                   Without it, check.R installs what is missing or older than
+#                   DESCRIPTION asks, at the repository's current versions.
 #   reference|openblas  the BLAS and LAPACK R uses for the run, chosen with
 #                   update-alternatives (libblas.so.3-x86_64-linux-gnu and
 #                   liblapack.so.3-x86_64-linux-gnu; Debian and Ubuntu). openblas
@@ -28,10 +36,14 @@
 #                   other processes on the machine keep their BLAS.
 # Either way the previous choice is restored on exit.
 #
+# As root on Debian or Ubuntu the full tier installs the distribution's
+# prebuilt r-cran-* packages with apt-get, as check.R does for any user
+# (KREIN_PREBUILT=false compiles them into the temporary library instead).
+#
 # The output of tools/check.R is shown as it runs; the last lines repeat the
-# tier, the BLAS used, the phase times (installs, build, check and its steps,
-# core tests), the duration and the tally "N passed, N failed, N skipped".
-# The exit status is tools/check.R's.
+# tier, the mode, the BLAS used, the phase times (installs, build, check and
+# its steps, core tests), the duration and the tally "N passed, N failed,
+# N skipped". The exit status is tools/check.R's.
 set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -40,11 +52,13 @@ arguments=("$@")
 blas=""
 library=""
 tier_args=()
+oldest=0
 system_wide=0
 while [ $# -gt 0 ]; do
   case $1 in
     reference|openblas) blas=$1 ;;
     --full) tier_args=(--full) ;;
+    --oldest) oldest=1 ;;
     --library) [ $# -ge 2 ] || { echo "--library needs a directory." >&2; exit 2; }
                library=$2; shift ;;
     --library=*) library=${1#--library=} ;;
@@ -125,7 +139,7 @@ fi
 # --- a clean copy and an empty library ---------------------------------------
 work=$(mktemp -d "${TMPDIR:-/tmp}/krein-fresh.XXXXXX")
 cleanup_dirs+=("$work")
-mkdir "$work/krein" "$work/no-site-library"
+mkdir "$work/krein"
 (cd "$repo" && git ls-files -z --cached --others --exclude-standard |
    tar --null --ignore-failed-read -T - -cf - 2> /dev/null) | tar -C "$work/krein" -xf -
 
@@ -136,33 +150,47 @@ else
   library=$(mktemp -d "${TMPDIR:-/tmp}/krein-fresh-library.XXXXXX")
 fi
 
-# No site library: R_LIBS_SITE must be non-empty to override Debian's default,
-# and the site Renviron (which Debian uses to prepend /usr/local/lib/R/site-library)
-# and the user's own startup files are replaced by empty ones. The site
-# Rprofile (which may choose the CRAN mirror) is kept, as a new user has it.
+# The machine's libraries as they are (R_LIBS_SITE and the site Renviron
+# untouched); an empty user library first, created as a new user's would be.
+# A new user has no startup files of their own; the site Rprofile (which may
+# choose the CRAN mirror) is kept, as a new user has it.
 unset R_LIBS
-export R_LIBS_SITE="$work/no-site-library" R_LIBS_USER="$library"
-export R_ENVIRON="$work/Renviron.site" R_ENVIRON_USER="$work/Renviron" R_PROFILE_USER="$work/Rprofile"
-touch "$R_ENVIRON" "$R_ENVIRON_USER" "$R_PROFILE_USER"
+export R_LIBS_USER="$library"
+export R_ENVIRON_USER="$work/Renviron" R_PROFILE_USER="$work/Rprofile"
+touch "$R_ENVIRON_USER" "$R_PROFILE_USER"
 
 blas_used=$(Rscript -e 'cat(extSoftVersion()[["BLAS"]], La_library(), sep = " / ")')
 echo "== BLAS / LAPACK: $blas_used"
 echo "== Library: $library ($(ls "$library" | wc -l) packages)"
 echo "== Library paths: $(Rscript -e 'cat(.libPaths(), sep = " ")')"
 
+tier_name=default
+[ ${#tier_args[@]} -gt 0 ] && tier_name=full
+mode="the repository's current versions where needed"
 start=$(date +%s)
 set +e
-(cd "$work/krein" && Rscript tools/check.R "${tier_args[@]+"${tier_args[@]}"}") 2>&1 | tee "$work/check.log"
-status=${PIPESTATUS[0]}
+if [ "$oldest" = 1 ]; then
+  mode="the oldest versions DESCRIPTION allows"
+  (cd "$work/krein" && Rscript -e 'source(file.path("tools", "setup.R")); source(file.path("tools", "check_helpers.R"))' \
+     -e 'packages <- if (commandArgs(TRUE)[1] == "full") c(core_packages(), optional_packages()) else core_packages()' \
+     -e 'install_oldest(packages)' --args "$tier_name") 2>&1 | tee "$work/oldest.log"
+  status=${PIPESTATUS[0]}
+  [ "$status" = 0 ] || echo "== installing the oldest versions failed"
+fi
+if [ "${status:-0}" = 0 ]; then
+  (cd "$work/krein" && Rscript tools/check.R "${tier_args[@]+"${tier_args[@]}"}") 2>&1 | tee "$work/check.log"
+  status=${PIPESTATUS[0]}
+fi
 set -e
 seconds=$(( $(date +%s) - start ))
 
-tier_name=default
-[ ${#tier_args[@]} -gt 0 ] && tier_name=full
-echo "== fresh check: $tier_name tier, BLAS ${blas:-as installed} ($blas_used)"
-sed -n '/^== phase times/,/^  total/p' "$work/check.log"
+echo "== fresh check: $tier_name tier, $mode, BLAS ${blas:-as installed} ($blas_used)"
+if [ "$oldest" = 1 ]; then
+  echo "== DESCRIPTION's minimums, installed: $(cd "$work/krein" && Rscript -e 'source(file.path("tools", "setup.R")); m <- description_minimums(); m <- m[names(m) != "R"]; v <- vapply(names(m), function(p) { x <- installed_version(p); if (is.null(x)) "not installed" else as.character(x) }, ""); cat(paste0(names(m), " ", v, " (>= ", m, ")"), sep = ", ")')"
+fi
+[ -f "$work/check.log" ] && sed -n '/^== phase times/,/^  total/p' "$work/check.log"
 echo "== duration: $((seconds / 60)) min $((seconds % 60)) s"
 echo "== library (reuse with --library): $library ($(ls "$library" | wc -l) packages)"
-tally=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$work/check.log" | tail -n 1 || true)
+tally=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$work/check.log" 2> /dev/null | tail -n 1 || true)
 echo "${tally:-no tally: see the output above}"
 exit "$status"
