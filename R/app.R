@@ -340,8 +340,7 @@ app_code <- function(settings, user = NULL) {
                 if (nzchar(app_arguments(model_args))) app_arguments(model_args))
   fit_code <- paste0("fit <- ", m$name, "(", paste(fit_args, collapse = ", "), ")")
   y_of <- function(set) paste0(set, "[[\"", y_name, "\"]]")
-  # as characters: the fit's classes are the training part's (unused levels of
-  # the data's factor dropped), which a comparison of factors would refuse
+  # as characters: the class column may be a factor, characters or logical
   errors_code <- c(paste0("training_error <- mean(as.character(fitted(fit)) != ", y_of("train"), ")"),
                    paste0("test_error <- mean(as.character(predict(fit, test)) != ", y_of("test"), ")"),
                    "c(training = training_error, test = test_error)")

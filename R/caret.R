@@ -143,7 +143,7 @@ caret_model <- function(name, tune = NULL) {
       list(loop = grid, submodels = NULL)
     },
     sort = function(x) x,
-    levels = function(x) x$levels
+    levels = function(x) x$outcome_levels %||% x$levels
   )
 }
 

@@ -110,6 +110,8 @@ survey_chunks <- function(chunks) {
   rows <- vapply(surveys, function(s) attr(s, "rows"), numeric(1))
   labels <- do.call(c, lapply(surveys, `[[`, "y"))
   y <- as_class_factor(labels, 2L)
+  outcome_levels <- outcome_levels_of(y)
+  attr(y, "outcome_levels") <- NULL
   columns <- chunk_columns(response, first$names)
   if (is.character(response)) {
     spec <- list(type = "xy", colnames = columns$predictors, n_columns = length(columns$predictors))
@@ -117,7 +119,7 @@ survey_chunks <- function(chunks) {
   } else {
     spec <- chunk_formula_spec(response, first, surveys, columns)
   }
-  list(y = y, rows = rows, spec = spec, schema = first)
+  list(y = y, outcome_levels = outcome_levels, rows = rows, spec = spec, schema = first)
 }
 
 # The formula spec of a fit in memory on all rows: the terms, the levels of
@@ -270,6 +272,7 @@ inputs_from_chunks <- function(chunks, kernel, scale = TRUE, na.action = NULL) {
   spec$kernel <- kernel
   spec$n_train <- length(survey$y)
   spec$levels <- levels(survey$y)
+  spec$outcome_levels <- survey$outcome_levels
   inputs$kernel <- kernel
   inputs$spec <- structure(spec, class = "krein_input_spec")
   inputs$sample <- sample

@@ -9,11 +9,8 @@ predict_chunks <- function(object, chunks, type, extra, output = NULL) {
   write <- chunk_output(output)
   spec <- object$spec
   parts <- map_chunks_sequential(chunks, function(data, task) {
-    if (spec$type == "xy" && !is.null(spec$colnames) && all(spec$colnames %in% names(data))) {
-      data <- data[spec$colnames]
-    }
     new <- new_inputs(spec, data)
-    predictions <- model_predictions(object, new, type, extra)
+    predictions <- outcome_predictions(object, model_predictions(object, new, type, extra), type)
     if (is.null(write)) predictions else write(predictions, task$index)
   })
   if (!is.null(write)) {
@@ -22,7 +19,7 @@ predict_chunks <- function(object, chunks, type, extra, output = NULL) {
   }
   if (type == "class" || is.factor(parts[[1L]])) {
     out <- unlist(lapply(parts, as.character), use.names = FALSE)
-    return(factor(out, levels = object$levels))
+    return(factor(out, levels = object$outcome_levels %||% object$levels))
   }
   out <- do.call(rbind, lapply(parts, function(p) { attr(p, "rows") <- NULL; p }))
   rownames(out) <- NULL

@@ -281,9 +281,22 @@ chunk_label_text <- function(task) {
   sprintf("chunk %d", task$index)
 }
 
-read_csv_chunk <- function(file) {
+# A CSV chunk, read whole or refused: fread() stops at a ragged or blank line
+# and returns the rows before it with only a warning of its own, which names
+# no file; that warning is an error here, naming the chunk's file and giving
+# fread's account of the line. (read.csv() fills a short row with NA, which
+# the fit then refuses as missing values in the chunk.)
+read_csv_chunk <- function(file, task = NULL) {
+  label <- if (is.null(task)) sprintf("The file `%s`", basename(file)) else
+    sprintf("%s of `x`", chunk_label(task, capital = TRUE))
   if (requireNamespace("data.table", quietly = TRUE)) {
-    return(data.table::fread(file, data.table = FALSE, showProgress = FALSE))
+    return(withCallingHandlers(
+      data.table::fread(file, data.table = FALSE, showProgress = FALSE),
+      warning = function(w) {
+        krein_abort(sprintf("%s was not read whole: %s Fix the file (or split it) and try again.",
+                            label, trimws(sub(" ?Consider fill=TRUE[^.]*[.]", "", conditionMessage(w)))),
+                    class = "krein_chunk_error")
+      }))
   }
   utils::read.csv(file, stringsAsFactors = FALSE)
 }
@@ -304,7 +317,7 @@ task_data <- function(task) {
     krein_abort(sprintf("%s of `x` cannot be read: the file no longer exists (it was there when `x` was made).",
                         chunk_label(task, capital = TRUE)))
   }
-  data <- if (!is.null(task$file)) read_csv_chunk(task$file) else if (!is.null(task$query)) read_query_chunk(task) else task$data
+  data <- if (!is.null(task$file)) read_csv_chunk(task$file, task) else if (!is.null(task$query)) read_query_chunk(task) else task$data
   if (is.matrix(data)) {
     if (is.null(colnames(data))) colnames(data) <- paste0("V", seq_len(ncol(data)))
     data <- as.data.frame(data, stringsAsFactors = FALSE)
@@ -312,5 +325,5 @@ task_data <- function(task) {
   if (!is.data.frame(data)) {
     krein_abort(sprintf("%s of `x` is not a matrix or data frame but %s.", chunk_label(task, capital = TRUE), describe_value(data)))
   }
-  data
+  exact_integer64_columns(data, sprintf("%s of `x`", chunk_label(task, capital = TRUE)))
 }

@@ -357,6 +357,7 @@ new_krein_model <- function(fields, inputs, name, call = NULL) {
     call = call,
     spec = stored_input_spec(inputs$spec, fields),  # objects: only those prediction needs
     levels = levels(y),
+    outcome_levels = inputs$spec$outcome_levels %||% levels(y),
     counts = stats::setNames(as.vector(table(y)), levels(y)),
     y = y,
     na_action = inputs$na_action
@@ -404,12 +405,14 @@ krein_scores <- function(object, new, type, ...) UseMethod("krein_scores")
 #'   data, padded with `NA` rows for rows a fit with `na.action = na.exclude`
 #'   dropped. Rows of `newdata` with missing values give `NA` rows, as
 #'   [stats::predict.lm()] does with `na.pass`.
-#' @param type `"class"` (a factor with the training levels: the most probable
-#'   class), `"prob"` (an \eqn{n \times c} matrix of class probabilities whose
-#'   rows sum to 1), `"decision"` (an \eqn{n \times c} matrix of the model's
-#'   decision values: larger favours the class; see each model's page for what
-#'   they are), or a model's own types (kqd's and kmdc's `"distance"`, kfda's
-#'   and onda's `"projection"`, ...).
+#' @param type `"class"` (a factor with the levels of the training outcome:
+#'   the most probable class), `"prob"` (an \eqn{n \times c} matrix of class
+#'   probabilities whose rows sum to 1, one column per level of the training
+#'   outcome: a level without training rows has a column of zeros),
+#'   `"decision"` (an \eqn{n \times c} matrix of the model's decision values,
+#'   one column per fitted class: larger favours the class; see each model's
+#'   page for what they are), or a model's own types (kqd's and kmdc's
+#'   `"distance"`, kfda's and onda's `"projection"`, ...).
 #' @param ... The model's own predict arguments: kqd's `reg` (a value of the
 #'   fitted regularisation path), ikfd's and onda's `rule`, ...; see each
 #'   model's page. Any other argument is an error.
@@ -438,12 +441,33 @@ predict.krein_model <- function(object, newdata = NULL, type = "class", ..., out
   extra <- list(...)
   check_model_arguments(extra, info$predict_args, "predict")
   if (missing(newdata) || is.null(newdata)) {
-    out <- model_predictions(object, NULL, type, extra)
+    out <- outcome_predictions(object, model_predictions(object, NULL, type, extra), type)
     return(stats::napredict(object$na_action, out))
   }
   if (inherits(newdata, "krein_chunks")) return(predict_chunks(object, newdata, type, extra, output))
   if (!is.null(output)) krein_abort("`output` is for `newdata` in chunks (krein_chunks()); leave it NULL.")
-  model_predictions(object, new_inputs(object$spec, newdata), type, extra)
+  outcome_predictions(object, model_predictions(object, new_inputs(object$spec, newdata), type, extra), type)
+}
+
+#' Predictions in the levels of the training outcome. A level without training
+#' rows (left out of the fit by as_class_factor()) stays among the levels of
+#' the class factor, and has a column of zeros among the probabilities, as
+#' MASS::lda() and e1071::svm() keep it: the predictions then compare with the
+#' outcome (`==`, yardstick's metrics). Other types have one column per
+#' fitted class.
+#' @noRd
+outcome_predictions <- function(object, out, type) {
+  outcome <- object$outcome_levels
+  if (is.null(outcome) || identical(outcome, object$levels)) return(out)
+  if (is.factor(out)) {
+    return(structure(match(levels(out), outcome)[as.integer(out)], levels = outcome, names = names(out),
+                     class = "factor"))
+  }
+  if (type != "prob" || !is.matrix(out) || is.null(colnames(out))) return(out)
+  full <- matrix(0, nrow(out), length(outcome), dimnames = list(rownames(out), outcome))
+  full[, colnames(out)] <- out
+  full[rowSums(is.na(out)) > 0L, ] <- NA_real_
+  full
 }
 
 #' Predictions for prepared inputs (NULL: the training data): rows with
@@ -597,7 +621,8 @@ drop_training_scores <- function(object) {
 #'   where `na.action = na.exclude` dropped rows).
 #' @export
 fitted.krein_model <- function(object, ...) {
-  stats::napredict(object$na_action, stats::setNames(object$fitted_class, rownames(object$x)))
+  fitted_class <- outcome_predictions(object, object$fitted_class, "class")
+  stats::napredict(object$na_action, stats::setNames(fitted_class, rownames(object$x)))
 }
 
 #' @describeIn predict.krein_model The number of training points used.

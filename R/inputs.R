@@ -53,11 +53,23 @@
 #'   `NA` objects are missing values; `scale` does not apply. See
 #'   [kernel_dissimilarity()].
 #'
-#' The response is made a factor; unused levels are dropped with a message;
-#' numbers that are not whole are refused (krein classifies). A numeric
-#' predictor column equal to the response (its class codes 1, ..., k or its
-#' numeric labels) gives a warning: the response was probably left among the
-#' predictors.
+#' The response is made a factor; numbers that are not whole are refused
+#' (krein classifies). A level of the response without training rows (a rare
+#' class left out of a split) is left out of the fit, with a message, and kept
+#' in the predictions, as [MASS::lda()] and [e1071::svm()] keep it: the class
+#' factor of [predict()][predict.krein_model()] has the outcome's levels in
+#' their order, and its probabilities a column of zeros for that level. A
+#' numeric predictor column equal to the response (its class codes 1, ..., k
+#' or its numeric labels) gives a warning: the response was probably left
+#' among the predictors.
+#'
+#' Columns are matched by name: columns with the same name, or without one,
+#' are refused. Large integers of package bit64 (`integer64`, as DBI and
+#' `data.table::fread()` return them) are read as the numbers they hold, and
+#' refused where a double cannot hold them exactly (magnitude \eqn{2^{53}} or
+#' more). A data frame given to `predict()` of a matrix fit may hold other
+#' columns (the outcome, an identifier): the fit's columns are taken by name,
+#' as [stats::predict.lm()] takes its variables.
 #'
 #' Missing values follow R's convention, as [stats::model.frame()],
 #' [MASS::lda()] and [e1071::svm()] do: `na.action` (of the formula method,
@@ -181,6 +193,18 @@ inputs_from_formula <- function(mc, env, kernel, min_classes = 2L, scale = FALSE
   data <- if (is.null(mc$data)) environment(formula) else eval(mc$data, env)
   if (!is.null(mc$data) && !is.data.frame(data) && !is.list(data)) {
     krein_abort(sprintf("`data` must be a data frame, not %s.", describe_value(data)))
+  }
+  if (is.data.frame(data)) {
+    data <- exact_integer64_columns(data, "`data`")
+    # `.` takes every column; otherwise the columns the formula names
+    used <- if ("." %in% all.vars(formula)) names(data) else intersect(names(data), all.vars(formula))
+    check_column_names(names(data)[names(data) %in% used], "data")
+    complex <- used[vapply(data[used], is.complex, logical(1))]
+    if (length(complex)) {
+      krein_abort(sprintf("`data` has complex numbers in column%s %s; the models take real numbers, logicals and factors: give the real and imaginary parts (Re(), Im()) or the modulus (Mod()) as columns of their own.",
+                          if (length(complex) > 1) "s" else "",
+                          format_indices(paste0("`", complex, "`"))))
+    }
   }
   # Unused levels of the response are dropped with a message (as_class_factor()).
   # A predictor keeps the levels its factor declares, as e1071::svm() and
@@ -325,6 +349,7 @@ inputs_from_xy <- function(x, y, kernel, na.action = NULL, min_classes = 2L, sca
   # strings and other objects without coordinates: their own input type
   if (is_object_data(x)) return(inputs_from_objects(x, y, kernel, na.action, min_classes, scale = scale))
   x <- check_numeric_matrix_allow_na(x, "x")
+  check_column_names(colnames(x), "x")
   y <- check_label_vector(y)
   if (length(y) != nrow(x)) {
     krein_abort(sprintf("`y` must have one label per row of `x` (%d), not %d.", nrow(x), length(y)))
@@ -332,6 +357,26 @@ inputs_from_xy <- function(x, y, kernel, na.action = NULL, min_classes = 2L, sca
   keep <- na_rows_action(na.action, x, y, "x", "`y`")
   spec <- list(type = "xy", colnames = colnames(x), n_columns = ncol(x))
   finish_inputs(x, y, kernel, spec, keep, min_classes, scale = scale, x_arg = "x", fitted = fitted)
+}
+
+#' Column names a fit can match new data by: none (a matrix without names),
+#' or all present and distinct. predict() takes new data's columns by name, so
+#' with two columns "a" it would take the first one twice.
+#' @noRd
+check_column_names <- function(names, arg) {
+  if (is.null(names)) return(invisible())
+  empty <- which(is.na(names) | !nzchar(names))
+  if (length(empty)) {
+    krein_abort(sprintf("`%s` has %s without a name (column%s %s); predict() matches columns by name, so name every column (cbind(x, name = values) names the column it adds).", arg,
+                        if (length(empty) > 1) "columns" else "a column", if (length(empty) > 1) "s" else "",
+                        format_indices(empty)))
+  }
+  repeated <- unique(names[duplicated(names)])
+  if (length(repeated)) {
+    krein_abort(sprintf("`%s` has more than one column named %s; predict() matches columns by name, so give each its own name.",
+                        arg, format_indices(paste0("\"", repeated, "\""))))
+  }
+  invisible()
 }
 
 #' `y` as a plain vector or factor of labels (a one-column data frame or
@@ -358,6 +403,8 @@ finish_inputs <- function(x, y, kernel, spec, keep, min_classes, precomputed = N
   scale <- check_flag(scale, "scale")
   labels <- y[keep]
   y <- as_class_factor(labels, min_classes)
+  spec$outcome_levels <- outcome_levels_of(y)
+  attr(y, "outcome_levels") <- NULL
   # kernel = NULL: no kernel to resolve (a model on the features themselves,
   # onda(); tune_krein()'s checks). A kernel model refuses it (fit_model()).
   has_kernel <- !is.null(x) && !is.null(kernel)
@@ -460,18 +507,28 @@ training_kernel <- function(inputs, threads = NULL) {
   evaluate_kernel(inputs$kernel, inputs$x, NULL, check_threads(threads))
 }
 
-#' Response to factor: unused levels dropped with a message, enough classes
+#' Response to factor: the classes are the levels with training rows, enough
+#' of them. A level without training rows is left out of the fit with a
+#' message and kept in attribute "outcome_levels" (all levels, in order), the
+#' levels predictions carry (outcome_predictions()).
 #' @noRd
 as_class_factor <- function(y, min_classes = 2L) {
+  outcome_levels <- NULL
+  if (inherits(y, "integer64")) y <- exact_integer64(y, "`y`")
   if (is.factor(y)) {
     # an ordered factor's classes are its levels: their order has no part in
     # a classifier, and Ops.ordered would refuse comparing them with the
     # plain factors the models predict (kernlab's income, kqd and kmdc)
     if (is.ordered(y)) y <- factor(y, levels = levels(y), ordered = FALSE)
-    unused <- setdiff(levels(y), unique(as.character(y)))
-    if (length(unused) > 0L) {
-      message(sprintf("Dropping unused level%s of `y`: %s.", if (length(unused) > 1) "s" else "",
-                      paste0("\"", unused, "\"", collapse = ", ")))
+    used <- tabulate(y, nlevels(y)) > 0L
+    if (!all(used)) {
+      unused <- levels(y)[!used]
+      several <- length(unused) > 1L
+      message(sprintf(paste("Level%s %s of `y` %s no training rows: the model is fitted on the other classes,",
+                            "and predictions keep %s among their levels, with probability 0."),
+                      if (several) "s" else "", paste0("\"", unused, "\"", collapse = ", "),
+                      if (several) "have" else "has", if (several) "them" else "it"))
+      outcome_levels <- levels(y)
       y <- droplevels(y)
     }
   } else if (is.character(y) || is.logical(y) || is.numeric(y)) {
@@ -495,8 +552,14 @@ as_class_factor <- function(y, min_classes = 2L) {
     krein_abort(sprintf("`y` must have at least %d classes; it has %d%s.", min_classes, nlevels(y),
                         if (nlevels(y) > 0) paste0(" (", paste0("\"", levels(y), "\"", collapse = ", "), ")") else ""))
   }
+  attr(y, "outcome_levels") <- outcome_levels
   y
 }
+
+#' The levels of the outcome a response factor came from (as_class_factor()):
+#' its own, and those without training rows
+#' @noRd
+outcome_levels_of <- function(y) attr(y, "outcome_levels") %||% levels(y)
 
 #' Rows to keep under `na.action`: na.fail (and NULL, the default, when
 #' getOption("na.action") is na.fail) gives an error naming the rows, and whether the predictors (`arg`) or the response
@@ -690,6 +753,7 @@ new_formula_data <- function(spec, newdata) {
   }
   terms <- stats::delete.response(spec$terms)
   needed <- all.vars(terms)
+  if (is.data.frame(newdata)) newdata <- exact_integer64_columns(newdata, "`newdata`")
   missing_vars <- setdiff(needed, names(newdata))
   if (length(missing_vars) > 0L) {
     krein_abort(sprintf("`newdata` lacks the variable%s %s used in the fit.",
@@ -712,6 +776,11 @@ new_xy_data <- function(spec, newdata) {
   d <- spec$n_columns
   if (is.numeric(newdata) && is.null(dim(newdata)) && length(newdata) == d) {
     newdata <- matrix(newdata, nrow = 1L, dimnames = list(NULL, spec$colnames))
+  }
+  # a data frame holding the fit's columns among others (the outcome, an id)
+  # gives those columns, as predict.lm() takes the variables it needs
+  if (is.data.frame(newdata) && !is.null(spec$colnames) && all(spec$colnames %in% names(newdata))) {
+    newdata <- newdata[spec$colnames]
   }
   x <- check_numeric_matrix_allow_na(newdata, "newdata")
   if (!is.null(spec$colnames) && !is.null(colnames(x))) {

@@ -227,7 +227,7 @@ check_squarable_width <- function(value, arg) {
   value <- check_number(value, arg, lower = 0)
   if (value^2 == 0 || !is.finite(value^2)) {
     krein_abort(sprintf("`%s` must be a positive number whose square is a positive finite double (about 1.5e-154 to 1.3e154), not %s.",
-                        arg, format(value, digits = 7)))
+                        arg, format_number(value)))
   }
   value
 }

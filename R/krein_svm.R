@@ -99,9 +99,10 @@
 #'   the Nystroem KSVM (see its section), as in [ikfd()].
 #' @param eps,m Passed to [select_landmarks()] when `landmarks` names a
 #'   method.
-#' @param C The SVM's cost (a positive number; with `landmarks` at most
-#'   1e15, where LIBLINEAR's fit has long reached its hard-margin limit and
-#'   beyond which its solver may not finish), or `NULL` (the default) for
+#' @param C The SVM's cost (a positive number; with `landmarks` from 1e-15,
+#'   where LIBLINEAR's weights are about to vanish, to 1e15, where its fit has
+#'   long reached its hard-margin limit: far outside, its solver does not
+#'   finish), or `NULL` (the default) for
 #'   the one of 0.1, 1, 10, 100 with the lowest 5-fold cross-validated error
 #'   of the vote (stratified, deterministic folds; ties to the smaller cost).
 #'   With `landmarks` and more than 10,000 training points, the
@@ -185,10 +186,16 @@ krein_svm_fit <- function(inputs, C, probability, landmarks, eps, m, threads) {
   if (is.null(landmarks)) check_kernlab(model = "krein_svm()") else check_liblinear()
   if (!is.null(C)) C <- check_number(C, "C", lower = 0)
   # LIBLINEAR's Newton solver never returns (nor lets R interrupt it) for
-  # costs around 1e100 and beyond; its fit is the hard-margin limit long before
+  # costs around 1e100 and beyond, nor around 1e-165 and below; its fit is
+  # the hard-margin limit long before the first, all zero long before the
+  # second (krein_svm_liblinear_max_cost)
   if (!is.null(C) && !is.null(landmarks) && C > krein_svm_liblinear_max_cost) {
     krein_abort(sprintf("`C` must be at most %s with landmarks, not %s: LIBLINEAR's solver, which fits the Nystroem Krein SVM, does not finish for far larger costs, and its fit reaches the hard-margin limit well below this one.",
-                        format(krein_svm_liblinear_max_cost), format(C, digits = 7)))
+                        format(krein_svm_liblinear_max_cost), format_number(C)))
+  }
+  if (!is.null(C) && !is.null(landmarks) && C < krein_svm_liblinear_min_cost) {
+    krein_abort(sprintf("`C` must be at least %s with landmarks, not %s: LIBLINEAR's solver, which fits the Nystroem Krein SVM, does not finish for far smaller costs, and its weights are all zero (one decision for every point) well above them.",
+                        format(krein_svm_liblinear_min_cost), format_number(C)))
   }
   probability <- check_flag(probability, "probability")
   threads <- check_threads(threads)

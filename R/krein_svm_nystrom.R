@@ -52,10 +52,16 @@ check_liblinear <- function(available = requireNamespace("LiblineaR", quietly = 
 # relative to its start; LIBLINEAR's default)
 krein_svm_liblinear_epsilon <- 0.01
 
-# The largest cost the Nystroem Krein SVM passes to LIBLINEAR: on scaled
-# data its primal solution no longer changes beyond about 1e10 (the
-# hard-margin limit), while around 1e100 its Newton solver runs without end
+# The costs the Nystroem Krein SVM passes to LIBLINEAR. The largest: on
+# scaled data its primal solution no longer changes beyond about 1e10 (the
+# hard-margin limit), while around 1e100 its Newton solver runs without end.
+# The smallest: the weights shrink with the cost (4e-13 at 1e-15 for weights
+# of 4e-3 at 1e-5, 400 points with 20 features), are all 0 from about 1e-18
+# on, so that every point gets the same decision, and from about 1e-165 on
+# the solver never returns (measured with LiblineaR 2.10: type 2, epsilon
+# 0.01, timed out after 20 s where larger costs take 0.03 s).
 krein_svm_liblinear_max_cost <- 1e15
+krein_svm_liblinear_min_cost <- 1e-15
 
 # The most training points the Nystroem KSVM's choice of C cross-validates
 # on: beyond, a stratified subsample of this many (selection_rows()), and

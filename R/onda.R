@@ -466,6 +466,12 @@ posterior_estimator <- function(posterior, x, y, spec, prior, ridge, pooling, sv
 
 check_posterior_matrix <- function(p, n, levels, what) {
   if (is.data.frame(p)) p <- as.matrix(p)
+  # a model fitted on an outcome with a level that has no training rows here
+  # (a krein fit keeps it among its probabilities, at 0) gives its column too
+  if (is.matrix(p) && is.numeric(p) && !is.null(colnames(p)) && all(levels %in% colnames(p))) {
+    extra <- setdiff(colnames(p), levels)
+    if (length(extra) && all(p[, extra] == 0, na.rm = TRUE)) p <- p[, levels, drop = FALSE]
+  }
   if (!is.matrix(p) || !is.numeric(p) || nrow(p) != n || ncol(p) != length(levels)) {
     krein_abort(sprintf("%s must give an %d x %d numeric matrix of posteriors (one row per point, one column per class), not %s.",
                         what, n, length(levels), describe_value(p)))

@@ -118,7 +118,7 @@ correct_spectrum <- function(K, method = c("clip", "flip", "shift", "square"), t
   # as zero and nothing would be corrected
   if (tol >= 1) {
     krein_abort(sprintf("`tol` must be below 1, not %s: it is relative to the largest absolute eigenvalue, so 1 or more counts every eigenvalue as zero and nothing is corrected.",
-                        format(tol, digits = 7)))
+                        format_number(tol)))
   }
   spectrum_correction(K, method, tol, keep_matrix = TRUE)
 }

@@ -75,6 +75,14 @@ describe_value <- function(x) {
     return(if (length(x) == 1L) sprintf("the factor \"%s\"", as.character(x)) else
       sprintf("a factor of length %d", length(x)))
   }
+  # a vector with a class (Date, POSIXct, difftime, integer64) is what its
+  # class says, not the doubles that store it
+  if (is.object(x)) {
+    kind <- class(x)[1]
+    if (length(x) == 0L) return(sprintf("an empty %s vector", kind))
+    if (length(x) == 1L) return(sprintf("the %s %s", kind, format(x)))
+    return(with_article(sprintf("%s vector of length %d", kind, length(x))))
+  }
   if (length(x) == 0L) return(sprintf("an empty %s vector", typeof(x)))
   if (length(x) == 1L) {
     if (is.character(x)) return(sprintf("\"%s\"", x))
@@ -125,7 +133,7 @@ check_number <- function(x, arg, lower = -Inf, upper = Inf, allow_lower = FALSE,
   # a whole number beyond R's integers would become NA in as.integer()
   if (ok && integer && abs(x) > .Machine$integer.max) {
     krein_abort(sprintf("`%s` must be a whole number of at most %d, not %s.", arg,
-                        .Machine$integer.max, format(x, digits = 7)), call = call)
+                        .Machine$integer.max, format_number(x)), call = call)
   }
   if (!ok) {
     krein_abort(sprintf("`%s` must be %s, not %s.", arg, finite_word(integer),
@@ -133,10 +141,21 @@ check_number <- function(x, arg, lower = -Inf, upper = Inf, allow_lower = FALSE,
   }
   if (x < lower || (x == lower && !allow_lower) || x > upper) {
     krein_abort(sprintf("`%s` must be %s, not %s.", arg,
-                        range_phrase(lower, upper, allow_lower), format(x, digits = 7)),
+                        range_phrase(lower, upper, allow_lower), format_number(x)),
                 call = call)
   }
   invisible(if (integer) as.integer(round(x)) else as.double(x))
+}
+
+# A number as an error message shows it: seven significant digits, or as
+# many more as it takes to tell it from a bound it is compared with
+# (1.0000001e15 is not "1e+15", 1 + 1e-12 not "1").
+format_number <- function(x) {
+  for (digits in 7:17) {
+    text <- format(x, digits = digits)
+    if (identical(as.numeric(text), as.numeric(x))) return(text)
+  }
+  text
 }
 
 # What check_number() asks for: "a whole number" (finite by being whole) or
@@ -208,7 +227,9 @@ format_indices <- function(idx, max_show = 5L) {
 #' way to dummy-code factors.
 #' @noRd
 as_numeric_matrix <- function(x, arg, call = NULL, allow_vector = TRUE) {
+  if (inherits(x, "integer64")) x <- exact_integer64(x, sprintf("`%s`", arg), call)
   if (is.data.frame(x)) {
+    x <- exact_integer64_columns(x, sprintf("`%s`", arg), call)
     numeric_cols <- vapply(x, function(col) is.numeric(col) || is.logical(col), logical(1))
     if (!all(numeric_cols)) {
       bad <- names(x)[!numeric_cols]
@@ -354,4 +375,35 @@ check_range <- function(x, arg, call = NULL) {
 check_thread_cap <- function() {
   limit <- Sys.getenv("_R_CHECK_LIMIT_CORES_", "")
   if (nzchar(limit) && !identical(tolower(limit), "false")) 2L else NULL
+}
+
+#' integer64 columns (package bit64, in which DBI and data.table::fread()
+#' return large integers) keep a 64-bit integer's bits in a double, which
+#' as.matrix() and model.frame() read as a tiny double (a negative value as
+#' NaN, NA as 0). Each such column becomes the doubles it stands for, exactly,
+#' or an error naming it (`what`, e.g. "`data`"): values of magnitude 2^53 or
+#' more, which a double cannot hold exactly, or no bit64 to read them.
+#' @noRd
+exact_integer64_columns <- function(data, what, call = NULL) {
+  wide <- vapply(data, inherits, logical(1), what = "integer64")
+  for (name in names(data)[wide]) {
+    data[[name]] <- exact_integer64(data[[name]], sprintf("%s (column `%s`)", what, name), call)
+  }
+  data
+}
+
+exact_integer64 <- function(values, what, call = NULL) {
+  if (!requireNamespace("bit64", quietly = TRUE)) {
+    krein_abort(sprintf("%s is an integer64 vector (package bit64), which krein reads with bit64: install it with install.packages(\"bit64\"), or convert the column with as.numeric() first.",
+                        what), call = call)
+  }
+  # as.double() dispatches to bit64's method once its namespace is loaded
+  doubles <- suppressWarnings(as.double(values))  # bit64 warns of lost precision: said below
+  inexact <- which(!is.na(doubles) & abs(doubles) >= 2^53)
+  if (length(inexact)) {
+    krein_abort(sprintf("%s holds integers of magnitude 2^53 or more (row%s %s), which a double cannot hold exactly; these look like identifiers, not measurements: leave the column out, or rescale it.",
+                        what, if (length(inexact) > 1) "s" else "", format_indices(inexact)), call = call)
+  }
+  attributes(doubles) <- NULL
+  stats::setNames(doubles, names(values))
 }

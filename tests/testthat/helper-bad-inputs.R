@@ -160,13 +160,15 @@ check_decisions <- function(f, na_rows = integer()) {
   NULL
 }
 
-# A prediction of `type` for `n` new points
+# A prediction of `type` for `n` new points. Classes and probabilities carry
+# the levels of the training outcome, those without training rows too
+# (`fit$levels` are the fitted classes).
 check_prediction <- function(value, fit, type, n = NULL, na_rows = integer()) {
   len <- if (is.matrix(value)) nrow(value) else length(value)
   if (!is.null(n) && len != n) return(sprintf("%d predictions for %d points", len, n))
   switch(type,
-    class = check_classes(value, fit$levels, na_rows),
-    prob = check_probabilities(value, fit$levels, na_rows),
+    class = check_classes(value, fit$outcome_levels, na_rows),
+    prob = check_probabilities(value, fit$outcome_levels, na_rows),
     decision = check_decisions(value, na_rows),
     check_no_nan(value)
   )

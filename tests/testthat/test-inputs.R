@@ -30,12 +30,15 @@ test_that("formula, data frame, matrix and precomputed kernel give the same trai
   expect_identical(from_kernel$spec$type, "precomputed")
 })
 
-test_that("the response becomes a factor; unused levels are dropped with a message", {
+test_that("the response becomes a factor; a level without rows is left out of the fit, with a message, and kept", {
   expect_identical(toy_model(as.matrix(df[, 1:2]), as.character(df$y))$y, df$y)
   expect_identical(levels(toy_model(as.matrix(df[, 1:2]), rep(1:2, 6))$y), c("1", "2"))
-  y_extra <- factor(df$y, levels = c("u", "v", "w", "z"))
-  expect_message(inputs <- toy_model(as.matrix(df[, 1:2]), y_extra), "\"z\"")
+  y_extra <- factor(df$y, levels = c("u", "z", "v", "w"))
+  expect_message(inputs <- toy_model(as.matrix(df[, 1:2]), y_extra),
+                 "Level \"z\" of `y` has no training rows: the model is fitted on the other classes", fixed = TRUE)
   expect_identical(levels(inputs$y), c("u", "v", "w"))
+  expect_identical(inputs$spec$outcome_levels, c("u", "z", "v", "w"))
+  expect_null(attr(inputs$y, "outcome_levels"))
   df2 <- df
   df2$y <- y_extra
   expect_message(toy_model(y ~ a + b, data = df2), "\"z\"")
@@ -472,4 +475,13 @@ test_that("kernel_matrix() gives a kernel fitted on data the points in its units
                tolerance = 1e-12, ignore_attr = TRUE)
   expect_equal(K, krein:::training_kernel(list(kernel = fit$spec$kernel, x = fit$x))[1:20, 1:20],
                tolerance = 1e-12, ignore_attr = TRUE)
+})
+
+test_that("predict() on a data frame that still holds the outcome takes the fit's columns, as predict.lm() does", {
+  d <- data.frame(x1 = c(1:10, 4:13), x2 = rep(c(0.5, 2.5), 10), y = factor(rep(c("p", "q"), each = 10)))
+  fit <- kqd(as.matrix(d[, 1:2]), d$y, kernel = kernel_rbf(0.5))
+  expect_identical(predict(fit, d), predict(fit, d[, 1:2]))
+  expect_identical(predict(fit, d[, c("y", "x2", "x1")], type = "prob"), predict(fit, d[, 1:2], type = "prob"))
+  # a column the fit needs is still needed
+  expect_error(predict(fit, d[, c("x1", "y")]), class = "krein_error")
 })

@@ -259,6 +259,16 @@ test_that("krein_svm(landmarks = ) refuses what the full model refuses, and says
     expect_error(krein_svm(d$x, d$y, kernel = d$kernel, landmarks = 1:20, C = C, probability = FALSE),
                  class = "krein_error", regexp = "`C` must be at most 1e\\+15 with landmarks")
   }
+  # so is a cost it never finishes with at the other end (C = 1e-200 hung R),
+  # and one printed as the bound is not taken for it
+  for (C in c(1e-16, 1e-200, 5e-324)) {
+    expect_error(krein_svm(d$x, d$y, kernel = d$kernel, landmarks = 1:20, C = C, probability = FALSE),
+                 class = "krein_error", regexp = "`C` must be at least 1e-15 with landmarks")
+  }
+  expect_error(krein_svm(d$x, d$y, kernel = d$kernel, landmarks = 1:20, C = 1.0000001e15, probability = FALSE),
+               class = "krein_error", regexp = "not 1.0000001e+15:", fixed = TRUE)
+  expect_s3_class(krein_svm(d$x, d$y, kernel = d$kernel, landmarks = 1:20, C = 1e-15, probability = FALSE),
+                  "krein_svm")
   hard <- krein_svm(d$x, d$y, kernel = d$kernel, landmarks = 1:20, C = 1e15, probability = FALSE)
   near <- krein_svm(d$x, d$y, kernel = d$kernel, landmarks = 1:20, C = 1e10, probability = FALSE)
   expect_identical(predict(hard, d$x_new), predict(near, d$x_new))

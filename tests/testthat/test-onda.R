@@ -267,7 +267,7 @@ test_that("posterior = \"linear\" refuses a singular total covariance, e.g. two 
                  regexp = "needs an invertible total covariance")
   }
   expect_snapshot(show_error(onda(X[c(25, 34), ], d$y[c(25, 34)], posterior = "linear")))
-  expect_snapshot(show_error(onda(cbind(X, X[, 1] + X[, 2]), d$y, posterior = "linear")))
+  expect_snapshot(show_error(onda(cbind(X, sum = X[, 1] + X[, 2]), d$y, posterior = "linear")))
   # one column, two points: the total covariance is invertible, rows sum to 1
   fit <- onda(X[c(1, 31), 1, drop = FALSE], d$y[c(1, 31)], posterior = "linear")
   expect_equal(unname(rowSums(predict(fit, X[, 1, drop = FALSE], type = "prob"))), rep(1, 60))
