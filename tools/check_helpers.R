@@ -132,18 +132,18 @@ untar_description <- function(tarball, work, package) {
 # upgrades only where a version requirement (DESCRIPTION's or a dependency's)
 # asks. A failure only skips the tests that need the package, with a message.
 install_optional_packages <- function(packages = optional_packages()) {
-  install_prebuilt(packages[!vapply(packages, requireNamespace, logical(1), quietly = TRUE)])
+  install_prebuilt(not_installed(packages, minimums = character()))
   installed <- tryCatch(install_missing(packages),
                         error = function(e) {
                           message("Some optional packages could not be installed (their tests are skipped): ",
                                   conditionMessage(e))
                           character()
                         })
-  still <- packages[!vapply(packages, requireNamespace, logical(1), quietly = TRUE)]
+  still <- not_installed(packages)
   if (length(still) > 0) {
     message("Not installed (their tests are skipped): ", paste(still, collapse = ", "))
     # the usual cause on a fresh Linux machine: a system library's headers
-    if (any(c("chromote", "shinytest2") %in% still) && !requireNamespace("curl", quietly = TRUE)) {
+    if (any(c("chromote", "shinytest2") %in% still) && length(not_installed("curl"))) {
       message("The R package curl did not compile: it needs libcurl's development files ",
               "(Debian, Ubuntu: libcurl4-openssl-dev; Fedora: libcurl-devel).")
     }

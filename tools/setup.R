@@ -56,6 +56,17 @@ installed_version <- function(package) {
   tryCatch(utils::packageVersion(package, lib.loc = .libPaths()), error = function(e) NULL)
 }
 
+# Those of `packages` not installed, or older than `minimums`. Read from the
+# libraries, not by loading: this session has loaded the older versions of
+# packages it has just upgraded (rlang, vctrs), with which a newly installed
+# package would fail to load here, though it loads in a new R process.
+not_installed <- function(packages, minimums = description_minimums()) {
+  packages[vapply(packages, function(package) {
+    version <- installed_version(package)
+    is.null(version) || (!is.na(minimums[package]) && version < package_version(minimums[package]))
+  }, logical(1))]
+}
+
 # What install_missing() would install to make `packages` usable at the
 # versions DESCRIPTION asks for: each package that is missing or older than
 # DESCRIPTION's minimum, and each dependency that is missing or, for a package
@@ -132,11 +143,7 @@ install_missing <- function(packages, minimums = description_minimums(),
             paste(sprintf("  %s %s (%s)", todo, db[todo, "Version"], reasons[todo]), collapse = "\n"))
     utils::install.packages(todo, lib = lib, dependencies = FALSE, Ncpus = available_cores())
   }
-  still <- packages[vapply(packages, function(package) {
-    version <- installed_version(package)
-    is.null(version) || (!is.na(minimums[package]) && version < package_version(minimums[package])) ||
-      !requireNamespace(package, quietly = TRUE)
-  }, logical(1))]
+  still <- not_installed(packages, minimums)
   if (length(still) > 0) stop("Could not install: ", paste(still, collapse = ", "), call. = FALSE)
   invisible(todo)
 }
