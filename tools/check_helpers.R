@@ -40,6 +40,17 @@ core_packages <- function() {
 # The full tier adds the rest of Suggests: the optional integrations
 optional_packages <- function() setdiff(description_packages("Suggests"), core_packages())
 
+# R CMD check reads every suggested package that is installed, whether or not
+# the tier runs its tests: one older than DESCRIPTION's minimum (Debian's
+# scales 1.2.1, which has no transform_log10()) fails it with a WARNING. The
+# default tier upgrades those, and only those.
+installed_too_old <- function(packages, minimums = description_minimums()) {
+  packages[vapply(packages, function(package) {
+    version <- installed_version(package)
+    !is.null(version) && !is.na(minimums[package]) && version < package_version(minimums[package])
+  }, logical(1))]
+}
+
 # The oldest versions DESCRIPTION allows (tools/fresh_check.sh --oldest): each
 # of `packages` that DESCRIPTION names a minimum for is installed at exactly
 # that version, from the repository's current packages or its archive, into
