@@ -31,10 +31,7 @@ isvm_fit <- function(inputs, C, probability, threads) {
   if (!is.null(C)) C <- check_number(C, "C", lower = 0)
   probability <- check_flag(probability, "probability")
   threads <- check_threads(threads)
-  # every pair of classes is a two-class SVM (and, with probabilities, a
-  # cross-validation inside that pair): kernlab fails with base errors on a
-  # one-point class
-  check_two_per_class(stats::setNames(as.vector(table(inputs$y)), levels(inputs$y)), "isvm()")
+  warn_one_row_classes(table(inputs$y), svm_one_row_treatment)
   K <- training_kernel(inputs, threads)
   # C = NULL: the cost of the lowest cross-validated error (isvm_cost_cv()),
   # whose held-out decision values at that cost serve the Platt model

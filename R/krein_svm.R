@@ -199,7 +199,7 @@ krein_svm_fit <- function(inputs, C, probability, landmarks, eps, m, threads) {
   }
   probability <- check_flag(probability, "probability")
   threads <- check_threads(threads)
-  check_two_per_class(stats::setNames(as.vector(table(inputs$y)), levels(inputs$y)), "krein_svm()")
+  warn_one_row_classes(table(inputs$y), svm_one_row_treatment)
   if (!is.null(landmarks)) return(krein_svm_nystrom_fit(inputs, C, probability, landmarks, eps, m, threads))
   K <- training_kernel(inputs, threads)
   y <- inputs$y

@@ -161,7 +161,6 @@ landmarks_from_inputs <- function(inputs, method = c("meb", "kmeans", "random"),
   stratified <- check_flag(stratified, "stratified")
   if (!is.null(psd)) psd <- check_flag(psd, "psd")
   threads <- check_threads(threads)
-  check_two_per_class(table(inputs$y), "landmark selection")
   balls <- NULL
   if (method == "meb" || is.null(m)) {
     balls <- meb_balls(inputs, eps, psd, threads)

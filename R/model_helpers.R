@@ -22,15 +22,20 @@ class_from_decisions <- function(f, levels) {
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
-#' A model (`what`) that needs at least two training points in every class
-#' @param counts Points per class, named by level.
+#' The warning of a fit with classes of one training row: names them
+#' (`counts`: points per class, named by level) and says what the model
+#' does for them (`treatment`, a sentence without its first word's capital
+#' or final stop). Returns the classes, invisibly.
 #' @noRd
-check_two_per_class <- function(counts, what) {
-  small <- counts < 2
-  if (any(small)) {
-    krein_abort(sprintf("`y` has a class with fewer than two points (%s); %s needs at least two per class.",
-                        paste0("\"", names(counts)[small], "\"", collapse = ", "), what))
+warn_one_row_classes <- function(counts, treatment) {
+  one <- names(counts)[as.vector(counts) == 1L]
+  if (length(one)) {
+    krein_warn(sprintf("%s %s of `y` %s one training row: %s.", if (length(one) > 1L) "Classes" else "Class",
+                       paste0("\"", one, "\"", collapse = ", "), if (length(one) > 1L) "have" else "has",
+                       treatment),
+               class = "krein_one_row_class_warning")
   }
+  invisible(one)
 }
 
 #' A kernel's label and parameters, for print methods

@@ -38,8 +38,9 @@ isvm_cost_folds <- 5L
 #' problems kernlab solves for the main fit, to its tolerance) misclassifies
 #' when fitted without their fold. The folds are stratified and deterministic, so
 #' the RNG is untouched and the chosen C is a function of the data
-#' (interleaved_folds(), as kqd's and kmdc's). Every class has at least two points (checked
-#' before), so every fold's training part holds every class.
+#' (interleaved_folds(), as kqd's and kmdc's). A class of one point is
+#' missing from the training part of the fold that holds its point out
+#' (present_class_outputs()).
 #'
 #' The same fits give every training point its pairwise decision values from
 #' models that did not see it: for the chosen cost they are the
@@ -71,12 +72,44 @@ isvm_cost_cv <- function(K, y, grid = isvm_cost_grid, folds = isvm_cost_folds,
   for (k in unique(fold)) {
     held_out <- which(fold == k)
     train <- which(fold != k)
-    out <- fold_outputs(block(K, train, train), y[train], grid, block(K, held_out, train))
+    out <- present_class_outputs(fold_outputs, block(K, train, train), y[train], grid, block(K, held_out, train))
     wrong <- wrong + colSums(out$classes != as.character(y[held_out]))
     for (j in seq_along(grid)) decisions[[j]][held_out, ] <- out$decisions[[j]]
   }
   list(table = data.frame(C = grid, error = wrong / length(y)), decisions = decisions)
 }
+
+#' `fold_outputs(K, y, grid, K_new)` (see isvm_cost_cv()) of a fold whose
+#' training part may lack a class: the fold that holds out the one row of a
+#' class has none of it. The pairs of the classes present are fitted by
+#' `fold_outputs` on those classes; a pair with a class absent gives every
+#' held-out point the decision value libsvm gives a fold whose training part
+#' holds one class only (svm_binary_svc_probability): +1 or -1 for the class
+#' present (f > 0 favours the pair's second class), 0 if neither is. The
+#' vote then never chooses an absent class and ranks the others as the pairs
+#' of present classes do.
+#' @noRd
+present_class_outputs <- function(fold_outputs, K, y, grid, K_new) {
+  present <- as.vector(table(y)) > 0
+  if (all(present)) return(fold_outputs(K, y, grid, K_new))
+  levels <- levels(y)
+  pairs <- class_pairs(length(levels))
+  both <- present[pairs[1L, ]] & present[pairs[2L, ]]
+  constant <- as.double(present[pairs[2L, ]]) - as.double(present[pairs[1L, ]])
+  fitted <- if (sum(present) >= 2L) fold_outputs(K, factor(y, levels = levels[present]), grid, K_new)
+  per_cost_outputs(seq_along(grid), function(j) {
+    pairwise <- matrix(rep(constant, each = nrow(K_new)), nrow(K_new))
+    if (!is.null(fitted)) pairwise[, both] <- fitted$decisions[[j]]
+    vote_outputs(pairwise, levels)
+  })
+}
+
+# What isvm() and krein_svm() do with a class of one training row, as libsvm
+# does (warn_one_row_classes())
+svm_one_row_treatment <- paste(
+  "its pairs' SVMs are fitted with that row as the class's only point, and the cross-validation fold",
+  "that holds it out (of the cost, of the Platt model) gives its pairs the other class's decision, as",
+  "libsvm does; its probabilities rest on that one point")
 
 #' The default cost from isvm_cost_cv()'s result `cv`: the first of the
 #' lowest error, with the table the fit keeps (`cost_cv`) and the held-out

@@ -817,14 +817,24 @@ test_that("isvm's multi-class probabilities couple the pairs' Platt sigmoids", {
   expect_gt(mean(predict(fit, iris[, 1:4]) == iris$Species), 0.9)
 })
 
-test_that("isvm with a one-point class or two points in all is a krein_error", {
+test_that("isvm fits a one-point class, as libsvm does, with a warning naming it", {
   skip_if_not_installed("kernlab")
   set.seed(1)
   d <- gaussian_mixture_2d(60)
   X <- as.matrix(d[, 1:2])
-  expect_snapshot(show_error(isvm(X[1:2, ], factor(c("a", "b")))))
-  expect_error(isvm(X, factor(c("a", rep("b", 59)))), class = "krein_error", regexp = "\"a\"")
-  expect_error(isvm(X, factor(c("a", rep("b", 59))), probability = FALSE), class = "krein_error")
+  # two points in all: each fold of the cost's cross-validation lacks a class
+  expect_warning(two <- isvm(X[1:2, ], factor(c("a", "b"))), class = "krein_one_row_class_warning",
+                 regexp = "Classes \"a\", \"b\" of `y` have one training row")
+  expect_true(all(is.finite(predict(two, X[1:5, ], type = "prob"))))
+  for (probability in c(TRUE, FALSE)) {
+    expect_warning(fit <- isvm(X, factor(c("a", rep("b", 59))), probability = probability),
+                   class = "krein_one_row_class_warning", regexp = "Class \"a\" of `y`")
+    p <- predict(fit, X, type = "prob")
+    expect_identical(colnames(p), c("a", "b"))
+    expect_true(all(is.finite(p)))
+    # the Platt model gives the class a probability at its own point
+    if (probability) expect_gt(p[1, "a"], 0)
+  }
   # two points per class is enough
   fit <- isvm(X[c(1:2, 31:32), ], d$y[c(1:2, 31:32)])
   expect_true(all(is.finite(predict(fit, X[1:5, ], type = "prob"))))
