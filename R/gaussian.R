@@ -27,7 +27,9 @@
 #' @param pooling Between 0 and 1: each class covariance S_k first becomes
 #'   (1 - l) S_k + l S_pooled, the regularised discriminant analysis of
 #'   Friedman (1989): 0 quadratic, 1 the pooled covariance for every class
-#'   (with the class's own log-determinant term, the same for all).
+#'   (with the class's own log-determinant term, the same for all). One
+#'   weight for every class, or one per class (a class of one point, which
+#'   has no covariance of its own, takes 1: class_poolings()).
 #' @param threads Threads for the class factors.
 #' @param moments The class means (p x K), centred factors and counts of `x`
 #'   as cpp_kfda_class_factors() gives them, when they were computed
@@ -52,7 +54,8 @@ gaussian_classes <- function(x, y, prior = NULL, pooled = FALSE, denominator = c
   unbiased <- denominator == "unbiased"
   pooled_scale <- sqrt(max(1, n - if (unbiased) classes else 0))
   pending_ridge <- ridge  # the ridge adjusted() still has to add
-  if (pooled && is.null(moments) && pooling == 0) {
+  pooling_of <- rep_len(as.double(pooling), classes)
+  if (pooled && is.null(moments) && all(pooling_of == 0)) {
     # a pooled model needs no class factors: the pooled factor is that of
     # the data centred at their class means, one QR of n rows (the stacked
     # class factors below have K p rows: five times as many for the six
@@ -88,7 +91,9 @@ gaussian_classes <- function(x, y, prior = NULL, pooled = FALSE, denominator = c
     lapply(seq_len(classes), function(k) {
       R <- roots[[k]] / sqrt(max(1, counts[k] - unbiased))
       # (1 - l) S_k + l S_pooled as the factor of the stacked, weighted factors
-      if (pooling > 0) R <- cpp_triangular_factor(rbind(sqrt(1 - pooling) * R, sqrt(pooling) * pooled_root))
+      if (pooling_of[k] > 0) {
+        R <- cpp_triangular_factor(rbind(sqrt(1 - pooling_of[k]) * R, sqrt(pooling_of[k]) * pooled_root))
+      }
       adjusted(R)
     })
   }
@@ -310,3 +315,17 @@ times_pow2 <- function(v, k) {
 # (the pooled covariance) when it has at most p -- where its own covariance
 # is singular --, and linear in between: min(1, max(0, 2 - min(n_k) / p)).
 pooling_by_class_sizes <- function(counts, p) min(1, max(0, 2 - min(counts) / p))
+
+#' The pooling weight of each class (gaussian_classes(pooling = )): `pooling`
+#' (NULL: pooling_by_class_sizes() of the classes of two points or more),
+#' and 1 for a class of one point, whose own covariance is zero: it borrows
+#' the pooled covariance whole, Friedman's (1989) regularised discriminant
+#' analysis at its pooled end for that class alone. One weight where all are
+#' the same, else one per class, named by level.
+#' @noRd
+class_poolings <- function(counts, p, pooling = NULL) {
+  several <- counts >= 2L
+  common <- pooling %||% if (any(several)) pooling_by_class_sizes(counts[several], p) else 1
+  if (all(several)) return(common)
+  stats::setNames(ifelse(several, common, 1), names(counts))
+}

@@ -251,7 +251,9 @@ ikfd_fit <- function(inputs, ridge_relative, landmarks, eps, m, weights, threads
   weights <- match_choice(weights, "weights", c("equal", "prior"))
   threads <- check_threads(threads)
   y <- inputs$y
-  check_two_per_class(table(y), "iKFD")
+  warn_one_row_classes(table(y), paste(
+    "its discriminant's within-class scatter is that of the other classes (its own is zero) with the ridge,",
+    "and the probability calibration gives its scores the spread pooled over the other classes"))
   landmarks <- resolve_landmarks(landmarks, inputs, eps, m, threads)
   fit <- if (is.null(landmarks)) {
     ikfd_full(inputs, ridge_relative, weights, threads)

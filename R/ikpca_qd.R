@@ -32,7 +32,12 @@ ikpca_qd_fit <- function(inputs, pvar, shrinkage, pooling, threads) {
   y <- inputs$y
   levels <- levels(y)
   counts <- stats::setNames(as.vector(table(y)), levels)
-  check_two_per_class(counts, "ikpca_qd()")
+  if (all(counts == 1L)) {
+    krein_abort("`y` has one point in every class; ikpca_qd() estimates the covariance of each class in the kernel PCA space, pooled for a class of one point, so at least one class needs two points or more.")
+  }
+  warn_one_row_classes(counts, paste(
+    "its covariance in the kernel PCA space is the pooled covariance of the classes (`pooling` = 1 for it),",
+    "and the cross-validation of `pvar` keeps its row in every fold's training part"))
   K <- training_kernel(inputs, threads)
   prior <- counts / sum(counts)
   pvar_selection <- NULL
@@ -59,7 +64,7 @@ ikpca_qd_fit <- function(inputs, pvar, shrinkage, pooling, threads) {
   # ML class covariances pooled by the class sizes (default) and shrunk
   # towards tr(C_j) / p I (PRTools' qdc), held as triangular factors from a QR
   # of the centred class coordinates (gaussian.R)
-  pooling <- pooling %||% pooling_by_class_sizes(counts, p)
+  pooling <- class_poolings(counts, p, pooling)
   gaussian <- gaussian_classes(Z, y, prior = prior, denominator = "ml", shrinkage = shrinkage, threads = threads,
                                pooling = pooling)
   singular <- ikpca_qd_singular(gaussian)
@@ -183,11 +188,14 @@ ikpca_centre_rows <- function(K_new, column_means, total_mean) {
 #' @noRd
 ikpca_qd_select_pvar <- function(K, y, prior, shrinkage, pooling, threads) {
   candidates <- ikpca_qd_pvar_candidates
-  folds <- min(5L, min(table(y)))
+  # a class of one point stays in every fold's training part: held out, its
+  # fold's model would not know the class (one_row_folds())
+  counts <- as.vector(table(y))
+  folds <- min(5L, min(counts[counts >= 2L]))
   # the folds' kernel PCAs, `threads` folds at a time (their LAPACK
   # tridiagonalisations are sequential: the folds are where threads pay),
   # each batch when its first fold comes, so that at most `threads` are held
-  fold <- interleaved_folds(y, folds)  # cv_misclassification()'s
+  fold <- one_row_folds(y, folds)
   maps <- list()
   fold_map <- function(k) {
     key <- as.character(k)
@@ -200,7 +208,7 @@ ikpca_qd_select_pvar <- function(K, y, prior, shrinkage, pooling, threads) {
     maps[[key]] <<- NULL  # each fold's map serves its fold once
     map
   }
-  errors <- cv_misclassification(y, folds, length(candidates), function(train, held_out) {
+  errors <- cv_misclassification(y, folds, length(candidates), fold = fold, function(train, held_out) {
     failed <- rep(NA_integer_, length(held_out))
     pca <- fold_map(fold[held_out[1L]])
     if (is.null(pca)) return(rep(failed, length(candidates)))
@@ -215,11 +223,14 @@ ikpca_qd_select_pvar <- function(K, y, prior, shrinkage, pooling, threads) {
     projection <- pca$projection(max(ncomp))
     scores_new <- centred_new %*% projection
     scores <- pca$scores(max(ncomp))
-    poolings <- vapply(ncomp, function(p) pooling %||% pooling_by_class_sizes(train_counts, p), 0)
+    poolings <- lapply(ncomp, function(p) class_poolings(stats::setNames(train_counts, levels(y)), p, pooling))
     # with shrinkage, every candidate's covariances are well conditioned: the
-    # core's Cholesky route (shrunk_gaussian.hpp); a candidate it leaves (0)
-    # and unshrunk models take gaussian_classes()' QR factors
-    classes <- if (shrinkage > 0 && ikpca_qd_fast_candidates()) {
+    # core's Cholesky route (shrunk_gaussian.hpp, one pooling weight for all
+    # classes); a candidate it leaves (0), unshrunk models and per-class
+    # weights take gaussian_classes()' QR factors
+    common <- all(lengths(poolings) == 1L)
+    classes <- if (shrinkage > 0 && common && ikpca_qd_fast_candidates()) {
+      poolings <- unlist(poolings)
       cpp_shrunk_gaussian_classes(scores, as.integer(y[train]), nlevels(y), scores_new, ncomp, poolings, shrinkage,
                                   FALSE, log(prior), threads)
     } else matrix(0L, length(held_out), length(candidates))
@@ -229,7 +240,7 @@ ikpca_qd_select_pvar <- function(K, y, prior, shrinkage, pooling, threads) {
       p <- ncomp[j]
       fit <- tryCatch(gaussian_classes(NULL, y[train], prior = prior, denominator = "ml", shrinkage = shrinkage,
                                        threads = threads, moments = leading_moments(moments, p),
-                                       pooling = poolings[j]),
+                                       pooling = poolings[[j]]),
                       krein_error = function(e) NULL)
       classes[, j] <- if (is.null(fit) || any(ikpca_qd_singular(fit))) failed else {
         max.col(gaussian_discriminants(fit, scores_new[, seq_len(p), drop = FALSE], relative = TRUE),
@@ -282,7 +293,14 @@ model_print_lines.ikpca_qd <- function(x) {
   } else ""
   sprintf("%d components (%d positive, %d negative eigenvalues) with %.1f%% of the absolute eigenvalue mass (pvar = %g%s); pooling = %s, shrinkage = %g",
           x$ncomp, x$signature[["p"]], x$signature[["q"]], 100 * x$share, x$pvar, chosen,
-          format(x$pooling %||% 0, digits = 3), x$shrinkage)
+          pooling_text(x$pooling %||% 0), x$shrinkage)
+}
+
+#' A pooling weight, or the weights per class (class_poolings())
+#' @noRd
+pooling_text <- function(pooling) {
+  if (length(pooling) == 1L) return(format(pooling, digits = 3))
+  paste0("(", paste(names(pooling), format(pooling, digits = 3), sep = " ", collapse = ", "), ")")
 }
 
 #' @export

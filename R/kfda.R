@@ -302,12 +302,23 @@ kfda_fit <- function(inputs, discriminant, reduce, ncomp, bases, ridge, prior, l
   y <- inputs$y
   levels <- levels(y)
   counts <- stats::setNames(as.vector(table(y)), levels)
-  check_two_per_class(counts, "kfda()")
   prior <- check_prior(prior, levels, counts)
+  if (all(counts == 1L)) {
+    krein_abort("`y` has one point in every class; kfda() estimates the covariance of the kernel data within the classes, so at least one class needs two points or more.")
+  }
+  # a class of one point has no covariance of its own: the quadratic
+  # discriminant gives it the pooled one (class_poolings()), so the classes
+  # that estimate their own bound the components
+  own <- counts[counts >= 2L]
+  warn_one_row_classes(counts, if (discriminant == "linear") {
+    "its mean is that row, and the pooled within-class covariance comes from the other classes"
+  } else {
+    "its mean is that row, and its covariance in the quadratic discriminant is the pooled within-class covariance of the other classes"
+  })
 
   reduction <- switch(reduce,
-    pca = kfda_pca(inputs, ncomp, discriminant, counts, threads),
-    subset = kfda_subset(inputs, bases, discriminant, counts, threads),
+    pca = kfda_pca(inputs, ncomp, discriminant, own, threads),
+    subset = kfda_subset(inputs, bases, discriminant, own, threads),
     ridge = kfda_full_columns(inputs, threads)
   )
   Z <- reduction$Z
@@ -329,12 +340,13 @@ kfda_fit <- function(inputs, discriminant, reduce, ncomp, bases, ridge, prior, l
   }
   # moment covariances, as MASS::lda and MASS::qda(method = "moment")
   gaussian <- gaussian_classes(Z, y, prior, pooled = discriminant == "linear", denominator = "unbiased",
-                               ridge = ridge_scaled, threads = threads, moments = reduction$moments)
+                               ridge = ridge_scaled, threads = threads, moments = reduction$moments,
+                               pooling = if (discriminant == "quadratic") class_poolings(counts, p, 0) else 0)
   check_covariance_factor(gaussian$pooled_rcond, "The pooled covariance", p, tol, hint)
   if (discriminant == "quadratic") {
     for (i in seq_len(classes)) {
       what <- sprintf("The covariance of class \"%s\"", levels[i])
-      if (counts[i] - 1 < p && ridge == 0) {
+      if (counts[i] > 1L && counts[i] - 1 < p && ridge == 0) {
         krein_abort(sprintf("%s of the reduced kernel data is singular: %d points cannot estimate it in %d dimensions. %s",
                             what, counts[i], p, hint), class = "krein_singular_covariance")
       }

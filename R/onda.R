@@ -373,8 +373,9 @@ model_print_lines.onda <- function(x) {
   c(sprintf("discriminant space: %d dimension%s, eigenvalues %s", dim, if (dim > 1) "s" else "",
             paste(format(x$values[seq_len(dim)], digits = 4), collapse = ", ")),
     if (!is.null(x$pooling)) {
-      kind <- if (x$pooling == 0) "each class its own" else if (x$pooling == 1) "the pooled one" else "shrunk towards the pooled one"
-      sprintf("class covariances: %s (pooling = %s)", kind, format(x$pooling, digits = 3))
+      kind <- if (all(x$pooling == 0)) "each class its own" else if (all(x$pooling == 1)) "the pooled one" else
+        "shrunk towards the pooled one"
+      sprintf("class covariances: %s (pooling = %s)", kind, pooling_text(x$pooling))
     },
     if (!is.null(x$ridge_selection)) {
       chosen <- match(TRUE, if (x$ridge > 0) x$ridge_selection$ridge == x$ridge else is.na(x$ridge_selection$ridge))
@@ -429,6 +430,11 @@ posterior_estimator <- function(posterior, x, y, spec, prior, ridge, pooling, sv
     posterior <- check_choice(posterior, "posterior", c("gaussian", "linear", "svm"))
     return(switch(posterior,
       gaussian = {
+        if (is.null(pooling)) {
+          warn_one_row_classes(table(y), paste(
+            "its Gaussian posterior takes the pooled covariance of the classes as its own (`pooling` = 1 for it)",
+            if (is.null(ridge)) "and the cross-validation of the ridge keeps its row in every fold's training part"))
+        }
         # both left to the data: the ridge is chosen with the pooling
         selection <- if (is.null(ridge) && is.null(pooling)) onda_select_ridge(x, y, prior)
         estimator <- gaussian_estimator(x, y, prior, if (!is.null(selection)) selection$chosen else ridge, pooling)
@@ -541,11 +547,15 @@ gaussian_estimator <- function(x, y, prior, ridge, pooling, reduction = onda_dat
 # table).
 onda_select_ridge <- function(x, y, prior) {
   counts <- tabulate(as.integer(y), nlevels(y))
-  if (min(counts) < 2L || pooling_by_class_sizes(counts, ncol(x)) == 0) return(NULL)
+  # a class of one point trains in every fold (one_row_folds()); the others
+  # decide the pooling and the folds
+  several <- counts[counts >= 2L]
+  if (!length(several) || pooling_by_class_sizes(several, ncol(x)) == 0) return(NULL)
   variance <- mean_input_variance(x)
   if (!is.finite(variance) || variance <= 0) return(NULL)
   candidates <- c(NA, 0.01, 0.1, 1) * variance
-  errors <- cv_misclassification(y, min(5L, min(counts)), length(candidates), function(train, held_out) {
+  folds <- min(5L, min(several))
+  errors <- cv_misclassification(y, folds, length(candidates), fold = one_row_folds(y, folds), function(train, held_out) {
     # the span of the fold's training points, once for all candidates
     span <- onda_data_span(x[train, , drop = FALSE])
     vapply(candidates, function(r) {
@@ -603,11 +613,12 @@ onda_default_ridge <- function(x, singular, warn = TRUE) {
 onda_singular_pooling <- 0.75
 onda_gaussian_classes <- function(x, y, prior, ridge = NULL, pooling = NULL) {
   fit <- function(l, r) gaussian_classes(x, y, prior, denominator = "ml", ridge = r, pooling = l)
-  used <- pooling %||% pooling_by_class_sizes(tabulate(as.integer(y), nlevels(y)), ncol(x))
+  # a class of one point takes the pooled covariance (class_poolings())
+  used <- pooling %||% class_poolings(stats::setNames(tabulate(as.integer(y), nlevels(y)), levels(y)), ncol(x))
   model <- fit(used, ridge %||% 0)
   singular <- model$rcond < 1e-8
-  if (is.null(pooling) && any(singular) && used < onda_singular_pooling) {
-    model <- fit(onda_singular_pooling, ridge %||% 0)
+  if (is.null(pooling) && any(singular) && any(used < onda_singular_pooling)) {
+    model <- fit(pmax(used, onda_singular_pooling), ridge %||% 0)
     singular <- model$rcond < 1e-8
   }
   if (is.null(ridge) && any(singular)) {

@@ -677,6 +677,7 @@ pcvm_fit <- function(inputs, landmarks, control, eps, m, threads) {
       krein_abort("`optimize_width = TRUE` needs a Gaussian kernel, kernel_rbf().")
     }
   }
+  warn_one_row_classes(table(inputs$y), "its pairs' models are fitted with that row as the class's only point")
   landmarks <- resolve_landmarks(landmarks, inputs, eps, m, threads)
   basis <- if (inherits(inputs, "krein_chunked_inputs")) {
     chunk_pcvm_basis(inputs, landmarks, threads)

@@ -393,15 +393,25 @@ interleaved_folds <- function(y, folds) {
 # (as.integer() of the levels) of the held-out points under every candidate
 # fitted on the training part, a matrix with a column per candidate; a
 # column of NA (the candidate's fit failed in that fold) makes its error NA.
-cv_misclassification <- function(y, folds, candidates, fold_classes) {
-  fold <- interleaved_folds(y, folds)
+# A `fold` of 0 keeps a row in every fold's training part (one_row_folds()).
+cv_misclassification <- function(y, folds, candidates, fold_classes, fold = interleaved_folds(y, folds)) {
   wrong <- numeric(candidates)
   for (k in seq_len(folds)) {
     held_out <- which(fold == k)
     codes <- matrix(fold_classes(which(fold != k), held_out), length(held_out), candidates)
     wrong <- wrong + colSums(codes != as.integer(y[held_out]))
   }
-  wrong / length(y)
+  wrong / sum(fold > 0L)
+}
+
+# interleaved_folds() of the classes of two points or more; the row of a
+# class of one point has fold 0: it is held out of no fold and trains in
+# every one, since a fold's model without it would not know its class.
+one_row_folds <- function(y, folds) {
+  single <- y %in% names(which(table(y) == 1L))
+  fold <- integer(length(y))
+  fold[!single] <- interleaved_folds(droplevels(y[!single]), folds)
+  fold
 }
 
 # The tasks (folds x repeats) on future_map(): in parallel on the user's

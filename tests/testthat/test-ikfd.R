@@ -275,7 +275,6 @@ test_that("bad input is a krein_error naming the argument", {
   expect_snapshot(show_error(ikfd(d$x, d$y, landmarks = c(1, 2, 2))))
   expect_snapshot(show_error(ikfd(d$x, d$y, landmarks = "meb", eps = 1)))
   expect_snapshot(show_error(ikfd(d$x, d$y, landmarks = "random", m = 61)))
-  expect_snapshot(show_error(ikfd(d$x, factor(c("a", rep("b", 59))))))
   expect_snapshot(show_error(ikfd(d$x, d$y, ridge_relative = 0)))
   expect_snapshot(show_error(ikfd(d$x, d$y, weights = "flat")))
   expect_snapshot(show_error(ikfd(d$x, d$y, landmarks = "grid")))
