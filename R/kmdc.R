@@ -90,10 +90,13 @@ mahalanobis_model <- function(inputs, distance, reg, indefinite, threads) {
 #' @noRd
 distance_path_model <- function(inputs, distance, reg, indefinite, threads) {
   # through fit_model(), as every fit: kqd's checks, defaults and core errors;
-  # kmdc chooses its path value itself (kmdc_fit()): no selection here
-  fit_model("kqd", inputs, list(variant = if (distance == "RC") "RC+" else "IC-", reg = reg,
-                                indefinite = indefinite, bias = "none", select = "training",
-                                threads = threads), call = NULL)
+  # kmdc chooses its path value itself (kmdc_fit()): no selection here; a
+  # class of one point is kmdc_fit()'s one warning, not kqd's too
+  withCallingHandlers(
+    fit_model("kqd", inputs, list(variant = if (distance == "RC") "RC+" else "IC-", reg = reg,
+                                  indefinite = indefinite, bias = "none", select = "training",
+                                  threads = threads), call = NULL),
+    krein_one_row_class_warning = function(w) invokeRestart("muffleWarning"))
 }
 
 # kmdc's `reg`: one number, one per class, or a path -- a matrix with one row
@@ -315,11 +318,17 @@ kmdc_fit <- function(inputs, distance, classifier, reg, indefinite, prior, selec
   if (!identical(classifier, "qda") && all(counts < 2L)) {
     krein_abort("`y` has one point in every class; kmdc()'s discriminant pools the covariance of the squared distances within the classes, so at least one class needs two points or more.")
   }
+  warn_one_row_classes(counts, paste(
+    "its distance model is its one point under the regularisation alone, the Fisher discriminant on the",
+    "squared distances pools the covariance of the other classes, and the cross-validation of the",
+    "regularisation path keeps its row in every fold's training part"))
   # the default: kqd()'s cross-validated path for RC, where every class has
   # the three points its cross-validation needs (kmdc_select_path()), else
   # kqd()'s single default value
-  path_cv <- is.null(reg) && distance == "RC" && min(counts) >= 3L && select == "cv"
-  if (is.null(reg) && (distance == "IC" || min(counts) < 3L)) {
+  # (a class of one point trains in every fold: one_row_folds())
+  several <- counts[counts >= 2L]
+  path_cv <- is.null(reg) && distance == "RC" && min(several) >= 3L && select == "cv"
+  if (is.null(reg) && (distance == "IC" || min(several) < 3L)) {
     reg <- kqd_default_reg(if (distance == "RC") "RC+" else "IC-")
   }
   # classifier = NULL: "qda" competes with "lda" in the cross-validation of
@@ -510,7 +519,7 @@ kmdc_discriminants <- function(d_path, y, classifier, prior, usable, path, count
     at <- if (nrow(path) > 1L) paste0(" at reg = ", format_reg_row(path[k, ])) else ""
     withCallingHandlers(
       tryCatch(
-        if (classifier == "lda") MASS::lda(d, y, prior = prior) else MASS::qda(d, y, prior = prior),
+        if (classifier == "lda") kmdc_lda(d, y, prior) else MASS::qda(d, y, prior = prior),
         error = function(e) {
           if (optional) return(NULL)
           # a class of one or two points has distances without spread within
@@ -534,6 +543,25 @@ kmdc_discriminants <- function(d_path, y, classifier, prior, usable, path, count
   list(discriminants = discriminants, warnings = warnings)
 }
 
+#' MASS::lda() on the squared distances `d`, without the columns that have
+#' no spread within the classes by MASS's own test (a within-class standard
+#' deviation below its `tol`, 1e-4), where some column has spread: the
+#' distance to a class of one point is constant to rounding when every other
+#' point is far from it in a narrow kernel, and MASS::lda() stops on such a
+#' column ("variable appears to be constant within groups"). The class is
+#' then told by its distances to the other classes. The columns used are
+#' kept (`columns`) for kmdc_decisions().
+#' @noRd
+kmdc_lda <- function(d, y, prior) {
+  class_means <- rowsum(d, as.integer(y), reorder = TRUE) / as.vector(table(y))
+  spread <- sqrt(colSums((d - class_means[as.integer(y), , drop = FALSE])^2) / max(1, nrow(d) - 1))
+  flat <- !(spread >= 1e-4)
+  if (!any(flat) || all(flat)) return(MASS::lda(d, y, prior = prior))
+  fit <- MASS::lda(d[, !flat, drop = FALSE], y, prior = prior)
+  fit$columns <- which(!flat)
+  fit
+}
+
 # The default value of a kmdc path, and with classifier = NULL its
 # discriminant: as kqd's (kqd_select_path()), the lowest cross-validated
 # error of the whole classifier -- distance model and discriminant refitted
@@ -550,9 +578,11 @@ kmdc_select_path <- function(select, nfolds, inputs, distance, candidates, path,
   if (nrow(path) == 1L && length(candidates) == 1L) return(utils::modifyList(none, list(select = "none")))
   if (select == "training") return(none)
   y <- inputs$y
-  counts <- as.vector(table(y))
   # each fold's training part must itself fit: three points per class for
-  # IC (its inner out-of-fold distances), two for RC
+  # IC (its inner out-of-fold distances), two for RC; a class of one point
+  # (RC) is held out of no fold and trains in every one (one_row_folds())
+  counts <- as.vector(table(y))
+  if (distance == "RC") counts <- counts[counts >= 2L]
   needed <- if (distance == "IC") 4L else 3L
   folds <- min(nfolds, min(counts))
   fallback <- function(why) {
@@ -564,7 +594,8 @@ kmdc_select_path <- function(select, nfolds, inputs, distance, candidates, path,
   }
   K <- training_kernel(inputs, threads)
   self <- diag(K)
-  fold_ids <- interleaved_folds(y, folds)
+  fold_ids <- one_row_folds(y, folds)
+  held_out <- sum(fold_ids > 0L)
   wrong <- array(0, c(folds, length(candidates), nrow(path)))
   for (f in seq_len(folds)) {
     # a fold whose fit fails (a distance model or MASS's discriminant) ends
@@ -580,7 +611,7 @@ kmdc_select_path <- function(select, nfolds, inputs, distance, candidates, path,
     }
     wrong[f, , ] <- fold_wrong
   }
-  error <- apply(wrong, c(2, 3), sum) / length(y)
+  error <- apply(wrong, c(2, 3), sum) / held_out
   if (all(is.na(error))) return(fallback("no value of the path gave finite distances in every fold"))
   # "qda" (the second candidate) only where it makes fewer errors than "lda"
   # by more than a standard error of the difference, sqrt(e_lda + e_qda)
@@ -590,7 +621,7 @@ kmdc_select_path <- function(select, nfolds, inputs, distance, candidates, path,
   # kernlab's promotergene by formula, 74 training points, the lower error
   # alone chose "qda" on two of ten splits, 3 and 6 points less accurate
   # than "lda" on the test points)
-  lowest <- apply(error, 1, function(e) min(c(e, Inf), na.rm = TRUE)) * length(y)
+  lowest <- apply(error, 1, function(e) min(c(e, Inf), na.rm = TRUE)) * held_out
   chosen <- 1L
   if (!is.finite(lowest[1L])) {
     chosen <- which.min(lowest)
@@ -637,6 +668,7 @@ kmdc_out_of_fold_distances <- function(inputs, folds, reg, indefinite, threads) 
 kmdc_decisions <- function(discriminant, z, classifier) {
   prior <- discriminant$prior
   means <- discriminant$means
+  if (!is.null(discriminant$columns)) z <- z[, discriminant$columns, drop = FALSE]  # kmdc_lda()
   if (classifier == "lda") {
     centre <- colSums(prior * means)
     dimen <- seq_along(discriminant$svd)
@@ -704,7 +736,7 @@ model_summary.kmdc <- function(object) {
                         indefinite = as.vector(distances$indefinite),
                         row.names = object$levels, check.names = FALSE)
   means <- object$discriminant$means
-  dimnames(means) <- list(object$levels, paste("d2 to", object$levels))
+  dimnames(means) <- list(object$levels, paste("d2 to", object$levels[object$discriminant$columns %||% seq_along(object$levels)]))
   list("Classes (reg: sigma^2 or alpha; signature p, q, z of the centred class kernel)" = classes,
        "Class means of the training points' squared distances (the discriminant's inputs)" = means)
 }

@@ -157,9 +157,10 @@
 #' \eqn{d_{RC}^2} to adding a constant to the kernel and to scaling it, and
 #' suits any kernel. Ny-KQD (`landmarks`) takes the same path, with \eqn{s}
 #' that of the Nystroem kernel it works in (computed from the class moments
-#' its fit gathers anyway). When a class has a single point (nothing to
-#' cross-validate), the default for RC is the single value `0.1`
-#' (`reg = 0.1` fits that value on any data). For IC and FK the default is `1e-3`. These single
+#' its fit gathers anyway). A class of a single point trains in every fold
+#' of the path's cross-validation (its fold in `cv_folds` is 0); Ny-KQD then
+#' takes the single value `0.1` for RC, as does every fit where no class has
+#' two points (`reg = 0.1` fits that value on any data). For IC and FK the default is `1e-3`. These single
 #' values suit kernels with \eqn{k(x, x) = 1} such as the Gaussian; paper
 #' 000 searches eight values on a log scale. A vector of values is a
 #' regularisation path: one eigendecomposition per class serves all of them,
@@ -327,7 +328,7 @@
 #'   predict() refuses such a value, and the fit fails if every value does),
 #'   `cv_error` (the cross-validated error at each path value; `NULL`
 #'   unless a path was cross-validated), `cv_folds` (the fold of each
-#'   training point, or `NULL`), `select` (the rule that chose: `"cv"`,
+#'   training point, 0 for the point of a class of one, or `NULL`), `select` (the rule that chose: `"cv"`,
 #'   `"training"`, or `"none"` for one value),
 #'   `best` (the path value chosen, the default of `predict()`; see
 #'   Regularisation and the path), `training_error` (at `best`),
@@ -413,12 +414,21 @@ kqd_fit <- function(inputs, variant, reg, indefinite, bias, prior, landmarks, ep
   default_path <- is.null(reg) && startsWith(variant, "RC")
   reg <- check_kqd_reg(reg, variant, levels)
   check_class_sizes(counts, variant)
-
   landmarks <- resolve_landmarks(landmarks, inputs, eps, m, threads)
+  warn_one_row_classes(counts, paste0(
+    "its covariance in the kernel space is zero, so its distance is to its one point under the regularisation alone",
+    if (default_path && is.null(landmarks)) {
+      ", and the cross-validation of the regularisation path keeps its row in every fold's training part"
+    } else if (default_path) {
+      paste0(" (`reg`: with landmarks the default is then the single value ", format(kqd_default_reg(variant)),
+             ", as the path's cross-validation over the landmark pass holds every class out)")
+    }))
   K <- NULL
   if (is.null(landmarks)) {
     K <- training_kernel(inputs, threads)
-    if (default_path && min(counts) >= 2L) reg <- check_kqd_reg(kqd_default_path(K), variant, levels)
+    # a class of one point trains in every fold of the path's
+    # cross-validation (kqd_cv_folds())
+    if (default_path && any(counts >= 2L)) reg <- check_kqd_reg(kqd_default_path(K), variant, levels)
     core <- cpp_kqd_fit(K, as.integer(y), length(levels), variant, reg, indefinite,
                         allow_cholesky = bias != "map")
     distances <- cpp_kqd_distances(core, K, if (startsWith(variant, "RC")) diag(K) else NULL)
@@ -446,7 +456,7 @@ kqd_fit <- function(inputs, variant, reg, indefinite, bias, prior, landmarks, ep
     function(fold_ids) kqd_nystrom_cv_errors(nystrom_fit, inputs, landmarks, fold_ids, variant, reg, indefinite,
                                              bias, prior, threads)
   }
-  cv <- kqd_select_path(select, nfolds, y, variant, reg, path_error, fold_errors)
+  cv <- kqd_select_path(select, nfolds, y, variant, reg, path_error, fold_errors, one_row = is.null(landmarks))
 
   classes <- core$classes
   indefinite_used <- stats::setNames(vapply(classes, `[[`, logical(1), "indefinite"), levels)
@@ -501,11 +511,11 @@ kqd_check_path <- function(distances, reg, variant) {
 # `fold_errors(fold_ids)` gives the cross-validated error of every path
 # value (kqd_cv_errors(), kqd_nystrom_cv_errors()). select = "training"
 # takes the lowest training error instead (ties to the first row).
-kqd_select_path <- function(select, nfolds, y, variant, reg, path_error, fold_errors) {
+kqd_select_path <- function(select, nfolds, y, variant, reg, path_error, fold_errors, one_row = FALSE) {
   none <- list(error = NULL, folds = NULL, select = select, best = which.min(path_error))
   if (nrow(reg) == 1L) return(utils::modifyList(none, list(select = "none")))
   if (select == "training") return(none)
-  fold_ids <- kqd_cv_folds(nfolds, y, variant)
+  fold_ids <- kqd_cv_folds(nfolds, y, variant, one_row = one_row)
   if (is.null(fold_ids)) {
     counts <- as.vector(table(y))
     krein_warn(sprintf(
@@ -524,11 +534,15 @@ kqd_select_path <- function(select, nfolds, y, variant, reg, path_error, fold_er
 # The folds of the path's cross-validation (interleaved_folds(), at most as
 # many as the smallest class has points), or NULL where it cannot be done:
 # every fold's training part keeps at least kqd_cv_needed() points per class
-kqd_cv_folds <- function(nfolds, y, variant) {
+# With `one_row`, a class of one point is held out of no fold and trains in
+# every one (one_row_folds(), fold 0), where the variant takes such a class.
+kqd_cv_folds <- function(nfolds, y, variant, one_row = FALSE) {
   counts <- as.vector(table(y))
+  single <- one_row && kqd_cv_needed(variant) == 2L && any(counts >= 2L)
+  if (single) counts <- counts[counts >= 2L]
   folds <- min(nfolds, min(counts))
   if (min(counts) < kqd_cv_needed(variant) || folds < 2L) return(NULL)
-  interleaved_folds(y, folds)
+  if (single) one_row_folds(y, folds) else interleaved_folds(y, folds)
 }
 
 # Points per class a fold's training part needs: two, three for the
@@ -551,8 +565,8 @@ most_regularised_minimum <- function(error, reg) {
 kqd_cv_errors <- function(K, y, fold_ids, variant, reg, indefinite, bias, prior) {
   rc <- startsWith(variant, "RC")
   self <- if (rc) diag(K)
-  wrong <- matrix(0, length(unique(fold_ids)), nrow(reg))
-  for (f in sort(unique(fold_ids))) {
+  wrong <- matrix(0, max(fold_ids), nrow(reg))
+  for (f in seq_len(max(fold_ids))) {
     test <- fold_ids == f
     train <- !test
     K_train <- K[train, train, drop = FALSE]
@@ -562,7 +576,7 @@ kqd_cv_errors <- function(K, y, fold_ids, variant, reg, indefinite, bias, prior)
                                  cpp_kqd_distances(core, K[test, train, drop = FALSE], if (rc) self[test]),
                                  y, test, variant, reg, bias, prior)
   }
-  colSums(wrong) / length(y)
+  colSums(wrong) / sum(fold_ids > 0L)
 }
 
 # The number of held-out points of a fold misclassified at each path value
@@ -822,7 +836,7 @@ model_print_lines.kqd <- function(x) {
 # How `best` was chosen, for print()
 kqd_selection_text <- function(x) {
   if (identical(x$select, "cv")) {
-    return(sprintf("lowest %d-fold CV error, %s", length(unique(x$cv_folds)), format(x$cv_error[x$best], digits = 3)))
+    return(sprintf("lowest %d-fold CV error, %s", max(x$cv_folds), format(x$cv_error[x$best], digits = 3)))
   }
   "lowest training error"
 }

@@ -441,11 +441,19 @@ test_that("RC's default is a cross-validated path scaled to the kernel's spread"
   expect_equal(unname(moved$reg[, 1]), 7 * unname(pre$reg[, 1]), tolerance = 1e-12)
   expect_identical(predict(moved, precomputed_kernel(7 * K_new + 3, self = rep(10, nrow(new)))),
                    predict(pre, precomputed_kernel(K_new, self = rep(1, nrow(new)))))
-  # one value where there is nothing to cross-validate, a class of one
-  # point; and for IC and FK. Ny-KQD takes the path too (test-kqd_nystrom.R)
+  # a class of one point trains in every fold of the path's cross-validation
+  # (its fold is 0); Ny-KQD, whose folds go through the landmark pass, takes
+  # the single value then. One value for IC and FK. Ny-KQD takes the path
+  # too (test-kqd_nystrom.R)
   expect_identical(nrow(kqd(x, d$y, kernel = kernel_rbf(2), landmarks = 1:20)$reg), 7L)
   one <- factor(c("a", rep("b", 79)))
-  expect_identical(unname(suppressWarnings(kqd(x, one, kernel = kernel_rbf(2)))$reg[1, ]), c(0.1, 0.1))
+  one_fit <- suppressWarnings(kqd(x, one, kernel = kernel_rbf(2)))
+  expect_identical(nrow(one_fit$reg), 7L)
+  expect_identical(one_fit$select, "cv")
+  expect_identical(one_fit$cv_folds[1], 0L)
+  expect_true(all(one_fit$cv_folds[-1] %in% 1:5))
+  expect_identical(unname(suppressWarnings(kqd(x, one, kernel = kernel_rbf(2), landmarks = 1:20))$reg[1, ]),
+                   c(0.1, 0.1))
   expect_identical(unname(kqd(x, d$y, kernel = kernel_rbf(2), variant = "FK+")$reg[1, 1]), 1e-3)
 })
 
