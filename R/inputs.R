@@ -84,6 +84,33 @@
 #' ([krein_chunks()]) are never dropped from: missing values there are an
 #' error naming the chunk.
 #'
+#' @section Classes of one training row:
+#' A class with one training row (a rare class in a split) is fitted by
+#' every model, as [e1071::svm()] fits it, with one warning (class
+#' `krein_one_row_class_warning`) that names the class and says what the
+#' model does for it:
+#' * [isvm()], [krein_svm()] and [pcvm()] fit its pairs of classes with that
+#'   row as the class's only point; in a cross-validation fold that holds it
+#'   out (of the SVMs' cost, of their Platt model) its pairs favour the other
+#'   class, as libsvm does.
+#' * [kfda()], [ikpca_qd()] and [onda()]'s Gaussian posteriors give it the
+#'   pooled covariance of the classes as its own; [ikfd()]'s discriminant for
+#'   it uses the other classes' scatter with the ridge; [kqd()] and [kmdc()]
+#'   measure distances to its one point under the regularisation alone.
+#' * Cross-validations that choose a default (the regularisation paths of
+#'   [kqd()] and [kmdc()], `pvar` of [ikpca_qd()], the ridge of [onda()]) keep
+#'   its row in every fold's training part: held out, the fold's model would
+#'   not know the class. Ny-KQD (`landmarks`) then takes the single default
+#'   value instead of its path.
+#'
+#' What truly needs more rows is an error that says why: [kqd()]'s IC and FK-
+#' variants (the centred kernel of one point is zero, so every distance to
+#' the class would be 0), [kmdc()] with `distance = "IC"` (three per class:
+#' its discriminant is fitted on out-of-fold distances) or `classifier =
+#' "qda"` (a covariance of the \eqn{c} squared distances per class), and
+#' [kfda()], [ikpca_qd()] and [kmdc()] when every class has one row (no
+#' covariance within the classes to pool).
+#'
 #' @section Scaling:
 #' With `scale = TRUE`, the default of every model fitted on data (as in
 #' [kernlab::ksvm()] and [e1071::svm()]), each predictor column -- for formula

@@ -87,19 +87,25 @@ test_that("a fit over chunks keeps an empty outcome level too", {
   expect_outcome_predictions(fit, empty_level_data(21), "kqd over chunks")
 })
 
-test_that("yardstick's metrics take the predictions of a fit with an empty outcome level", {
+test_that("yardstick's metrics take the predictions of every model fitted with an empty outcome level", {
   skip_if_not_installed("yardstick")
   d <- empty_level_data()
   test <- empty_level_data(21)
-  fit <- fit_with_empty_level("kqd", y ~ ., data = d)
-  p <- predict(fit, test, type = "prob")
-  results <- data.frame(truth = test$y, estimate = predict(fit, test), p)
-  accuracy <- yardstick::accuracy(results, truth, estimate)$.estimate
-  expect_equal(accuracy, mean(as.character(results$estimate) == as.character(test$y)))
-  # one probability column per level of the truth, as yardstick requires
-  # (it clips probabilities away from 0, so only the value's range is checked)
-  log_loss <- yardstick::mn_log_loss(results, truth, a, none, b, c)$.estimate
-  expect_true(is.finite(log_loss) && log_loss >= 0)
+  for (name in krein:::registered_models()) {
+    if (name %in% names(empty_level_needs) && !requireNamespace(empty_level_needs[[name]], quietly = TRUE)) next
+    fit <- fit_with_empty_level(name, y ~ ., data = d)
+    p <- predict(fit, test, type = "prob")
+    results <- data.frame(truth = test$y, estimate = predict(fit, test), p)
+    accuracy <- yardstick::accuracy(results, truth, estimate)$.estimate
+    expect_equal(accuracy, mean(as.character(results$estimate) == as.character(test$y)), label = name)
+    # one probability column per level of the truth, as yardstick requires;
+    # it clips probabilities away from 0: the log loss of the columns as
+    # they are, clipped as yardstick clips them (at machine epsilon)
+    log_loss <- yardstick::mn_log_loss(results, truth, a, none, b, c)$.estimate
+    truth_column <- cbind(seq_len(nrow(test)), match(as.character(test$y), outcome_levels))
+    clipped <- pmin(pmax(p[truth_column], .Machine$double.eps), 1 - .Machine$double.eps)
+    expect_equal(log_loss, -mean(log(clipped)), tolerance = 1e-8, label = paste(name, "log loss"))
+  }
 })
 
 test_that("caret's model functions and parsnip's engines keep an empty outcome level", {
