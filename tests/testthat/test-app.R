@@ -99,7 +99,9 @@ test_that("the user's data: two numeric columns and a class column, 30% held out
   for (as_class in list(as.character, function(v) v == "virginica")) {
     other <- flowers
     other$Species <- as_class(other$Species)
-    view <- krein:::app_run(krein:::app_default_settings(), krein:::app_user_data(other, "other"))
+    user <- krein:::app_user_data(other, "other")
+    view <- krein:::app_run(krein:::app_default_settings(user), user)
+    expect_match(view$text, "data <- other", fixed = TRUE)
     expect_lt(view$test_error, 0.2)
   }
   expect_snapshot(show_error(krein:::app_user_data(iris, "iris")))
