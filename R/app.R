@@ -39,7 +39,9 @@
 #'
 #' @param data `NULL` for the generators only, or a data frame with two
 #'   numeric columns (the inputs) and one class column (a factor, character
-#'   or logical column). Rows with missing values are left out (the app
+#'   or logical column), each with a name of its own: the app takes the
+#'   columns by name, so an empty or missing (`NA`) name and a name used
+#'   twice are errors. Rows with missing values are left out (the app
 #'   names them, and its code shows how); infinite values are an error.
 #' @param ... Passed to [shiny::runApp()], e.g. `port` or `launch.browser`.
 #' @returns Nothing useful; it runs the app until the app is stopped.
@@ -164,12 +166,15 @@ app_user_data <- function(data, expr = "data") {
       "three columns, e.g. iris[, c(\"Petal.Length\", \"Petal.Width\", \"Species\")]."),
       ncol(data), if (ncol(data) == 1L) "" else "s", sum(numeric), sum(classes)))
   }
-  # a column chosen by name must be the only one of its name
-  duplicated_names <- unique(names(data)[duplicated(names(data))])
-  if (length(duplicated_names) > 0L) {
-    krein_abort(sprintf("`data` has more than one column named %s; give each column its own name.",
-                        paste0("\"", duplicated_names, "\"", collapse = ", ")))
+  # the app's code takes the columns by name: each needs a name of its own.
+  # An empty name cannot be written in a formula, and a missing one (NA) is
+  # not the column `NA` the code would write; the string "NA" is a name,
+  # written `NA` in the code.
+  name_first <- function(empty) {
+    sprintf("names(data)[%d] <- \"%s\" names column %d", empty[1],
+            if (classes[empty[1]]) "class" else paste0("x", empty[1]), empty[1])
   }
+  check_column_names(names(data), "data", why = "the app takes its columns by name", fix = name_first)
   # infinite values, and missing ones, in the user's rows and columns: a
   # split would report them in rows of the training part under names the
   # user never gave

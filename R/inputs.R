@@ -388,20 +388,24 @@ inputs_from_xy <- function(x, y, kernel, na.action = NULL, min_classes = 2L, sca
 
 #' Column names a fit can match new data by: none (a matrix without names),
 #' or all present and distinct. predict() takes new data's columns by name, so
-#' with two columns "a" it would take the first one twice.
+#' with two columns "a" it would take the first one twice. A name that is
+#' `NA` is missing, as an empty one is; the string "NA" is a name.
+#' @param why Why names are needed, as the messages say it.
+#' @param fix How to name a column: a function of the positions without a name.
 #' @noRd
-check_column_names <- function(names, arg) {
+check_column_names <- function(names, arg, why = "predict() matches columns by name",
+                               fix = function(empty) "cbind(x, name = values) names the column it adds") {
   if (is.null(names)) return(invisible())
   empty <- which(is.na(names) | !nzchar(names))
   if (length(empty)) {
-    krein_abort(sprintf("`%s` has %s without a name (column%s %s); predict() matches columns by name, so name every column (cbind(x, name = values) names the column it adds).", arg,
+    krein_abort(sprintf("`%s` has %s without a name (column%s %s); %s, so name every column (%s).", arg,
                         if (length(empty) > 1) "columns" else "a column", if (length(empty) > 1) "s" else "",
-                        format_indices(empty)))
+                        format_indices(empty), why, fix(empty)))
   }
   repeated <- unique(names[duplicated(names)])
   if (length(repeated)) {
-    krein_abort(sprintf("`%s` has more than one column named %s; predict() matches columns by name, so give each its own name.",
-                        arg, format_indices(paste0("\"", repeated, "\""))))
+    krein_abort(sprintf("`%s` has more than one column named %s; %s, so give each its own name.",
+                        arg, format_indices(paste0("\"", repeated, "\"")), why))
   }
   invisible()
 }

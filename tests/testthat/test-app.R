@@ -99,7 +99,9 @@ test_that("the user's data: two numeric columns and a class column, 30% held out
   for (as_class in list(as.character, function(v) v == "virginica")) {
     other <- flowers
     other$Species <- as_class(other$Species)
-    view <- krein:::app_run(krein:::app_default_settings(), krein:::app_user_data(other, "other"))
+    user <- krein:::app_user_data(other, "other")
+    view <- krein:::app_run(krein:::app_default_settings(user), user)
+    expect_match(view$text, "data <- other", fixed = TRUE)
     expect_lt(view$test_error, 0.2)
   }
   expect_snapshot(show_error(krein:::app_user_data(iris, "iris")))
@@ -107,8 +109,40 @@ test_that("the user's data: two numeric columns and a class column, 30% held out
   # two columns of one name: the app would take one of them twice
   twice <- flowers
   names(twice) <- c("Petal", "Petal", "Species")
-  expect_error(krein:::app_user_data(twice, "twice"), class = "krein_error",
-               regexp = "more than one column named \"Petal\"")
+  expect_snapshot(show_error(krein:::app_user_data(twice, "twice")))
+  # a column without a name, or with a missing one (NA): the app's code
+  # cannot name it (before, "attempt to use zero-length variable name" from
+  # the fit, or "`newdata` lacks the variable `NA`" from its predictions)
+  unnamed <- flowers
+  names(unnamed)[1] <- ""
+  expect_snapshot(show_error(krein:::app_user_data(unnamed, "unnamed")))
+  names(unnamed)[c(1, 3)] <- c(NA, "")
+  expect_snapshot(show_error(krein:::app_user_data(unnamed, "unnamed")))
+  for (position in 1:3) {
+    for (name in list("", NA_character_)) {
+      unnamed <- flowers
+      names(unnamed)[position] <- name
+      expect_error(krein:::app_user_data(unnamed, "unnamed"), class = "krein_error",
+                   regexp = sprintf("a column without a name (column %d)", position), fixed = TRUE)
+    }
+  }
+  # the string "NA" is a name like any other: the code writes it `NA`, and
+  # runs as the app ran it
+  named_NA <- flowers
+  names(named_NA) <- c("NA", "Petal.Width", "Species")
+  user <- krein:::app_user_data(named_NA, "named_NA")
+  expect_identical(user$x, c("NA", "Petal.Width"))
+  view <- krein:::app_run(krein:::app_default_settings(user), user)
+  expect_match(view$text, "fit <- kqd(Species ~ `NA` + Petal.Width, data = train", fixed = TRUE)
+  expect_lt(view$test_error, 0.2)
+  expect_equal(run_code_in_fresh_r(sub("data <- named_NA", "data <- iris[51:150, c(3, 4, 5)]; names(data)[1] <- \"NA\"",
+                                       view$text, fixed = TRUE)),
+               view$test_error, tolerance = 1e-12)
+  names(named_NA) <- c("Petal.Length", "Petal.Width", "NA")
+  user <- krein:::app_user_data(named_NA, "named_NA")
+  view <- krein:::app_run(krein:::app_default_settings(user), user)
+  expect_match(view$text, "fit <- kqd(`NA` ~ Petal.Length + Petal.Width, data = train", fixed = TRUE)
+  expect_lt(view$test_error, 0.2)
   # infinite values are an error naming the user's rows and columns
   holes <- flowers
   holes$Petal.Width[3] <- Inf
