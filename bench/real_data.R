@@ -51,7 +51,7 @@ only_methods <- strsplit(Sys.getenv("KREIN_BENCH_MODELS", ""), ",")[[1]]
 source(file.path(bench_dir, "real_data_sets.R"))
 chosen_sets <- strsplit(Sys.getenv("KREIN_BENCH_SETS", ""), ",")[[1]]
 if (length(chosen_sets)) {
-  all_sets <- c(sets, held_out, unseen)
+  all_sets <- c(sets, held_out, unseen, edges)
   unknown <- setdiff(chosen_sets, names(all_sets))
   if (length(unknown)) stop("unknown KREIN_BENCH_SETS: ", paste(unknown, collapse = ", "))
   sets <- all_sets[chosen_sets]
@@ -92,6 +92,11 @@ run_method <- function(method, set, seed) {
     },
     message = function(m) invokeRestart("muffleMessage")))[["elapsed"]]
   accuracy <- if (is.null(predicted)) NA else mean(as.character(predicted) == as.character(truth))
+  # krein's predictions carry the outcome's levels, used in training or not
+  # (an empty level of a split: Zoo)
+  if (!method %in% names(competitors) && is.factor(predicted) && !identical(levels(predicted), levels(truth))) {
+    warnings <- c(warnings, "LEVELS: the predictions' levels are not the outcome's")
+  }
   list(accuracy = accuracy, time = elapsed, warnings = unique(warnings))
 }
 

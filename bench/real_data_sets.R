@@ -85,6 +85,17 @@ unseen <- list(
   promoter_bases = list(data = promoter, formula = Class ~ .)
 )
 
+# Real data at its edges (issue 60): mlbench's Zoo, 101 animals of 7 types,
+# two of them of 4 and 5 animals, so that a 70/30 split leaves a type
+# without training rows (splits 1 and 9: the outcome keeps the level), with
+# one (splits 2 and 3) or two (split 6). Predictions must keep the
+# outcome's seven levels and the fits take the rare types. Run by name:
+# KREIN_BENCH_SETS=Zoo KREIN_BENCH_SPLITS=1:10.
+utils::data("Zoo", package = "mlbench", envir = more)
+edges <- list(
+  Zoo = list(data = more$Zoo, formula = type ~ .)
+)
+
 # The competitors get the model matrix of the formula (no intercept), as
 # krein's formula methods build it.
 design <- function(formula, data) {
