@@ -229,14 +229,15 @@
 #' first chunks; a bare matrix of points has none). Unlike iKFD and KQD,
 #' PCVM has no finite sufficient statistic: the E-step's expected latent
 #' values depend on the current weights at every training point. So the fit
-#' reads the data once per EM iteration: the pairs of classes run their EM
-#' side by side, and each pass evaluates the landmark kernel of every chunk
-#' again and returns, for every pair still running, \eqn{\Phi'(\bar z -
-#' b)}, \eqn{\sum \bar z} and the two norms of the convergence test; a pair
-#' that has converged leaves the later passes. The data are read as often as
-#' the longest-running pair iterates (with the default
-#' `convergence = "latent"`, once more: the test of an iteration needs the
-#' next one's latent values), whatever the number of classes. \eqn{\Phi'\Phi} and
+#' reads the data once per EM iteration: the pairs of classes and their
+#' starts (`starts` in [pcvm_control()]) run their EMs side by side, and each
+#' pass evaluates the landmark kernel of every chunk again and returns, for
+#' every EM still running, \eqn{\Phi'(\bar z - b)}, \eqn{\sum \bar z} and
+#' the two norms of the convergence test; an EM that has converged leaves the
+#' later passes. The data are read as often as the longest-running EM
+#' iterates (with the default `convergence = "latent"`, once more: the test
+#' of an iteration needs the next one's latent values), whatever the number
+#' of classes and starts. \eqn{\Phi'\Phi} and
 #' \eqn{\Phi'1} come from one
 #' first pass (the per-class QR factors of Ny-iKFD). With the default
 #' `pcvm_control()` (up to 5000 iterations) that can be hundreds of reads
@@ -438,7 +439,8 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimension")
 #'   from R's RNG for `start = "random"` and otherwise from a fixed stream
 #'   (not R's RNG), so that the default fit is a deterministic function of the
 #'   data and leaves R's random stream alone. Each start costs one EM; over
-#'   data in chunks, one more series of passes over the chunks. The starts
+#'   data in chunks, the EMs of all starts share the passes over the chunks,
+#'   so the starts add computation to each pass but no passes. The starts
 #'   run on the fit's `threads`, one start each, for Ny-PCVM and for the full
 #'   PCVM below 1,000 training points of a pair (where its M-step needs no
 #'   threads of its own), with the same fit on any number of threads.
@@ -662,7 +664,8 @@ check_pcvm_control <- function(control) {
 
 #' The fit behind every pcvm() interface (the defaults are pcvm.default()'s,
 #' filled in by fit_model()); over chunks, Ny-PCVM with one pass over the
-#' chunks per EM iteration for all pairs of classes (chunk_pcvm_basis())
+#' chunks per EM iteration for all pairs of classes and all starts
+#' (chunk_pcvm_basis())
 #' @noRd
 pcvm_fit <- function(inputs, landmarks, control, eps, m, threads) {
   control <- check_pcvm_control(control)
@@ -690,20 +693,18 @@ pcvm_fit <- function(inputs, landmarks, control, eps, m, threads) {
   models <- if (is.null(basis$em)) {
     one_vs_one_pairs(inputs$y, function(members, pair_y, pair) pcvm_pair(inputs, basis, pair, control, threads))
   } else {
-    # over chunks: the pairs' EMs in lockstep, each pass over the chunks
-    # serving every pair still running (chunk_pcvm_basis())
-    # with several starts, one lockstep EM (and its passes over the chunks)
-    # per start
+    # over chunks: the EMs of all pairs and all their starts in lockstep,
+    # each pass over the chunks serving every EM still running
+    # (chunk_pcvm_basis()), so that the starts add no passes: the data are
+    # read as often as the longest EM iterates, not as often as the sum
+    # over the starts of their longest
     problems <- one_vs_one_pairs(inputs$y, function(members, pair_y, pair) {
       pcvm_pair_problem(inputs, basis, pair, control)
     })
-    per_start <- lapply(seq_len(control$starts), function(k) {
-      basis$em(lapply(problems, function(problem) { problem$start <- problem$starts[[k]]; problem }), control)
-    })
-    Map(function(problem, p) {
-      em <- pcvm_average_starts(lapply(per_start, `[[`, p), problem$signs)
-      pcvm_pair_model(inputs, basis, problem, em, inputs$kernel)
-    }, problems, seq_along(problems))
+    per_pair <- basis$em(problems, control)
+    Map(function(problem, ems) {
+      pcvm_pair_model(inputs, basis, problem, pcvm_average_starts(ems, problem$signs), inputs$kernel)
+    }, problems, per_pair)
   }
   # the training predictions of predict(fit): prediction needs only the
   # relevance vectors (or landmarks); `x` is kept for plot()

@@ -306,6 +306,60 @@ test_that("Ny-PCVM over chunks: three classes, one pairwise EM each", {
   expect_identical(chunked$fitted_class, memory$fitted_class)
 })
 
+test_that("Ny-PCVM over chunks runs every EM start of every pair in the same passes over the chunks", {
+  # all starts (pcvm_control(starts), ten by default on iris) and all pairs
+  # iterate in lockstep, each start with the iterates of the fit in memory:
+  # the data are read as often as the longest of those EMs iterates, not, start
+  # after start, as often as each start's longest
+  set.seed(5)
+  landmarks <- select_landmarks(iris[, 1:4], iris$Species, kernel_rbf(0.5), method = "random", m = 24)
+  parts <- split_rows(iris, c(40, 70, 40))
+  seen <- new.env()
+  # a function source is read in the main process: count its reads of chunk 1
+  source <- function(i) {
+    if (i == 1L) seen$reads <- seen$reads + 1L
+    if (i <= length(parts)) parts[[i]]
+  }
+  fit_chunks <- function(control) {
+    seen$reads <- 0L
+    suppressWarnings(pcvm(krein_chunks(source, y = "Species"), kernel = kernel_rbf(0.5), landmarks = landmarks,
+                          control = control))
+  }
+  # the reads that are not EM passes, from a fit of one pass
+  fit_chunks(pcvm_control(convergence = "weights", max_iter = 1, starts = 1))
+  outside_em <- seen$reads - 1L
+  for (control in list(pcvm_control(tol = 1e-2), pcvm_control(convergence = "weights", tol = 1e-2))) {
+    chunked <- fit_chunks(control)
+    memory <- suppressWarnings(pcvm(iris[, 1:4], iris$Species, kernel = kernel_rbf(0.5), landmarks = landmarks,
+                                    control = control))
+    # starts x pairs
+    iterations <- sapply(chunked$models, `[[`, "start_iterations")
+    bias_only <- sapply(chunked$models, `[[`, "start_bias_only")
+    expect_identical(dim(iterations), c(10L, 3L))
+    # an EM's passes: one per iteration and, with the "latent" rule, one
+    # more, whose latent values test its last iteration (unless it pruned
+    # every basis function, which stops it at once)
+    passes <- iterations + (control$convergence == "latent" & !bias_only)
+    expect_identical(seen$reads, outside_em + max(passes))
+    # the starts stopped at different iterations: one lockstep EM per start
+    # would read the data more often
+    expect_gt(sum(apply(passes, 1, max)), max(passes))
+    for (k in seq_along(chunked$models)) {
+      a <- memory$models[[k]]
+      b <- chunked$models[[k]]
+      expect_lt(relative_difference(b$coefficients, a$coefficients), 1e-10)
+      expect_equal(b$bias, a$bias, tolerance = 1e-10)
+      expect_identical(b[c("relevant", "iterations", "converged", "start_iterations", "start_bias_only",
+                           "start_dropped")],
+                       a[c("relevant", "iterations", "converged", "start_iterations", "start_bias_only",
+                           "start_dropped")])
+      expect_equal(b$start_training_errors, a$start_training_errors)
+    }
+    expect_lt(relative_difference(chunked$training_latent, memory$training_latent), 1e-10)
+    expect_identical(chunked$fitted_class, memory$fitted_class)
+  }
+})
+
 test_that("Ny-PCVM over chunks reads the data once per EM iteration for all pairs of classes", {
   # one pass serves every pair still running (not one pass per pair of
   # classes, three per EM iteration for 3 classes), and a pair that has
@@ -334,8 +388,7 @@ test_that("Ny-PCVM over chunks reads the data once per EM iteration for all pair
   }
   # the reads that are not EM passes (the first chunk's columns, the survey,
   # the column moments, the landmark factors, the training latent values)
-  # (one EM start: each further start of pcvm_control(starts) is one more
-  # series of passes)
+  # (one EM start here; the starts share the passes: the next test)
   fit_chunks(pcvm_control(convergence = "weights", max_iter = 1, starts = 1))
   outside_em <- seen$reads - 1L
   controls <- list(pcvm_control(convergence = "weights", tol = 1e-2, starts = 1), pcvm_control(tol = 1e-2, starts = 1),
@@ -483,9 +536,11 @@ test_that("Ny-PCVM over chunks counts each iteration's training errors and takes
   # for three rows (y f = -8, -10, -40), where the two E-steps differ most
   wrong <- c(3, 30, 90)
   problem$start$latent[wrong] <- -c(8, 10, 40) * problem$signs[wrong]
+  problem$starts <- list(problem$start)  # the chunked EM runs from a problem's `starts`
   fits <- list()
   for (kind in c("exact", "reference", "bounded")) {
-    fits[[kind]] <- seen$pair$basis$em(list(problem), modifyList(control, list(e_step = kind)))[[1]]
+    # the pair's results, of its one start
+    fits[[kind]] <- seen$pair$basis$em(list(problem), modifyList(control, list(e_step = kind)))[[1]][[1]]
     ref <- ref_pcvm_training_errors(K, problem$signs, problem$column_signs, problem$start, fits[[kind]]$iterations,
                                     control$prune, function(f, y) ref_e_step(f, y, kind))
     expect_equal(fits[[kind]]$weights, ref$weights, tolerance = 1e-10)
