@@ -105,7 +105,8 @@ test_that("a class of one point: RC and FK+ work, IC and FK- refuse", {
   one <- rbind(board, data.frame(x1 = 0.1, x2 = 0.1, y = "3"))
   one$y <- factor(one$y)
   for (variant in c("RC+", "RC-", "FK+")) {
-    fit <- kqd(y ~ x1 + x2, data = one, kernel = kernel_rbf(1), variant = variant)
+    expect_warning(fit <- kqd(y ~ x1 + x2, data = one, kernel = kernel_rbf(1), variant = variant),
+                   class = "krein_one_row_class_warning", regexp = "Class \"3\" of `y` has one training row")
     expect_equal(nlevels(predict(fit, one)), 3L)
   }
   for (variant in c("IC+", "IC-", "FK-")) {
