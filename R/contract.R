@@ -86,6 +86,13 @@ krein_registry <- new.env(parent = emptyenv())
 #'   training-row indices, or (for data in chunks) a select_landmarks()
 #'   result, e.g. `list(landmarks = landmarks)`; NULL for a model without
 #'   one. The property test over the registry (test-combinations.R) reads it.
+#' @param full_form `function(args)`: TRUE when the fit with these arguments
+#'   (defaults filled in) is a full form, which holds n x n matrices
+#'   (check_full_form_memory(), R/memory.R); FALSE for a Nystroem form or a
+#'   model on the features.
+#' @param full_copies The n x n matrices of doubles a full form holds at its
+#'   peak, measured (bench/README.md, "Memory of the full forms") and rounded
+#'   up with a margin of one.
 #' @param fitted_arguments The arguments that may hold an object fitted on
 #'   data to which the model hands its inputs (onda's `posterior`): such an
 #'   object sets the units of the inputs (input_units(), R/inputs.R).
@@ -98,7 +105,8 @@ register_krein_model <- function(name, label, fit, parameters, path = NULL,
                                  default_grid = function(size, args, data) list(),
                                  path_values = identity, ranges = function(args) list(), parsnip = NULL,
                                  chunks = NULL, calibrated = function(args) TRUE, landmark_args = NULL,
-                                 fitted_arguments = character()) {
+                                 fitted_arguments = character(), full_form = function(args) FALSE,
+                                 full_copies = NA_real_) {
   parameters <- as.data.frame(parameters, stringsAsFactors = FALSE)
   # `choices`: the values of a character parameter (krein_app() offers them)
   if (is.null(parameters$choices)) parameters$choices <- rep(NA_character_, nrow(parameters))
@@ -114,7 +122,8 @@ register_krein_model <- function(name, label, fit, parameters, path = NULL,
                     predict_args = predict_args, uses_kernel = uses_kernel, renamed = renamed,
                     default_grid = default_grid, path_values = path_values, ranges = ranges,
                     parsnip = parsnip, chunks = chunks, calibrated = calibrated,
-                    landmark_args = landmark_args, fitted_arguments = fitted_arguments),
+                    landmark_args = landmark_args, fitted_arguments = fitted_arguments,
+                    full_form = full_form, full_copies = full_copies),
          envir = krein_registry)
   invisible(name)
 }
@@ -334,6 +343,10 @@ fit_model <- function(name, inputs, args, call) {
   if (inherits(inputs, "krein_chunk_request")) inputs <- chunked_inputs(info, inputs, args)
   if (info$uses_kernel && is.null(inputs$kernel) && is.null(inputs$precomputed)) {
     krein_abort("`kernel` is missing; give a kernel, e.g. kernel_rbf().")
+  }
+  # before the first n x n matrix (the spectrum correction's kernel too)
+  if (!inherits(inputs, "krein_chunked_inputs") && isTRUE(info$full_form(args))) {
+    check_full_form_memory(name, length(inputs$y), info$full_copies, full_form_alternative(info))
   }
   if (spectrum != "none") {
     corrected <- spectrum_inputs(inputs, spectrum, name, args)

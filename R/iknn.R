@@ -189,6 +189,7 @@ model_summary.iknn <- function(object) {
 }
 
 model_registration_iknn <- function() register_krein_model(
+  full_form = function(args) TRUE, full_copies = 5,
   "iknn", label = "IKNN: kernel nearest neighbours", fit = "iknn_fit",
   parameters = data.frame(parameter = "k", class = "numeric", label = "neighbours",
                           stringsAsFactors = FALSE),

@@ -121,6 +121,7 @@ model_summary.isvm <- function(object) {
 }
 
 model_registration_isvm <- function() register_krein_model(
+  full_form = function(args) TRUE, full_copies = 5,
   "isvm", label = "ISVM: kernlab's support vector machine on the kernel matrix", fit = "isvm_fit",
   parameters = data.frame(parameter = "C", class = "numeric", label = "cost",
                           stringsAsFactors = FALSE),

@@ -542,6 +542,7 @@ plot_model_diagnostic.kfda <- function(x, data, main, predict_args, ...) {
 }
 
 model_registration_kfda <- function() register_krein_model(
+  full_form = function(args) !identical(args$reduce[1], "subset"), full_copies = 3,
   "kfda", label = "Kernel Fisher discriminant on the kernel data", fit = "kfda_fit",
   parameters = data.frame(parameter = c("discriminant", "reduce", "ncomp", "bases", "ridge"),
                           class = c("character", "character", "numeric", "numeric", "numeric"),

@@ -752,6 +752,7 @@ plot_model_diagnostic.kmdc <- function(x, data, main, predict_args, ...) {
 }
 
 model_registration_kmdc <- function() register_krein_model(
+  full_form = function(args) TRUE, full_copies = 4,
   "kmdc", label = "Kernel Mahalanobis distance classifier", fit = "kmdc_fit",
   parameters = data.frame(parameter = c("distance", "classifier", "reg"),
                           class = c("character", "character", "numeric"),

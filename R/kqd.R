@@ -901,6 +901,7 @@ plot_model_diagnostic.kqd <- function(x, data, main, predict_args, ...) {
 }
 
 model_registration_kqd <- function() register_krein_model(
+  full_form = function(args) is.null(args$landmarks), full_copies = 5,
   "kqd", label = "Kernel quadratic discriminant", fit = "kqd_fit",
   # `choices`: the values of a character parameter whose default names only
   # one of them (krein_app() offers them)

@@ -70,11 +70,12 @@
 #'   [xor4()], [gaussian_mixture_2d()], [banana()], [ball_dissimilarities()].
 #'
 #' @section Options:
-#' krein reads two options, and no other option changes what it computes:
+#' krein reads three options, and no other option changes what it computes:
 #'
 #' | Option | Default | What it sets |
 #' |---|---|---|
 #' | `krein.threads` | 0 | The threads of the kernel engine and the C++ core when a function's `threads` argument is `NULL`: a whole number >= 0, where 0 uses every core (or `OMP_NUM_THREADS` where set) and values above the number of processors are capped at it. Under a package check that limits cores (the environment variable `_R_CHECK_LIMIT_CORES_` set, as `R CMD check --as-cran` does) the default is 2. |
+#' | `krein.memory_limit` | `NULL` | The memory, in bytes, a fit may hold. Before a full form (a model fitted without `landmarks`; [kfda()] without `reduce = "subset"`) allocates its first n x n matrix, krein estimates its peak (a measured number of n x n matrices of doubles per model) and stops with the estimate, the limit and what to do where it exceeds the limit. `NULL` takes 80% of the memory the system reports available (Linux's MemAvailable); where the system does not report it, only a limit you set applies. |
 #' | `krein.block_rows` | `NULL` | The rows of a block of the landmark kernel in the Nystroem fits ([ikfd()], [kqd()] with `landmarks`): by default about 2 MB of kernel values per thread for the coordinate kernels and 32 MB for the others (see "Nystroem low rank" in [ikfd()]). Smaller blocks use less memory. |
 #'
 #' @references

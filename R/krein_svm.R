@@ -409,6 +409,7 @@ model_summary.krein_svm <- function(object) {
 }
 
 model_registration_krein_svm <- function() register_krein_model(
+  full_form = function(args) is.null(args$landmarks), full_copies = 5,
   "krein_svm", label = "KSVM: Krein-space support vector machine", fit = "krein_svm_fit",
   parameters = data.frame(parameter = "C", class = "numeric", label = "cost", stringsAsFactors = FALSE),
   needs_inputs = function(args) landmarks_need_inputs(args$landmarks),

@@ -1164,6 +1164,7 @@ plot_model_diagnostic.pcvm <- function(x, data, main, predict_args, ...) {
 }
 
 model_registration_pcvm <- function() register_krein_model(
+  full_form = function(args) is.null(args$landmarks), full_copies = 3,
   "pcvm", label = "Probabilistic classification vector machine", fit = "pcvm_fit",
   parameters = data.frame(parameter = character(), class = character(), label = character(),
                           stringsAsFactors = FALSE),

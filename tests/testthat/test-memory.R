@@ -1,0 +1,73 @@
+# The memory check of the full forms (R/memory.R): before a fit allocates its
+# first n x n matrix, its estimated peak (the model's measured number of n x n
+# matrices of doubles) is compared with the memory krein may use; a fit over
+# the limit stops at once with the estimate, the limit and what to do.
+
+memory_data <- function(n = 60) {
+  set.seed(3)
+  d <- gaussian_mixture_2d(n)
+  list(x = as.matrix(d[, 1:2]), y = d$y)
+}
+
+memory_needs <- list(isvm = "kernlab", krein_svm = "kernlab")
+
+test_that("every full form is refused over the limit, before it allocates, with the estimate", {
+  d <- memory_data()
+  withr::local_options(krein.memory_limit = 1e4)
+  full <- 0L
+  for (name in krein:::registered_models()) {
+    for (pkg in memory_needs[[name]]) skip_if_not_installed(pkg)
+    info <- krein:::model_info(name)
+    if (!isTRUE(info$full_form(krein:::model_defaults(name)))) next
+    full <- full + 1L
+    copies <- info$full_copies
+    estimate <- krein:::format_bytes(copies * 8 * 60^2)
+    fun <- get(name, envir = asNamespace("krein"))
+    expect_error(fun(d$x, d$y), class = "krein_memory_error",
+                 regexp = sprintf("%s() would hold about %s for its 60 training rows", name, estimate), fixed = TRUE)
+    # the same for the formula interface and a precomputed kernel
+    expect_error(fun(y ~ ., data = data.frame(d$x, y = d$y)), class = "krein_memory_error")
+    expect_error(fun(precomputed_kernel(kernel_matrix(kernel_rbf(1), d$x)), d$y), class = "krein_memory_error")
+  }
+  # all but onda(), which works on the features
+  expect_identical(full, length(krein:::registered_models()) - 1L)
+})
+
+test_that("the Nystroem forms and kfda's subset are not full forms", {
+  d <- memory_data()
+  withr::local_options(krein.memory_limit = 1e4)
+  for (name in c("ikfd", "kqd", "pcvm")) {
+    fun <- get(name, envir = asNamespace("krein"))
+    expect_s3_class(suppressWarnings(fun(d$x, d$y, landmarks = c(1:5, 31:35))), name)
+  }
+  expect_s3_class(kfda(d$x, d$y, reduce = "subset", bases = 10), "kfda")
+  expect_s3_class(onda(d$x, d$y), "onda")
+  # a limit above the estimate lets the full form fit
+  withr::local_options(krein.memory_limit = 1e6)
+  expect_s3_class(kqd(d$x, d$y), "kqd")
+})
+
+test_that("the memory limit: the option, else 80% of what the system reports available", {
+  meminfo <- withr::local_tempfile(lines = c("MemTotal:       24000000 kB", "MemAvailable:   20000000 kB"))
+  expect_identical(krein:::available_memory(meminfo), 1024 * 2e7)
+  expect_identical(krein:::available_memory(withr::local_tempfile(lines = "MemTotal: 1 kB")), NA_real_)
+  expect_identical(krein:::available_memory(tempfile()), NA_real_)
+  withr::local_options(krein.memory_limit = 2^30)
+  expect_identical(krein:::memory_limit(), 2^30)
+  withr::local_options(krein.memory_limit = NULL)
+  available <- krein:::available_memory()
+  expect_identical(krein:::memory_limit(), if (is.na(available)) Inf else 0.8 * available)
+  expect_identical(krein:::format_bytes(80.5 * 1024^3), "80.5 GB")
+  expect_identical(krein:::format_bytes(512 * 1024^2), "512 MB")
+  expect_identical(krein:::format_bytes(100), "100 bytes")
+})
+
+test_that("a bad memory limit and a fit over it are krein errors that say what to do", {
+  d <- memory_data()
+  withr::local_options(krein.memory_limit = "a lot")
+  expect_snapshot(show_error(kqd(d$x, d$y)))
+  withr::local_options(krein.memory_limit = 1e4)
+  expect_snapshot(show_error(kqd(d$x, d$y)))
+  expect_snapshot(show_error(kfda(d$x, d$y)))
+  expect_snapshot(show_error(iknn(d$x, d$y)))
+})
