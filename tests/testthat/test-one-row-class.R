@@ -85,3 +85,30 @@ for (name in krein:::registered_models()) {
     expect_identical(predict(formula_fit, test), predict(fit, test[, 1:2]))
   })
 }
+
+test_that("the models over data in chunks fit a class with one training row too", {
+  train <- rbind(one_row_data(90, 3), rare_row)
+  chunks <- krein_chunks(split(train, rep(1:3, length.out = nrow(train))), y = "y")
+  test <- one_row_data(300, 4)
+  for (name in krein:::registered_models()) {
+    info <- krein:::model_info(name)
+    if (is.null(info$chunks)) next
+    fun <- get(name, envir = asNamespace("krein"))
+    set.seed(6)
+    landmarks <- select_landmarks(as.matrix(train[, 1:2]), train$y, method = "kmeans", m = 20)
+    expect_identical(sum(landmarks$class == "rare"), 1L)
+    warnings <- character()
+    fit <- withCallingHandlers(suppressMessages(do.call(fun, c(list(chunks), info$landmark_args(landmarks)))),
+                               krein_one_row_class_warning = function(w) {
+                                 warnings <<- c(warnings, conditionMessage(w))
+                                 invokeRestart("muffleWarning")
+                               },
+                               warning = function(w) invokeRestart("muffleWarning"))
+    expect_length(warnings, 1)
+    expect_match(warnings, "Class \"rare\" of `y` has one training row", fixed = TRUE)
+    p <- predict(fit, test[, 1:2], type = "prob")
+    expect_identical(colnames(p), c("a", "b", "c", "rare"), label = name)
+    expect_true(all(is.finite(p)), label = name)
+    expect_gt(mean(as.character(predict(fit, test[, 1:2])) == as.character(test$y)), 0.5)
+  }
+})
