@@ -255,7 +255,7 @@ krein_svm_binary <- function(flip, y, C, solve = kernlab_binary) {
   # one-vs-one values)
   solved <- solve(flip$flipped, y, C)
   a <- solved$coefficients
-  beta <- drop(flip$vectors %*% (sign(flip$values) * crossprod(flip$vectors, a)))
+  beta <- if (flip$identity) a else drop(flip$vectors %*% (sign(flip$values) * crossprod(flip$vectors, a)))
   list(beta = beta, b = solved$b, values = flip$values, support = solved$support %||% which(a != 0), a = a)
 }
 
@@ -263,8 +263,22 @@ krein_svm_binary <- function(flip, y, C, solve = kernlab_binary) {
 #' eigenpairs that map the coefficients back (krein_svm_binary())
 #' @noRd
 krein_svm_flip <- function(K) {
-  eig <- kernel_eigen((K + t(K)) / 2)
-  list(flipped = spectral_matrix(eig$vectors, abs(eig$values)), vectors = eig$vectors, values = eig$values)
+  K <- (K + t(K)) / 2
+  eig <- kernel_eigen(K)
+  # A kernel without a negative eigenvalue beyond rounding (n eps of the
+  # largest magnitude) is positive semidefinite to working precision: its
+  # flip is itself (Loosli et al. 2016, Sec. 4), and the SVM is solved on K
+  # as given, as for a kernel known to be positive definite. Rebuilt as
+  # U |Lambda| U' it would differ from K in the last digits, which can move
+  # the solver to another point within its tolerance (a precomputed copy of a
+  # positive definite kernel gave Platt probabilities 1e-5 apart under
+  # OpenBLAS).
+  rounding <- nrow(K) * .Machine$double.eps * max(abs(eig$values), 0)
+  if (all(eig$values >= -rounding)) {
+    return(list(flipped = K, vectors = eig$vectors, values = eig$values, identity = TRUE))
+  }
+  list(flipped = spectral_matrix(eig$vectors, abs(eig$values)), vectors = eig$vectors, values = eig$values,
+       identity = FALSE)
 }
 
 #' The one-vs-one KSVMs, pairs (i, j), i < j, in kernlab's order

@@ -345,3 +345,20 @@ test_that("with landmarks and many points, krein_svm chooses C and fits Platt on
   expect_identical(predict(fit, d$x_new), predict(on_all, d$x_new))
   expect_false(isTRUE(all.equal(predict(alone, d$x_new, type = "decision"), predict(fit, d$x_new, type = "decision"))))
 })
+
+test_that("a kernel positive semidefinite to rounding is its own flip, solved as given", {
+  # Loosli et al. (2016, Sec. 4): |K| = K for a positive semidefinite K.
+  # Rebuilt as U |Lambda| U', K would change in its last digits, which under
+  # OpenBLAS moved a precomputed copy of a positive definite kernel's Platt
+  # probabilities by 1e-5 from the kernel's own fit (test-combinations.R)
+  set.seed(3)
+  X <- matrix(rnorm(40), 20)
+  K <- tcrossprod(X)  # rank 2: eighteen eigenvalues at rounding level, some negative
+  flip <- krein:::krein_svm_flip(K)
+  expect_true(flip$identity)
+  expect_identical(flip$flipped, (K + t(K)) / 2)
+  indefinite <- krein:::krein_svm_flip(K - 0.5 * diag(20))
+  expect_false(indefinite$identity)
+  expect_equal(indefinite$flipped, with(eigen(K - 0.5 * diag(20), symmetric = TRUE),
+                                        vectors %*% (abs(values) * t(vectors))), tolerance = 1e-10)
+})
