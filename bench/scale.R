@@ -52,6 +52,7 @@ form_arguments <- function(model, form) {
 # the form a fit took: a subset of bases (kfda), Nystroem on landmarks, or
 # the full form
 fitted_form <- function(fit) {
+  if (inherits(fit, "onda")) return("on the features")
   if (identical(fit$reduce, "subset")) return(sprintf("subset (%d bases)", length(fit$bases)))
   if (!is.null(fit$landmarks)) return(sprintf("Nystroem (%d landmarks)", length(fit$landmarks$class)))
   "full"
