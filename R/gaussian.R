@@ -329,3 +329,10 @@ class_poolings <- function(counts, p, pooling = NULL) {
   if (all(several)) return(common)
   stats::setNames(ifelse(several, common, 1), names(counts))
 }
+
+#' A pooling weight, or the weights per class (class_poolings())
+#' @noRd
+pooling_text <- function(pooling) {
+  if (length(pooling) == 1L) return(format(pooling, digits = 3))
+  paste0("(", paste(names(pooling), format(pooling, digits = 3), sep = " ", collapse = ", "), ")")
+}

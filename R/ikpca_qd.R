@@ -32,9 +32,7 @@ ikpca_qd_fit <- function(inputs, pvar, shrinkage, pooling, threads) {
   y <- inputs$y
   levels <- levels(y)
   counts <- stats::setNames(as.vector(table(y)), levels)
-  if (all(counts == 1L)) {
-    krein_abort("`y` has one point in every class; ikpca_qd() estimates the covariance of each class in the kernel PCA space, pooled for a class of one point, so at least one class needs two points or more.")
-  }
+  check_some_class_of_two(counts, "ikpca_qd() estimates the covariance of each class in the kernel PCA space, pooled for a class of one point")
   warn_one_row_classes(counts, paste(
     "its covariance in the kernel PCA space is the pooled covariance of the classes (`pooling` = 1 for it),",
     "and the cross-validation of `pvar` keeps its row in every fold's training part"))
@@ -294,13 +292,6 @@ model_print_lines.ikpca_qd <- function(x) {
   sprintf("%d components (%d positive, %d negative eigenvalues) with %.1f%% of the absolute eigenvalue mass (pvar = %g%s); pooling = %s, shrinkage = %g",
           x$ncomp, x$signature[["p"]], x$signature[["q"]], 100 * x$share, x$pvar, chosen,
           pooling_text(x$pooling %||% 0), x$shrinkage)
-}
-
-#' A pooling weight, or the weights per class (class_poolings())
-#' @noRd
-pooling_text <- function(pooling) {
-  if (length(pooling) == 1L) return(format(pooling, digits = 3))
-  paste0("(", paste(names(pooling), format(pooling, digits = 3), sep = " ", collapse = ", "), ")")
 }
 
 #' @export

@@ -303,9 +303,7 @@ kfda_fit <- function(inputs, discriminant, reduce, ncomp, bases, ridge, prior, l
   levels <- levels(y)
   counts <- stats::setNames(as.vector(table(y)), levels)
   prior <- check_prior(prior, levels, counts)
-  if (all(counts == 1L)) {
-    krein_abort("`y` has one point in every class; kfda() estimates the covariance of the kernel data within the classes, so at least one class needs two points or more.")
-  }
+  check_some_class_of_two(counts, "kfda() estimates the covariance of the kernel data within the classes")
   # a class of one point has no covariance of its own: the quadratic
   # discriminant gives it the pooled one (class_poolings()), so the classes
   # that estimate their own bound the components

@@ -315,8 +315,8 @@ kmdc_fit <- function(inputs, distance, classifier, reg, indefinite, prior, selec
   # MASS::lda() pools the covariance of the squared distances within the
   # classes: with one point in every class there is none ("variables appear
   # to be constant within groups"), whatever the kernel width or `reg`
-  if (!identical(classifier, "qda") && all(counts < 2L)) {
-    krein_abort("`y` has one point in every class; kmdc()'s discriminant pools the covariance of the squared distances within the classes, so at least one class needs two points or more.")
+  if (!identical(classifier, "qda")) {
+    check_some_class_of_two(counts, "kmdc()'s discriminant pools the covariance of the squared distances within the classes")
   }
   warn_one_row_classes(counts, paste(
     "its distance model is its one point under the regularisation alone, the Fisher discriminant on the",
@@ -553,8 +553,9 @@ kmdc_discriminants <- function(d_path, y, classifier, prior, usable, path, count
 #' kept (`columns`) for kmdc_decisions().
 #' @noRd
 kmdc_lda <- function(d, y, prior) {
-  class_means <- rowsum(d, as.integer(y), reorder = TRUE) / as.vector(table(y))
-  spread <- sqrt(colSums((d - class_means[as.integer(y), , drop = FALSE])^2) / max(1, nrow(d) - 1))
+  # MASS divides the within-class scatter by n - 1, within_class_variances() by n - K
+  n <- nrow(d)
+  spread <- sqrt(within_class_variances(d, y) * (n - nlevels(y)) / max(1, n - 1))
   flat <- !(spread >= 1e-4)
   if (!any(flat) || all(flat)) return(MASS::lda(d, y, prior = prior))
   fit <- MASS::lda(d[, !flat, drop = FALSE], y, prior = prior)

@@ -420,8 +420,8 @@ kqd_fit <- function(inputs, variant, reg, indefinite, bias, prior, landmarks, ep
     if (default_path && is.null(landmarks)) {
       ", and the cross-validation of the regularisation path keeps its row in every fold's training part"
     } else if (default_path) {
-      paste0(" (`reg`: with landmarks the default is then the single value ", format(kqd_default_reg(variant)),
-             ", as the path's cross-validation over the landmark pass holds every class out)")
+      paste0(" (with landmarks the default `reg` is then the single value ", format(kqd_default_reg(variant)),
+             ": Ny-KQD's cross-validation of the path cannot keep a row in every fold)")
     }))
   K <- NULL
   if (is.null(landmarks)) {

@@ -14,7 +14,7 @@ full_form_bytes <- function(n, copies) copies * 8 * as.double(n)^2
 #' MemAvailable, which counts the page cache it can free); Inf where the
 #' system does not report it (the check is then the user's option alone).
 #' @noRd
-memory_limit <- function() {
+memory_limit <- function(meminfo = "/proc/meminfo") {
   limit <- getOption("krein.memory_limit")
   if (!is.null(limit)) {
     if (!is.numeric(limit) || length(limit) != 1L || is.na(limit) || limit <= 0) {
@@ -23,7 +23,7 @@ memory_limit <- function() {
     }
     return(as.double(limit))
   }
-  available <- available_memory()
+  available <- available_memory(meminfo)
   if (is.na(available)) Inf else 0.8 * available
 }
 

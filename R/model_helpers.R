@@ -38,6 +38,17 @@ warn_one_row_classes <- function(counts, treatment) {
   invisible(one)
 }
 
+#' The error of a model that pools a covariance within the classes
+#' (`pooled`, what it estimates, as a sentence's middle) when every class of
+#' `counts` has one point: there is no spread within any class to pool
+#' @noRd
+check_some_class_of_two <- function(counts, pooled) {
+  if (all(as.vector(counts) < 2L)) {
+    krein_abort(sprintf("`y` has one point in every class; %s, so at least one class needs two points or more.",
+                        pooled))
+  }
+}
+
 #' A kernel's label and parameters, for print methods
 #' @noRd
 kernel_description <- function(kernel) {

@@ -306,20 +306,32 @@ test_that("Ny-PCVM over chunks: three classes, one pairwise EM each", {
   expect_identical(chunked$fitted_class, memory$fitted_class)
 })
 
+# iris in three chunks from a function source that counts its reads of
+# chunk 1 (`seen$reads`; a function source is read in the main process), and
+# 24 random landmarks: the passes of Ny-PCVM over chunks, counted through
+# public arguments
+counted_iris_chunks <- function() {
+  set.seed(5)
+  landmarks <- select_landmarks(iris[, 1:4], iris$Species, kernel_rbf(0.5), method = "random", m = 24)
+  parts <- split_rows(iris, c(40, 70, 40))
+  seen <- new.env()
+  seen$reads <- 0L
+  source <- function(i) {
+    if (i == 1L) seen$reads <- seen$reads + 1L
+    if (i <= length(parts)) parts[[i]]
+  }
+  list(landmarks = landmarks, source = source, seen = seen)
+}
+
 test_that("Ny-PCVM over chunks runs every EM start of every pair in the same passes over the chunks", {
   # all starts (pcvm_control(starts), ten by default on iris) and all pairs
   # iterate in lockstep, each start with the iterates of the fit in memory:
   # the data are read as often as the longest of those EMs iterates, not, start
   # after start, as often as each start's longest
-  set.seed(5)
-  landmarks <- select_landmarks(iris[, 1:4], iris$Species, kernel_rbf(0.5), method = "random", m = 24)
-  parts <- split_rows(iris, c(40, 70, 40))
-  seen <- new.env()
-  # a function source is read in the main process: count its reads of chunk 1
-  source <- function(i) {
-    if (i == 1L) seen$reads <- seen$reads + 1L
-    if (i <= length(parts)) parts[[i]]
-  }
+  counted <- counted_iris_chunks()
+  landmarks <- counted$landmarks
+  source <- counted$source
+  seen <- counted$seen
   fit_chunks <- function(control) {
     seen$reads <- 0L
     suppressWarnings(pcvm(krein_chunks(source, y = "Species"), kernel = kernel_rbf(0.5), landmarks = landmarks,
@@ -364,15 +376,10 @@ test_that("Ny-PCVM over chunks reads the data once per EM iteration for all pair
   # one pass serves every pair still running (not one pass per pair of
   # classes, three per EM iteration for 3 classes), and a pair that has
   # stopped leaves the later passes.
-  set.seed(5)
-  landmarks <- select_landmarks(iris[, 1:4], iris$Species, kernel_rbf(0.5), method = "random", m = 24)
-  parts <- split_rows(iris, c(40, 70, 40))
-  seen <- new.env()
-  # a function source is read in the main process: count its reads of chunk 1
-  source <- function(i) {
-    if (i == 1L) seen$reads <- seen$reads + 1L
-    if (i <= length(parts)) parts[[i]]
-  }
+  counted <- counted_iris_chunks()
+  landmarks <- counted$landmarks
+  source <- counted$source
+  seen <- counted$seen
   # for each block's EM statistics, the read they were computed in and the pairs computed
   suppressMessages(trace("pcvm_block_statistics", where = asNamespace("krein"), print = FALSE,
                          tracer = bquote(assign("em", c(get("em", envir = .(seen)), list(list(
