@@ -219,7 +219,7 @@ app_default_settings <- function(user = NULL) {
   list(data = list(source = if (is.null(user)) "banana" else "user", n = 200, noise = NULL, seed = 1),
        kernel = list(family = "rbf", params = list(), invariant = FALSE),
        model = list(name = "kqd", params = list()),
-       landmarks = list(method = "none", m = NULL, eps = NULL))
+       landmarks = list(method = "auto", m = NULL, eps = NULL))
 }
 
 #' A field's text as numbers: "" or NULL is NULL (the default); "1, 2" two
@@ -258,7 +258,8 @@ app_deparse <- function(value) {
 #' `name = value` pairs of the non-NULL entries of a list
 #' @noRd
 app_arguments <- function(values) {
-  values <- values[!vapply(values, is.null, NA)]
+  # an unset parameter is left out; `landmarks = NULL` asks for the full form
+  values <- values[!vapply(values, is.null, NA) | names(values) == "landmarks"]
   if (length(values) == 0L) return("")
   paste0(names(values), " = ", vapply(values, app_deparse, ""), collapse = ", ")
 }
@@ -335,10 +336,17 @@ app_code <- function(settings, user = NULL) {
 
   info <- model_info(m$name)
   model_args <- m$params
-  if (!identical(settings$landmarks$method, "none") && app_models()[[m$name]]$landmarks) {
-    model_args$landmarks <- settings$landmarks$method
-    if (identical(settings$landmarks$method, "meb")) model_args$eps <- settings$landmarks$eps
-    else model_args$m <- settings$landmarks$m
+  # "auto": the model's default, which chooses the form by size (R/form.R);
+  # "none": the full form, `landmarks = NULL`
+  method <- settings$landmarks$method
+  if (!identical(method, "auto") && app_models()[[m$name]]$landmarks) {
+    if (identical(method, "none")) {
+      model_args["landmarks"] <- list(NULL)
+    } else {
+      model_args$landmarks <- method
+      if (identical(method, "meb")) model_args$eps <- settings$landmarks$eps
+      else model_args$m <- settings$landmarks$m
+    }
   }
   formula <- paste(response, "~", paste(inputs, collapse = " + "))
   fit_args <- c(paste0(formula, ", data = train"), if (info$uses_kernel) "kernel = kernel",
@@ -519,7 +527,8 @@ app_ui <- function(user = NULL) {
     }),
     shiny::conditionalPanel(shown_when("model", names(models)[vapply(models, `[[`, NA, "landmarks")]),
       shiny::selectInput("landmarks", "landmarks (Nystroem approximation)",
-                         c(none = "none", MEB = "meb", `k-means` = "kmeans", random = "random")),
+                         c(`auto (by size)` = "auto", `none (full form)` = "none", MEB = "meb",
+                           `k-means` = "kmeans", random = "random")),
       shiny::conditionalPanel("input.landmarks == 'meb'",
         shiny::textInput("eps", "eps (MEB quality; fewer landmarks when larger)", "0.1")),
       shiny::conditionalPanel("input.landmarks == 'kmeans' || input.landmarks == 'random'",
@@ -574,8 +583,8 @@ app_settings <- function(input, user = NULL) {
       number = app_parse_number(raw, p$name),
       text = if (is.null(raw) || !nzchar(trimws(raw))) NULL else trimws(raw)))
   }
-  landmarks <- if (info$landmarks) value("landmarks", "none") else "none"
-  landmarks <- check_choice(landmarks, "landmarks", c("none", "meb", "kmeans", "random"))
+  landmarks <- if (info$landmarks) value("landmarks", "auto") else "auto"
+  landmarks <- check_choice(landmarks, "landmarks", c("auto", "none", "meb", "kmeans", "random"))
   list(data = data,
        kernel = list(family = family, params = kernel_params, invariant = isTRUE(value("invariant", FALSE))),
        model = list(name = model, params = model_params),

@@ -281,9 +281,11 @@ inputs_from_chunks <- function(chunks, kernel, scale = TRUE, na.action = NULL) {
 
 # The rows of the first chunks, up to sample_rows, scaled: where landmark
 # methods and kernel parameters from data look.
-chunk_sample <- function(inputs, spec) {
-  if (!is.null(inputs$sample)) return(inputs$sample)
-  limit <- inputs$chunks$sample_rows
+chunk_sample <- function(inputs, spec, limit = inputs$chunks$sample_rows) {
+  if (!is.null(inputs$sample) && nrow(inputs$sample$x) >= min(limit, length(inputs$y))) {
+    take <- seq_len(min(nrow(inputs$sample$x), limit))
+    return(list(x = inputs$sample$x[take, , drop = FALSE], y = inputs$sample$y[take]))
+  }
   parts <- map_chunks(inputs$chunks, function(data, task, spec) {
     list(x = chunk_predictors(spec, data), y = task$extra)
   }, spec = spec, per_chunk = inputs$codes, limit = limit, threads = inputs$threads)
@@ -301,7 +303,7 @@ chunk_landmarks <- function(landmarks, inputs, eps, m, threads, arg = "landmarks
   spec <- inputs$spec
   levels <- levels(inputs$y)
   if (is.character(landmarks)) {
-    method <- check_choice(landmarks, arg, c("meb", "kmeans", "random"))
+    method <- check_choice(landmarks, arg, c(if (arg == "landmarks") "auto", "meb", "kmeans", "random"))
     sample <- chunk_sample(inputs, spec)
     sample_inputs <- list(x = sample$x, y = droplevels(sample$y), kernel = inputs$kernel, precomputed = NULL)
     selected <- landmarks_from_inputs(sample_inputs, method = method, eps = eps, m = m, threads = threads)
@@ -340,9 +342,4 @@ chunk_landmarks <- function(landmarks, inputs, eps, m, threads, arg = "landmarks
             class = "krein_landmarks")
 }
 
-check_chunk_landmarks <- function(landmarks) {
-  if (is.null(landmarks)) {
-    krein_abort("`landmarks` is missing: a fit over chunked data is a Nystroem fit; give landmark points (a matrix), a `krein_landmarks` object or a method (\"meb\", \"kmeans\", \"random\") applied to the first chunks.")
-  }
-  invisible()
-}
+

@@ -93,6 +93,15 @@ krein_registry <- new.env(parent = emptyenv())
 #' @param full_copies The n x n matrices of doubles a full form holds at its
 #'   peak, measured (bench/README.md, "Memory of the full forms") and rounded
 #'   up with a margin of one.
+#' @param forms NULL for a model with one form; else how its default
+#'   (`"auto"`) chooses between its full and its Nystroem form (choose_form(),
+#'   R/form.R): `argument`, the argument that sets the form; `full`, its
+#'   value for the full form (a list); `nystrom(inputs, args)`, the arguments
+#'   of its automatic Nystroem form; optionally `fixed(args)`, the form that
+#'   other arguments given fix (a list with attribute `by`), or NULL.
+#' @param full_max_rows The largest number of training rows at which the
+#'   model, left to choose, fits its full form (measured: bench/README.md,
+#'   "The switch of the defaults").
 #' @param fitted_arguments The arguments that may hold an object fitted on
 #'   data to which the model hands its inputs (onda's `posterior`): such an
 #'   object sets the units of the inputs (input_units(), R/inputs.R).
@@ -106,7 +115,7 @@ register_krein_model <- function(name, label, fit, parameters, path = NULL,
                                  path_values = identity, ranges = function(args) list(), parsnip = NULL,
                                  chunks = NULL, calibrated = function(args) TRUE, landmark_args = NULL,
                                  fitted_arguments = character(), full_form = function(args) FALSE,
-                                 full_copies = NA_real_) {
+                                 full_copies = NA_real_, forms = NULL, full_max_rows = Inf) {
   parameters <- as.data.frame(parameters, stringsAsFactors = FALSE)
   # `choices`: the values of a character parameter (krein_app() offers them)
   if (is.null(parameters$choices)) parameters$choices <- rep(NA_character_, nrow(parameters))
@@ -123,7 +132,8 @@ register_krein_model <- function(name, label, fit, parameters, path = NULL,
                     default_grid = default_grid, path_values = path_values, ranges = ranges,
                     parsnip = parsnip, chunks = chunks, calibrated = calibrated,
                     landmark_args = landmark_args, fitted_arguments = fitted_arguments,
-                    full_form = full_form, full_copies = full_copies),
+                    full_form = full_form, full_copies = full_copies, forms = forms,
+                    full_max_rows = full_max_rows),
          envir = krein_registry)
   invisible(name)
 }
@@ -344,9 +354,15 @@ fit_model <- function(name, inputs, args, call) {
   if (info$uses_kernel && is.null(inputs$kernel) && is.null(inputs$precomputed)) {
     krein_abort("`kernel` is missing; give a kernel, e.g. kernel_rbf().")
   }
-  # before the first n x n matrix (the spectrum correction's kernel too)
-  if (!inherits(inputs, "krein_chunked_inputs") && isTRUE(info$full_form(args))) {
+  # the form (full or Nystroem) is chosen once, here (R/form.R), and its
+  # memory checked before the first n x n matrix (the spectrum correction's
+  # kernel too)
+  form <- choose_form(info, inputs, args)
+  args <- form$args
+  if (isTRUE(info$full_form(args))) {
     check_full_form_memory(name, length(inputs$y), info$full_copies, full_form_alternative(info))
+    # a full form on data in chunks: their rows, read into memory
+    if (inherits(inputs, "krein_chunked_inputs")) inputs <- chunk_rows_in_memory(inputs)
   }
   if (spectrum != "none") {
     corrected <- spectrum_inputs(inputs, spectrum, name, args)
@@ -357,6 +373,7 @@ fit_model <- function(name, inputs, args, call) {
                              do.call(get(info$fit, mode = "function"), c(list(inputs), args)))
   # the generic's name, not the method's: kqd(...), as the user wrote it
   if (is.call(call)) call[[1L]] <- as.name(name)
+  fields$form <- form$record
   new_krein_model(fields, inputs, name, call)
 }
 
@@ -674,6 +691,7 @@ print.krein_model <- function(x, ...) {
   cat("Classes: ", paste0(names(x$counts), " (", x$counts, ")", collapse = ", "), "\n", sep = "")
   cat("Training points: ", length(x$y), dropped_rows_text(x), "; training error ",
       format(x$training_error, digits = 3), "\n", sep = "")
+  if (!is.null(x$form)) cat("Form: ", form_text(x), "\n", sep = "")
   if (!is.null(x$spec$scaling)) cat(scaling_text(x$spec$scaling), "\n", sep = "")
   if (!is.null(x$spec$spectrum)) cat(spectrum_text(x$spec$spectrum), "\n", sep = "")
   lines <- model_print_lines(x)
@@ -712,7 +730,7 @@ summary.krein_model <- function(object, ...) {
   confusion <- table(observed = object$y, predicted = object$fitted_class)
   structure(list(label = info$label, title = model_title(object), call = object$call,
                  kernel = if (info$uses_kernel) kernel_description(model_kernel(object)),
-                 counts = object$counts, dropped = dropped_rows_text(object),
+                 counts = object$counts, dropped = dropped_rows_text(object), form = form_text(object),
                  confusion = confusion, training_error = object$training_error,
                  scaling = if (!is.null(object$spec$scaling)) {
                    rbind(center = object$spec$scaling$center, scale = object$spec$scaling$scale)
@@ -727,7 +745,9 @@ print.summary.krein_model <- function(x, ...) {
   cat(x$label, if (nzchar(x$title)) paste0(" (", x$title, ")"), "\n", sep = "")
   if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call, width.cutoff = 500L), collapse = " "), "\n", sep = "")
   if (!is.null(x$kernel)) cat("Kernel: ", x$kernel, "\n", sep = "")
-  cat("Training points: ", sum(x$counts), x$dropped, "\n\n", sep = "")
+  cat("Training points: ", sum(x$counts), x$dropped, "\n", sep = "")
+  if (!is.null(x$form)) cat("Form: ", x$form, "\n", sep = "")
+  cat("\n")
   if (!is.null(x$scaling)) {
     cat("Inputs centred and scaled (training means and standard deviations):\n")
     print(x$scaling, digits = 4)

@@ -150,7 +150,9 @@
 #'   its mean eigenvalue (see Regularisation): a positive number, or `NULL`
 #'   (the default) to choose it by leave-one-out cross-validation (`1e-4` for
 #'   Ny-iKFD). The absolute ridge it gives is the fit's `ridge`.
-#' @param landmarks `NULL` for the full iKFD; `"meb"`, `"kmeans"` or
+#' @param landmarks `"auto"` (the default): the full form up to a number of
+#'   training rows, the Nystroem form on random landmarks beyond (see
+#'   [krein_forms]); `NULL` for the full iKFD; `"meb"`, `"kmeans"` or
 #'   `"random"` to select landmarks with [select_landmarks()]; a vector of
 #'   training-row indices; or a `krein_landmarks` object from
 #'   [select_landmarks()] (on the same training data, with the same `scale`
@@ -235,7 +237,7 @@ ikfd.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 
 #' @rdname ikfd
 #' @export
-ikfd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none", ridge_relative = NULL, landmarks = NULL,
+ikfd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none", ridge_relative = NULL, landmarks = "auto",
                          eps = 0.01, m = NULL, weights = c("equal", "prior"), na.action = NULL,
                          threads = NULL) {
   check_dots_empty("ikfd", ...)
@@ -529,6 +531,7 @@ plot_model_diagnostic.ikfd <- function(x, data, main, predict_args, ...) {
 
 model_registration_ikfd <- function() register_krein_model(
   full_form = function(args) is.null(args$landmarks), full_copies = 7,
+  forms = landmark_forms(), full_max_rows = 2000,
   "ikfd", label = "Indefinite kernel Fisher discriminant", fit = "ikfd_fit",
   parameters = data.frame(parameter = "ridge_relative", class = "numeric", label = "relative ridge",
                           stringsAsFactors = FALSE),
@@ -539,6 +542,6 @@ model_registration_ikfd <- function() register_krein_model(
   parsnip = list(model = "discrim_linear",
                  args = list(penalty = list(krein = "ridge_relative", main = TRUE,
                                             dials = list(pkg = "krein", fun = "ikfd_penalty")))),
-  chunks = function(args) check_chunk_landmarks(args$landmarks),
+  chunks = function(args) invisible(),
   landmark_args = function(landmarks) list(landmarks = landmarks)
 )

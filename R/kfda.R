@@ -121,7 +121,12 @@
 #'   held whole, so memory is \eqn{O(m^2)} beyond the data and the
 #'   \eqn{n \times} classes training predictions (at \eqn{n = 10^6}, \eqn{m
 #'   = 300}: 0.5 GB, where the whole kernel data and their scaled copy took
-#'   7 GB). The model keeps the \eqn{m} bases.
+#'   7 GB). The model keeps the \eqn{m} bases. Kernel columns of nearby
+#'   bases are nearly collinear (a smooth kernel on few inputs: on 6,000
+#'   points of the four sine populations the pooled covariance of 100 to 500
+#'   Gaussian columns has a reciprocal condition number near
+#'   \eqn{10^{-17}}), so `ridge = NULL` adds \eqn{10^{-3}} times the mean
+#'   within-class variance of the kernel data columns, as `"ridge"` does.
 #' * `reduce = "ridge"` (Mika et al.): all \eqn{n} columns of \eqn{K}, with
 #'   `ridge` \eqn{\times I} added to the covariances (\eqn{M + rI}, \eqn{M_i +
 #'   rI}). `NULL` takes \eqn{r} = 1e-3 times the mean variance of the kernel
@@ -182,7 +187,9 @@
 #' @inheritParams kqd
 #' @param discriminant `"linear"` (KFLDA, eq. 11) or `"quadratic"` (KFQDA, eq.
 #'   12). (`type` is predict()'s argument, not kfda()'s.)
-#' @param reduce `"pca"`, `"subset"` or `"ridge"` (see Regularisation).
+#' @param reduce `"auto"` (the default): `"pca"` up to a number of training
+#'   rows, `"subset"` beyond (see [krein_forms]); `"pca"`, `"subset"` or
+#'   `"ridge"` (see Regularisation).
 #' @param ncomp For `"pca"`: the number of principal components, or the share
 #'   of the variance to keep (a number in \eqn{(0, 1)}); `NULL` for the
 #'   number chosen by leave-one-out cross-validation (see Regularisation).
@@ -192,8 +199,8 @@
 #'   training points, or their row indices; `NULL` for the default. (Named
 #'   `bases`, not `subset`, because `subset` selects training rows in the
 #'   formula interface, as in every R modelling function.)
-#'   For data in chunks ([krein_chunks()] as `x`; only `reduce = "subset"`
-#'   fits over chunks): a matrix of points (in the original units of the
+#'   For data in chunks ([krein_chunks()] as `x`; `"pca"` and `"ridge"` read
+#'   their rows into memory): a matrix of points (in the original units of the
 #'   predictors), or a count or share of the training points drawn with R's
 #'   RNG from the sample of the first chunks (`sample_rows` rows; `NULL`
 #'   for the default count). The fit reads the chunks twice: once for the
@@ -201,8 +208,10 @@
 #'   the bases (merged exactly over chunks), once for the training
 #'   predictions; it equals the fit in memory with the same bases.
 #' @param ridge A non-negative number added to the diagonal of the
-#'   covariances; `NULL` for 0 (`"pca"`, `"subset"`) or the default ridge
-#'   (`"ridge"`).
+#'   covariances; `NULL` for the default: for `"pca"` 0 or the ridge its
+#'   selection chose, for `"subset"` and `"ridge"` \eqn{10^{-3}} times the
+#'   mean within-class variance of the kernel data columns (see
+#'   Regularisation).
 #' @param logdet For `discriminant = "quadratic"`: keep the log-determinant
 #'   term of eq. (12) (`TRUE`) or drop it (`FALSE`, Remark 1). Ignored for
 #'   the linear rule, where the determinants cancel.
@@ -275,7 +284,7 @@ kfda.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 #' @export
 kfda.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none",
                          discriminant = c("linear", "quadratic"),
-                         reduce = c("pca", "subset", "ridge"), ncomp = NULL, bases = NULL,
+                         reduce = c("auto", "pca", "subset", "ridge"), ncomp = NULL, bases = NULL,
                          ridge = NULL, prior = NULL, logdet = TRUE, tol = 1e-9, na.action = NULL,
                          threads = NULL) {
   check_dots_empty("kfda", ...)
@@ -288,7 +297,9 @@ kfda.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectru
 #' @noRd
 kfda_fit <- function(inputs, discriminant, reduce, ncomp, bases, ridge, prior, logdet, tol, threads) {
   discriminant <- match_choice(discriminant, "discriminant", c("linear", "quadratic"))
-  reduce <- match_choice(reduce, "reduce", c("pca", "subset", "ridge"))
+  reduce <- check_choice(reduce, "reduce", c("auto", "pca", "subset", "ridge"))
+  # "auto" is resolved once, by choose_form() (R/form.R)
+  if (reduce == "auto") krein_abort("internal: `reduce = \"auto\"` reached kfda_fit() unresolved.")
   logdet <- check_flag(logdet, "logdet")
   tol <- check_number(tol, "tol", lower = 0, upper = 1)
   threads <- check_threads(threads)
@@ -539,8 +550,24 @@ plot_model_diagnostic.kfda <- function(x, data, main, predict_args, ...) {
   plot_discriminant_space(x, data, main, predict_args, means, ...)
 }
 
+# kfda()'s forms: the kernel PCA of all n kernel columns (full), or a
+# random subset of bases (Huang, Hwang and Lin 2005, Sec. 4.2), whose
+# kernel data K(x, B) the landmark pass reduces as it does the Nystroem
+# forms' (kfda_subset_moments()); `ncomp` belongs to the one, `bases` to
+# the other
+kfda_forms <- function() {
+  list(argument = "reduce", full = list(reduce = "pca"),
+       nystrom = function(inputs, args) list(reduce = "subset"),
+       fixed = function(args) {
+         if (!is.null(args$ncomp)) return(structure(list(reduce = "pca"), by = "ncomp"))
+         if (!is.null(args$bases)) return(structure(list(reduce = "subset"), by = "bases"))
+         NULL
+       })
+}
+
 model_registration_kfda <- function() register_krein_model(
   full_form = function(args) !identical(args$reduce[1], "subset"), full_copies = 3,
+  forms = kfda_forms(), full_max_rows = 6000,
   "kfda", label = "Kernel Fisher discriminant on the kernel data", fit = "kfda_fit",
   parameters = data.frame(parameter = c("discriminant", "reduce", "ncomp", "bases", "ridge"),
                           class = c("character", "character", "numeric", "numeric", "numeric"),
@@ -551,7 +578,7 @@ model_registration_kfda <- function() register_krein_model(
   default_grid = function(size, args, data) kfda_default_grid(size, args, data),
   # a `type` given to kfda() is the rule: the error points to `discriminant`
   renamed = c(type = "discriminant"),
-  chunks = function(args) check_chunk_reduce(args$reduce),
+  chunks = function(args) invisible(),
   landmark_args = function(landmarks) {
     list(reduce = "subset", bases = if (inherits(landmarks, "krein_landmarks")) landmarks$points else landmarks)
   }

@@ -6,15 +6,6 @@
 # from the per-class QR factors of [K(x, B) | 1] merged over blocks and
 # chunks, which give the column means and standard deviations of K as well.
 
-check_chunk_reduce <- function(reduce) {
-  reduce <- match_choice(reduce, "reduce", c("pca", "subset", "ridge"))
-  if (!identical(reduce, "subset")) {
-    krein_abort(sprintf("`reduce` must be \"subset\" for chunked data, not \"%s\"%s: the \"pca\" and \"ridge\" reductions need all n kernel columns. Give `reduce = \"subset\"`, or read the data into memory.",
-                        reduce, if (reduce == "pca") " (the default)" else ""))
-  }
-  invisible()
-}
-
 # The bases of a chunked "subset" fit: points (a matrix or a krein_landmarks
 # with points, in original units), or a number / share of the training rows
 # drawn with R's RNG from the sample of the first chunks (chunk_sample()).

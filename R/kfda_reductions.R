@@ -301,8 +301,13 @@ kfda_moments_reduction <- function(moments, n, each_block) {
     list(decisions = do.call(rbind, lapply(blocks, `[[`, "decisions")),
          projection = do.call(rbind, lapply(blocks, `[[`, "projection")))
   }
+  # the default ridge, as reduce = "ridge" takes it: 1e-3 of the mean
+  # within-class variance of the kernel data columns. Kernel columns of
+  # nearby bases are nearly collinear (a smooth kernel on few inputs), which
+  # leaves the pooled covariance singular to rounding without one.
+  ridge <- 1e-3 * mean(within) / max(1, n - sum(moments$counts > 0))
   list(Z = NULL, moments = scaled, center = center, rotation = NULL, scale = scale, variance_explained = NULL,
-       eigenvalues = NULL, training = training)
+       eigenvalues = NULL, training = training, ridge = ridge)
 }
 
 kfda_full_columns <- function(inputs, threads) {

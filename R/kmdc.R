@@ -95,7 +95,7 @@ distance_path_model <- function(inputs, distance, reg, indefinite, threads) {
   withCallingHandlers(
     fit_model("kqd", inputs, list(variant = if (distance == "RC") "RC+" else "IC-", reg = reg,
                                   indefinite = indefinite, bias = "none", select = "training",
-                                  threads = threads), call = NULL),
+                                  landmarks = NULL, threads = threads), call = NULL),
     krein_one_row_class_warning = function(w) invokeRestart("muffleWarning"))
 }
 

@@ -307,7 +307,9 @@
 #'   single value needs no choice.
 #' @param nfolds The number of folds of `select = "cv"` (at most the size of
 #'   the smallest class is used).
-#' @param landmarks `NULL` for the full KQD; for Ny-KQD (see Nystroem KQD)
+#' @param landmarks `"auto"` (the default): the full form up to a number of
+#'   training rows, the Nystroem form on random landmarks beyond (see
+#'   [krein_forms]); `NULL` for the full KQD; for Ny-KQD (see Nystroem KQD)
 #'   `"meb"`, `"kmeans"` or `"random"` to select landmarks with
 #'   [select_landmarks()], a vector of training-row indices, or a
 #'   `krein_landmarks` object from [select_landmarks()] on the same training
@@ -315,7 +317,9 @@
 #'   given as `x`; the fit is mapped over the chunks): a matrix of landmark points (original units), a `krein_landmarks` object
 #'   or a method applied to the first chunks.
 #' @param eps,m Passed to [select_landmarks()] when `landmarks` names a
-#'   method (`m`: the number of landmarks).
+#'   method (`m`: the number of landmarks); with `landmarks = "auto"`, `m`
+#'   sets the number of the automatic Nystroem form's landmarks (default
+#'   \eqn{\min(300, n/2)}).
 #' @param threads Threads for the kernel matrices; `NULL` uses
 #'   `getOption("krein.threads")`.
 #' @param ... Not used: every argument after the data must be named in full
@@ -386,7 +390,7 @@ kqd.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_r
 #' @export
 kqd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none", variant = "RC+", reg = NULL,
                         indefinite = c("auto", "yes", "no"), bias = c("error", "map", "none"),
-                        prior = NULL, landmarks = NULL, eps = 0.01, m = NULL,
+                        prior = NULL, landmarks = "auto", eps = 0.01, m = NULL,
                         select = c("cv", "training"), nfolds = 5L, na.action = NULL, threads = NULL) {
   check_dots_empty("kqd", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
@@ -902,6 +906,7 @@ plot_model_diagnostic.kqd <- function(x, data, main, predict_args, ...) {
 
 model_registration_kqd <- function() register_krein_model(
   full_form = function(args) is.null(args$landmarks), full_copies = 5,
+  forms = landmark_forms(), full_max_rows = 2000,
   "kqd", label = "Kernel quadratic discriminant", fit = "kqd_fit",
   # `choices`: the values of a character parameter whose default names only
   # one of them (krein_app() offers them)
@@ -917,7 +922,7 @@ model_registration_kqd <- function() register_krein_model(
   # `penalty`, not `reg`: see ?krein_tidymodels
   parsnip = list(model = "discrim_quad",
                  args = list(penalty = list(krein = "reg", main = FALSE, dials = list(pkg = "krein", fun = "kqd_penalty")))),
-  chunks = function(args) check_chunk_landmarks(args$landmarks),
+  chunks = function(args) invisible(),
   calibrated = function(args) {
     if (identical((args$bias %||% "error")[1], "map")) return(TRUE)
     "with `bias = \"error\"` or `\"none\"` it is the softmax of the decision values, a monotone score whose scale no fit has calibrated (see ?kqd, Prediction); `bias = \"map\"` gives the posterior of the Gaussian model."

@@ -70,12 +70,13 @@
 #'   [xor4()], [gaussian_mixture_2d()], [banana()], [ball_dissimilarities()].
 #'
 #' @section Options:
-#' krein reads three options, and no other option changes what it computes:
+#' krein reads four options, and no other option changes what it computes:
 #'
 #' | Option | Default | What it sets |
 #' |---|---|---|
 #' | `krein.threads` | 0 | The threads of the kernel engine and the C++ core when a function's `threads` argument is `NULL`: a whole number >= 0, where 0 uses every core (or `OMP_NUM_THREADS` where set) and values above the number of processors are capped at it. Under a package check that limits cores (the environment variable `_R_CHECK_LIMIT_CORES_` set, as `R CMD check --as-cran` does) the default is 2. |
-#' | `krein.memory_limit` | `NULL` | The memory, in bytes, a fit may hold. Before a full form (a model fitted without `landmarks`; [kfda()] without `reduce = "subset"`) allocates its first n x n matrix, krein estimates its peak (a measured number of n x n matrices of doubles per model) and stops with the estimate, the limit and what to do where it exceeds the limit. `NULL` takes 80% of the memory the system reports available (Linux's MemAvailable); where the system does not report it, only a limit you set applies. |
+#' | `krein.memory_limit` | `NULL` | The memory, in bytes, a fit may hold. Before a full form (see [krein_forms]) allocates its first n x n matrix, krein estimates its peak (a measured number of n x n matrices of doubles per model). A model left to choose its form (`landmarks = "auto"`, the default) then takes its Nystroem form; one asked for the full form stops with the estimate, the limit and what to do. `NULL` takes 80% of the memory the system reports available (Linux's MemAvailable); where the system does not report it, only a limit you set applies. |
+#' | `krein.full_max_rows` | `NULL` | The most training rows at which a model left to choose its form (`landmarks = "auto"`, [kfda()]'s `reduce = "auto"`) fits its full form: a number >= 0 that lowers every model's own limit (see [krein_forms]); 0 takes the Nystroem form at every size. `NULL` keeps the models' limits. |
 #' | `krein.block_rows` | `NULL` | The rows of a block of the landmark kernel in the Nystroem fits ([ikfd()], [kqd()] with `landmarks`): by default about 2 MB of kernel values per thread for the coordinate kernels and 32 MB for the others (see "Nystroem low rank" in [ikfd()]). Smaller blocks use less memory. |
 #'
 #' @references

@@ -94,7 +94,9 @@
 #'
 #' @inheritParams krein_inputs
 #' @inheritParams kqd
-#' @param landmarks `NULL` for the full KSVM; `"meb"`, `"kmeans"`,
+#' @param landmarks `"auto"` (the default): the full KSVM up to a number of
+#'   training rows, the Nystroem KSVM on random landmarks beyond (see
+#'   [krein_forms]); `NULL` for the full KSVM; `"meb"`, `"kmeans"`,
 #'   `"random"`, training-row indices or a [select_landmarks()] result for
 #'   the Nystroem KSVM (see its section), as in [ikfd()].
 #' @param eps,m Passed to [select_landmarks()] when `landmarks` names a
@@ -173,7 +175,7 @@ krein_svm.formula <- function(formula, data, ..., subset, na.action, kernel = ke
 #' @rdname krein_svm
 #' @export
 krein_svm.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimension"), scale = TRUE,
-                              spectrum = "none", C = NULL, probability = TRUE, landmarks = NULL, eps = 0.01,
+                              spectrum = "none", C = NULL, probability = TRUE, landmarks = "auto", eps = 0.01,
                               m = NULL, na.action = NULL, threads = NULL) {
   check_dots_empty("krein_svm", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale)
@@ -424,6 +426,7 @@ model_summary.krein_svm <- function(object) {
 
 model_registration_krein_svm <- function() register_krein_model(
   full_form = function(args) is.null(args$landmarks), full_copies = 5,
+  forms = landmark_forms(), full_max_rows = 5500,
   "krein_svm", label = "KSVM: Krein-space support vector machine", fit = "krein_svm_fit",
   parameters = data.frame(parameter = "C", class = "numeric", label = "cost", stringsAsFactors = FALSE),
   needs_inputs = function(args) landmarks_need_inputs(args$landmarks),

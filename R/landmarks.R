@@ -206,6 +206,8 @@ landmarks_need_inputs <- function(landmarks) {
 # NULL, a method name, training-row indices or a krein_landmarks object.
 resolve_landmarks <- function(landmarks, inputs, eps, m, threads) {
   if (is.null(landmarks)) return(NULL)
+  # "auto" is resolved once, by choose_form() (R/form.R)
+  if (identical(landmarks, "auto")) krein_abort("internal: `landmarks = \"auto\"` reached a fitting function unresolved.")
   if (inherits(inputs, "krein_chunked_inputs")) return(chunk_landmarks(landmarks, inputs, eps, m, threads))
   n <- length(inputs$y)
   if (inherits(landmarks, "krein_landmarks")) {
@@ -220,7 +222,7 @@ resolve_landmarks <- function(landmarks, inputs, eps, m, threads) {
     return(landmarks)
   }
   if (is.character(landmarks)) {
-    landmarks <- check_choice(landmarks, "landmarks", c("meb", "kmeans", "random"))
+    landmarks <- check_choice(landmarks, "landmarks", c("auto", "meb", "kmeans", "random"))
     return(landmarks_from_inputs(inputs, method = landmarks, eps = eps, m = m, threads = threads))
   }
   indices <- check_landmarks(landmarks, n)

@@ -70,11 +70,11 @@ check_full_form_memory <- function(name, n, copies, instead) {
 #' What a model's full form on data too large for memory can be replaced by
 #' @noRd
 full_form_alternative <- function(info) {
-  if (!is.null(info$landmark_args) && info$name != "kfda") {
-    return(sprintf("Fit its Nystroem form, e.g. %s(..., landmarks = \"meb\"), or fit on fewer rows.", info$name))
+  forms <- info$forms
+  if (!is.null(forms)) {
+    return(sprintf("Leave `%s` at its default (\"auto\"), which takes the %s where the full form does not fit, give %s, or fit on fewer rows.",
+                   forms$argument, if (forms$argument == "reduce") "subset of bases" else "Nystroem form",
+                   if (forms$argument == "reduce") "`reduce = \"subset\"`" else "landmarks"))
   }
-  if (info$name == "kfda") {
-    return("Fit it on a subset of bases, kfda(..., reduce = \"subset\"), or on fewer rows.")
-  }
-  "Fit it on fewer rows, or fit a model with a Nystroem form, e.g. kqd(..., landmarks = \"meb\")."
+  "Fit it on fewer rows, or fit a model with a Nystroem form, e.g. kqd(), which takes it where the full form does not fit."
 }

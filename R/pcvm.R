@@ -271,7 +271,9 @@
 #'
 #' @inheritParams krein_inputs
 #' @inheritParams ikfd
-#' @param landmarks `NULL` for PCVM; `"meb"`, `"kmeans"`, `"random"`, row
+#' @param landmarks `"auto"` (the default): the full PCVM up to a number of
+#'   training rows, Ny-PCVM on random landmarks beyond (see [krein_forms]);
+#'   `NULL` for PCVM; `"meb"`, `"kmeans"`, `"random"`, row
 #'   indices or a [select_landmarks()] result for Ny-PCVM, as in [ikfd()].
 #'   For data in chunks: a [select_landmarks()] result (with points) or a
 #'   method applied to the first chunks (see Data in chunks).
@@ -353,7 +355,7 @@ pcvm.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 
 #' @rdname pcvm
 #' @export
-pcvm.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimension"), scale = TRUE, spectrum = "none", landmarks = NULL, control = pcvm_control(),
+pcvm.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimension"), scale = TRUE, spectrum = "none", landmarks = "auto", control = pcvm_control(),
                          eps = 3e-4, m = NULL, na.action = NULL, threads = NULL) {
   check_dots_empty("pcvm", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
@@ -1165,11 +1167,12 @@ plot_model_diagnostic.pcvm <- function(x, data, main, predict_args, ...) {
 
 model_registration_pcvm <- function() register_krein_model(
   full_form = function(args) is.null(args$landmarks), full_copies = 3,
+  forms = landmark_forms(), full_max_rows = 6000,
   "pcvm", label = "Probabilistic classification vector machine", fit = "pcvm_fit",
   parameters = data.frame(parameter = character(), class = character(), label = character(),
                           stringsAsFactors = FALSE),
   needs_inputs = function(args) landmarks_need_inputs(args$landmarks) || isTRUE(args$control$optimize_width),
-  types = "latent", chunks = function(args) check_chunk_landmarks(args$landmarks),
+  types = "latent", chunks = function(args) invisible(),
   landmark_args = function(landmarks) list(landmarks = landmarks)
 )
 

@@ -512,7 +512,18 @@ grid_keys <- function(grid, columns) {
 #' @noRd
 fit_on_inputs <- function(job, args) {
   if (!job$info$uses_kernel) return(TRUE)
-  !job$precomputed && isTRUE(job$info$needs_inputs(args))
+  !job$precomputed && (isTRUE(job$info$needs_inputs(args)) || may_choose_nystrom(job$info, args, length(job$y)))
+}
+
+#' Can a model left to choose its form (R/form.R) take its Nystroem form on
+#' up to `n` rows? Then a fold fits on its rows, not on a slice of an n x n
+#' kernel matrix that its Nystroem form never needs.
+#' @noRd
+may_choose_nystrom <- function(info, args, n) {
+  forms <- info$forms
+  if (is.null(forms)) return(FALSE)
+  value <- if (forms$argument %in% names(args)) args[[forms$argument]] else model_defaults(info$name, forms$argument)[[1]]
+  is_auto_form(value) && n > full_max_rows(info)
 }
 
 #' A fold's training and held-out data, as the inputs themselves or as

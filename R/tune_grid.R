@@ -158,6 +158,8 @@ probe_model_argument <- function(info, inputs, fixed, argument, value) {
     }, krein_error = function(e) conditionMessage(e)))
   }
   args$spectrum <- NULL
+  # the form, as fit_model() chooses it (R/form.R)
+  args <- choose_form(info, inputs, args)$args
   probe <- inputs
   if (info$uses_kernel) {
     if (is.null(probe$precomputed)) probe$kernel <- probe_stop else probe$precomputed <- probe_stop
@@ -282,6 +284,8 @@ reg_range <- function(variant) if (startsWith(variant[1], "RC")) c(-5, 1) else c
 # kfda: the size of the reduction (components, random bases) or the ridge
 kfda_default_grid <- function(size, args, data) {
   reduce <- model_argument("kfda", args, "reduce")[1]
+  # left to choose, the form the whole data would take (R/form.R)
+  if (identical(reduce, "auto")) reduce <- if (data$n > full_max_rows(model_info("kfda"))) "subset" else "pca"
   if (identical(reduce, "ridge")) return(list(ridge = range_values(tuning_range("kfda", "ridge", args), size)))
   upper <- max(2, min(64, floor(data$n / 2)))
   counts <- unique(round(2^seq(1, log2(upper), length.out = size)))

@@ -15,9 +15,12 @@
 # KREIN_SCALE_SIZES   training rows, comma separated (default "6000,20000")
 # KREIN_SCALE_DATA    "sine" (sine_populations(), 4 classes), "checkerboard"
 #                     (2 classes), comma separated (default both)
-# KREIN_SCALE_FORMS   "default" (the model's defaults), "full" (landmarks =
-#                     NULL), "nystrom" (landmarks = "meb"; kfda: reduce =
-#                     "subset"), comma separated (default "default")
+# KREIN_SCALE_FORMS   "default" (the model's defaults: the form it chooses),
+#                     "full" (landmarks = NULL; kfda: reduce = "pca"),
+#                     "nystrom" (the default's Nystroem form, as above the
+#                     model's full-form limit), "random:M" / "kmeans:M" (M landmarks;
+#                     kfda: M bases), "meb:EPS", comma separated (default
+#                     "default")
 # KREIN_SCALE_MODELS  models, comma separated (default every registered one)
 # KREIN_SCALE_SVM_MAX the largest n at which the SVM is run (default 1e5;
 #                     above it the SVM's time is extrapolated from the two
@@ -43,23 +46,25 @@ make_data <- function(name, n, seed) {
 }
 
 form_arguments <- function(model, form) {
-  if (form == "default") return(list())
-  if (form == "full") return(if (model == "kfda") list(reduce = "pca") else list(landmarks = NULL))
-  if (model == "kfda") return(list(reduce = "subset"))
-  list(landmarks = "meb")
+  if (form %in% c("default", "nystrom")) return(list())
+  if (form == "full") { full <- krein:::model_info(model)$forms$full; return(if (is.null(full)) list() else full) }
+  # "random:300", "kmeans:300" (m landmarks) or "meb:0.001" (eps): a
+  # Nystroem form with a given count, to measure accuracy against it
+  parts <- strsplit(form, ":", fixed = TRUE)[[1]]
+  method <- parts[1]
+  value <- if (length(parts) > 1) as.numeric(parts[2])
+  if (model == "kfda") return(c(list(reduce = "subset"), if (!is.null(value)) list(bases = value)))
+  c(list(landmarks = method), if (!is.null(value)) (if (method == "meb") list(eps = value) else list(m = value)))
 }
 
-# the form a fit took: a subset of bases (kfda), Nystroem on landmarks, or
-# the full form
+# the form a fit took, as print() gives it, without the reason
 fitted_form <- function(fit) {
-  if (inherits(fit, "onda")) return("on the features")
-  if (identical(fit$reduce, "subset")) return(sprintf("subset (%d bases)", length(fit$bases)))
-  if (!is.null(fit$landmarks)) return(sprintf("Nystroem (%d landmarks)", length(fit$landmarks$class)))
-  "full"
+  if (is.null(fit$form)) return("on the features")
+  sub(" -- .*", "", krein:::form_text(fit))
 }
 
-# the models with a Nystroem form (or kfda's subset) today
-has_nystrom <- function(model) model %in% c("ikfd", "kqd", "pcvm", "krein_svm", "kfda")
+# the models with a Nystroem form (or kfda's subset)
+has_nystrom <- function(model) !is.null(krein:::model_info(model)$forms)
 
 if (length(args) && args[1] == "--child") {
   model <- args[2]
@@ -79,6 +84,8 @@ if (length(args) && args[1] == "--child") {
       predicted <- stats::predict(fit, test$x, probability = TRUE)
       list(form = "libsvm", predicted = predicted)
     } else {
+      # "nystrom": the default's own Nystroem form, as above its limit
+      if (form == "nystrom") options(krein.full_max_rows = 0)
       fit <- do.call(model, c(list(train$x, train$y), form_arguments(model, form)))
       predicted <- stats::predict(fit, test$x)
       invisible(stats::predict(fit, test$x, type = "prob"))
@@ -142,7 +149,7 @@ for (data_name in data_names) {
     notes <- character()
     for (model in models) {
       for (form in forms) {
-        if (form == "nystrom" && !has_nystrom(model)) next
+        if (!form %in% c("default", "full") && !has_nystrom(model)) next
         r <- run_child(model, form, data_name, n)
         rows[[length(rows) + 1L]] <- data.frame(
           model = if (form == "default") model else sprintf("%s (%s)", model, form), form = r$form,

@@ -199,7 +199,6 @@ test_that("bad chunks give errors naming the chunk", {
   with_text <- lapply(parts, function(p) transform(p, g = "a"))
   expect_snapshot(show_error(fit_on(with_text)))
   expect_snapshot(show_error(ikfd(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2), landmarks = 1:5)))
-  expect_snapshot(show_error(ikfd(krein_chunks(parts, y = "y"), kernel = kernel_rbf(2))))
   expect_snapshot(show_error(ikfd(krein_chunks(parts), kernel = kernel_rbf(2), landmarks = points)))
   expect_snapshot(show_error(krein_chunks(list(d, 1:3), y = "y")))
   expect_snapshot(show_error(krein_chunks(c("no-such-file.csv"), y = "y")))
@@ -253,7 +252,6 @@ test_that("kfda over chunks draws a number or share of bases from the first chun
 test_that("bad kfda arguments over chunks give clear errors", {
   d <- chunk_data(60, seed = 23)
   chunks <- krein_chunks(split_rows(d, c(30, 30)), y = "y", sample_rows = 30)
-  expect_snapshot(show_error(kfda(chunks, kernel = kernel_rbf(2), reduce = "pca")))
   expect_snapshot(show_error(kfda(chunks, kernel = kernel_rbf(2), reduce = "subset", bases = c(1, 5, 9))))
   expect_snapshot(show_error(kfda(chunks, kernel = kernel_rbf(2), reduce = "subset", bases = 40)))
   expect_snapshot(show_error(kfda(chunks, kernel = kernel_rbf(2), reduce = "subset", bases = -2)))
@@ -715,4 +713,27 @@ test_that("bad `output` arguments give clear errors", {
   expect_snapshot(show_error(predict(fit, chunks, output = file.path("no-such-folder", "p-%d.csv"))))
   expect_snapshot(show_error(predict(fit, chunks, output = function(p) NULL)))
   expect_snapshot(show_error(predict(fit, d[, 1:2], output = "p-%d.csv")))
+})
+
+test_that("the full form of data in chunks reads their rows into memory and equals the fit in memory", {
+  d <- chunk_data(90, seed = 31)
+  chunks <- krein_chunks(split_rows(d, c(40, 50)), y = "y")
+  # left to choose, below the full-form limit: the full form
+  chunked <- ikfd(chunks, kernel = kernel_rbf(2))
+  memory <- ikfd(as.matrix(d[, 1:2]), d$y, kernel = kernel_rbf(2))
+  expect_identical(chunked$form$kind, "full")
+  expect_identical(chunked$form$chosen, "size")
+  expect_equal(predict(chunked, d[, 1:2], type = "prob"), predict(memory, d[, 1:2], type = "prob"), tolerance = 1e-8)
+  # asked for: kfda's kernel PCA, kqd's full form
+  expect_equal(predict(kfda(chunks, kernel = kernel_rbf(2), reduce = "pca"), d[, 1:2], type = "prob"),
+               predict(kfda(as.matrix(d[, 1:2]), d$y, kernel = kernel_rbf(2), reduce = "pca"), d[, 1:2], type = "prob"),
+               tolerance = 1e-8)
+  expect_identical(kqd(chunks, kernel = kernel_rbf(2), landmarks = NULL)$form$kind, "full")
+  # above the limit, the same rule as in memory: the Nystroem form on
+  # landmarks drawn from the sample of the first chunks
+  withr::local_options(krein.full_max_rows = 50)
+  set.seed(4)
+  nystrom <- ikfd(chunks, kernel = kernel_rbf(2))
+  expect_identical(nystrom$form$kind, "nystrom")
+  expect_length(nystrom$landmarks$class, 45)
 })

@@ -517,9 +517,8 @@ test_that("data in chunks take the default method's path: its defaults, and the 
     if (i <= 3) data[(30 * (i - 1) + 1):(30 * i), ]
   }, y = "y")
   expect_error(iknn(counting, kernel = kernel_rbf(0.5)), class = "krein_error", regexp = "iknn\\(\\) does not fit")
-  expect_error(kqd(counting, kernel = kernel_rbf(0.5)), class = "krein_error", regexp = "landmarks")
-  expect_error(kfda(counting, kernel = kernel_rbf(0.5), bases = points), class = "krein_error",
-               regexp = "the default")
+  expect_error(kqd(counting, kernel = kernel_rbf(0.5), spectrum = "clip"), class = "krein_argument_error",
+               regexp = "spectrum")
   expect_identical(reads, 0)
   expect_error(kqd(chunks, data$y, kernel = kernel_rbf(0.5), landmarks = points), class = "krein_error",
                regexp = "`y` is not used")

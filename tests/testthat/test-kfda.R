@@ -162,11 +162,21 @@ test_that("subset fits on data in memory equal the plain-R computation on K(x, B
   # a kernel the landmark pass does not take (a dot-product kernel): the R blocks
   poly <- kernel_poly(2)
   expect_false(krein:::landmark_pass_applies(d3$x, poly, d3$x[bases[1:4], ]))
-  fit <- kfda(d3$x, d3$y, kernel = poly, reduce = "subset", bases = bases[1:4], scale = FALSE)
+  fit <- kfda(d3$x, d3$y, kernel = poly, reduce = "subset", bases = bases[1:4], scale = FALSE, ridge = 0)
   Kp <- kernel_matrix(d3$x, d3$x[bases[1:4], ], kernel = poly)
   expect_equal(unname(predict(fit, d3$new, type = "decision")),
                ref_kfda_decisions(Kp, d3$y, kernel_matrix(d3$new, d3$x[bases[1:4], ], kernel = poly), "linear"),
                tolerance = 1e-8)
+  # the default ridge: 1e-3 of the mean within-class variance of the columns
+  # of K(x, B) (the mean diagonal of the pooled covariance, denominator n - g)
+  pooled_variances <- colSums(do.call(rbind, lapply(split(seq_len(nrow(d3$x)), d3$y), function(rows) {
+    centred <- sweep(K[rows, , drop = FALSE], 2, colMeans(K[rows, , drop = FALSE]))
+    colSums(centred^2)
+  }))) / (nrow(d3$x) - nlevels(d3$y))
+  default <- kfda(d3$x, d3$y, kernel = kernel, reduce = "subset", bases = bases, scale = FALSE)
+  expect_equal(default$ridge, 1e-3 * mean(pooled_variances), tolerance = 1e-10)
+  expect_equal(unname(predict(default, d3$new, type = "decision")),
+               ref_kfda_decisions(K, d3$y, Kx, "linear", ridge = 1e-3 * mean(pooled_variances)), tolerance = 1e-8)
   # a drawn count of bases is R's draw, sort(sample.int(n, count))
   set.seed(5)
   drawn <- kfda(d3$x, d3$y, kernel = kernel, reduce = "subset", bases = 12, scale = FALSE)$bases

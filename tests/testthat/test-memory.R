@@ -11,6 +11,10 @@ memory_data <- function(n = 60) {
 
 memory_needs <- list(isvm = "kernlab", krein_svm = "kernlab")
 
+# the arguments that ask a model for its full form: `landmarks = NULL`
+# (kfda: `reduce = "pca"`), or none for a model with one form
+full_form_arguments <- function(name) krein:::model_info(name)$forms$full %||% list()
+
 test_that("every full form is refused over the limit, before it allocates, with the estimate", {
   d <- memory_data()
   withr::local_options(krein.memory_limit = 1e4)
@@ -18,19 +22,38 @@ test_that("every full form is refused over the limit, before it allocates, with 
   for (name in krein:::registered_models()) {
     for (pkg in memory_needs[[name]]) skip_if_not_installed(pkg)
     info <- krein:::model_info(name)
-    if (!isTRUE(info$full_form(krein:::model_defaults(name)))) next
+    asked <- full_form_arguments(name)
+    if (!isTRUE(info$full_form(utils::modifyList(krein:::model_defaults(name), asked)))) next
     full <- full + 1L
     copies <- info$full_copies
     estimate <- krein:::format_bytes(copies * 8 * 60^2)
     fun <- get(name, envir = asNamespace("krein"))
-    expect_error(fun(d$x, d$y), class = "krein_memory_error",
+    expect_error(do.call(fun, c(list(d$x, d$y), asked)), class = "krein_memory_error",
                  regexp = sprintf("%s() would hold about %s for its 60 training rows", name, estimate), fixed = TRUE)
     # the same for the formula interface and a precomputed kernel
-    expect_error(fun(y ~ ., data = data.frame(d$x, y = d$y)), class = "krein_memory_error")
-    expect_error(fun(precomputed_kernel(kernel_matrix(kernel_rbf(1), d$x)), d$y), class = "krein_memory_error")
+    expect_error(do.call(fun, c(list(y ~ ., data = data.frame(d$x, y = d$y)), asked)), class = "krein_memory_error")
+    expect_error(do.call(fun, c(list(precomputed_kernel(kernel_matrix(kernel_rbf(1), d$x)), d$y), asked)),
+                 class = "krein_memory_error")
   }
   # all but onda(), which works on the features
   expect_identical(full, length(krein:::registered_models()) - 1L)
+})
+
+test_that("a model left to choose its form takes the Nystroem form where the full one would not fit", {
+  d <- memory_data()
+  withr::local_options(krein.memory_limit = 1e4)
+  chosen <- 0L
+  for (name in krein:::registered_models()) {
+    for (pkg in memory_needs[[name]]) skip_if_not_installed(pkg)
+    if (is.null(krein:::model_info(name)$forms)) next
+    chosen <- chosen + 1L
+    fun <- get(name, envir = asNamespace("krein"))
+    fit <- suppressWarnings(fun(d$x, d$y))
+    expect_identical(fit$form$kind, "nystrom", info = name)
+    expect_identical(fit$form$chosen, "memory", info = name)
+    expect_match(krein:::form_text(fit), "chosen by memory: the full form would hold about", fixed = TRUE)
+  }
+  expect_gte(chosen, 5L)
 })
 
 test_that("the Nystroem forms and kfda's subset are not full forms", {
@@ -44,7 +67,7 @@ test_that("the Nystroem forms and kfda's subset are not full forms", {
   expect_s3_class(onda(d$x, d$y), "onda")
   # a limit above the estimate lets the full form fit
   withr::local_options(krein.memory_limit = 1e6)
-  expect_s3_class(kqd(d$x, d$y), "kqd")
+  expect_identical(kqd(d$x, d$y, landmarks = NULL)$form$kind, "full")
 })
 
 test_that("the memory limit: the option, else 80% of what the system reports available", {
@@ -67,7 +90,7 @@ test_that("a bad memory limit and a fit over it are krein errors that say what t
   withr::local_options(krein.memory_limit = "a lot")
   expect_snapshot(show_error(kqd(d$x, d$y)))
   withr::local_options(krein.memory_limit = 1e4)
-  expect_snapshot(show_error(kqd(d$x, d$y)))
-  expect_snapshot(show_error(kfda(d$x, d$y)))
+  expect_snapshot(show_error(kqd(d$x, d$y, landmarks = NULL)))
+  expect_snapshot(show_error(kfda(d$x, d$y, reduce = "pca")))
   expect_snapshot(show_error(iknn(d$x, d$y)))
 })
