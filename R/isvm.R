@@ -1,7 +1,9 @@
 # isvm(): kernlab's support vector machine on the kernel matrix, with
 # Platt's probabilities per pair of classes, coupled (documented in
 # ?reference_classifiers). The SVM machinery it shares with krein_svm() is in
-# R/svm_tools.R.
+# R/svm_tools.R. Its Nystroem form (`landmarks`) is the Nystroem Krein SVM's
+# fit (R/krein_svm_nystrom.R), scored, printed and summarised by
+# krein_svm()'s methods.
 
 #' @rdname reference_classifiers
 #' @export
@@ -18,7 +20,8 @@ isvm.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 #' @rdname reference_classifiers
 #' @export
 isvm.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimension"), scale = TRUE, spectrum = "none", C = NULL,
-                         probability = TRUE, na.action = NULL, threads = NULL) {
+                         probability = TRUE, landmarks = NULL, eps = 0.01, m = NULL, na.action = NULL,
+                         threads = NULL) {
   check_dots_empty("isvm", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
   fit_model("isvm", inputs, method_arguments("isvm"), match.call())
@@ -26,7 +29,17 @@ isvm.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimension")
 
 #' The fit behind every isvm() interface
 #' @noRd
-isvm_fit <- function(inputs, C, probability, threads) {
+isvm_fit <- function(inputs, C, probability, landmarks, eps, m, threads) {
+  if (!is.null(landmarks)) {
+    # The Nystroem form is the Nystroem Krein SVM's fit, not a second copy of
+    # it: with a positive definite kernel the landmark kernel's signature J
+    # is all +1 (its rounding-level eigenvalues fall below the Nystroem
+    # cutoff), K^ is positive semidefinite and its flip the identity, so the
+    # fit is the SVM on K^ (Williams and Seeger 2001); an indefinite K^ is
+    # flipped, unlike K in the full form (?reference_classifiers)
+    check_liblinear(model = "isvm(landmarks = )")
+    return(krein_svm_fit(inputs, C, probability, landmarks, eps, m, threads))
+  }
   check_kernlab()
   if (!is.null(C)) C <- check_number(C, "C", lower = 0)
   probability <- check_flag(probability, "probability")
@@ -76,6 +89,7 @@ isvm_outputs <- function(object, K_support, levels) {
 
 #' @export
 krein_scores.isvm <- function(object, new, type, rule = "vote") {
+  if (!is.null(object$landmarks)) return(krein_scores.krein_svm(object, new, type, rule = rule))
   rule <- match_choice(rule, "rule", c("vote", "posterior"))
   check_kernlab()
   levels <- object$levels
@@ -96,6 +110,7 @@ model_title.isvm <- function(x) paste0("C = ", format(x$C), if (!is.null(x$cost_
 
 #' @export
 model_print_lines.isvm <- function(x) {
+  if (!is.null(x$landmarks)) return(model_print_lines.krein_svm(x))
   c(sprintf("%d support vectors; C = %s%s", length(x$support), format(x$C),
             if (is.null(x$cost_cv)) "" else
               sprintf(" (of %s by %d-fold cross-validated error)",
@@ -107,6 +122,7 @@ model_print_lines.isvm <- function(x) {
 
 #' @export
 model_summary.isvm <- function(object) {
+  if (!is.null(object$landmarks)) return(model_summary.krein_svm(object))
   sv_class <- table(factor(object$y[object$support], levels = object$levels))
   classes <- data.frame(n = as.vector(object$counts), support_vectors = as.vector(sv_class),
                         row.names = object$levels)
@@ -121,12 +137,14 @@ model_summary.isvm <- function(object) {
 }
 
 model_registration_isvm <- function() register_krein_model(
-  full_form = function(args) TRUE, full_copies = 5,
+  full_form = function(args) is.null(args$landmarks), full_copies = 5,
   "isvm", label = "ISVM: kernlab's support vector machine on the kernel matrix", fit = "isvm_fit",
   parameters = data.frame(parameter = "C", class = "numeric", label = "cost",
                           stringsAsFactors = FALSE),
+  needs_inputs = function(args) landmarks_need_inputs(args$landmarks),
   predict_args = "rule", ranges = function(args) list(C = c(-1, 3)),
   default_grid = function(size, args, data) list(C = range_values(tuning_range("isvm", "C"), size)),
+  landmark_args = function(landmarks) list(landmarks = landmarks),
   # kernlab's rbfdot() sigma, parsnip's rbf_sigma, is kernel_rbf()'s gamma
   parsnip = list(model = "svm_rbf",
                  args = list(cost = list(krein = "C", main = TRUE, dials = list(pkg = "dials", fun = "cost")),

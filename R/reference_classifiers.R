@@ -79,7 +79,8 @@
 #'   pair gives them, as libsvm's does (folds from R's random number
 #'   generator, so [set.seed()] reproduces a fit; SVMs without shrinking).
 #'   A sigmoid that does not converge gives a warning of class
-#'   `krein_convergence_warning`.
+#'   `krein_convergence_warning`. With `landmarks`, `isvm()` fits its
+#'   Nystroem form instead (see isvm()'s Nystroem form).
 #'
 #' @section isvm()'s defaults:
 #' Without a `kernel`, `isvm()` takes the Gaussian kernel of width
@@ -107,6 +108,35 @@
 #' (see NEWS for all the benchmark sets); `isvm(..., kernel = kernel_rbf(),
 #' C = 1)` gives that fit. The paper reproductions tune `C` and pass their
 #' kernels.
+#'
+#' @section isvm()'s Nystroem form (`landmarks`):
+#' For many training points: with `landmarks` (not `NULL`), `isvm()`
+#' replaces the \eqn{n \times n} kernel matrix by its Nystroem approximation
+#' \eqn{\hat K = K_{nm} K_{mm}^+ K_{nm}^\top} on \eqn{m} landmarks
+#' (Williams and Seeger 2001), chosen by [select_landmarks()] (the minimum
+#' enclosing balls of Schleif, Gisbrecht and Tino 2018 with `"meb"`) or
+#' given, and fits exactly what [krein_svm()] fits with the same
+#' `landmarks` (its section "Nystroem Krein SVM"), with the same
+#' predictions, probabilities, print and summary: one linear SVM per pair of
+#' classes on the Nystroem features by LIBLINEAR (package LiblineaR, which
+#' must be installed; kernlab is not used), `C = NULL` chosen by the same
+#' cross-validation as the full form's (on a stratified subsample of 10,000
+#' points when there are more), and the Platt probabilities fitted to its
+#' held-out decision values. Prediction needs the landmarks only.
+#'
+#' With a positive definite kernel (the default Gaussian) the landmark
+#' kernel \eqn{K_{mm}} and so \eqn{\hat K} are positive semidefinite,
+#' \eqn{|\hat K| = \hat K}, and the Krein SVM's flip changes nothing: the
+#' fit is the C-SVM on the Nystroem approximation of the kernel, up to what
+#' LIBLINEAR changes (the squared hinge loss for the hinge, a regularised
+#' bias, its stopping tolerance; see [krein_svm()]). With an indefinite
+#' kernel the two forms solve different problems, not only on different
+#' kernels: the Nystroem form flips the negative eigenvalues of \eqn{\hat
+#' K}, which it takes from those of the landmark kernel (the Krein SVM's
+#' Nystroem form, predicting with the raw \eqn{\hat K}), while the full form
+#' solves kernlab's SMO on \eqn{K} as given. For two classes the Nystroem form
+#' is thus the counterpart of `isvm(spectrum = "flip")` (see [krein_svm()])
+#' rather than of `isvm()`.
 #'
 #' @section Prediction:
 #' [predict()][predict.krein_model()] gives `type = "class"` (the most
@@ -146,7 +176,9 @@
 #'   cross-validation whose folds are drawn from R's random number
 #'   generator, so their most probable class changes with the seed near the
 #'   boundary (on 4% of the test points of a two-class problem). Without
-#'   Platt probabilities the two rules agree.
+#'   Platt probabilities the two rules agree. The Nystroem form's
+#'   \eqn{f_{ij}} are its linear SVMs' (the Krein SVM's on \eqn{\hat K}),
+#'   combined in the same way.
 #'
 #' [plot()][plot.krein_model()] draws the decision regions for two input
 #' columns (as Pekalska and Haasdonk 2009, Fig. 2, draw IKNN and IKPCA-QD)
@@ -174,7 +206,13 @@
 #'   components (see Details).
 #' @param C The cost of constraint violation of the SVM, a positive number;
 #'   `NULL` (the default) chooses it by cross-validation (see isvm()'s
-#'   defaults). `C = 1` is kernlab's default cost.
+#'   defaults). `C = 1` is kernlab's default cost. With `landmarks`, from
+#'   1e-15 to 1e15, the costs LIBLINEAR's solver finishes with (see
+#'   [krein_svm()]).
+#' @param landmarks `isvm()` only: `NULL` (the default) for the SVM on the
+#'   kernel matrix; `"meb"`, `"kmeans"`, `"random"`, training-row indices or
+#'   a [select_landmarks()] result for its Nystroem form (see isvm()'s
+#'   Nystroem form), as in [krein_svm()].
 #' @param probability Fit the Platt probability model (on the held-out
 #'   decision values of the cost's cross-validation, or with a given `C` an
 #'   inner cross-validation per pair of classes) for `predict(type = "prob")`;
@@ -207,7 +245,10 @@
 #'     their cross-validated `error`; else `NULL`), `probability`,
 #'     `platt` (one row per pair of classes: the sigmoid's `A` and `B`, its
 #'     Newton `iterations` and whether it `converged`; `NULL` without
-#'     probabilities) and `kernlab_output` (what kernlab printed).
+#'     probabilities) and `kernlab_output` (what kernlab printed); with
+#'     `landmarks`, instead, the fields of [krein_svm()]'s Nystroem fit
+#'     (`pairs`, `C`, `cost_cv`, `probability`, `platt`, `landmarks`,
+#'     `landmark_rank` and `signature`).
 #' @references
 #' Pekalska, E. and Haasdonk, B. (2009). Kernel discriminant analysis for
 #' positive definite and indefinite kernels. *IEEE Transactions on Pattern
@@ -232,6 +273,14 @@
 #' Wu, T.-F., Lin, C.-J. and Weng, R. C. (2004). Probability estimates for
 #' multi-class classification by pairwise coupling. *Journal of Machine
 #' Learning Research*, 5, 975-1005.
+#'
+#' Williams, C. K. I. and Seeger, M. (2001). Using the Nystroem method to
+#' speed up kernel machines. In *Advances in Neural Information Processing
+#' Systems 13*, MIT Press, 682-688.
+#'
+#' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
+#' indefinite kernel approximation using minimum enclosing balls.
+#' *Neurocomputing*, 318, 213-226. \doi{10.1016/j.neucom.2018.08.057}.
 #' @family reference classifiers
 #' @examples
 #' set.seed(1)
@@ -248,6 +297,12 @@
 #' if (requireNamespace("kernlab", quietly = TRUE)) {
 #'   svm <- isvm(y ~ ., data = train, kernel = kernel, C = 10)
 #'   table(vote = predict(svm, test), posterior = predict(svm, test, rule = "posterior"))
+#' }
+#' if (requireNamespace("LiblineaR", quietly = TRUE)) {
+#'   # the Nystroem form on 40 random landmarks (the default Gaussian kernel)
+#'   ny <- isvm(y ~ ., data = train, landmarks = "random", m = 40, C = 10)
+#'   ny
+#'   mean(predict(ny, test) != test$y)
 #' }
 #' @name reference_classifiers
 #' @order 1

@@ -60,7 +60,7 @@ string_kernels <- local({
 # ---- the registry's view of the models -------------------------------------------
 
 # Packages a model needs (only to skip where they are not installed)
-combination_needs <- list(isvm = "kernlab", krein_svm = c("kernlab", "LiblineaR"))
+combination_needs <- list(isvm = c("kernlab", "LiblineaR"), krein_svm = c("kernlab", "LiblineaR"))
 
 # The fitting function's formals of a model
 combination_formals <- function(name) {

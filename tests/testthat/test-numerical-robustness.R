@@ -257,7 +257,7 @@ test_that("Nystroem fits on a kernel of zeros end in a krein error or a valid fi
   # every model with a Nystroem fit, on every landmark method
   nystrom_models <- Filter(function(m) !is.null(krein:::model_info(m)$landmark_args), krein:::registered_models())
   for (name in nystrom_models) {
-    if (name == "krein_svm") skip_if_not_installed("LiblineaR")
+    if (name %in% c("isvm", "krein_svm")) skip_if_not_installed("LiblineaR")
     fun <- get(name, envir = asNamespace("krein"))
     for (landmarks in list("meb", "random", 1:10)) {
       args <- krein:::model_info(name)$landmark_args(landmarks)
