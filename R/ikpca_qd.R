@@ -1,5 +1,11 @@
 # ikpca_qd(): Gaussian quadratic discriminant analysis in the space of
-# indefinite kernel PCA (documented in ?reference_classifiers).
+# indefinite kernel PCA (documented in ?reference_classifiers), full and
+# Nystroem: the kernel PCA of the training kernel K, or of its Nystroem
+# approximation K^ = Phi J Phi' from r x r algebra on the landmark features
+# Phi (nystrom_flip(), R/krein_svm_nystrom.R). The two forms differ only in
+# how they get the components of the training points and of each fold's
+# (ikpca_full_form(), ikpca_nystrom_form()); the choice of pvar and the
+# Gaussian classes are shared.
 
 #' @rdname reference_classifiers
 #' @export
@@ -16,7 +22,7 @@ ikpca_qd.formula <- function(formula, data, ..., subset, na.action, kernel = ker
 #' @rdname reference_classifiers
 #' @export
 ikpca_qd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none", pvar = NULL, shrinkage = 0.01,
-                             pooling = NULL, na.action = NULL, threads = NULL) {
+                             pooling = NULL, landmarks = NULL, eps = 0.01, m = NULL, na.action = NULL, threads = NULL) {
   check_dots_empty("ikpca_qd", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
   fit_model("ikpca_qd", inputs, method_arguments("ikpca_qd"), match.call())
@@ -24,7 +30,7 @@ ikpca_qd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spe
 
 #' The fit behind every ikpca_qd() interface
 #' @noRd
-ikpca_qd_fit <- function(inputs, pvar, shrinkage, pooling, threads) {
+ikpca_qd_fit <- function(inputs, pvar, shrinkage, pooling, landmarks, eps, m, threads) {
   if (!is.null(pvar)) pvar <- check_number(pvar, "pvar", lower = 0, upper = 1)
   shrinkage <- check_number(shrinkage, "shrinkage", lower = 0, upper = 1, allow_lower = TRUE)
   if (!is.null(pooling)) pooling <- check_number(pooling, "pooling", lower = 0, upper = 1, allow_lower = TRUE)
@@ -36,19 +42,20 @@ ikpca_qd_fit <- function(inputs, pvar, shrinkage, pooling, threads) {
   warn_one_row_classes(counts, paste(
     "its covariance in the kernel PCA space is the pooled covariance of the classes (`pooling` = 1 for it),",
     "and the cross-validation of `pvar` keeps its row in every fold's training part"))
-  K <- training_kernel(inputs, threads)
+  landmarks <- resolve_landmarks(landmarks, inputs, eps, m, threads)
+  form <- if (is.null(landmarks)) ikpca_full_form(inputs, threads) else ikpca_nystrom_form(inputs, landmarks, threads)
   prior <- counts / sum(counts)
   pvar_selection <- NULL
   if (is.null(pvar)) {
-    pvar_selection <- ikpca_qd_select_pvar(K, y, prior, shrinkage, pooling, threads)
+    pvar_selection <- ikpca_qd_select_pvar(form$fold_components, y, prior, shrinkage, pooling, threads)
     # which.min(): the first least error (the fewest components), NA skipped
     best <- which.min(pvar_selection$cv_error)
     pvar <- if (length(best)) pvar_selection$pvar[best] else ikpca_qd_pvar_candidates[1]
   }
-  # the map's eigenvectors for the share used only
-  pca <- ikpca_map(K, pvar, threads)
+  pca <- form$map(pvar)
   if (is.null(pca)) {
-    krein_abort("The centred kernel matrix is zero (the kernel is constant on the training points, e.g. a Gaussian kernel with a vanishing `gamma`): the kernel PCA space of ikpca_qd() has no components. Use another kernel or kernel width.")
+    krein_abort(sprintf("The centred %s is zero (the kernel is constant on the training points, e.g. a Gaussian kernel with a vanishing `gamma`): the kernel PCA space of ikpca_qd() has no components. Use another kernel or kernel width.",
+                        if (is.null(landmarks)) "kernel matrix" else "Nystroem approximation of the kernel matrix"))
   }
   if (!is.null(pvar_selection)) {
     pvar_selection <- data.frame(pvar = pvar_selection$pvar,
@@ -56,7 +63,7 @@ ikpca_qd_fit <- function(inputs, pvar, shrinkage, pooling, threads) {
                                  cv_error = pvar_selection$cv_error)
   }
   p <- pca$components_for(pvar)
-  keep <- pca$nonzero[seq_len(p)]
+  values <- pca$values[seq_len(p)]
   projection <- pca$projection(p)
   Z <- pca$scores(p)
   # ML class covariances pooled by the class sizes (default) and shrunk
@@ -72,13 +79,120 @@ ikpca_qd_fit <- function(inputs, pvar, shrinkage, pooling, threads) {
                         paste(format(gaussian$rcond[singular], digits = 3), collapse = ", ")),
                 class = "krein_singular_covariance")
   }
-  list(pvar = pvar, pvar_selection = pvar_selection, shrinkage = shrinkage, pooling = pooling, ncomp = p,
-       share = pca$share[p], values = pca$eigen$values[keep],
-       signature = c(p = sum(pca$eigen$values[keep] > 0), q = sum(pca$eigen$values[keep] < 0)),
-       projection = projection, column_means = pca$column_means, total_mean = pca$total_mean,
-       gaussian = gaussian, prior = prior, x = inputs$x, threads = threads,
-       training_scores = Z)
+  fit <- list(pvar = pvar, pvar_selection = pvar_selection, shrinkage = shrinkage, pooling = pooling, ncomp = p,
+              share = pca$share[p], values = values,
+              signature = c(p = sum(values > 0), q = sum(values < 0)),
+              gaussian = gaussian, prior = prior, landmarks = landmarks, threads = threads,
+              training_scores = Z)
+  if (is.null(landmarks)) {
+    return(c(fit, list(projection = projection, column_means = pca$column_means, total_mean = pca$total_mean,
+                       x = inputs$x)))
+  }
+  # new points: psi(x) = (phi(x) - mean)' B with phi(x) = map k(L, x), so
+  # k(x, L) (map' B) - mean' B from the landmark kernel alone
+  c(fit, list(projection = crossprod(form$feature_map, projection), offset = drop(pca$mean %*% projection),
+              landmark_rank = length(form$signs)))
 }
+
+#' The full form of ikpca_qd(): the training kernel, the kernel PCA of all
+#' training points (`map(pvar)`, ikpca_map()) and the components of each
+#' fold of the pvar cross-validation (`fold_components`, see
+#' ikpca_qd_select_pvar()): the kernel PCA of the fold's training rows, its
+#' held-out rows mapped as new points (their kernel rows centred by the
+#' training part's means). The folds' eigendecompositions run `threads` at a
+#' time (their LAPACK tridiagonalisations are sequential: the folds are where
+#' threads pay), each batch when its first fold comes, so that at most
+#' `threads` are held.
+#' @noRd
+ikpca_full_form <- function(inputs, threads) {
+  K <- training_kernel(inputs, threads)
+  fold_components <- function(fold, folds) {
+    maps <- list()
+    fold_map <- function(k) {
+      key <- as.character(k)
+      if (!key %in% names(maps)) {
+        batch <- k:min(folds, k + threads - 1L)
+        maps <<- stats::setNames(ikpca_maps(lapply(batch, function(b) K[fold != b, fold != b, drop = FALSE]),
+                                            max(ikpca_qd_pvar_candidates), threads), batch)
+      }
+      map <- maps[[key]]
+      maps[[key]] <<- NULL  # each fold's map serves its fold once
+      map
+    }
+    function(k, train, held_out) {
+      pca <- fold_map(k)
+      if (is.null(pca)) return(NULL)
+      ncomp <- vapply(ikpca_qd_pvar_candidates, pca$components_for, 1L)
+      centred_new <- ikpca_centre_rows(K[held_out, train, drop = FALSE], pca$column_means, pca$total_mean)
+      list(ncomp = ncomp, scores = pca$scores(max(ncomp)), scores_new = centred_new %*% pca$projection(max(ncomp)))
+    }
+  }
+  list(map = function(pvar) ikpca_map(K, pvar, threads), fold_components = fold_components)
+}
+
+#' The Nystroem form of ikpca_qd(): the kernel PCA of the Nystroem
+#' approximation K^ = Phi J Phi' of the training kernel (Williams and Seeger
+#' 2001; Schleif, Gisbrecht and Tino 2018), from the landmark features Phi
+#' (n x r, phi(x) = map k(L, x), one pass over the landmark kernel of the
+#' training rows: landmark_scores()) by r x r algebra (ikpca_nystrom_map()):
+#' `map(pvar)` that of all training points, `fold_components` that of each
+#' fold's training rows with the held-out rows mapped as new points. Memory
+#' O(n r), never n x n.
+#' @noRd
+ikpca_nystrom_form <- function(inputs, landmarks, threads) {
+  feature <- nystrom_feature_map(landmark_kernel(inputs, landmarks, threads))
+  phi <- landmark_scores(inputs, landmarks, t(feature$map), threads)
+  signs <- feature$signs
+  fold_components <- function(fold, folds) function(k, train, held_out) {
+    pca <- ikpca_nystrom_map(phi[train, , drop = FALSE], signs)
+    if (is.null(pca)) return(NULL)
+    ncomp <- vapply(ikpca_qd_pvar_candidates, pca$components_for, 1L)
+    projection <- pca$projection(max(ncomp))
+    scores_new <- (phi[held_out, , drop = FALSE] - rep(pca$mean, each = length(held_out))) %*% projection
+    list(ncomp = ncomp, scores = pca$scores(max(ncomp)), scores_new = scores_new)
+  }
+  list(map = function(pvar) ikpca_nystrom_map(phi, signs), fold_components = fold_components,
+       feature_map = feature$map, signs = signs)
+}
+
+#' The kernel PCA of the Nystroem kernel of the feature rows `phi` (n x r)
+#' with the signs J: H K^ H = Phic J Phic' (Phic = H Phi, the rows centred)
+#' = U Lambda U', from the r x r Gram of Phic (nystrom_flip()). Its nonzero
+#' eigenvalues are those of the full form's H K H when K^ = K (every training
+#' point a landmark, K nonsingular). The map of a point x is the full form's,
+#' psi(x) = |Lambda|^-1/2 U' H (k^_x - K^ 1 / n) with k^_x = Phi J phi(x):
+#' as U' Phic = V'R (Phic = Q R, U = Q V), psi(x) = (phi(x) - mean)' B with B
+#' = J R' V |Lambda|^-1/2, nystrom_flip()'s `back` times sign(Lambda). On the
+#' training rows the scores Phic B = U sign(Lambda) |Lambda|^1/2 are the full
+#' form's (up to the sign of each eigenvector). B, not the flip's T (Phic T =
+#' U |Lambda|^1/2): the two agree on the row space of Phic, but a fold's
+#' held-out rows can leave it (with every training row a landmark, a fold's
+#' 4n/5 rows span 4n/5 of the n features). Returns the `values` (by
+#' decreasing |eigenvalue|), `share`, `components_for(pvar)`,
+#' `projection(p)` (B's first p columns), `scores(p)` and the feature `mean`,
+#' as ikpca_map() does; NULL when the centred features are zero to rounding.
+#' @noRd
+ikpca_nystrom_map <- function(phi, signs) {
+  mean <- colMeans(phi)
+  centred <- phi - rep(mean, each = nrow(phi))
+  # centred rows at the rounding level of the features: a constant kernel
+  if (!(max(abs(centred)) > 100 * .Machine$double.eps * max(abs(phi)))) return(NULL)
+  flip <- nystrom_flip(centred, signs)
+  if (is.null(flip) || length(flip$values) == 0L) return(NULL)
+  order <- order(abs(flip$values), decreasing = TRUE)
+  values <- flip$values[order]
+  coefficients <- flip$back[, order, drop = FALSE] * rep(sign(values), each = nrow(flip$back))
+  share <- cumsum(abs(values)) / sum(abs(values))
+  list(values = values, share = share, components_for = ikpca_components_for(share),
+       projection = function(p) coefficients[, seq_len(p), drop = FALSE],
+       scores = function(p) centred %*% coefficients[, seq_len(p), drop = FALSE],
+       mean = mean)
+}
+
+#' The fewest leading components of cumulative shares `share` that hold
+#' the share `pvar` (to 1e-12 for the rounding of the shares)
+#' @noRd
+ikpca_components_for <- function(share) function(pvar) which(share >= pvar - 1e-12)[1]
 
 # The shares of the absolute eigenvalue mass that ikpca_qd()'s default
 # chooses among: the paper's 0.8 first (ties go to the fewest components)
@@ -124,7 +238,7 @@ ikpca_map_of <- function(column_means, centred, e, pvar) {
   nonzero <- kept_order[magnitude[kept_order] > max(magnitude) * n * .Machine$double.eps]
   if (length(nonzero) == 0L || !(max(magnitude) > 0)) return(NULL)
   share <- cumsum(magnitude[nonzero]) / sum(magnitude[nonzero])
-  components_for <- function(pvar) which(share >= pvar - 1e-12)[1]
+  components_for <- ikpca_components_for(share)
   columns <- match(nonzero[seq_len(components_for(pvar))], e$selected)
   # all the eigenvectors where the margin did not cover the components
   # counted here (never seen: it would take 8 ties or near-ties of the
@@ -136,7 +250,7 @@ ikpca_map_of <- function(column_means, centred, e, pvar) {
   rm(centred)
   # the columns of e$vectors holding the eigenvectors of positions `keep`
   vectors <- function(keep) e$vectors[, match(keep, e$selected), drop = FALSE]
-  list(eigen = e, magnitude = magnitude, nonzero = nonzero, share = share,
+  list(eigen = e, magnitude = magnitude, nonzero = nonzero, share = share, values = e$values[nonzero],
        components_for = components_for,
        projection = function(p) {
          keep <- nonzero[seq_len(p)]
@@ -164,63 +278,53 @@ ikpca_centre_rows <- function(K_new, column_means, total_mean) {
 #' The default `pvar` of ikpca_qd(): the candidate of the least 5-fold
 #' cross-validated error (cv_misclassification(); fewer folds when a class has
 #' fewer points) of the fitted model itself: in each fold the kernel PCA of
-#' the fold's training rows (ikpca_map()), the Gaussian classes in its
-#' leading components for each candidate share, and the held-out rows
-#' mapped as new points are (their kernel rows centred by the training part's
-#' means). The PCA needs no labels, but computing it once on all training
-#' points lets the held-out points take part in it: their scores in the
-#' small components are their own (a point the map has seen is not a new
-#' point), so the error of many components came out optimistic (kernlab's
-#' promotergene on its edit distances: 0.999 chosen, 0.63 test accuracy
-#' against 0.88 at 0.8). With few points per class the paper's 0.8 can
-#' leave out the low-variance directions that separate the classes
+#' the fold's training rows (of the full or the Nystroem kernel), the
+#' Gaussian classes in its leading components for each candidate share, and
+#' the held-out rows mapped as new points are (full form: their kernel rows
+#' centred by the training part's means; Nystroem: their features centred by
+#' the training part's mean). The PCA needs no labels, but computing it once
+#' on all training points lets the held-out points take part in it: their
+#' scores in the small components are their own (a point the map has seen
+#' is not a new point), so the error of many components came out optimistic
+#' (kernlab's promotergene on its edit distances: 0.999 chosen, 0.63 test
+#' accuracy against 0.88 at 0.8). With few points per class the paper's 0.8
+#' can leave out the low-variance directions that separate the classes
 #' (MASS::crabs: 35-52% test accuracy at 0.8 over three splits). A candidate
 #' whose covariances are singular in some fold, or that the fold's map cannot
 #' hold, counts as failed (NA); if all fail, the paper's 0.8 is used. Costs
 #' one eigendecomposition of about 4n/5 points per fold, `threads` folds at
-#' a time. With shrinkage the
+#' a time (full form), or one r x r Gram of the fold's training features
+#' (Nystroem). With shrinkage the
 #' candidates' models come from one scatter matrix per class and a Cholesky
 #' factor per candidate (the core's shrunk_gaussian.hpp), the same models
 #' as gaussian_classes()' QR factors, at a tenth of their cost.
+#' `fold_components(fold, folds)` (ikpca_full_form(), ikpca_nystrom_form())
+#' gives the function of a fold `k`, its `train` and `held_out` rows that
+#' returns the fold's components: `ncomp` (per candidate), the `scores` of
+#' the training rows and `scores_new` of the held-out rows in the largest
+#' candidate's components; or NULL where the fold's kernel PCA has none.
 #' @returns A data frame: `pvar`, `cv_error`.
 #' @noRd
-ikpca_qd_select_pvar <- function(K, y, prior, shrinkage, pooling, threads) {
+ikpca_qd_select_pvar <- function(fold_components, y, prior, shrinkage, pooling, threads) {
   candidates <- ikpca_qd_pvar_candidates
   # a class of one point stays in every fold's training part: held out, its
   # fold's model would not know the class (one_row_folds())
   counts <- as.vector(table(y))
   folds <- min(5L, min(counts[counts >= 2L]))
-  # the folds' kernel PCAs, `threads` folds at a time (their LAPACK
-  # tridiagonalisations are sequential: the folds are where threads pay),
-  # each batch when its first fold comes, so that at most `threads` are held
   fold <- one_row_folds(y, folds)
-  maps <- list()
-  fold_map <- function(k) {
-    key <- as.character(k)
-    if (!key %in% names(maps)) {
-      batch <- k:min(folds, k + threads - 1L)
-      maps <<- stats::setNames(ikpca_maps(lapply(batch, function(b) K[fold != b, fold != b, drop = FALSE]),
-                                          max(candidates), threads), batch)
-    }
-    map <- maps[[key]]
-    maps[[key]] <<- NULL  # each fold's map serves its fold once
-    map
-  }
+  components_of <- fold_components(fold, folds)
   errors <- cv_misclassification(y, folds, length(candidates), fold = fold, function(train, held_out) {
     failed <- rep(NA_integer_, length(held_out))
-    pca <- fold_map(fold[held_out[1L]])
-    if (is.null(pca)) return(rep(failed, length(candidates)))
-    K_new <- K[held_out, train, drop = FALSE]
-    centred_new <- ikpca_centre_rows(K_new, pca$column_means, pca$total_mean)
+    components <- components_of(fold[held_out[1L]], train, held_out)
+    if (is.null(components)) return(rep(failed, length(candidates)))
     train_counts <- as.vector(table(y[train]))
     # the candidates' components are the leading ones of the largest: its
     # scores, class means and QR factors computed once serve them all (the
     # factor of the leading p columns is the leading p x p block of the
     # factor of all: Householder QR works column by column)
-    ncomp <- vapply(candidates, pca$components_for, 1L)
-    projection <- pca$projection(max(ncomp))
-    scores_new <- centred_new %*% projection
-    scores <- pca$scores(max(ncomp))
+    ncomp <- components$ncomp
+    scores_new <- components$scores_new
+    scores <- components$scores
     poolings <- lapply(ncomp, function(p) class_poolings(stats::setNames(train_counts, levels(y)), p, pooling))
     # with shrinkage, every candidate's covariances are well conditioned: the
     # core's Cholesky route (shrunk_gaussian.hpp, one pooling weight for all
@@ -265,10 +369,21 @@ krein_scores.ikpca_qd <- function(object, new, type) {
   if (is.null(new)) {
     Z <- object$training_scores
     names <- rownames(object$x)
-  } else {
+  } else if (is.null(object$landmarks)) {
     K <- new_kernels(object, new)$K
     Z <- ikpca_centre_rows(K, object$column_means, object$total_mean) %*% object$projection
     names <- rownames(K)
+  } else {
+    # Nystroem: k(x, L) projection - offset, by the core's landmark pass
+    # where it applies (the new points' landmark kernel never held whole)
+    lm <- object$landmarks
+    Z <- if (landmark_pass_applies_new(object, new, lm$points)) {
+      landmark_pass_scores(list(x = new$x, kernel = object$spec$kernel), lm, object$projection,
+                           check_threads(object$threads))
+    }
+    if (is.null(Z)) Z <- new_kernels(object, new, points = lm$points, columns = lm$indices)$K %*% object$projection
+    Z <- Z - rep(object$offset, each = nrow(Z))
+    names <- rownames(new$x %||% new$K)
   }
   dimnames(Z) <- list(names, paste0("PC", seq_len(ncol(Z))))
   if (type == "projection") return(Z)
@@ -280,7 +395,10 @@ krein_scores.ikpca_qd <- function(object, new, type) {
 }
 
 #' @export
-model_title.ikpca_qd <- function(x) sprintf("%d components", x$ncomp)
+model_title.ikpca_qd <- function(x) {
+  components <- sprintf("%d components", x$ncomp)
+  if (is.null(x$landmarks)) components else paste0(components, ", ", nystrom_title(x$landmarks))
+}
 
 #' @export
 model_print_lines.ikpca_qd <- function(x) {
@@ -289,9 +407,12 @@ model_print_lines.ikpca_qd <- function(x) {
             paste(x$pvar_selection$pvar, collapse = ", "),
             format(x$pvar_selection$cv_error[match(x$pvar, x$pvar_selection$pvar)], digits = 3))
   } else ""
-  sprintf("%d components (%d positive, %d negative eigenvalues) with %.1f%% of the absolute eigenvalue mass (pvar = %g%s); pooling = %s, shrinkage = %g",
-          x$ncomp, x$signature[["p"]], x$signature[["q"]], 100 * x$share, x$pvar, chosen,
-          pooling_text(x$pooling %||% 0), x$shrinkage)
+  c(if (!is.null(x$landmarks)) {
+      sprintf("kernel PCA of the Nystroem approximation (landmark features of rank %d)", x$landmark_rank)
+    },
+    sprintf("%d components (%d positive, %d negative eigenvalues) with %.1f%% of the absolute eigenvalue mass (pvar = %g%s); pooling = %s, shrinkage = %g",
+            x$ncomp, x$signature[["p"]], x$signature[["q"]], 100 * x$share, x$pvar, chosen,
+            pooling_text(x$pooling %||% 0), x$shrinkage))
 }
 
 #' @export
@@ -302,12 +423,18 @@ model_summary.ikpca_qd <- function(object) {
   classes <- data.frame(n = as.vector(object$counts), prior = as.vector(object$prior),
                         logdet = unname(object$gaussian$logdet),
                         row.names = object$levels)
-  list("Kernel PCA components (eigenvalues of the centred kernel; share: cumulative share of the absolute eigenvalue mass)" = components,
-       "Classes (logdet: log-determinant of the shrunk covariance)" = classes)
+  out <- list("Kernel PCA components (eigenvalues of the centred kernel; share: cumulative share of the absolute eigenvalue mass)" = components,
+              "Classes (logdet: log-determinant of the shrunk covariance)" = classes)
+  lm <- object$landmarks
+  if (!is.null(lm)) {
+    out[["Nystroem approximation"]] <- sprintf("%d landmarks (%s); landmark features of rank %d",
+                                               length(lm$class), lm$method, object$landmark_rank)
+  }
+  out
 }
 
 model_registration_ikpca_qd <- function() register_krein_model(
-  full_form = function(args) TRUE, full_copies = 10,
+  full_form = function(args) is.null(args$landmarks), full_copies = 10,
   "ikpca_qd", label = "IKPCA-QD: quadratic discriminant in the indefinite kernel PCA space",
   fit = "ikpca_qd_fit",
   parameters = data.frame(parameter = c("pvar", "shrinkage"), class = c("numeric", "numeric"),
@@ -315,5 +442,7 @@ model_registration_ikpca_qd <- function() register_krein_model(
                           stringsAsFactors = FALSE),
   types = "projection", renamed = c(reg = "shrinkage"),
   ranges = function(args) list(shrinkage = c(-3, 0)),
-  default_grid = function(size, args, data) list(shrinkage = range_values(tuning_range("ikpca_qd", "shrinkage"), size))
+  default_grid = function(size, args, data) list(shrinkage = range_values(tuning_range("ikpca_qd", "shrinkage"), size)),
+  needs_inputs = function(args) landmarks_need_inputs(args$landmarks),
+  landmark_args = function(landmarks) list(landmarks = landmarks)
 )

@@ -133,19 +133,33 @@ krein_svm_features <- function(inputs, landmarks, coefficients, threads) {
 }
 
 #' The features Psi = Phi T of the flip of the Nystroem kernel Phi J Phi' of
-#' the rows `phi` (see the head of this file): `transform` (T), `back` (the
-#' map J R' V sign(Lambda) |Lambda|^-1/2 of the linear SVM's weights to the
-#' coefficients v over Phi) and `values` (Lambda, the nonzero eigenvalues of
-#' Phi J Phi').
+#' the rows `phi` (see the head of this file), for the Nystroem KSVM:
+#' nystrom_flip(), an error where the features are all zero.
 #' @noRd
 krein_svm_flip_features <- function(phi, signs) {
+  flip <- nystrom_flip(phi, signs)
+  if (is.null(flip)) {
+    krein_abort("The Nystroem features of a pair of classes are all zero: the kernel between the training points and the landmarks vanishes. Check the kernel and its parameters.")
+  }
+  flip
+}
+
+#' The eigendecomposition K^ = Phi J Phi' = U Lambda U' of the Nystroem
+#' kernel of the feature rows `phi` (n x r) from r x r algebra (see the head
+#' of this file): `transform` T (Phi T = U |Lambda|^1/2, the features of the
+#' flip |K^|), `back` (J R' V sign(Lambda) |Lambda|^-1/2: the Nystroem KSVM's
+#' map of the linear SVM's weights to the coefficients over Phi, and, up to
+#' the signs of Lambda, the kernel PCA map of Ny-IKPCA-QD) and `values`
+#' (Lambda, the nonzero eigenvalues, in decreasing order). NULL where the
+#' features are all zero. Shared by the Nystroem KSVM and ikpca_qd()'s
+#' Nystroem form.
+#' @noRd
+nystrom_flip <- function(phi, signs) {
   G <- crossprod(phi)
   gram <- eigen((G + t(G)) / 2, symmetric = TRUE)
   largest <- max(gram$values, 0)
   keep <- gram$values > 100 * ncol(phi) * .Machine$double.eps * largest
-  if (!any(keep)) {
-    krein_abort("The Nystroem features of a pair of classes are all zero: the kernel between the training points and the landmarks vanishes. Check the kernel and its parameters.")
-  }
+  if (!any(keep)) return(NULL)
   P <- gram$vectors[, keep, drop = FALSE]
   d <- gram$values[keep]
   R <- sqrt(d) * t(P)                                   # Phi = Q R, R'R = G

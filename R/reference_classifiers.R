@@ -59,7 +59,8 @@
 #'   keeps 3 or 4 components and gives 35-52% test accuracy over three
 #'   70/30 splits; the chosen 0.99 or 0.999 gives 83-98% over five. `fit$pvar_selection` keeps every candidate's
 #'   error. The number of components, the centring and the map are fixed at
-#'   the fit and reused for new points.
+#'   the fit and reused for new points. With `landmarks`, the Nystroem form
+#'   (see below).
 #' * `isvm()`: a support vector machine on the precomputed (possibly
 #'   indefinite) kernel matrix through [kernlab::ksvm()] (`kernel =
 #'   "matrix"`, one-vs-one), without kernlab's shrinking heuristic (which
@@ -81,6 +82,43 @@
 #'   A sigmoid that does not converge gives a warning of class
 #'   `krein_convergence_warning`. With `landmarks`, `isvm()` fits its
 #'   Nystroem form instead (see isvm()'s Nystroem form).
+#'
+#' @section ikpca_qd()'s Nystroem form:
+#' With `landmarks`, `ikpca_qd()` is the kernel PCA of the Nystroem
+#' approximation \eqn{\hat K = C W^{+} C'} of the training kernel (Williams
+#' and Seeger 2001; for indefinite kernels Schleif, Gisbrecht and Tino 2018;
+#' see [nystrom()]), \eqn{C = k(X, L)} the kernel between the \eqn{n}
+#' training points and the \eqn{m} landmarks \eqn{L}, \eqn{W = k(L, L)},
+#' followed by the same Gaussian discriminants. With \eqn{W = V \Lambda_W V'}
+#' (the \eqn{r} eigenvalues above \eqn{\sqrt{\epsilon}} times the largest in
+#' absolute value), the features \eqn{\phi(x) = |\Lambda_W|^{-1/2} V' k(L, x)}
+#' and the signs \eqn{J = \mathrm{sign}(\Lambda_W)} give \eqn{\hat K = \Phi J
+#' \Phi'} (\eqn{\Phi}: the \eqn{n \times r} features of the training points,
+#' as in [kqd()]'s Ny-KQD). Its centred form is \eqn{H \hat K H = \tilde\Phi J
+#' \tilde\Phi'} with \eqn{\tilde\Phi = \Phi - 1 \mu'} (\eqn{\mu} the mean
+#' feature), whose nonzero eigenpairs follow from \eqn{r \times r} matrices:
+#' with the Gram matrix \eqn{\tilde\Phi'\tilde\Phi = P D P'} (its positive
+#' part), \eqn{\tilde\Phi = Q R} with \eqn{R = D^{1/2} P'} and \eqn{Q}
+#' orthonormal, and \eqn{R J R' = U_R \Lambda U_R'}, so \eqn{H \hat K H = U
+#' \Lambda U'} with \eqn{U = Q U_R}: at most \eqn{r} components, ordered by
+#' \eqn{|\lambda|} as in the full form. The map of a point is the full form's
+#' applied to \eqn{\hat K}, \eqn{\psi(x) = |\Lambda|^{-1/2} U' H (\hat k_x -
+#' \hat K 1 / n)} with \eqn{\hat k_x = \Phi J \phi(x)}, which is \eqn{\psi(x) =
+#' B' (\phi(x) - \mu)} with \eqn{B = J R' U_R |\Lambda|^{-1/2}}: the fit keeps
+#' the \eqn{m \times p} `projection` \eqn{A = V |\Lambda_W|^{-1/2} B_p} over
+#' the landmark kernel and the `offset` \eqn{B_p' \mu}, and maps a new point
+#' by \eqn{\psi(x) = A' k(L, x) - B_p' \mu} from the landmarks alone. When
+#' \eqn{\hat K = K} (every training point a landmark and \eqn{K} without
+#' eigenvalues below the cutoff) the eigenvalues, shares, scores (up to the
+#' sign of each component, which the Gaussian discriminants ignore) and so
+#' the classifier are the full form's. `pvar = NULL` is chosen by the same
+#' cross-validation (the same candidates and folds), each fold's kernel PCA
+#' being that of the Nystroem kernel of its training rows (the \eqn{r \times
+#' r} Gram of their features, centred at their own mean) and its held-out
+#' rows mapped as new points. Cost: \eqn{O(n m r)} for the features (one
+#' pass over the landmark kernel of the training rows, in blocks: the
+#' \eqn{n \times m} kernel is never held), \eqn{O(n r^2)} per eigenproblem
+#' (the fit and each fold); memory \eqn{O(n r)}, never \eqn{n \times n}.
 #'
 #' @section isvm()'s defaults:
 #' Without a `kernel`, `isvm()` takes the Gaussian kernel of width
@@ -204,6 +242,12 @@
 #'   the pooled covariance in every class;
 #'   `NULL` (the default) chooses it from the class sizes and the number of
 #'   components (see Details).
+#' @param landmarks For `ikpca_qd()`: `NULL` (the default) for the full
+#'   form; for the Nystroem form (see ikpca_qd()'s Nystroem form) `"meb"`,
+#'   `"kmeans"` or `"random"` to select landmarks with [select_landmarks()],
+#'   a vector of training-row indices, or a `krein_landmarks` object from
+#'   [select_landmarks()] on the same training data (with the same `scale`),
+#'   as [ikfd()] takes them.
 #' @param C The cost of constraint violation of the SVM, a positive number;
 #'   `NULL` (the default) chooses it by cross-validation (see isvm()'s
 #'   defaults). `C = 1` is kernlab's default cost. With `landmarks`, from
@@ -238,7 +282,10 @@
 #'     `pvar` (the share used), `pvar_selection` (for `pvar = NULL`: a data
 #'     frame of the candidates `pvar`, their `ncomp` and `cv_error`, `NA`
 #'     where a fold's covariance was singular; else `NULL`), `shrinkage`,
-#'     `pooling` (the weight used);
+#'     `pooling` (the weight used), `landmarks` (`NULL` for the full form,
+#'     else the `krein_landmarks`), and for the Nystroem form `offset` (the
+#'     projection is then over the landmark kernel) and `landmark_rank`
+#'     (\eqn{r});
 #'   * `isvm()`: `model` (the [kernlab::ksvm()] fit), `support` (indices of
 #'     the support vectors among the training points), `C` (the cost used),
 #'     `cost_cv` (for `C = NULL`: a data frame of the costs tried, `C`, and
@@ -261,6 +308,14 @@
 #' Friedman, J. H. (1989). Regularized discriminant analysis. *Journal of the
 #' American Statistical Association*, 84(405), 165-175.
 #' \doi{10.1080/01621459.1989.10478752}.
+#'
+#' Williams, C. K. I. and Seeger, M. (2001). Using the Nystroem method to
+#' speed up kernel machines. In *Advances in Neural Information Processing
+#' Systems 13*, MIT Press, 682-688.
+#'
+#' Schleif, F.-M., Gisbrecht, A. and Tino, P. (2018). Supervised low rank
+#' indefinite kernel approximation using minimum enclosing balls.
+#' *Neurocomputing*, 318, 213-226. \doi{10.1016/j.neucom.2018.08.057}.
 #'
 #' Platt, J. C. (1999). Probabilistic outputs for support vector machines and
 #' comparisons to regularized likelihood methods. In *Advances in Large
@@ -294,6 +349,9 @@
 #' pca
 #' mean(predict(pca, test) != test$y)
 #' plot(pca)
+#' # the Nystroem form on 40 random landmarks
+#' ny <- ikpca_qd(y ~ ., data = train, kernel = kernel, landmarks = "random", m = 40, shrinkage = 0.1)
+#' mean(predict(ny, test) != test$y)
 #' if (requireNamespace("kernlab", quietly = TRUE)) {
 #'   svm <- isvm(y ~ ., data = train, kernel = kernel, C = 10)
 #'   table(vote = predict(svm, test), posterior = predict(svm, test, rule = "posterior"))

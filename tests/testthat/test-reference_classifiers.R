@@ -506,6 +506,167 @@ test_that("ikpca_qd on a constant kernel is a krein_error", {
                regexp = "constant")
 })
 
+# ikpca_qd()'s Nystroem form: with every training row a landmark and K
+# nonsingular (no eigenvalue of the landmark kernel below the Nystroem
+# cutoff, sqrt(eps) of the largest), K^ = K, and the fit must be the full
+# form's: the same eigenvalues and shares, cross-validation table and pvar,
+# classes, probabilities and decision values (to rounding), and kernel PCA
+# coordinates up to the sign of each component.
+expect_same_ikpca_qd <- function(ny, full, new, tolerance = 1e-8) {
+  expect_equal(ny$values, full$values, tolerance = tolerance)
+  expect_equal(ny$share, full$share, tolerance = tolerance)
+  expect_identical(ny$ncomp, full$ncomp)
+  expect_identical(ny$pvar, full$pvar)
+  expect_equal(ny$pvar_selection, full$pvar_selection)
+  expect_identical(ny$signature, full$signature)
+  expect_identical(predict(ny, new), predict(full, new))
+  # (the training predictions of a Nystroem fit, which keeps no training
+  # data, have no row names)
+  expect_identical(unname(fitted(ny)), unname(fitted(full)))
+  for (type in c("prob", "decision")) {
+    expect_equal(predict(ny, new, type = type), predict(full, new, type = type), tolerance = tolerance)
+    expect_equal(predict(ny, type = type), predict(full, type = type), tolerance = tolerance, ignore_attr = TRUE)
+  }
+  expect_equal(abs(predict(ny, new, type = "projection")), abs(predict(full, new, type = "projection")),
+               tolerance = tolerance)
+  expect_equal(abs(ny$training_scores), abs(full$training_scores), tolerance = tolerance)
+}
+
+test_that("ikpca_qd's Nystroem form with every training row a landmark is the full form", {
+  set.seed(41)
+  train <- checkerboard(60, size = 2)
+  test <- checkerboard(30, size = 2)
+  expect_identical(nrow(unique(train[, 1:2])), 60L)
+  kernel <- kernel_rbf(4)
+  e <- eigen(kernel_matrix(kernel, scale(train[, 1:2])), symmetric = TRUE, only.values = TRUE)$values
+  expect_gt(min(e) / max(e), 1e-6)  # far above the Nystroem cutoff, 1.5e-8
+  full <- ikpca_qd(y ~ ., data = train, kernel = kernel)
+  ny <- ikpca_qd(y ~ ., data = train, kernel = kernel, landmarks = seq_len(60))
+  expect_same_ikpca_qd(ny, full, test)
+  expect_null(ny$x)  # a Nystroem fit keeps its landmarks, not the training set
+  expect_identical(dim(ny$projection), c(60L, ny$ncomp))
+  # x/y, a given pvar, and all rows drawn as "random" landmarks with a seed
+  full <- ikpca_qd(train[, 1:2], train$y, kernel = kernel, pvar = 0.99)
+  ny <- ikpca_qd(train[, 1:2], train$y, kernel = kernel, pvar = 0.99, landmarks = "random", m = 60)
+  expect_identical(ny$landmarks$method, "random")
+  expect_same_ikpca_qd(ny, full, test[, 1:2])
+  expect_null(ny$pvar_selection)
+  expect_output(print(ny), "Nystroem, 60 random landmarks")
+  expect_identical(summary(ny)$model[["Nystroem approximation"]],
+                   "60 landmarks (random); landmark features of rank 60")
+})
+
+test_that("ikpca_qd's Nystroem form with every row a landmark is the full form for indefinite kernels", {
+  set.seed(42)
+  train <- checkerboard(60, size = 2)
+  test <- checkerboard(30, size = 2)
+  x <- scale(as.matrix(train[, 1:2]))
+  x_new <- scale(as.matrix(test[, 1:2]), attr(x, "scaled:center"), attr(x, "scaled:scale"))
+  for (kernel in list(kernel_tanh(scale = 2, offset = -1), kernel_dist(s = 1, power = 2))) {
+    K <- kernel_matrix(kernel, x)
+    e <- eigen(K, symmetric = TRUE, only.values = TRUE)$values
+    expect_lt(min(e), 0)
+    expect_gt(min(abs(e)) / max(abs(e)), 1e-7)
+    full <- ikpca_qd(x, train$y, kernel = kernel, scale = FALSE)
+    ny <- ikpca_qd(x, train$y, kernel = kernel, scale = FALSE, landmarks = seq_len(60))
+    expect_same_ikpca_qd(ny, full, x_new)
+    # the components of negative eigenvalues too
+    full <- ikpca_qd(x, train$y, kernel = kernel, scale = FALSE, pvar = 0.999)
+    ny <- ikpca_qd(x, train$y, kernel = kernel, scale = FALSE, pvar = 0.999, landmarks = seq_len(60))
+    expect_gt(ny$signature[["q"]], 0)
+    expect_same_ikpca_qd(ny, full, x_new)
+    # a precomputed indefinite kernel, the landmarks as indices (new rows:
+    # their kernel against every training point, of which the fit takes the
+    # landmark columns)
+    K_new <- kernel_matrix(kernel, x_new, x)
+    full <- ikpca_qd(K, train$y, kernel = "precomputed")
+    ny <- ikpca_qd(K, train$y, kernel = "precomputed", landmarks = seq_len(60))
+    expect_same_ikpca_qd(ny, full, K_new)
+  }
+})
+
+test_that("ikpca_qd's Nystroem form is the kernel PCA of the Nystroem kernel, transcribed in plain R", {
+  # The model written from its definition, independently of krein's code:
+  # K^ = C W^+ C' (W's eigenvalues below sqrt(eps) of the largest left out,
+  # as nystrom()), the IKPCA map of Appendix I-E applied to K^ (components
+  # by decreasing |eigenvalue|), psi(x) = |Lambda|^-1/2 U' H (k^_x - K^ 1 / n)
+  # with k^_x = C W^+ k(L, x), and QDA there with ML class covariances shrunk
+  # towards tr(C_j) / p I.
+  set.seed(43)
+  train <- checkerboard(80, size = 2)
+  test <- checkerboard(20, size = 2)
+  x <- as.matrix(train[, 1:2])
+  x_new <- as.matrix(test[, 1:2])
+  landmarks <- c(3, 7, 12, 18, 25, 31, 36, 44, 50, 57, 63, 71, 78)
+  for (kernel in list(kernel_rbf(1), kernel_dist(s = 1, power = 2))) {
+    fit <- ikpca_qd(x, train$y, kernel = kernel, pvar = 0.95, shrinkage = 0.2, pooling = 0, scale = FALSE,
+                    landmarks = landmarks)
+    C <- kernel_matrix(kernel, x, x[landmarks, ])
+    C_new <- kernel_matrix(kernel, x_new, x[landmarks, ])
+    eW <- eigen(C[landmarks, ], symmetric = TRUE)
+    kept <- abs(eW$values) > sqrt(.Machine$double.eps) * max(abs(eW$values))
+    W_plus <- eW$vectors[, kept] %*% diag(1 / eW$values[kept]) %*% t(eW$vectors[, kept])
+    K_hat <- C %*% W_plus %*% t(C)
+    K_hat_new <- C_new %*% W_plus %*% t(C)
+    n <- 80
+    H <- diag(n) - 1 / n
+    e <- eigen(H %*% K_hat %*% H, symmetric = TRUE)
+    ordered <- order(abs(e$values), decreasing = TRUE)
+    ordered <- ordered[abs(e$values[ordered]) > 1e-9 * max(abs(e$values))]
+    share <- cumsum(abs(e$values[ordered])) / sum(abs(e$values[ordered]))
+    p <- which(share >= 0.95)[1]
+    expect_identical(fit$ncomp, p)
+    expect_equal(fit$values, e$values[ordered[seq_len(p)]], tolerance = 1e-8)
+    keep <- ordered[seq_len(p)]
+    map <- e$vectors[, keep] %*% diag(1 / sqrt(abs(e$values[keep])), p)
+    centre_rows <- function(Kr) (Kr - matrix(colMeans(K_hat), nrow(Kr), n, byrow = TRUE)) %*% H
+    Z <- centre_rows(K_hat) %*% map
+    Zx <- centre_rows(K_hat_new) %*% map
+    projection <- predict(fit, x_new, type = "projection")
+    signs <- sign(colSums(projection * Zx))
+    expect_equal(unname(projection), Zx * rep(signs, each = nrow(Zx)), tolerance = 1e-8)
+    expect_equal(unname(fit$training_scores), Z * rep(signs, each = n), tolerance = 1e-8)
+    g <- sapply(levels(train$y), function(l) {
+      Zl <- Z[train$y == l, , drop = FALSE]
+      m <- colMeans(Zl)
+      S <- crossprod(sweep(Zl, 2, m)) / nrow(Zl)
+      S <- 0.8 * S + 0.2 * sum(diag(S)) / p * diag(p)
+      apply(Zx, 1, function(z) -0.5 * sum((z - m) * solve(S, z - m)) - 0.5 * determinant(S)$modulus) +
+        log(mean(train$y == l))
+    })
+    expect_equal(unname(predict(fit, x_new, type = "decision")), unname(g), tolerance = 1e-8)
+    # the landmark points alone predict: the fit keeps an m x p projection
+    expect_identical(dim(fit$projection), c(length(landmarks), p))
+  }
+  expect_gt(fit$signature[["q"]], 0)  # kernel_dist(power = 2) is indefinite
+})
+
+test_that("ikpca_qd's Nystroem form refuses bad landmarks and a constant kernel", {
+  set.seed(44)
+  d <- gaussian_mixture_2d(60)
+  x <- as.matrix(d[, 1:2])
+  expect_error(ikpca_qd(x, d$y, landmarks = c(1, 2, 200)), class = "krein_error", regexp = "landmarks")
+  expect_error(ikpca_qd(x, d$y, landmarks = c(1, 2, 2)), class = "krein_error", regexp = "landmarks")
+  expect_error(ikpca_qd(x, d$y, landmarks = "grid"), class = "krein_error", regexp = "landmarks")
+  expect_error(ikpca_qd(x, d$y, landmarks = "random", m = 61), class = "krein_error", regexp = "`m`")
+  expect_error(ikpca_qd(x, d$y, landmarks = "meb", eps = 1), class = "krein_error", regexp = "`eps`")
+  expect_error(ikpca_qd(x, d$y, landmarks = select_landmarks(x[-1, ], d$y[-1], method = "random", m = 10)),
+               class = "krein_error", regexp = "other data")
+  expect_error(ikpca_qd(x, d$y, kernel = kernel_rbf(1e-300), landmarks = "random", m = 10), class = "krein_error",
+               regexp = "constant")
+  expect_error(ikpca_qd(precomputed_kernel(matrix(1, 60, 60)), d$y, landmarks = 1:10), class = "krein_error",
+               regexp = "Nystroem approximation of the kernel matrix is zero")
+})
+
+test_that("ikpca_qd's Nystroem form is not a full form: it fits under a memory limit that refuses the full form", {
+  set.seed(45)
+  d <- gaussian_mixture_2d(60)
+  x <- as.matrix(d[, 1:2])
+  withr::local_options(krein.memory_limit = 1e4)
+  expect_error(ikpca_qd(x, d$y), class = "krein_memory_error")
+  expect_s3_class(ikpca_qd(x, d$y, landmarks = c(1:5, 31:35)), "ikpca_qd")
+})
+
 test_that("isvm fits kernlab's SVM on the kernel matrix and predicts from the support vectors", {
   skip_if_not_installed("kernlab")
   set.seed(8)
