@@ -81,21 +81,24 @@ kernel_mahalanobis <- function(x, y, kernel = kernel_rbf(), distance = c("RC", "
 mahalanobis_model <- function(inputs, distance, reg, indefinite, threads) {
   # one distance per class: the single default value, not kqd()'s default path
   if (is.null(reg)) reg <- kqd_default_reg(if (distance == "RC") "RC+" else "IC-")
-  distance_path_model(inputs, distance, per_class_reg(reg, nlevels(inputs$y)), indefinite, threads)
+  distance_path_model(inputs, distance, per_class_reg(reg, nlevels(inputs$y)), indefinite, threads, landmarks = NULL)
 }
 
 #' The same for a resolved `reg`: NULL (the default) or a matrix with one row
 #' per path value and one column per class (kqd's path: one decomposition
-#' per class serves every row)
+#' per class serves every row), and resolved `landmarks` (resolve_landmarks()):
+#' NULL for the full KQD, else Ny-KQD on them
 #' @noRd
-distance_path_model <- function(inputs, distance, reg, indefinite, threads) {
+distance_path_model <- function(inputs, distance, reg, indefinite, threads, landmarks) {
   # through fit_model(), as every fit: kqd's checks, defaults and core errors;
   # kmdc chooses its path value itself (kmdc_fit()): no selection here; a
-  # class of one point is kmdc_fit()'s one warning, not kqd's too
+  # class of one point is kmdc_fit()'s one warning, not kqd's too. The form
+  # is always given: kqd's default would choose one by itself.
   withCallingHandlers(
     fit_model("kqd", inputs, list(variant = if (distance == "RC") "RC+" else "IC-", reg = reg,
                                   indefinite = indefinite, bias = "none", select = "training",
-                                  landmarks = NULL, threads = threads), call = NULL),
+                                  landmarks = if (!is.null(landmarks)) landmarks_argument(landmarks, inputs),
+                                  threads = threads), call = NULL),
     krein_one_row_class_warning = function(w) invokeRestart("muffleWarning"))
 }
 
@@ -165,6 +168,24 @@ per_class_reg <- function(reg, n_classes) {
 #' comparable to a test error; in-sample IC distances would make it look
 #' nearly perfect.
 #'
+#' @section Nystroem form:
+#' With `landmarks`, the distances are those of the Nystroem KQD (Ny-KQD,
+#' [kqd()] with `landmarks`; see its section Nystroem KQD): the squared
+#' kernel Mahalanobis distances in the feature space of the Nystroem
+#' approximation on \eqn{m} landmarks, the discriminant as above on them.
+#' The landmarks are selected once and serve the distance model, the
+#' out-of-fold distances of IC and every fold of the path's
+#' cross-validation; each fold's distance model is merged from the class
+#' moments within the folds that one pass over the training points gathers,
+#' and a pass per fold gives its distances. No \eqn{n \times n} matrix is
+#' formed: each pass over the training points costs \eqn{O(n m^2)} time
+#' (the full form: \eqn{O(n^3)}), and memory grows linearly in \eqn{n}.
+#' The fit keeps the
+#' landmarks (`landmarks`), not the training data (`x` is `NULL`); with every
+#' training point a landmark it is the full kmdc (to rounding). Where a
+#' class has one point, the default `reg` of RC is Ny-KQD's: the single
+#' value 0.1 (see [kqd()]).
+#'
 #' @section Prediction:
 #' [predict()][predict.krein_model()] gives `type = "class"` (the most
 #' probable class), `"prob"` (the discriminant's posterior, as
@@ -186,8 +207,15 @@ per_class_reg <- function(reg, n_classes) {
 #'
 #' @inheritParams krein_inputs
 #' @inheritParams kernel_mahalanobis
+#' @inheritParams kqd
 #' @param formula,data,subset,na.action As in [MASS::lda()]: see [krein_inputs].
 #' @param distance `"RC"` or `"IC"`: the distances of [kernel_mahalanobis()].
+#' @param landmarks `NULL` for the full form; for the Nystroem form (see
+#'   Nystroem form) the landmarks as [kqd()] takes them: `"meb"`,
+#'   `"kmeans"` or `"random"` to select them with [select_landmarks()], a
+#'   vector of training-row indices, or a `krein_landmarks` object from
+#'   [select_landmarks()] on the same training data (with the same
+#'   `scale`).
 #' @param classifier `"lda"` or `"qda"`, or `NULL` (the default): chosen
 #'   with `reg` by the cross-validation of the default path (`distance =
 #'   "RC"`, `reg = NULL`, `select = "cv"`) when every class has more points
@@ -250,7 +278,9 @@ per_class_reg <- function(reg, n_classes) {
 #'   `select` and `best` (as in [kqd()]), `folds` (the fold of each training
 #'   point for the out-of-fold distances of IC, `NULL` for RC) and, for IC,
 #'   `training_distances` (those out-of-fold distances, one matrix per path
-#'   value).
+#'   value), `landmarks` (`NULL` for the full form, else the
+#'   `krein_landmarks`) and `x` (the training inputs of a full fit; `NULL`
+#'   for the Nystroem form).
 #' @references
 #' Haasdonk, B. and Pekalska, E. (2010). Classification with kernel
 #' Mahalanobis distance classifiers. In *Advances in Data Analysis, Data
@@ -267,6 +297,10 @@ per_class_reg <- function(reg, n_classes) {
 #' mean(predict(fit, test) != test$y)
 #' head(predict(fit, test, type = "distance"))
 #' plot(fit)
+#' # the Nystroem form: the distances of Ny-KQD on 30 random landmarks
+#' ny <- kmdc(y ~ ., data = train, kernel = kernel_rbf(1), landmarks = "random", m = 30)
+#' ny
+#' mean(predict(ny, test) != test$y)
 #' @export
 kmdc <- function(x, ...) UseMethod("kmdc")
 
@@ -282,8 +316,8 @@ kmdc.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 #' @export
 kmdc.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none", distance = c("RC", "IC"),
                          classifier = NULL, reg = NULL, indefinite = c("auto", "yes", "no"),
-                         prior = NULL, select = c("cv", "training"), nfolds = 5L, na.action = NULL,
-                         threads = NULL) {
+                         prior = NULL, landmarks = NULL, eps = 0.01, m = NULL, select = c("cv", "training"),
+                         nfolds = 5L, na.action = NULL, threads = NULL) {
   check_dots_empty("kmdc", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
   fit_model("kmdc", inputs, method_arguments("kmdc"), match.call())
@@ -291,9 +325,11 @@ kmdc.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectru
 
 #' The fit behind every kmdc() interface
 #' @noRd
-kmdc_fit <- function(inputs, distance, classifier, reg, indefinite, prior, select, nfolds, threads) {
+kmdc_fit <- function(inputs, distance, classifier, reg, indefinite, prior, landmarks, eps, m, select, nfolds,
+                     threads) {
   distance <- match_choice(distance, "distance", c("RC", "IC"))
   if (!is.null(classifier)) classifier <- match_choice(classifier, "classifier", c("lda", "qda"))
+  indefinite <- match_choice(indefinite, "indefinite", c("auto", "yes", "no"))
   select <- match_choice(select, "select", c("cv", "training"))
   nfolds <- as.integer(check_number(nfolds, "nfolds", lower = 2, allow_lower = TRUE, integer = TRUE))
   y <- inputs$y
@@ -320,8 +356,12 @@ kmdc_fit <- function(inputs, distance, classifier, reg, indefinite, prior, selec
   }
   warn_one_row_classes(counts, paste(
     "its distance model is its one point under the regularisation alone, the Fisher discriminant on the",
-    "squared distances pools the covariance of the other classes, and the cross-validation of the",
-    "regularisation path keeps its row in every fold's training part"))
+    "squared distances pools the covariance of the other classes, and",
+    if (!is.null(landmarks) && is.null(reg) && distance == "RC") {
+      sprintf("with landmarks the default `reg` is then the single value %s, as Ny-KQD's", format(kqd_default_reg("RC+")))
+    } else {
+      "the cross-validation of the regularisation path keeps its row in every fold's training part"
+    }))
   # the default: kqd()'s cross-validated path for RC, where every class has
   # the three points its cross-validation needs (kmdc_select_path()), else
   # kqd()'s single default value
@@ -336,10 +376,12 @@ kmdc_fit <- function(inputs, distance, classifier, reg, indefinite, prior, selec
   # classes (MASS::qda's covariance of the K distances); else "lda"
   candidates <- classifier %||%
     if (path_cv && all(counts > nlevels(y))) c("lda", "qda") else "lda"
-  core <- kmdc_candidate_fits(inputs, distance, candidates, reg, indefinite, prior, threads,
+  # once: the same landmarks serve the distance model and every fold's
+  landmarks <- resolve_landmarks(landmarks, inputs, eps, m, threads)
+  core <- kmdc_candidate_fits(inputs, distance, candidates, reg, indefinite, prior, threads, landmarks,
                               optional_qda = is.null(classifier))
   cv <- kmdc_select_path(select, nfolds, inputs, distance, candidates, core$distances$reg, indefinite,
-                         prior, core$path_error, threads, optional_qda = is.null(classifier))
+                         prior, core$path_error, threads, landmarks, optional_qda = is.null(classifier))
   chosen <- cv$classifier
   core <- kmdc_fit_candidate(core, chosen)
   best <- cv$best
@@ -356,7 +398,8 @@ kmdc_fit <- function(inputs, distance, classifier, reg, indefinite, prior, selec
        # IC: the training points' out-of-fold distances, which the
        # discriminant was trained on and fitted() and training_error use
        training_distances = if (distance == "IC") core$d_path,
-       x = inputs$x, threads = threads)
+       # a Nystroem fit keeps its landmarks, not the training data
+       landmarks = landmarks, x = if (is.null(landmarks)) inputs$x, threads = threads)
 }
 
 #' The distance model of a kmdc fit and, for each candidate classifier, a
@@ -366,22 +409,39 @@ kmdc_fit <- function(inputs, distance, classifier, reg, indefinite, prior, selec
 #' (a class whose distances are collinear) leaves it out (NULL, NA error)
 #' rather than stopping the fit.
 #' @noRd
-kmdc_candidate_fits <- function(inputs, distance, candidates, reg, indefinite, prior, threads,
+kmdc_candidate_fits <- function(inputs, distance, candidates, reg, indefinite, prior, threads, landmarks,
                                 optional_qda = FALSE, held_out_only = FALSE) {
   y <- inputs$y
   counts <- table(y)
   # a path of `reg` values: one distance model (one decomposition per class,
   # and per fold for IC) serves them all; a discriminant per value
-  distances <- distance_path_model(inputs, distance, kmdc_reg_path(reg, nlevels(y)), indefinite, threads)
+  distances <- distance_path_model(inputs, distance, kmdc_reg_path(reg, nlevels(y)), indefinite, threads, landmarks)
   path <- distances$reg
-  usable <- !is.na(distances$path_error)
   folds <- NULL
   if (distance == "IC") {
     folds <- draw_folds(y, min(kmdc_folds, min(counts)), stratified = TRUE)
-    d_path <- kmdc_out_of_fold_distances(inputs, folds, path, indefinite, threads)
+    d_path <- if (is.null(landmarks)) {
+      kmdc_out_of_fold_distances(inputs, folds, path, indefinite, threads)
+    } else {
+      kmdc_nystrom_out_of_fold_distances(inputs, landmarks, folds, path, indefinite, threads)
+    }
   } else {
     d_path <- distances$training_distances
   }
+  kmdc_core(distances, d_path, !is.na(distances$path_error), folds, y, prior, path, candidates, optional_qda,
+            held_out_only)
+}
+
+#' A kmdc_candidate_fits() result from its distance model (`distances`: a
+#' kqd fit, or a list with the `core` of a fold's), the squared distances
+#' its discriminants train on (`d_path`, one matrix per path value; `usable`
+#' the values whose distances are finite) and the IC `folds` of those
+#' distances: with its first candidate's discriminants, or with
+#' `held_out_only` (a fold of the cross-validation) those kmdc_fold_wrong()
+#' needs
+#' @noRd
+kmdc_core <- function(distances, d_path, usable, folds, y, prior, path, candidates, optional_qda,
+                      held_out_only) {
   discriminants <- warnings <- vector("list", length(candidates))
   path_error <- matrix(NA_real_, length(candidates), nrow(path))
   core <- list(distances = distances, d_path = d_path, folds = folds, discriminants = discriminants,
@@ -422,24 +482,43 @@ kmdc_fit_candidate <- function(core, j) {
 # discriminants (the tests replace this function to compare the two)
 kmdc_gaussian_folds <- function() TRUE
 
+#' The folds of the full form's cross-validation (kmdc_select_path()):
+#' `function(f)` giving fold f's fit on its training part (`fit`, from its
+#' distance model: kmdc_fold_distances() or kmdc_candidate_fits()) and the
+#' held-out points' squared distances (`d_test`), from the training kernel
+#' @noRd
+kmdc_full_folds <- function(inputs, fold_ids, distance, candidates, path, indefinite, prior, threads,
+                            optional_qda) {
+  K <- training_kernel(inputs, threads)
+  self <- diag(K)
+  y <- inputs$y
+  function(f) {
+    train <- fold_ids != f
+    test <- !train
+    fit <- if (distance == "RC" && kmdc_gaussian_folds()) {
+      kmdc_fold_distances(K[train, train, drop = FALSE], self[train], y[train], path, indefinite)
+    } else {
+      fold_inputs <- inputs_from_xy(precomputed_kernel(K[train, train, drop = FALSE], self = self[train]),
+                                    y[train], NULL, NULL)
+      kmdc_candidate_fits(fold_inputs, distance, candidates, path, indefinite, prior, threads, landmarks = NULL,
+                          optional_qda = optional_qda, held_out_only = TRUE)
+    }
+    list(fit = fit, d_test = cpp_kqd_distances(fit$distances$core, K[test, train, drop = FALSE],
+                                               if (distance == "RC") self[test]))
+  }
+}
+
 #' The held-out points of one fold (`train` FALSE) that each candidate
 #' classifier misclassifies at each path value (a candidates x values
-#' matrix, NA where a value is unusable), fitted on the fold's training part:
-#' its distance model, then kmdc_fold_classes() (or, with
+#' matrix, NA where a value is unusable), from the fold's fit on its
+#' training part and the held-out points' distances (`fold`, from
+#' kmdc_full_folds() or kmdc_nystrom_folds()): kmdc_fold_classes() (or, with
 #' kmdc_gaussian_folds() FALSE, the full fit's MASS discriminants)
 #' @noRd
-kmdc_fold_wrong <- function(K, self, y, train, distance, candidates, path, indefinite, prior, threads,
-                            optional_qda) {
+kmdc_fold_wrong <- function(fold, y, train, candidates, prior, path, optional_qda) {
   test <- !train
-  fit <- if (distance == "RC" && kmdc_gaussian_folds()) {
-    kmdc_fold_distances(K[train, train, drop = FALSE], self[train], y[train], path, indefinite)
-  } else {
-    fold_inputs <- inputs_from_xy(precomputed_kernel(K[train, train, drop = FALSE], self = self[train]),
-                                  y[train], NULL, NULL)
-    kmdc_candidate_fits(fold_inputs, distance, candidates, path, indefinite, prior, threads,
-                        optional_qda = optional_qda, held_out_only = TRUE)
-  }
-  d_test <- cpp_kqd_distances(fit$distances$core, K[test, train, drop = FALSE], if (distance == "RC") self[test])
+  fit <- fold$fit
+  d_test <- fold$d_test
   codes <- as.integer(y[test])
   wrong <- matrix(NA_real_, length(candidates), nrow(path))
   for (k in seq_len(nrow(path))) {
@@ -572,7 +651,7 @@ kmdc_lda <- function(d, y, prior) {
 # chosen candidate's index (`classifier`) and path value (`best`), and the
 # errors, one vector per candidate.
 kmdc_select_path <- function(select, nfolds, inputs, distance, candidates, path, indefinite, prior,
-                             path_error, threads, optional_qda = FALSE) {
+                             path_error, threads, landmarks, optional_qda = FALSE) {
   # without cross-validation the first candidate ("lda" for classifier = NULL)
   none <- list(error = NULL, folds = NULL, select = select, classifier = 1L,
                best = which.min(path_error[1L, ]))
@@ -593,18 +672,23 @@ kmdc_select_path <- function(select, nfolds, inputs, distance, candidates, path,
   if (min(counts) < needed || folds < 2L) {
     return(fallback(sprintf("a class has %d points; kmdc(distance = \"%s\") needs %d", min(counts), distance, needed)))
   }
-  K <- training_kernel(inputs, threads)
-  self <- diag(K)
   fold_ids <- one_row_folds(y, folds)
   held_out <- sum(fold_ids > 0L)
+  # fold_fit(f): the fold's distance model, its discriminants' training
+  # distances and the held-out points' distances
+  fold_fit <- if (is.null(landmarks)) {
+    kmdc_full_folds(inputs, fold_ids, distance, candidates, path, indefinite, prior, threads, optional_qda)
+  } else {
+    kmdc_nystrom_folds(inputs, landmarks, fold_ids, distance, candidates, path, indefinite, prior, threads,
+                       optional_qda)
+  }
   wrong <- array(0, c(folds, length(candidates), nrow(path)))
   for (f in seq_len(folds)) {
     # a fold whose fit fails (a distance model or MASS's discriminant) ends
     # the cross-validation: the path falls back to the training error
     fold_wrong <- tryCatch(
       withCallingHandlers(
-        kmdc_fold_wrong(K, self, y, fold_ids != f, distance, candidates, path, indefinite, prior, threads,
-                        optional_qda),
+        kmdc_fold_wrong(fold_fit(f), y, fold_ids != f, candidates, prior, path, optional_qda),
         krein_warning = function(w) invokeRestart("muffleWarning")),
       krein_error = function(e) e)
     if (inherits(fold_wrong, "krein_error")) {
@@ -654,12 +738,74 @@ kmdc_out_of_fold_distances <- function(inputs, folds, reg, indefinite, threads) 
     held_out <- folds == k
     fold_inputs <- inputs_from_xy(precomputed_kernel(K[!held_out, !held_out, drop = FALSE]), y[!held_out],
                                   NULL, NULL)
-    model <- distance_path_model(fold_inputs, "IC", reg, indefinite, threads)
+    model <- distance_path_model(fold_inputs, "IC", reg, indefinite, threads, landmarks = NULL)
     # every path value's distances from the fold's one decomposition
     fold_d <- cpp_kqd_distances(model$core, K[held_out, !held_out, drop = FALSE], NULL)
     for (r in seq_len(nrow(reg))) d[[r]][held_out, ] <- fold_d[[r]]
   }
   d
+}
+
+#' The same for the Nystroem form on `landmarks`: the distance model of each
+#' fold is the Ny-KQD of the rows of the other folds, whose class factors
+#' come from one pass over the rows for all folds (kqd_nystrom_fold_factors(),
+#' merged by kqd_nystrom_fold_core(), as Ny-KQD's own cross-validation); a
+#' second pass per fold gives its rows' distances. Rows of fold 0 take no
+#' part (the held-out points of a fold of kmdc_nystrom_folds()) and keep NA
+#' rows. `W`: the landmark kernel, if computed already.
+#' @noRd
+kmdc_nystrom_out_of_fold_distances <- function(inputs, landmarks, folds, reg, indefinite, threads, W = NULL) {
+  threads <- check_threads(threads)
+  y <- inputs$y
+  count <- max(folds)
+  groups <- as.integer(ifelse(folds == 0L, count + 1L, folds))
+  W <- W %||% check_landmark_kernel(landmark_kernel(inputs, landmarks, threads))
+  pass <- kqd_nystrom_fold_factors(inputs, landmarks, groups, threads)
+  d <- rep(list(matrix(NA_real_, length(y), nlevels(y))), nrow(reg))
+  for (k in seq_len(count)) {
+    held_out <- folds == k
+    core <- kqd_nystrom_fold_core(W, pass$fold_factors, groups, y, setdiff(seq_len(count), k), "IC-", reg,
+                                  indefinite)
+    fold_d <- kqd_nystrom_training_distances(core, inputs, landmarks, pass, threads)
+    for (r in seq_len(nrow(reg))) d[[r]][held_out, ] <- fold_d[[r]][held_out, , drop = FALSE]
+  }
+  d
+}
+
+#' The folds of the Nystroem form's cross-validation (kmdc_select_path()),
+#' as kmdc_full_folds() gives them, without an n x n matrix: the class
+#' factors within every fold from one pass over the rows (a class of one
+#' point, fold 0, is a last group that trains in every fold), a fold's
+#' Ny-KQD merged from those of its training part (kqd_nystrom_fold_core())
+#' and a pass for its distances; for IC its training part's own out-of-fold
+#' distances, with inner folds drawn as the full form draws them
+#' (kmdc_candidate_fits()).
+#' @noRd
+kmdc_nystrom_folds <- function(inputs, landmarks, fold_ids, distance, candidates, path, indefinite, prior,
+                               threads, optional_qda) {
+  threads <- check_threads(threads)
+  y <- inputs$y
+  variant <- if (distance == "RC") "RC+" else "IC-"
+  groups <- as.integer(ifelse(fold_ids == 0L, max(fold_ids) + 1L, fold_ids))
+  W <- check_landmark_kernel(landmark_kernel(inputs, landmarks, threads))
+  pass <- kqd_nystrom_fold_factors(inputs, landmarks, groups, threads)
+  rows <- function(d, keep) lapply(d, function(part) part[keep, , drop = FALSE])
+  function(f) {
+    train <- fold_ids != f
+    core <- with_core_errors("The kernel Mahalanobis distances of a fold",
+                             kqd_nystrom_fold_core(W, pass$fold_factors, groups, y, setdiff(seq_len(max(groups)), f),
+                                                   variant, path, indefinite))
+    d <- kqd_nystrom_training_distances(core, inputs, landmarks, pass, threads)
+    usable <- kqd_check_path(rows(d, train), path, variant)
+    d_path <- if (distance == "RC") rows(d, train) else {
+      inner <- integer(length(y))
+      inner[train] <- draw_folds(y[train], min(kmdc_folds, min(table(y[train]))), stratified = TRUE)
+      rows(kmdc_nystrom_out_of_fold_distances(inputs, landmarks, inner, path, indefinite, threads, W), train)
+    }
+    fit <- kmdc_core(list(core = core), d_path, usable, NULL, y[train], prior, path, candidates, optional_qda,
+                     held_out_only = TRUE)
+    list(fit = fit, d_test = rows(d, !train))
+  }
 }
 
 #' The discriminant functions of a MASS lda or qda fit at the rows of `z`, as
@@ -705,7 +851,9 @@ krein_scores.kmdc <- function(object, new, type, reg = NULL) {
 kmdc_name <- function(x) paste0(if (x$classifier == "lda") "FD" else "QD", "-", x$distance)
 
 #' @export
-model_title.kmdc <- function(x) kmdc_name(x)
+model_title.kmdc <- function(x) {
+  if (is.null(x$landmarks)) kmdc_name(x) else paste0(kmdc_name(x), ", ", nystrom_title(x$landmarks))
+}
 
 #' @export
 model_print_lines.kmdc <- function(x) {
@@ -726,7 +874,12 @@ model_print_lines.kmdc <- function(x) {
            if (nrow(distances$reg) > 1L) paste0(" (", kqd_selection_text(x), ")"),
            "; indefinite formulas for: ",
            if (any(distances$indefinite)) paste(names(distances$indefinite)[distances$indefinite], collapse = ", ") else "no class"),
-    if (!is.null(x$folds)) sprintf("discriminant trained on out-of-fold distances (%d folds)", length(unique(x$folds))))
+    if (!is.null(x$folds)) sprintf("discriminant trained on out-of-fold distances (%d folds)", length(unique(x$folds))),
+    if (!is.null(x$landmarks)) {
+      signs <- distances$core$signs
+      sprintf("distances of Ny-KQD: Nystroem feature space of rank %d, signature (p, q) = (%d, %d)",
+              length(signs), sum(signs > 0), sum(signs < 0))
+    })
 }
 
 #' @export
@@ -736,6 +889,8 @@ model_summary.kmdc <- function(object) {
                         reg = as.vector(distances$reg[object$best %||% 1L, ]), distances$signature,
                         indefinite = as.vector(distances$indefinite),
                         row.names = object$levels, check.names = FALSE)
+  lm <- object$landmarks
+  if (!is.null(lm)) classes$landmarks <- as.vector(table(factor(lm$class, levels = object$levels)))
   means <- object$discriminant$means
   dimnames(means) <- list(object$levels, paste("d2 to", object$levels[object$discriminant$columns %||% seq_along(object$levels)]))
   list("Classes (reg: sigma^2 or alpha; signature p, q, z of the centred class kernel)" = classes,
@@ -753,7 +908,7 @@ plot_model_diagnostic.kmdc <- function(x, data, main, predict_args, ...) {
 }
 
 model_registration_kmdc <- function() register_krein_model(
-  full_form = function(args) TRUE, full_copies = 4,
+  full_form = function(args) is.null(args$landmarks), full_copies = 4,
   "kmdc", label = "Kernel Mahalanobis distance classifier", fit = "kmdc_fit",
   parameters = data.frame(parameter = c("distance", "classifier", "reg"),
                           class = c("character", "character", "numeric"),
@@ -761,7 +916,9 @@ model_registration_kmdc <- function() register_krein_model(
                           stringsAsFactors = FALSE),
   path = "reg", path_values = function(values) matrix(values, ncol = 1L),
   needs_self = function(args) identical(model_argument("kmdc", args, "distance")[1], "RC"),
+  needs_inputs = function(args) landmarks_need_inputs(args$landmarks),
   types = "distance", predict_args = "reg",
   ranges = function(args) list(reg = reg_range(args$distance)),
-  default_grid = function(size, args, data) list(reg = range_values(tuning_range("kmdc", "reg", args), size))
+  default_grid = function(size, args, data) list(reg = range_values(tuning_range("kmdc", "reg", args), size)),
+  landmark_args = function(landmarks) list(landmarks = landmarks)
 )

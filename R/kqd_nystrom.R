@@ -47,22 +47,46 @@ kqd_nystrom_fit <- function(inputs, landmarks, variant, reg, indefinite, threads
                             fold_ids = NULL) {
   W <- check_landmark_kernel(landmark_kernel(inputs, landmarks, threads))
   y <- inputs$y
-  classes <- nlevels(y)
   fold_factors <- NULL
   if (is.null(fold_ids)) {
     pass <- landmark_class_factors(inputs, landmarks, threads)
     factors <- pass$factors
   } else {
-    # code (fold - 1) * classes + class: fold f's classes are one block of codes
-    pass <- landmark_class_factors(inputs, landmarks, threads, codes = (fold_ids - 1L) * classes + as.integer(y),
-                                   classes = max(fold_ids) * classes)
-    fold_factors <- lapply(seq_len(max(fold_ids)), function(f) pass$factors[(f - 1L) * classes + seq_len(classes)])
+    pass <- kqd_nystrom_fold_factors(inputs, landmarks, fold_ids, threads)
+    fold_factors <- pass$fold_factors
     factors <- Reduce(cpp_merge_factors, fold_factors)
   }
   if (default_path) reg <- check_kqd_reg(kqd_nystrom_default_path(W, factors), variant, levels(y))
   core <- kqd_nystrom_core(W, factors, as.vector(table(y)), variant, reg, indefinite)
   list(core = core, reg = reg, distances = kqd_nystrom_training_distances(core, inputs, landmarks, pass, threads),
        W = W, pass = pass, fold_ids = fold_ids, fold_factors = fold_factors)
+}
+
+#' The first pass of a Ny-KQD fit with its rows in folds: the triangular
+#' factors of each class within each fold, `fold_factors` (one list per fold,
+#' 1 to max(fold_ids); a class without rows in a fold has a zero factor),
+#' from one pass over the rows, and what the pass keeps for the second
+#' (kqd_nystrom_training_distances()). The model of any union of folds merges
+#' their factors exactly (kqd_nystrom_fold_core()).
+#' @noRd
+kqd_nystrom_fold_factors <- function(inputs, landmarks, fold_ids, threads) {
+  y <- inputs$y
+  classes <- nlevels(y)
+  folds <- max(fold_ids)
+  # code (fold - 1) * classes + class: fold f's classes are one block of codes
+  pass <- landmark_class_factors(inputs, landmarks, threads, codes = (fold_ids - 1L) * classes + as.integer(y),
+                                 classes = folds * classes)
+  pass$fold_factors <- lapply(seq_len(folds), function(f) pass$factors[(f - 1L) * classes + seq_len(classes)])
+  pass$factors <- NULL
+  pass
+}
+
+#' The Ny-KQD model (kqd_nystrom_core()) of the training rows in the folds
+#' `folds`, from the class factors within each fold (kqd_nystrom_fold_factors())
+#' @noRd
+kqd_nystrom_fold_core <- function(W, fold_factors, fold_ids, y, folds, variant, reg, indefinite) {
+  kqd_nystrom_core(W, Reduce(cpp_merge_factors, fold_factors[folds]), as.vector(table(y[fold_ids %in% folds])),
+                   variant, reg, indefinite)
 }
 
 # The squared distances of every training row to every class at every path
@@ -115,8 +139,8 @@ kqd_nystrom_cv_errors <- function(fit, inputs, landmarks, fold_ids, variant, reg
   wrong <- matrix(0, folds, nrow(reg))
   for (f in seq_len(folds)) {
     test <- fold_ids == f
-    factors <- Reduce(cpp_merge_factors, fit$fold_factors[-f])
-    core <- kqd_nystrom_core(fit$W, factors, as.vector(table(y[!test])), variant, reg, indefinite)
+    core <- kqd_nystrom_fold_core(fit$W, fit$fold_factors, fold_ids, y, setdiff(seq_len(folds), f), variant, reg,
+                                  indefinite)
     distances <- kqd_nystrom_training_distances(core, inputs, landmarks, fit$pass, threads)
     wrong[f, ] <- kqd_fold_wrong(core, lapply(distances, function(d) d[!test, , drop = FALSE]),
                                  lapply(distances, function(d) d[test, , drop = FALSE]),

@@ -233,6 +233,20 @@ resolve_landmarks <- function(landmarks, inputs, eps, m, threads) {
             class = "krein_landmarks")
 }
 
+#' Resolved landmarks (resolve_landmarks()) as the `landmarks` argument of
+#' another fit on the same inputs -- kmdc's distance model, a Nystroem fit
+#' after its spectrum correction -- which resolves them again and must take
+#' them as they are: training rows by index, other points (k-means centres,
+#' already in the fit's units) marked as scaled with the fit's scaling.
+#' @noRd
+landmarks_argument <- function(landmarks, inputs) {
+  if (!is.null(landmarks$points) && is.null(landmarks$indices)) {
+    landmarks$scaled_points <- landmarks$points
+    landmarks$scaling <- inputs$spec$scaling
+  }
+  landmarks
+}
+
 check_eps <- function(eps) {
   if (!is.numeric(eps) || length(eps) != 1L || is.na(eps) || eps <= 0 || eps >= 1) {
     krein_abort(sprintf("`eps` must be a number in (0, 1), not %s.", describe_value(eps)))

@@ -324,13 +324,8 @@ spectrum_inputs <- function(inputs, spectrum, name, args) {
 spectrum_reference_set <- function(inputs, args) {
   if (!is.null(args$landmarks)) {
     landmarks <- resolve_landmarks(args$landmarks, inputs, args$eps, args$m, args$threads)
-    if (!is.null(landmarks$points) && is.null(landmarks$indices)) {
-      # k-means centres, already in the fit's units: resolve_landmarks() in
-      # the model takes them as they are
-      landmarks$scaled_points <- landmarks$points
-      landmarks$scaling <- inputs$spec$scaling
-    }
-    args$landmarks <- landmarks
+    # resolved again by the model, which takes them as they are
+    args$landmarks <- landmarks_argument(landmarks, inputs)
     return(list(indices = landmarks$indices, points = landmarks$points, args = args))
   }
   if (identical(args$reduce, "subset")) {

@@ -517,7 +517,11 @@ test_that("the cross-validation's Gaussian discriminants make MASS's choices", {
     list(formula = y ~ ., data = three, args = list()),
     list(formula = y ~ ., data = three, args = list(classifier = "qda", reg = cbind(c(1e-3, 1e-2, 1e-1, 1)))),
     list(formula = y ~ ., data = three, args = list(distance = "IC", reg = cbind(c(1e-3, 1e-2, 1e-1)))),
-    list(formula = Species ~ ., data = iris[seq(1, 150, by = 2), ], args = list()))
+    list(formula = Species ~ ., data = iris[seq(1, 150, by = 2), ], args = list()),
+    # the Nystroem form's folds (kmdc_nystrom_folds())
+    list(formula = y ~ ., data = three, args = list(landmarks = "random", m = 30)),
+    list(formula = y ~ ., data = three, args = list(distance = "IC", reg = cbind(c(1e-3, 1e-2, 1e-1)),
+                                                    landmarks = "random", m = 30)))
   for (case in cases) {
     fit <- function() {
       set.seed(1)
@@ -540,4 +544,128 @@ test_that("the cross-validation's Gaussian discriminants make MASS's choices", {
     expect_identical(gaussian$best, mass$best)
     expect_identical(predict(gaussian, case$data), predict(mass, case$data))
   }
+})
+
+# The Nystroem form (`landmarks`): its distances are Ny-KQD's (kqd() with
+# `landmarks`), which with every training point a landmark is the full KQD
+# to rounding (test-kqd_nystrom.R, relative 1e-8); so then the whole
+# classifier -- out-of-fold IC distances, the path's cross-validation, the
+# lda/qda choice -- is the full kmdc.
+test_that("with every training point a landmark, the Nystroem kmdc is the full kmdc", {
+  # a width at which the landmark kernel of the 60 rows keeps every
+  # eigenvalue (smallest / largest 1e-6): at kernel_rbf(1) one falls below
+  # the Nystroem cutoff (sqrt(eps) of the largest) and the landmarks no
+  # longer span the kernel exactly
+  set.seed(41)
+  d <- gaussian_mixture_2d(60)
+  X <- as.matrix(d[, 1:2])
+  new <- as.matrix(gaussian_mixture_2d(15)[, 1:2])
+  all_rows <- seq_len(nrow(X))
+  cases <- list(
+    list(),                                               # RC, the cross-validated path, lda or qda
+    list(classifier = "qda", reg = 0.1),
+    list(distance = "IC", reg = 1e-3),                    # out-of-fold distances
+    list(distance = "IC", reg = cbind(c(1e-4, 1e-3, 1e-2))))  # and the path's cross-validation
+  for (case in cases) {
+    info <- paste(names(case), vapply(case, function(v) paste(format(v), collapse = " "), ""), collapse = ", ")
+    fit <- function(...) {
+      set.seed(5)  # IC draws its folds: the same ones for both forms
+      do.call(kmdc, c(list(X, d$y, kernel = kernel_rbf(3)), case, list(...)))
+    }
+    full <- fit()
+    ny <- fit(landmarks = all_rows)
+    expect_null(ny$x)
+    expect_identical(ny$landmarks$indices, all_rows)
+    expect_identical(ny$classifier, full$classifier, info = info)
+    expect_identical(ny$best, full$best, info = info)
+    expect_identical(ny$folds, full$folds, info = info)
+    expect_equal(ny$cv_error, full$cv_error, info = info)
+    expect_identical(ny$fitted_class, full$fitted_class, info = info)
+    expect_lt(ref_rel_diff(predict(ny, new, type = "distance"), predict(full, new, type = "distance")), 1e-8)
+    expect_lt(ref_rel_diff(predict(ny, type = "distance"), predict(full, type = "distance")), 1e-8)
+    expect_lt(max(abs(predict(ny, new, type = "prob") - predict(full, new, type = "prob"))), 1e-8)
+    expect_identical(predict(ny, new), predict(full, new))
+  }
+  # a class of one point trains in every fold of the path's cross-validation
+  lone <- factor(c(as.character(d$y), "lone"))
+  X1 <- rbind(X, c(3, 3))
+  path <- cbind(c(0.01, 0.1, 1))
+  expect_warning(full <- kmdc(X1, lone, kernel = kernel_rbf(3), reg = path), class = "krein_one_row_class_warning")
+  expect_warning(ny <- kmdc(X1, lone, kernel = kernel_rbf(3), reg = path, landmarks = seq_len(nrow(X1))),
+                 class = "krein_one_row_class_warning")
+  expect_identical(ny$select, "cv")
+  expect_equal(ny$cv_error, full$cv_error)
+  expect_identical(ny$best, full$best)
+  new1 <- rbind(new, c(3, 3.1))
+  expect_lt(max(abs(predict(ny, new1, type = "prob") - predict(full, new1, type = "prob"))), 1e-8)
+})
+
+test_that("the Nystroem kmdc is MASS's discriminant on Ny-KQD's distances", {
+  # Haasdonk and Pekalska (2010), Sec. 3.3, in the feature space of the
+  # Nystroem approximation: MASS::lda / qda on the training points'
+  # squared RC distances of kqd(variant = "RC+", landmarks = ) (Ny-KQD)
+  set.seed(42)
+  d <- gaussian_mixture_2d(120)
+  X <- as.matrix(d[, 1:2])
+  new <- as.matrix(gaussian_mixture_2d(20)[, 1:2])
+  landmarks <- c(3, 10, 25, 40, 47, 61, 80, 95, 101, 118)
+  ny_kqd <- kqd(X, d$y, kernel = kernel_rbf(1), variant = "RC+", reg = 0.1, landmarks = landmarks)
+  D <- predict(ny_kqd, type = "distance")
+  D_new <- predict(ny_kqd, new, type = "distance")
+  for (classifier in c("lda", "qda")) {
+    fit <- kmdc(X, d$y, kernel = kernel_rbf(1), classifier = classifier, reg = 0.1, landmarks = landmarks)
+    oracle <- predict(if (classifier == "lda") MASS::lda(unname(D), d$y) else MASS::qda(unname(D), d$y),
+                      unname(D_new))
+    expect_equal(predict(fit, new, type = "distance"), D_new, tolerance = 1e-10)
+    expect_equal(unname(predict(fit, new, type = "prob")), unname(oracle$posterior), tolerance = 1e-6)
+    expect_identical(as.character(predict(fit, new)), as.character(oracle$class))
+  }
+})
+
+test_that("a Nystroem kmdc on fewer landmarks fits and predicts, by formula and by x and y", {
+  set.seed(43)
+  train <- gaussian_mixture_2d(150)
+  test <- gaussian_mixture_2d(200)
+  majority <- max(table(test$y)) / nrow(test)
+  for (distance in c("RC", "IC")) {
+    set.seed(1)
+    by_formula <- kmdc(y ~ ., data = train, distance = distance, landmarks = "random", m = 20)
+    set.seed(1)
+    by_matrix <- kmdc(train[, 1:2], train$y, distance = distance, landmarks = "random", m = 20)
+    expect_s3_class(by_formula, "kmdc")
+    expect_null(by_formula$x)
+    expect_length(by_formula$landmarks$class, 20L)
+    expect_identical(by_formula$landmarks$indices, by_matrix$landmarks$indices)
+    for (type in c("prob", "decision", "distance")) {
+      expect_equal(predict(by_formula, test, type = type), predict(by_matrix, test[, 1:2], type = type),
+                   ignore_attr = TRUE)
+    }
+    prob <- predict(by_formula, test, type = "prob")
+    expect_identical(dim(prob), c(200L, 2L))
+    expect_equal(unname(rowSums(prob)), rep(1, 200), tolerance = 1e-12)
+    expect_identical(levels(predict(by_formula, test)), levels(train$y))
+    expect_length(fitted(by_formula), nrow(train))
+    expect_gt(mean(predict(by_formula, test) == test$y), majority + 0.2)
+    # a row predicts the same alone as among others
+    expect_equal(predict(by_formula, test[7, ], type = "prob"), prob[7, , drop = FALSE])
+  }
+  expect_output(print(by_formula), "Nystroem, 20 random landmarks")
+  expect_output(print(by_formula), "distances of Ny-KQD")
+  expect_identical(summary(by_formula)$model[[1]]$landmarks, as.vector(table(by_formula$landmarks$class)))
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_invisible(plot(by_formula, resolution = 20))
+  expect_invisible(plot(kmdc(iris[, 1:4], iris$Species, landmarks = "random", m = 15)))
+})
+
+test_that("a Nystroem kmdc refuses bad landmarks", {
+  set.seed(44)
+  train <- gaussian_mixture_2d(40)
+  X <- train[, 1:2]
+  expect_error(kmdc(X, train$y, landmarks = "grid"), class = "krein_error", regexp = "`landmarks`")
+  expect_error(kmdc(X, train$y, landmarks = c(1, 41)), class = "krein_error", regexp = "`landmarks`")
+  expect_error(kmdc(X, train$y, landmarks = "random", m = 41), class = "krein_error", regexp = "`m`")
+  expect_error(kmdc(X, train$y, landmarks = "meb", eps = 2), class = "krein_error", regexp = "`eps`")
+  other <- select_landmarks(X[1:30, ], train$y[1:30], method = "random", m = 6)
+  expect_error(kmdc(X, train$y, landmarks = other), class = "krein_error", regexp = "selected on other data")
 })
