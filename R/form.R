@@ -16,7 +16,7 @@
 
 #' The form of a fit: full, or Nystroem for large data
 #'
-#' Six of krein's models have two forms. The **full form** works on the n x
+#' Most of krein's models have two forms. The **full form** works on the n x
 #' n kernel matrix of the n training rows: exact, but its memory grows as
 #' \eqn{n^2} and its time as \eqn{n^3}. The **Nystroem form** works on m
 #' landmarks: it approximates the kernel by \eqn{K_{nm} W^{+} K_{nm}'} (W
@@ -37,6 +37,9 @@
 #' | [kqd()] | 2,000 rows | Ny-KQD (see its help page) |
 #' | [pcvm()] | 6,000 rows | Ny-PCVM (Schleif, Gisbrecht and Tino 2018, Sec. 5.1) |
 #' | [krein_svm()] | 5,500 rows | the Nystroem KSVM (linear SVMs on Nystroem features) |
+#' | [isvm()] | 5,500 rows | the Nystroem KSVM, as `krein_svm(landmarks = )` fits it |
+#' | [kmdc()] | 2,000 rows | the distances of the Nystroem KQD |
+#' | [ikpca_qd()] | 2,000 rows | Gaussian classes in the kernel PCA of the Nystroem approximation |
 #' | [kfda()] | 6,000 rows | `reduce = "subset"`, a random subset of bases |
 #'
 #' Each limit is the largest size, in steps of 500, at which the model's

@@ -22,7 +22,7 @@ ikpca_qd.formula <- function(formula, data, ..., subset, na.action, kernel = ker
 #' @rdname reference_classifiers
 #' @export
 ikpca_qd.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none", pvar = NULL, shrinkage = 0.01,
-                             pooling = NULL, landmarks = NULL, eps = 0.01, m = NULL, na.action = NULL, threads = NULL) {
+                             pooling = NULL, landmarks = "auto", eps = 0.01, m = NULL, na.action = NULL, threads = NULL) {
   check_dots_empty("ikpca_qd", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
   fit_model("ikpca_qd", inputs, method_arguments("ikpca_qd"), match.call())
@@ -435,6 +435,7 @@ model_summary.ikpca_qd <- function(object) {
 
 model_registration_ikpca_qd <- function() register_krein_model(
   full_form = function(args) is.null(args$landmarks), full_copies = 10,
+  forms = landmark_forms(), full_max_rows = 2000,
   "ikpca_qd", label = "IKPCA-QD: quadratic discriminant in the indefinite kernel PCA space",
   fit = "ikpca_qd_fit",
   parameters = data.frame(parameter = c("pvar", "shrinkage"), class = c("numeric", "numeric"),

@@ -20,7 +20,7 @@ isvm.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 #' @rdname reference_classifiers
 #' @export
 isvm.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimension"), scale = TRUE, spectrum = "none", C = NULL,
-                         probability = TRUE, landmarks = NULL, eps = 0.01, m = NULL, na.action = NULL,
+                         probability = TRUE, landmarks = "auto", eps = 0.01, m = NULL, na.action = NULL,
                          threads = NULL) {
   check_dots_empty("isvm", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
@@ -138,6 +138,7 @@ model_summary.isvm <- function(object) {
 
 model_registration_isvm <- function() register_krein_model(
   full_form = function(args) is.null(args$landmarks), full_copies = 5,
+  forms = landmark_forms(), full_max_rows = 5500,
   "isvm", label = "ISVM: kernlab's support vector machine on the kernel matrix", fit = "isvm_fit",
   parameters = data.frame(parameter = "C", class = "numeric", label = "cost",
                           stringsAsFactors = FALSE),

@@ -210,7 +210,9 @@ per_class_reg <- function(reg, n_classes) {
 #' @inheritParams kqd
 #' @param formula,data,subset,na.action As in [MASS::lda()]: see [krein_inputs].
 #' @param distance `"RC"` or `"IC"`: the distances of [kernel_mahalanobis()].
-#' @param landmarks `NULL` for the full form; for the Nystroem form (see
+#' @param landmarks `"auto"` (the default): the full form up to a number of
+#'   training rows, the Nystroem form on random landmarks beyond (see
+#'   [krein_forms]); `NULL` for the full form; for the Nystroem form (see
 #'   Nystroem form) the landmarks as [kqd()] takes them: `"meb"`,
 #'   `"kmeans"` or `"random"` to select them with [select_landmarks()], a
 #'   vector of training-row indices, or a `krein_landmarks` object from
@@ -316,7 +318,7 @@ kmdc.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 #' @export
 kmdc.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none", distance = c("RC", "IC"),
                          classifier = NULL, reg = NULL, indefinite = c("auto", "yes", "no"),
-                         prior = NULL, landmarks = NULL, eps = 0.01, m = NULL, select = c("cv", "training"),
+                         prior = NULL, landmarks = "auto", eps = 0.01, m = NULL, select = c("cv", "training"),
                          nfolds = 5L, na.action = NULL, threads = NULL) {
   check_dots_empty("kmdc", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
@@ -909,6 +911,7 @@ plot_model_diagnostic.kmdc <- function(x, data, main, predict_args, ...) {
 
 model_registration_kmdc <- function() register_krein_model(
   full_form = function(args) is.null(args$landmarks), full_copies = 4,
+  forms = landmark_forms(), full_max_rows = 2000,
   "kmdc", label = "Kernel Mahalanobis distance classifier", fit = "kmdc_fit",
   parameters = data.frame(parameter = c("distance", "classifier", "reg"),
                           class = c("character", "character", "numeric"),

@@ -43,7 +43,7 @@
 check_liblinear <- function(available = requireNamespace("LiblineaR", quietly = TRUE),
                             model = "krein_svm(landmarks = )") {
   if (!available) {
-    krein_abort(sprintf("%s needs the LiblineaR package: install it with install.packages(\"LiblineaR\").", model),
+    krein_abort(sprintf("%s needs the LiblineaR package: install it with install.packages(\"LiblineaR\"), or give `landmarks = NULL` for the full form.", model),
                 class = "krein_missing_package")
   }
 }

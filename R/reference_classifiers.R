@@ -242,21 +242,20 @@
 #'   the pooled covariance in every class;
 #'   `NULL` (the default) chooses it from the class sizes and the number of
 #'   components (see Details).
-#' @param landmarks For `ikpca_qd()`: `NULL` (the default) for the full
-#'   form; for the Nystroem form (see ikpca_qd()'s Nystroem form) `"meb"`,
+#' @param landmarks For `ikpca_qd()` and `isvm()`: `"auto"` (the default)
+#'   fits the full form up to a number of training rows and the Nystroem
+#'   form on random landmarks beyond (see [krein_forms]); `NULL` forces the
+#'   full form (for `isvm()` the SVM on the kernel matrix); for the
+#'   Nystroem form (see ikpca_qd()'s and isvm()'s Nystroem forms) `"meb"`,
 #'   `"kmeans"` or `"random"` to select landmarks with [select_landmarks()],
 #'   a vector of training-row indices, or a `krein_landmarks` object from
 #'   [select_landmarks()] on the same training data (with the same `scale`),
-#'   as [ikfd()] takes them.
+#'   as [ikfd()] and [krein_svm()] take them.
 #' @param C The cost of constraint violation of the SVM, a positive number;
 #'   `NULL` (the default) chooses it by cross-validation (see isvm()'s
 #'   defaults). `C = 1` is kernlab's default cost. With `landmarks`, from
 #'   1e-15 to 1e15, the costs LIBLINEAR's solver finishes with (see
 #'   [krein_svm()]).
-#' @param landmarks `isvm()` only: `NULL` (the default) for the SVM on the
-#'   kernel matrix; `"meb"`, `"kmeans"`, `"random"`, training-row indices or
-#'   a [select_landmarks()] result for its Nystroem form (see isvm()'s
-#'   Nystroem form), as in [krein_svm()].
 #' @param probability Fit the Platt probability model (on the held-out
 #'   decision values of the cost's cross-validation, or with a given `C` an
 #'   inner cross-validation per pair of classes) for `predict(type = "prob")`;
