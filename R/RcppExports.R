@@ -21,6 +21,14 @@ cpp_ikfd_loo_losses <- function(Q, lambda, targets, traces, grid, threads) {
     .Call(`_krein_cpp_ikfd_loo_losses`, Q, lambda, targets, traces, grid, threads)
 }
 
+cpp_ikfd_nystrom_loo <- function(factors, counts, W) {
+    .Call(`_krein_cpp_ikfd_nystrom_loo`, factors, counts, W)
+}
+
+cpp_ikfd_nystrom_loo_losses <- function(C, loo, labels, grid, threads) {
+    .Call(`_krein_cpp_ikfd_nystrom_loo_losses`, C, loo, labels, grid, threads)
+}
+
 cpp_kernel_matrix <- function(base, invariant, x, y, y_tau, symmetric, threads) {
     .Call(`_krein_cpp_kernel_matrix`, base, invariant, x, y, y_tau, symmetric, threads)
 }

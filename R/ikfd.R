@@ -31,13 +31,14 @@
 #' (see Prediction).
 #'
 #' @section Regularisation:
-#' By default (`ridge_relative = NULL`) the full iKFD chooses its ridge from
+#' By default (`ridge_relative = NULL`) iKFD chooses its ridge from
 #' the data, by leave-one-out cross-validation in closed form (Cawley and
 #' Talbot 2003): with equal weights, each discriminant's direction is that of
 #' the ridge regression of its first group's indicator on the kernel rows
 #' \eqn{k_i} (with an unpenalised intercept and the penalty
 #' \eqn{\mu \|\alpha\|^2}), whose leave-one-out residuals follow from one
-#' eigendecomposition of \eqn{K} for every \eqn{\mu}. Over the
+#' eigendecomposition of \eqn{K} for every \eqn{\mu} (for Ny-iKFD, of its
+#' kernel \eqn{\hat K}; see Nystroem low rank). Over the
 #' `ridge_relative` in \eqn{10^{-6}, 10^{-5.5}, \dots, 10} it computes the
 #' sum of squared leave-one-out residuals over the points and discriminants
 #' (PRESS), and takes the largest ridge whose PRESS is within one standard
@@ -60,8 +61,7 @@
 #' \eqn{10^{-4}} the discriminant separates the training classes perfectly
 #' and predicts test points barely above chance). A number gives
 #' a fixed ridge instead; the papers' experiments take theirs from
-#' cross-validation (see [tune_krein()]). Ny-iKFD (`landmarks`) takes `1e-4`
-#' by default: the leave-one-out choice needs the full kernel.
+#' cross-validation (see [tune_krein()]).
 #'
 #' `ridge_relative` is relative to the scale of the within-class scatter:
 #' \eqn{\mu = \mathrm{ridge\_relative} \cdot \mathrm{tr}(N) / n}, the mean
@@ -106,6 +106,18 @@
 #' (every training point a landmark, or a kernel of rank at most \eqn{m}) the
 #' result is the full iKFD.
 #'
+#' Its default ridge is chosen by the leave-one-out rule of Regularisation,
+#' applied to the ridge regressions on the rows of \eqn{\hat K}: its
+#' \eqn{n - r} missing eigenvalues are 0, so that without the intercept
+#' \eqn{I - H_0 = I - Q \mathrm{diag}(\lambda^2 / (\lambda^2 + \mu)) Q'},
+#' and a point's leave-one-out residual needs only its row of \eqn{Q} and the
+#' \eqn{r}-vectors \eqn{Q'1} and \eqn{Q't}, with \eqn{\mu} resolved from
+#' \eqn{\mathrm{tr}(N)} of \eqn{\hat K} as the fit resolves it. This takes
+#' one more pass over the blocks of the landmark kernel (over the chunks, for
+#' data in chunks), \eqn{O(n m r)} time, and no \eqn{n \times r} matrix; a
+#' number for `ridge_relative` skips it. With every training point a landmark
+#' (and \eqn{K_{mm}} nonsingular) it chooses the full iKFD's ridge.
+#'
 #' @section Probabilities:
 #' The decision values are calibrated by the model KFD rests on: Gaussian
 #' class-conditional densities of the discriminant scores with a pooled
@@ -148,8 +160,9 @@
 #' @inheritParams kqd
 #' @param ridge_relative The ridge on the within-class scatter, relative to
 #'   its mean eigenvalue (see Regularisation): a positive number, or `NULL`
-#'   (the default) to choose it by leave-one-out cross-validation (`1e-4` for
-#'   Ny-iKFD). The absolute ridge it gives is the fit's `ridge`.
+#'   (the default) to choose it by leave-one-out cross-validation, for the
+#'   full iKFD and Ny-iKFD alike. The absolute ridge it gives is the fit's
+#'   `ridge`.
 #' @param landmarks `"auto"` (the default): the full form up to a number of
 #'   training rows, the Nystroem form on random landmarks beyond (see
 #'   [krein_forms]); `NULL` for the full iKFD; `"meb"`, `"kmeans"` or
@@ -260,8 +273,6 @@ ikfd_fit <- function(inputs, ridge_relative, landmarks, eps, m, weights, threads
   fit <- if (is.null(landmarks)) {
     ikfd_full(inputs, ridge_relative, weights, threads)
   } else {
-    # the leave-one-out choice needs the full kernel: Ny-iKFD keeps DisTools' scale
-    if (is.null(ridge_relative)) ridge_relative <- 1e-4
     ikfd_nystrom(inputs, landmarks, ridge_relative, weights, threads)
   }
   ridge_relative <- fit$ridge_relative %||% ridge_relative
@@ -309,12 +320,12 @@ discriminant_indicators <- function(y) {
 # The relative ridges the leave-one-out selection tries (documented in ?ikfd)
 ikfd_ridge_grid <- function() 10^seq(-6, 1, by = 0.5)
 
-# The default relative ridge of the full iKFD: the largest of
-# ikfd_ridge_grid() whose leave-one-out squared error (PRESS) of the ridge
-# regressions iKFD's discriminants are (Cawley and Talbot 2003) is within one
-# standard error of the smallest (the one-standard-error rule). With equal
-# weights, discriminant d's direction (N_d + mu I)^{-1} (m_A - m_B) is that of
-# the ridge regression of the indicator of its first group on the kernel rows
+# The default relative ridge of iKFD: the largest of ikfd_ridge_grid() whose
+# leave-one-out squared error (PRESS) of the ridge regressions iKFD's
+# discriminants are (Cawley and Talbot 2003) is within one standard error of
+# the smallest (the one-standard-error rule). With equal weights,
+# discriminant d's direction (N_d + mu I)^{-1} (m_A - m_B) is that of the
+# ridge regression of the indicator of its first group on the kernel rows
 # k_i, with an unpenalised intercept and penalty mu ||alpha||^2 (the total
 # scatter N_d + between-class term, by Sherman-Morrison, gives the same
 # direction). One eigendecomposition K = Q diag(lambda) Q' gives every hat
@@ -323,6 +334,7 @@ ikfd_ridge_grid <- function() 10^seq(-6, 1, by = 0.5)
 # of point i is r_i / (1 - H_ii). I - H0 = Q diag(w) Q' with w = mu /
 # (lambda^2 + mu) is formed directly, so that 1 - H_ii keeps its digits when
 # it is small. mu = ridge_relative tr(N_d) / n, as the fit resolves it.
+# Ny-iKFD takes the same rule on its own kernel (ikfd_nystrom_loo_ridge()).
 ikfd_loo_ridge <- function(K, y, grid = ikfd_ridge_grid(), threads = 1L) {
   n <- nrow(K)
   eig <- with_core_errors("The eigendecomposition of the kernel matrix", cpp_symmetric_eigen(K, TRUE))
@@ -343,26 +355,77 @@ ikfd_loo_ridge <- function(K, y, grid = ikfd_ridge_grid(), threads = 1L) {
   # loo_ridge_losses(): u = Q (w Q'1), 1 - H_ii = (Q o Q) w - u^2 / c1 with
   # c1 = sum(w (Q'1)^2), residual = Q (w Q't) - u (u't) / c1)
   losses <- cpp_ikfd_loo_losses(eig$vectors, eig$values, targets, traces, as.double(grid), threads)
-  press <- colSums(losses)
+  ikfd_ridge_choice(grid, loss_moments(losses))
+}
+
+# Ny-iKFD's default relative ridge: ikfd_loo_ridge()'s rule on its own
+# kernel K_hat = C W^+ C' = Q diag(lambda) Q' (Q: n x r), whose n - r
+# missing eigenvalues are 0: I - H0 = I - Q diag(lambda^2 / (lambda^2 + mu))
+# Q'. A point's leave-one-out residual needs its row of Q, Q'1 and Q't
+# (r-vectors the class factors of the first pass give) and tr(N_d) of
+# K_hat (the trace of the r x r scatter of the fit), so the losses come from
+# one more pass over the rows' landmark kernel (landmark_blocks(), data in
+# memory or in chunks), block by block (ikfd.hpp, nystrom_loo_losses(): the
+# rows of Q are C E' Lambda^{-1}), folded into their sums and sums of
+# squared deviations: O(n m r) time, no n x r matrix held.
+ikfd_nystrom_loo_ridge <- function(inputs, landmarks, W, pass, threads, grid = ikfd_ridge_grid()) {
+  loo <- cpp_ikfd_nystrom_loo(pass$factors, as.double(table(inputs$y)), W)
+  block_moments <- function(C, self, codes) {
+    loss_moments(cpp_ikfd_nystrom_loo_losses(C, loo, as.integer(codes), grid, check_threads(NULL)))
+  }
+  moments <- landmark_blocks(inputs, landmarks, bare_function(block_moments, loo = loo, grid = as.double(grid)),
+                             threads, pass, combine = merge_loss_moments)
+  ikfd_ridge_choice(grid, moments)
+}
+
+# The points' leave-one-out losses (one column per ridge) as their count,
+# sums and sums of squared deviations from the mean, which
+# merge_loss_moments() folds over blocks of points (Chan, Golub and LeVeque's
+# pairwise update) without holding the n x ridges losses
+loss_moments <- function(losses) {
+  n <- nrow(losses)
+  sums <- colSums(losses)
+  list(n = n, sum = sums, squares = colSums((losses - rep(sums / n, each = n))^2))
+}
+
+merge_loss_moments <- function(a, b) {
+  if (a$n == 0) return(b)
+  if (b$n == 0) return(a)
+  n <- a$n + b$n
+  delta <- b$sum / b$n - a$sum / a$n
+  list(n = n, sum = a$sum + b$sum, squares = a$squares + b$squares + delta^2 * (a$n * b$n / n))
+}
+
+# The one-standard-error rule on the PRESS of each ridge of `grid` (the
+# column sums of the points' losses, as loss_moments())
+ikfd_ridge_choice <- function(grid, moments) {
+  press <- moments$sum
   # no finite PRESS: kernel rows without spread within the groups (tr(N) = 0,
-  # a constant or block kernel): the fixed relative ridge of Ny-iKFD, 1e-4
+  # a constant or block kernel): DisTools' scale, 1e-4
   if (!any(is.finite(press))) return(list(grid = grid, press = press, se = NA_real_, chosen = 1e-4))
-  # the one-standard-error rule: the largest ridge whose PRESS is within one
-  # standard error (of the sum of the points' losses) of the smallest
+  # the largest ridge whose PRESS is within one standard error (of the sum of
+  # the points' losses: sqrt(n) times their standard deviation) of the smallest
   best <- which.min(press)
-  se <- sqrt(n) * stats::sd(losses[, best])
+  se <- sqrt(moments$n) * sqrt(moments$squares[best] / (moments$n - 1))
   list(grid = grid, press = press, se = se, chosen = grid[max(which(press <= press[best] + se))])
 }
 
 # Ny-iKFD: the landmark kernel of the training rows in one pass, reduced to
 # per-class QR factors, then the training scores in a second pass (one row
-# source, R/landmark_pass.R: data in memory or in chunks alike).
+# source, R/landmark_pass.R: data in memory or in chunks alike); the default
+# ridge takes one more pass between them (ikfd_nystrom_loo_ridge()).
 ikfd_nystrom <- function(inputs, landmarks, reg, weights, threads) {
   W <- landmark_kernel(inputs, landmarks, threads)
   pass <- landmark_class_factors(inputs, landmarks, threads)
+  selection <- NULL
+  if (is.null(reg)) {
+    selection <- ikfd_nystrom_loo_ridge(inputs, landmarks, W, pass, threads)
+    reg <- selection$chosen
+  }
   core <- unfactorisable_scatter(cpp_ikfd_nystrom(pass$factors, as.double(table(inputs$y)), W, weights, reg))
   scores <- landmark_scores(inputs, landmarks, core$coefficients, threads, pass)
-  c(core, list(scores = scores + rep(core$bias, each = length(inputs$y))))
+  c(core, list(scores = scores + rep(core$bias, each = length(inputs$y)), ridge_relative = reg,
+               ridge_selection = selection))
 }
 
 # The core's last resort (ikfd.hpp, ridged_cholesky): a scatter that no ridge

@@ -32,9 +32,9 @@
 #     their distances to the training ones.
 #   Sonar needs mlbench, spam and promotergene kernlab; a data set whose
 #   package is not installed is skipped.
-# Models: ikfd() with ridge_relative = 1e-4 (Ny-iKFD's default; the full
-# iKFD, whose default chooses its ridge by leave-one-out, gets it too, so that
-# the rows compare the same ridge); kqd() with its
+# Models: ikfd() with ridge_relative = 1e-4 (both forms choose their ridge by
+# leave-one-out by default; a fixed one makes the rows compare the same
+# ridge); kqd() with its
 # defaults (RC+, the variant's default regularisation, the bias chosen on the
 # training error). Warnings (e.g. an MEB core set that hit its cap) are
 # counted, not printed; a fit that fails is reported as NA.

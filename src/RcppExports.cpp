@@ -84,6 +84,34 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_ikfd_nystrom_loo
+Rcpp::List cpp_ikfd_nystrom_loo(const Rcpp::List& factors, const Rcpp::NumericVector& counts, const Eigen::Map<Eigen::MatrixXd> W);
+RcppExport SEXP _krein_cpp_ikfd_nystrom_loo(SEXP factorsSEXP, SEXP countsSEXP, SEXP WSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type factors(factorsSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type counts(countsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type W(WSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_ikfd_nystrom_loo(factors, counts, W));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_ikfd_nystrom_loo_losses
+Eigen::MatrixXd cpp_ikfd_nystrom_loo_losses(const Eigen::Map<Eigen::MatrixXd> C, const Rcpp::List& loo, const Rcpp::IntegerVector& labels, const Eigen::Map<Eigen::VectorXd> grid, int threads);
+RcppExport SEXP _krein_cpp_ikfd_nystrom_loo_losses(SEXP CSEXP, SEXP looSEXP, SEXP labelsSEXP, SEXP gridSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type C(CSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type loo(looSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type labels(labelsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type grid(gridSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_ikfd_nystrom_loo_losses(C, loo, labels, grid, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_kernel_matrix
 Rcpp::NumericMatrix cpp_kernel_matrix(const Rcpp::List& base, bool invariant, const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> y, const Eigen::Map<Eigen::MatrixXd> y_tau, bool symmetric, int threads);
 RcppExport SEXP _krein_cpp_kernel_matrix(SEXP baseSEXP, SEXP invariantSEXP, SEXP xSEXP, SEXP ySEXP, SEXP y_tauSEXP, SEXP symmetricSEXP, SEXP threadsSEXP) {
@@ -636,6 +664,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_merge_factors", (DL_FUNC) &_krein_cpp_merge_factors, 2},
     {"_krein_cpp_ikfd_nystrom", (DL_FUNC) &_krein_cpp_ikfd_nystrom, 5},
     {"_krein_cpp_ikfd_loo_losses", (DL_FUNC) &_krein_cpp_ikfd_loo_losses, 6},
+    {"_krein_cpp_ikfd_nystrom_loo", (DL_FUNC) &_krein_cpp_ikfd_nystrom_loo, 3},
+    {"_krein_cpp_ikfd_nystrom_loo_losses", (DL_FUNC) &_krein_cpp_ikfd_nystrom_loo_losses, 5},
     {"_krein_cpp_kernel_matrix", (DL_FUNC) &_krein_cpp_kernel_matrix, 7},
     {"_krein_cpp_kernel_diagonal", (DL_FUNC) &_krein_cpp_kernel_diagonal, 4},
     {"_krein_cpp_kfda_class_factors", (DL_FUNC) &_krein_cpp_kfda_class_factors, 4},

@@ -57,3 +57,38 @@ Eigen::MatrixXd cpp_ikfd_loo_losses(const Eigen::Map<Eigen::MatrixXd> Q, const E
                                     const Eigen::Map<Eigen::VectorXd> grid, int threads) {
   return krein::ikfd::loo_ridge_losses(Q, lambda, targets, traces, grid, threads);
 }
+
+// What Ny-iKFD's leave-one-out choice of its ridge needs beside the landmark
+// kernel of the rows (krein::ikfd::nystrom_loo()), as a list for
+// cpp_ikfd_nystrom_loo_losses()
+// [[Rcpp::export]]
+Rcpp::List cpp_ikfd_nystrom_loo(const Rcpp::List& factors, const Rcpp::NumericVector& counts,
+                                const Eigen::Map<Eigen::MatrixXd> W) {
+  const std::vector<double> n(counts.begin(), counts.end());
+  const krein::ikfd::NystromLoo loo =
+      krein::ikfd::nystrom_loo(krein::ikfd::nystrom_basis(glue::matrix_list(factors), n, W));
+  return Rcpp::List::create(
+      Rcpp::Named("map") = loo.map, Rcpp::Named("values") = loo.values, Rcpp::Named("Q1") = loo.sums.Q1,
+      Rcpp::Named("Qt") = loo.sums.Qt, Rcpp::Named("target_sums") = loo.sums.target_sums,
+      Rcpp::Named("n") = loo.sums.n, Rcpp::Named("traces") = loo.traces, Rcpp::Named("classes") = loo.classes);
+}
+
+// The leave-one-out squared residuals of the rows of a block with landmark
+// kernel C and class codes `labels` (1..classes), rows x ridges
+// (krein::ikfd::nystrom_loo_losses())
+// [[Rcpp::export]]
+Eigen::MatrixXd cpp_ikfd_nystrom_loo_losses(const Eigen::Map<Eigen::MatrixXd> C, const Rcpp::List& loo,
+                                            const Rcpp::IntegerVector& labels,
+                                            const Eigen::Map<Eigen::VectorXd> grid, int threads) {
+  krein::ikfd::NystromLoo core;
+  core.map = Rcpp::as<Eigen::MatrixXd>(loo["map"]);
+  core.values = Rcpp::as<Eigen::VectorXd>(loo["values"]);
+  core.sums.Q1 = Rcpp::as<Eigen::VectorXd>(loo["Q1"]);
+  core.sums.Qt = Rcpp::as<Eigen::MatrixXd>(loo["Qt"]);
+  core.sums.target_sums = Rcpp::as<Eigen::VectorXd>(loo["target_sums"]);
+  core.sums.n = Rcpp::as<double>(loo["n"]);
+  core.sums.complete = false;
+  core.traces = Rcpp::as<Eigen::VectorXd>(loo["traces"]);
+  core.classes = Rcpp::as<int>(loo["classes"]);
+  return krein::ikfd::nystrom_loo_losses(C, core, glue::zero_based_labels(labels), grid, threads);
+}

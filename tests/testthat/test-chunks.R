@@ -19,6 +19,11 @@ expect_same_ikfd <- function(chunked, memory) {
   expect_lt(relative_difference(chunked$training_scores, memory$training_scores), 1e-10)
   expect_equal(chunked$spec$scaling, memory$spec$scaling, tolerance = 1e-12)
   expect_identical(chunked$fitted_class, memory$fitted_class)
+  # the default ridge: the leave-one-out pass over the chunks
+  expect_identical(chunked$ridge_relative, memory$ridge_relative)
+  if (!is.null(memory$ridge_selection)) {
+    expect_lt(relative_difference(chunked$ridge_selection$press, memory$ridge_selection$press), 1e-10)
+  }
 }
 
 test_that("Ny-iKFD over chunks equals the in-memory fit, whatever the chunking", {

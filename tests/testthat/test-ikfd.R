@@ -42,7 +42,8 @@ test_that("Ny-iKFD with every training point a landmark equals the full iKFD", {
     for (weights in c("equal", "prior")) {
       # (the same ridge: the full fit's default chooses its own)
       full <- ikfd(d$x, d$y, kernel = kernel, weights = weights, ridge_relative = 1e-4)
-      ny <- ikfd(d$x, d$y, kernel = kernel, weights = weights, landmarks = seq_len(nrow(d$x)))
+      ny <- ikfd(d$x, d$y, kernel = kernel, weights = weights, landmarks = seq_len(nrow(d$x)),
+                 ridge_relative = 1e-4)
       expect_equal(predict(ny, x_new, type = "decision"), predict(full, x_new, type = "decision"),
                    tolerance = 1e-7)
     }
@@ -55,12 +56,12 @@ test_that("with a rank-6 kernel and 6 landmarks in general position Ny-iKFD is t
   kernel <- kernel_poly(degree = 2, scale = 1, offset = 1)
   x_new <- matrix(rnorm(40), 20, 2)
   full <- ikfd(d$x, d$y, kernel = kernel, scale = FALSE, ridge_relative = 1e-4)
-  ny <- ikfd(d$x, d$y, kernel = kernel, landmarks = c(1, 2, 3, 10, 20, 30), scale = FALSE)
+  ny <- ikfd(d$x, d$y, kernel = kernel, landmarks = c(1, 2, 3, 10, 20, 30), scale = FALSE, ridge_relative = 1e-4)
   expect_identical(length(ny$values), 6L)
   expect_equal(predict(ny, x_new, type = "decision"), predict(full, x_new, type = "decision"),
                tolerance = 1e-7)
   # and 5 landmarks cannot be exact
-  five <- ikfd(d$x, d$y, kernel = kernel, landmarks = c(1, 2, 3, 10, 20), scale = FALSE)
+  five <- ikfd(d$x, d$y, kernel = kernel, landmarks = c(1, 2, 3, 10, 20), scale = FALSE, ridge_relative = 1e-4)
   expect_gt(max(abs(predict(five, x_new, type = "decision") - predict(full, x_new, type = "decision"))), 1e-5)
 })
 
@@ -71,6 +72,9 @@ test_that("Ny-iKFD streams the landmark kernel in blocks without changing the re
   on.exit(options(old))
   blocks <- ikfd(d$x, d$y, kernel = kernel_rbf(1), landmarks = seq(1, 300, by = 7))
   expect_equal(blocks$coefficients, one$coefficients, tolerance = 1e-9)
+  # the leave-one-out pass of the default ridge too
+  expect_equal(blocks$ridge_selection$press, one$ridge_selection$press, tolerance = 1e-10)
+  expect_identical(blocks$ridge_relative, one$ridge_relative)
   expect_equal(blocks$training_error, one$training_error)
 })
 
@@ -83,7 +87,7 @@ test_that("Ny-iKFD equals the transcription run on the dense Nystroem kernel", {
   W <- C[landmarks, ]
   K_hat <- C %*% MASS::ginv(W) %*% t(C)
   ref <- ref_ikfd(K_hat, d$y, 1e-4)
-  ny <- ikfd(d$x, d$y, kernel = kernel, landmarks = landmarks, scale = FALSE)
+  ny <- ikfd(d$x, d$y, kernel = kernel, landmarks = landmarks, scale = FALSE, ridge_relative = 1e-4)
   x_new <- matrix(rnorm(40), 20, 2)
   # f(x) = k_hat(x, X) alpha + b, k_hat(x, X) = k(x, L) W^+ C'
   k_hat_new <- kernel_matrix(x_new, d$x[landmarks, ], kernel = kernel) %*% MASS::ginv(W) %*% t(C)
@@ -476,6 +480,61 @@ test_that("the default ridge_relative follows the leave-one-out PRESS by the one
   expect_equal(fit2$ridge_relative, ref2$chosen)
 })
 
+test_that("Ny-iKFD with every training row a landmark chooses its ridge as the full iKFD does", {
+  # K_hat = K when K is nonsingular (here its smallest eigenvalue is far above
+  # the pseudo-inverse's cutoff, sqrt(eps) times the largest): the low-rank
+  # leave-one-out sums (I - H0 = I - Q diag(v) Q', rows of Q from the
+  # landmark kernel) must give the full form's (I - H0 = Q diag(w) Q').
+  d <- three_class_data(n = 40)
+  x_new <- matrix(rnorm(40), 20, 2)
+  kernels <- list(kernel_rbf(2), kernel_tanh(scale = 1, offset = -1))
+  for (kernel in kernels) {
+    values <- eigen(kernel_matrix(kernel, d$x), symmetric = TRUE, only.values = TRUE)$values
+    expect_gt(min(abs(values)), 1e-6 * max(abs(values)))
+    for (y in list(d$y, droplevels(factor(ifelse(d$y == "a", "a", "b"))))) {
+      full <- ikfd(d$x, y, kernel = kernel, scale = FALSE)
+      ny <- ikfd(d$x, y, kernel = kernel, scale = FALSE, landmarks = seq_len(nrow(d$x)))
+      expect_equal(ny$ridge_selection$grid, full$ridge_selection$grid)
+      expect_equal(ny$ridge_selection$press, full$ridge_selection$press, tolerance = 1e-6)
+      expect_equal(ny$ridge_selection$se, full$ridge_selection$se, tolerance = 1e-6)
+      expect_identical(ny$ridge_relative, full$ridge_relative)
+      expect_equal(predict(ny, x_new, type = "decision"), predict(full, x_new, type = "decision"),
+                   tolerance = 1e-6)
+    }
+  }
+})
+
+test_that("Ny-iKFD's default ridge follows the leave-one-out PRESS on its own kernel, as refits without each point give it", {
+  # The reference refits the ridge regression on the rows of the dense
+  # Nystroem kernel K_hat = C W^+ C' without each point in turn
+  # (ref_ikfd_loo_losses() above), with mu = ridge_relative tr(N_d) / n of
+  # K_hat; Ny-iKFD never forms K_hat.
+  grid <- 10^seq(-6, 1, by = 0.5)
+  d <- three_class_data(n = 36)
+  landmarks <- seq(1, 36, by = 3)
+  cases <- list(list(kernel = kernel_rbf(1), y = d$y),
+                list(kernel = kernel_tanh(scale = 0.5, offset = -1), y = droplevels(factor(ifelse(d$y == "a", "a", "b")))))
+  for (case in cases) {
+    C <- kernel_matrix(case$kernel, d$x, d$x[landmarks, ])
+    W <- C[landmarks, ]
+    K_hat <- C %*% MASS::ginv(W) %*% t(C)
+    K_hat <- (K_hat + t(K_hat)) / 2
+    ref <- ref_ikfd_ridge_choice(ref_ikfd_loo_losses(K_hat, case$y, grid), grid)
+    fit <- ikfd(d$x, case$y, kernel = case$kernel, landmarks = landmarks, scale = FALSE)
+    expect_equal(fit$ridge_selection$grid, grid)
+    expect_equal(fit$ridge_selection$press, ref$press, tolerance = 1e-6)
+    expect_equal(fit$ridge_selection$se, ref$se, tolerance = 1e-6)
+    expect_identical(fit$ridge_relative, ref$chosen)
+    # the fit is the one with that ridge given, which records no selection
+    fixed <- ikfd(d$x, case$y, kernel = case$kernel, landmarks = landmarks, scale = FALSE,
+                  ridge_relative = ref$chosen)
+    expect_equal(fit$coefficients, fixed$coefficients, tolerance = 1e-10)
+    expect_null(fixed$ridge_selection)
+    expect_identical(fixed$ridge_relative, ref$chosen)
+  }
+  expect_output(print(fit), "chosen by leave-one-out PRESS, one-standard-error rule")
+})
+
 test_that("the default ridge holds up on an edit-distance kernel where a fixed ridge_relative = 1e-4 overfits", {
   skip_if_not_installed("kernlab")
   e <- new.env()
@@ -545,9 +604,10 @@ test_that("Ny-iKFD through the landmark pass equals the R path to 1e-10 and the 
   for (kernel in kernels) {
     expect_true(krein:::landmark_pass_applies(d$x, kernel, d$x[landmarks, ]))
     old <- options(krein.block_rows = 11L)
-    pass <- ikfd(d$x, d$y, kernel = kernel, landmarks = landmarks, scale = FALSE, threads = 2)
+    pass <- ikfd(d$x, d$y, kernel = kernel, landmarks = landmarks, scale = FALSE, threads = 2,
+                 ridge_relative = 1e-4)
     r_path <- without_landmark_pass(ikfd(d$x, d$y, kernel = kernel, landmarks = landmarks, scale = FALSE,
-                                         threads = 2))
+                                         threads = 2, ridge_relative = 1e-4))
     options(old)
     for (new in list(x_new, NULL)) {
       # new points: the prediction pass against the R path's kernel rows

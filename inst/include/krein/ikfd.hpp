@@ -286,10 +286,19 @@ inline void nystrom_scatter(const ClassProjections& proj, const Eigen::VectorXd&
   mB = lambda.cwiseProduct(qB) / nB;
 }
 
-inline Discriminants fit_nystrom(const std::vector<Eigen::MatrixXd>& factors,
-                                 const std::vector<double>& counts,
-                                 const Eigen::Ref<const Eigen::MatrixXd>& W, Weights weights,
-                                 double reg) {
+// The Nystroem basis of Ny-iKFD from the class factors and W = K_mm: the
+// decomposition K_hat = Q Lambda Q' (in the basis the factors give, see
+// above) and the class projections Q_c'Q_c, Q'e_c.
+struct NystromBasis {
+  nystrom::Decomposition decomposition;
+  ClassProjections projections;
+  std::vector<double> counts;
+  double n = 0.0;
+};
+
+inline NystromBasis nystrom_basis(const std::vector<Eigen::MatrixXd>& factors,
+                                  const std::vector<double>& counts,
+                                  const Eigen::Ref<const Eigen::MatrixXd>& W) {
   const int classes = static_cast<int>(factors.size());
   const Eigen::Index m = W.rows();
   if (classes < 2 || static_cast<int>(counts.size()) != classes) {
@@ -305,26 +314,36 @@ inline Discriminants fit_nystrom(const std::vector<Eigen::MatrixXd>& factors,
   Eigen::HouseholderQR<Eigen::MatrixXd> s_qr(stacked);
   const Eigen::MatrixXd Q_S = s_qr.householderQ() * Eigen::MatrixXd::Identity(classes * m, m);
   const Eigen::MatrixXd R_C = s_qr.matrixQR().topRows(m).triangularView<Eigen::Upper>();
-  const nystrom::Decomposition d = nystrom::decompose(R_C, W);
+  NystromBasis out;
+  out.decomposition = nystrom::decompose(R_C, W);
   // no eigenvalue above rounding (a kernel block of zeros): the approximated
   // kernel C W^+ C' is zero and there is no direction to fit
-  if (d.values.size() == 0) {
+  if (out.decomposition.values.size() == 0) {
     throw std::invalid_argument(
         "the Nystroem approximation of the kernel is zero: the landmarks' kernel block K(L, L) has no "
         "eigenvalue above its rounding level; check the kernel, or choose other landmarks");
   }
-  const ClassProjections proj = class_projections(factors, Q_S, d.vectors);
+  out.projections = class_projections(factors, Q_S, out.decomposition.vectors);
+  out.counts = counts;
+  for (double count : counts) out.n += count;
+  return out;
+}
 
-  Discriminants out = empty_discriminants(m, classes);
+inline Discriminants fit_nystrom(const std::vector<Eigen::MatrixXd>& factors,
+                                 const std::vector<double>& counts,
+                                 const Eigen::Ref<const Eigen::MatrixXd>& W, Weights weights,
+                                 double reg) {
+  const NystromBasis basis = nystrom_basis(factors, counts, W);
+  const nystrom::Decomposition& d = basis.decomposition;
+  const int classes = static_cast<int>(factors.size());
+  Discriminants out = empty_discriminants(W.rows(), classes);
   out.values = d.values;
   out.landmark_rank = d.landmark_rank;
-  double n = 0;
-  for (double count : counts) n += count;
   Eigen::MatrixXd G;
   Eigen::VectorXd mA, mB;
   for (int i = 0; i < discriminant_count(classes); ++i) {
-    nystrom_scatter(proj, d.values, counts, n, i, weights, G, mA, mB);
-    const Direction dir = fisher_direction(G, mA, mB, reg, n, out.ridge_needed_more, 1);
+    nystrom_scatter(basis.projections, d.values, counts, basis.n, i, weights, G, mA, mB);
+    const Direction dir = fisher_direction(G, mA, mB, reg, basis.n, out.ridge_needed_more, 1);
     set_discriminant(out, i, d.extension.transpose() * dir.alpha, dir);
   }
   return out;
@@ -332,64 +351,185 @@ inline Discriminants fit_nystrom(const std::vector<Eigen::MatrixXd>& factors,
 
 // The leave-one-out squared residuals of the ridge regressions behind the
 // discriminants (R's ikfd_loo_ridge(), which documents the algebra), summed
-// over the discriminants: one column per relative ridge of `grid`, n rows.
-// Q and lambda: the eigenpairs of K; targets: n x D indicators of the
-// discriminants' first groups; traces: tr(N_d). Per discriminant, mu = ridge
-// tr(N_d) / n and w = mu / (lambda^2 + mu); u = Q (w o Q'1), 1 - H_ii = (Q o
-// Q) w - u_i^2 / c1 with c1 = sum(w o (Q'1)^2), residual = Q (w o Q't) - u
-// (u't) / c1. A ridge whose mu is not positive, or some 1 - H_ii not above
-// 1e-12, gives a column of Inf. The ridges of a discriminant are columns of
-// three products with Q (compute-bound, where one matrix-vector product per
-// ridge and discriminant re-read Q from memory 3 x 15 x D times).
+// over the discriminants: one column per relative ridge of `grid`, one row per
+// point. The kernel is K = Q diag(lambda) Q' with Q (n x r) orthonormal: all
+// n eigenpairs of the full kernel (`complete`), or the r of the Nystroem
+// kernel K_hat (paper 002), whose n - r missing eigenvalues are 0. Without
+// the intercept the hat matrix is H0 = Q diag(v) Q' with v = lambda^2 /
+// (lambda^2 + mu), so I - H0 = (I - QQ') + Q diag(w) Q', w = 1 - v = mu /
+// (lambda^2 + mu); with it H = H0 + u u' / c1, u = (I - H0) 1, c1 = 1'u, and
+// the leave-one-out residual of point i is ((I - H) t)_i / (1 - H_ii). Every
+// point needs only its row of Q and the sums over all points in `LooSums`,
+// so the rows can come in blocks (Ny-iKFD never holds Q).
+//
+// The per-point terms take the form that keeps their digits. Complete: I -
+// QQ' = 0 and I - H0 = Q diag(w) Q' directly, so that 1 - H_ii keeps its
+// digits when it is small. Low rank: I - H0 = I - Q diag(v) Q', where the
+// rows of Q come from the landmark kernel (Q = C E' Lambda^{-1}) and carry
+// errors of the order of rounding / |lambda_j| in column j; v_j ~ lambda_j^2
+// / mu damps them, where the complement's 1 - ||Q_i||^2 with weights w ~ 1
+// would not.
+struct LooSums {
+  Eigen::VectorXd Q1;           // Q'1, r
+  Eigen::MatrixXd Qt;           // Q't_d, r x D
+  Eigen::VectorXd target_sums;  // 1't_d, D
+  double n = 0.0;               // all points, not those of a block
+  bool complete = true;         // Q is n x n
+};
+
+// The sums of the full form, from its complete Q
+inline LooSums complete_loo_sums(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                                 const Eigen::Ref<const Eigen::MatrixXd>& targets) {
+  LooSums out;
+  out.Q1 = Q.transpose() * Eigen::VectorXd::Ones(Q.rows());
+  out.Qt = Q.transpose() * targets;
+  out.target_sums = targets.colwise().sum().transpose();
+  out.n = static_cast<double>(Q.rows());
+  out.complete = true;
+  return out;
+}
+
+// Q and targets: the rows of a block of points (all of them for the full
+// form); traces: tr(N_d) of each discriminant, mu = ridge tr(N_d) / n. A
+// ridge whose mu is not positive, or some 1 - H_ii not above 1e-12, gives a
+// column of Inf. The ridges of a discriminant are columns of three products
+// with Q (compute-bound, where one matrix-vector product per ridge and
+// discriminant re-read Q from memory 3 x 15 x D times).
+inline Eigen::MatrixXd loo_ridge_losses(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& lambda,
+                                        const Eigen::Ref<const Eigen::MatrixXd>& targets,
+                                        const Eigen::Ref<const Eigen::VectorXd>& traces,
+                                        const Eigen::Ref<const Eigen::VectorXd>& grid, const LooSums& sums,
+                                        int threads = 1) {
+  const Eigen::Index rows = Q.rows(), r = Q.cols(), ridges = grid.size(), discriminants = targets.cols();
+  if (lambda.size() != r || targets.rows() != rows || traces.size() != discriminants ||
+      sums.Q1.size() != r || sums.Qt.rows() != r || sums.Qt.cols() != discriminants ||
+      sums.target_sums.size() != discriminants || (sums.complete && r != static_cast<Eigen::Index>(sums.n))) {
+    throw std::invalid_argument("loo_ridge_losses: inconsistent dimensions");
+  }
+  const parallel::EigenThreads eigen_threads(threads);
+  const Eigen::ArrayXd lambda2 = lambda.array().square();
+  const Eigen::MatrixXd Q2 = Q.array().square().matrix();
+  // the part of the sums c1 = 1'(I - H0)1 and u't = 1'(I - H0)t outside the
+  // span of Q: 1'(I - QQ')1 and 1'(I - QQ')t (zero when Q is complete)
+  const double outside_c1 = sums.complete ? 0.0 : sums.n - sums.Q1.squaredNorm();
+  // the per-point weights: w (complete) or v (low rank), entering with `sign`
+  // on top of `base` (the diagonal, ones or t of I - QQ': 0 or 1)
+  const double sign = sums.complete ? 1.0 : -1.0, base = sums.complete ? 0.0 : 1.0;
+  Eigen::MatrixXd losses = Eigen::MatrixXd::Zero(rows, ridges);
+  std::vector<char> infinite(ridges, 0);
+  Eigen::MatrixXd W(r, ridges), X(r, ridges), XQ1(r, ridges), XQt(r, ridges);
+  for (Eigen::Index d = 0; d < discriminants; ++d) {
+    for (Eigen::Index k = 0; k < ridges; ++k) {
+      const double mu = grid[k] * traces[d] / sums.n;
+      if (!(mu > 0.0)) infinite[k] = 1;
+      W.col(k) = (mu / (lambda2 + mu)).matrix();
+      if (sums.complete) {
+        X.col(k) = W.col(k);
+      } else {
+        X.col(k) = (lambda2 / (lambda2 + mu)).matrix();
+      }
+    }
+    XQ1 = X.array().colwise() * sums.Q1.array();
+    XQt = X.array().colwise() * sums.Qt.col(d).array();
+    const Eigen::MatrixXd U = ((sign * (Q * XQ1)).array() + base).matrix();
+    const Eigen::MatrixXd leverage = ((sign * (Q2 * X)).array() + base).matrix();
+    const Eigen::MatrixXd fitted = (sign * (Q * XQt)).colwise() + base * targets.col(d);
+    const double outside_ut = sums.complete ? 0.0 : sums.target_sums[d] - sums.Q1.dot(sums.Qt.col(d));
+    for (Eigen::Index k = 0; k < ridges; ++k) {
+      if (infinite[k]) continue;
+      const double c1 = outside_c1 + W.col(k).dot(sums.Q1.cwiseAbs2());
+      if (!(c1 > 0.0)) {
+        infinite[k] = 1;
+        continue;
+      }
+      const Eigen::ArrayXd gap = leverage.col(k).array() - U.col(k).array().square() / c1;
+      if (!(gap > 1e-12).all()) {
+        infinite[k] = 1;
+        continue;
+      }
+      const double ut = outside_ut + W.col(k).cwiseProduct(sums.Q1).dot(sums.Qt.col(d));
+      const Eigen::ArrayXd residual = fitted.col(k).array() - U.col(k).array() * (ut / c1);
+      losses.col(k).array() += (residual / gap).square();
+    }
+  }
+  for (Eigen::Index k = 0; k < ridges; ++k) {
+    if (infinite[k]) losses.col(k).setConstant(std::numeric_limits<double>::infinity());
+  }
+  return losses;
+}
+
+// The full form: all n eigenpairs of K
 inline Eigen::MatrixXd loo_ridge_losses(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                                         const Eigen::Ref<const Eigen::VectorXd>& lambda,
                                         const Eigen::Ref<const Eigen::MatrixXd>& targets,
                                         const Eigen::Ref<const Eigen::VectorXd>& traces,
                                         const Eigen::Ref<const Eigen::VectorXd>& grid, int threads = 1) {
-  const Eigen::Index n = Q.rows(), ridges = grid.size(), discriminants = targets.cols();
-  if (Q.cols() != n || lambda.size() != n || targets.rows() != n || traces.size() != discriminants) {
+  if (Q.cols() != Q.rows() || targets.rows() != Q.rows()) {
     throw std::invalid_argument("loo_ridge_losses: inconsistent dimensions");
   }
-  const parallel::EigenThreads eigen_threads(threads);
-  const Eigen::ArrayXd lambda2 = lambda.array().square();
-  const Eigen::VectorXd Q1 = Q.transpose() * Eigen::VectorXd::Ones(n);
-  const Eigen::MatrixXd Qt = Q.transpose() * targets;
-  const Eigen::MatrixXd Q2 = Q.array().square().matrix();
-  Eigen::MatrixXd losses = Eigen::MatrixXd::Zero(n, ridges);
-  std::vector<char> infinite(ridges, 0);
-  Eigen::MatrixXd W(n, ridges), WQ1(n, ridges), WQt(n, ridges);
-  for (Eigen::Index d = 0; d < discriminants; ++d) {
-    for (Eigen::Index r = 0; r < ridges; ++r) {
-      const double mu = grid[r] * traces[d] / static_cast<double>(n);
-      if (!(mu > 0.0)) infinite[r] = 1;
-      W.col(r) = (mu / (lambda2 + mu)).matrix();
-    }
-    WQ1 = W.array().colwise() * Q1.array();
-    WQt = W.array().colwise() * Qt.col(d).array();
-    const Eigen::MatrixXd U = Q * WQ1;
-    const Eigen::MatrixXd leverage = Q2 * W;
-    const Eigen::MatrixXd fitted = Q * WQt;
-    for (Eigen::Index r = 0; r < ridges; ++r) {
-      if (infinite[r]) continue;
-      const double c1 = W.col(r).dot(Q1.cwiseAbs2());
-      if (!(c1 > 0.0)) {
-        infinite[r] = 1;
-        continue;
-      }
-      const Eigen::ArrayXd gap = leverage.col(r).array() - U.col(r).array().square() / c1;
-      if (!(gap > 1e-12).all()) {
-        infinite[r] = 1;
-        continue;
-      }
-      const double ut = U.col(r).dot(targets.col(d));
-      const Eigen::ArrayXd residual = fitted.col(r).array() - U.col(r).array() * (ut / c1);
-      losses.col(r).array() += (residual / gap).square();
-    }
+  return loo_ridge_losses(Q, lambda, targets, traces, grid, complete_loo_sums(Q, targets), threads);
+}
+
+// What Ny-iKFD's leave-one-out choice of its ridge needs beside the landmark
+// kernel C of a block of rows, from the basis of the fit (NystromBasis): the
+// rows of Q are C `map` with map = E' Lambda^{-1} (C E' = C W^+ C' Q = K_hat Q
+// = Q Lambda); the sums Q'1 = sum_c q_c and Q't_d = q_d with q_c = Q'e_c; and
+// tr(N_d) of K_hat with equal weights, tr(G_d) of the r x r scatter (G = Q'N
+// Q as Q'Q = I), as the full form's traces are tr(N_d) of K.
+struct NystromLoo {
+  Eigen::MatrixXd map;     // m x r
+  Eigen::VectorXd values;  // lambda, r
+  LooSums sums;
+  Eigen::VectorXd traces;  // D
+  int classes = 0;
+};
+
+inline NystromLoo nystrom_loo(const NystromBasis& basis) {
+  const nystrom::Decomposition& d = basis.decomposition;
+  const int classes = static_cast<int>(basis.counts.size());
+  const int discriminants = discriminant_count(classes);
+  NystromLoo out;
+  out.classes = classes;
+  out.values = d.values;
+  out.map = d.extension.transpose() * d.values.cwiseInverse().asDiagonal();
+  out.sums.complete = false;
+  out.sums.n = basis.n;
+  out.sums.Q1 = basis.projections.sums.rowwise().sum();
+  out.sums.Qt = basis.projections.sums.leftCols(discriminants);
+  out.sums.target_sums.resize(discriminants);
+  out.traces.resize(discriminants);
+  Eigen::MatrixXd G;
+  Eigen::VectorXd mA, mB;
+  for (int i = 0; i < discriminants; ++i) {
+    out.sums.target_sums[i] = basis.counts[i];
+    nystrom_scatter(basis.projections, d.values, basis.counts, basis.n, i, Weights::equal, G, mA, mB);
+    out.traces[i] = G.trace();
   }
-  for (Eigen::Index r = 0; r < ridges; ++r) {
-    if (infinite[r]) losses.col(r).setConstant(std::numeric_limits<double>::infinity());
+  return out;
+}
+
+// The leave-one-out losses (loo_ridge_losses()) of the rows of a block, from
+// their landmark kernel C and labels (0..classes-1)
+inline Eigen::MatrixXd nystrom_loo_losses(const Eigen::Ref<const Eigen::MatrixXd>& C, const NystromLoo& loo,
+                                          const std::vector<int>& labels,
+                                          const Eigen::Ref<const Eigen::VectorXd>& grid, int threads = 1) {
+  const Eigen::Index rows = C.rows();
+  if (C.cols() != loo.map.rows() || static_cast<Eigen::Index>(labels.size()) != rows) {
+    throw std::invalid_argument("nystrom_loo_losses: C must have one column per landmark and one label per row");
   }
-  return losses;
+  check_labels(labels, loo.classes);
+  const int discriminants = discriminant_count(loo.classes);
+  Eigen::MatrixXd targets = Eigen::MatrixXd::Zero(rows, discriminants);
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    if (labels[i] < discriminants) targets(i, labels[i]) = 1.0;
+  }
+  Eigen::MatrixXd Q;
+  {
+    const parallel::EigenThreads eigen_threads(threads);
+    Q.noalias() = C * loo.map;
+  }
+  return loo_ridge_losses(Q, loo.values, targets, loo.traces, grid, loo.sums, threads);
 }
 
 }  // namespace ikfd
