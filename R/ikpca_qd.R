@@ -151,7 +151,7 @@ ikpca_nystrom_form <- function(inputs, landmarks, threads) {
     scores_new <- (phi[held_out, , drop = FALSE] - rep(pca$mean, each = length(held_out))) %*% projection
     list(ncomp = ncomp, scores = pca$scores(max(ncomp)), scores_new = scores_new)
   }
-  list(map = function(pvar) ikpca_nystrom_map(phi, signs), fold_components = fold_components,
+  list(map = function(pvar) ikpca_nystrom_map(phi, signs, feature$map), fold_components = fold_components,
        feature_map = feature$map, signs = signs)
 }
 
@@ -172,7 +172,7 @@ ikpca_nystrom_form <- function(inputs, landmarks, threads) {
 #' `projection(p)` (B's first p columns), `scores(p)` and the feature `mean`,
 #' as ikpca_map() does; NULL when the centred features are zero to rounding.
 #' @noRd
-ikpca_nystrom_map <- function(phi, signs) {
+ikpca_nystrom_map <- function(phi, signs, feature_map = NULL) {
   mean <- colMeans(phi)
   centred <- phi - rep(mean, each = nrow(phi))
   # centred rows at the rounding level of the features: a constant kernel
@@ -182,6 +182,15 @@ ikpca_nystrom_map <- function(phi, signs) {
   order <- order(abs(flip$values), decreasing = TRUE)
   values <- flip$values[order]
   coefficients <- flip$back[, order, drop = FALSE] * rep(sign(values), each = nrow(flip$back))
+  if (!is.null(feature_map)) {
+    # each component's sign, which an eigensolver leaves open, fixed by its
+    # map from the landmark kernel k(x, L): the largest coefficient is
+    # positive. Fits on kernels equal to rounding (a kernel function and
+    # its precomputed matrix) then give the same scores, not their negatives.
+    on_landmarks <- crossprod(feature_map, coefficients)
+    largest <- on_landmarks[cbind(max.col(abs(t(on_landmarks)), ties.method = "first"), seq_len(ncol(on_landmarks)))]
+    coefficients <- coefficients * rep(ifelse(largest < 0, -1, 1), each = nrow(coefficients))
+  }
   share <- cumsum(abs(values)) / sum(abs(values))
   list(values = values, share = share, components_for = ikpca_components_for(share),
        projection = function(p) coefficients[, seq_len(p), drop = FALSE],

@@ -18,8 +18,9 @@ test_that("the app offers every registered model with the registry's parameters"
   variant <- models$kqd$params[[1]]
   expect_identical(variant$choices, c("RC+", "RC-", "IC+", "IC-", "FK+", "FK-"))
   expect_identical(models$kmdc$params[[1]]$choices, c("RC", "IC"))
-  expect_identical(vapply(models, `[[`, NA, "landmarks")[c("ikfd", "kqd", "pcvm", "kmdc")],
-                   c(ikfd = TRUE, kqd = TRUE, pcvm = TRUE, kmdc = FALSE))
+  # the landmark panel: the models whose form a `landmarks` argument sets
+  expect_identical(vapply(models, `[[`, NA, "landmarks")[c("ikfd", "kqd", "pcvm", "kmdc", "onda", "kfda")],
+                   c(ikfd = TRUE, kqd = TRUE, pcvm = TRUE, kmdc = TRUE, onda = FALSE, kfda = FALSE))
 })
 
 test_that("a model that registers appears in the app with its parameters", {
