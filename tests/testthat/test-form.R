@@ -124,3 +124,26 @@ test_that("?krein_forms gives every model's full-form limit as the registry hold
     expect_match(rd, sprintf("{%s()}} \\tab %s rows", name, limit), fixed = TRUE, info = name)
   }
 })
+
+test_that("tune_krein() and the parsnip engine pass the form on: each fit chooses by its own rows", {
+  large <- form_data(80)
+  withr::local_options(krein.full_max_rows = 40)
+  # above the limit the folds (64 rows) and the refit (80) take the Nystroem
+  # form, fitted on the rows themselves rather than on slices of a kernel
+  # matrix the Nystroem form never needs
+  set.seed(3)
+  tuned <- tune_krein(kqd, large$x, large$y, grid = list(reg = c(1e-3, 1e-1)), folds = 5)
+  expect_identical(tuned$model$form$kind, "nystrom")
+  # `landmarks = NULL` passed on forces the full form in the refit too
+  set.seed(3)
+  full <- tune_krein(kqd, large$x, large$y, grid = list(reg = c(1e-3, 1e-1)), folds = 5, landmarks = NULL)
+  expect_identical(full$model$form$kind, "full")
+  expect_identical(full$model$form$chosen, "given")
+  skip_if_not_installed("parsnip")
+  data <- data.frame(large$x, y = large$y)
+  auto <- parsnip::fit(parsnip::set_engine(parsnip::discrim_quad(), "krein"), y ~ ., data = data)
+  expect_identical(auto$fit$form$kind, "nystrom")
+  full <- parsnip::fit(parsnip::set_engine(parsnip::discrim_quad(), "krein", landmarks = NULL), y ~ ., data = data)
+  expect_s3_class(full$fit, "kqd")
+  expect_identical(full$fit$form$kind, "full")
+})
