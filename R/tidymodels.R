@@ -211,9 +211,7 @@ krein_parsnip_fit <- function(x, y, krein_model, gamma = NULL, ...) {
   for (arg in intersect(names(args), names(engine))) {
     names(args)[names(args) == arg] <- engine[[arg]]$krein
   }
-  # parsnip passes the main arguments left unset as NULL; an engine's
-  # `landmarks = NULL` asks for the full form (R/form.R) and is kept
-  args <- args[!vapply(args, is.null, logical(1)) | names(args) %in% model_info(krein_model)$forms$argument]
+  args <- args[!vapply(args, is.null, logical(1))]
   kernel <- args$kernel
   args$kernel <- NULL
   if (is.null(kernel)) {

@@ -143,7 +143,8 @@ test_that("tune_krein() and the parsnip engine pass the form on: each fit choose
   data <- data.frame(large$x, y = large$y)
   auto <- parsnip::fit(parsnip::set_engine(parsnip::discrim_quad(), "krein"), y ~ ., data = data)
   expect_identical(auto$fit$form$kind, "nystrom")
-  full <- parsnip::fit(parsnip::set_engine(parsnip::discrim_quad(), "krein", landmarks = NULL), y ~ ., data = data)
-  expect_s3_class(full$fit, "kqd")
-  expect_identical(full$fit$form$kind, "full")
+  # a method given to the engine is passed on
+  given <- parsnip::fit(parsnip::set_engine(parsnip::discrim_quad(), "krein", landmarks = "random", m = 10),
+                        y ~ ., data = data)
+  expect_length(given$fit$landmarks$class, 10)
 })
