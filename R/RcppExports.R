@@ -29,6 +29,14 @@ cpp_ikfd_nystrom_loo_losses <- function(C, loo, labels, grid, threads) {
     .Call(`_krein_cpp_ikfd_nystrom_loo_losses`, C, loo, labels, grid, threads)
 }
 
+cpp_iknn_nearest_distances <- function(d2, count, threads) {
+    .Call(`_krein_cpp_iknn_nearest_distances`, d2, count, threads)
+}
+
+cpp_iknn_nearest_kernel <- function(K, row_self, column_self, own, count, threads) {
+    .Call(`_krein_cpp_iknn_nearest_kernel`, K, row_self, column_self, own, count, threads)
+}
+
 cpp_kernel_matrix <- function(base, invariant, x, y, y_tau, symmetric, threads) {
     .Call(`_krein_cpp_kernel_matrix`, base, invariant, x, y, y_tau, symmetric, threads)
 }

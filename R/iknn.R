@@ -15,91 +15,162 @@ iknn.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 
 #' @rdname reference_classifiers
 #' @export
-iknn.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none", k = NULL, na.action = NULL, threads = NULL) {
+iknn.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none", k = NULL,
+                         landmarks = NULL, eps = 0.01, m = NULL, na.action = NULL, threads = NULL) {
   check_dots_empty("iknn", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
   fit_model("iknn", inputs, method_arguments("iknn"), match.call())
 }
 
-#' The fit behind every iknn() interface
+#' The fit behind every iknn() interface: the neighbours among all training
+#' points (the full form) or among the landmark prototypes
 #' @noRd
-iknn_fit <- function(inputs, k, threads) {
+iknn_fit <- function(inputs, k, landmarks, eps, m, threads) {
   n <- length(inputs$y)
   if (!is.null(k)) k <- check_number(k, "k", lower = 1, upper = n, allow_lower = TRUE, integer = TRUE)
   threads <- check_threads(threads)
+  landmarks <- resolve_landmarks(landmarks, inputs, eps, m, threads)
+  # the reference points among which the neighbours are found
+  references <- if (is.null(landmarks)) n else length(landmarks$class)
+  if (!is.null(landmarks) && !is.null(k) && k > references) {
+    krein_abort(sprintf("`k` must be at most the number of prototypes (the %d landmarks), not %d.", references, k))
+  }
+  if (is.null(k) && references < 2L) {
+    krein_abort(if (is.null(landmarks)) "`x` must have at least two training points to choose `k` by leave-one-out; give `k`." else
+      "`landmarks` must give at least two prototypes to choose `k` by leave-one-out; give `k`.")
+  }
+  # one ordering of each training row serves the leave-one-out errors of
+  # every candidate k (the point itself left out) and the training
+  # neighbours of the chosen one (the point among its own)
+  candidates <- if (is.null(k)) seq_len(min(iknn_max_k, references - 1L)) else if (k < references) k else integer()
+  kept <- if (is.null(k)) max(candidates) else k
+  plan <- list(candidates = candidates, kept = kept, n_classes = nlevels(inputs$y),
+               count = min(references, max(kept, max(candidates, 0L) + 1L)))
+  pass <- if (is.null(landmarks)) iknn_full(inputs, plan, threads) else iknn_prototypes(inputs, landmarks, plan, threads)
+  loo <- pass$errors / n
+  k_selection <- NULL
+  if (is.null(k)) {
+    k_selection <- data.frame(k = candidates, loo_error = loo)
+    k <- candidates[which.min(loo)]  # the first minimum: ties to the smaller k
+  }
+  loo_error <- if (k < references) loo[match(k, candidates)] else NA_real_
+  # kept for the training points' predictions
+  training <- iknn_votes(pass$with_self[, seq_len(k), drop = FALSE], plan$n_classes)
+  list(k = k, k_selection = k_selection, self = pass$self, x = if (is.null(landmarks)) inputs$x,
+       landmarks = landmarks, threads = threads, training_neighbours = training, loo_error = loo_error,
+       negative_d2 = pass$negative_d2)
+}
+
+# The largest k the default considers (leave-one-out over 1..25)
+iknn_max_k <- 25L
+
+#' The full form: the neighbours of each training point among all of them,
+#' from the n x n squared distances
+#' @noRd
+iknn_full <- function(inputs, plan, threads) {
   self <- if (is.null(inputs$x)) inputs$precomputed$self else kernel_self(inputs$kernel, inputs$x)
   if (is.null(self)) {
     krein_abort("`x` must carry the self-similarities k(x, x) of the training points for iknn(): pass precomputed_kernel(K, self = ...).")
   }
   d2 <- iknn_distances(self, training_kernel(inputs, threads), self)
-  labels <- as.integer(inputs$y)
-  n_classes <- nlevels(inputs$y)
-  # one ordering of each training row serves the leave-one-out errors of
-  # every candidate k (the point itself left out) and the training
-  # neighbours of the chosen one (the point among its own)
-  candidates <- if (is.null(k)) seq_len(min(iknn_max_k, n - 1L)) else if (k < n) k else integer()
-  nearest <- iknn_training_labels(d2, labels, if (is.null(k)) max(candidates) else k,
-                                  if (length(candidates)) max(candidates) else 0L)
-  loo <- vapply(candidates, function(j) {
-    mean(iknn_winner(iknn_votes(nearest$without_self[, seq_len(j), drop = FALSE], n_classes)) != labels)
-  }, numeric(1))
-  k_selection <- NULL
-  if (is.null(k)) {
-    if (n < 2L) krein_abort("`x` must have at least two training points to choose `k` by leave-one-out; give `k`.")
-    k_selection <- data.frame(k = candidates, loo_error = loo)
-    k <- candidates[which.min(loo)]  # the first minimum: ties to the smaller k
-  }
-  loo_error <- if (k < n) loo[match(k, candidates)] else NA_real_
-  # kept for the training points' predictions
-  training <- iknn_votes(nearest$with_self[, seq_len(k), drop = FALSE], n_classes)
-  list(k = k, k_selection = k_selection, self = self, x = inputs$x, threads = threads,
-       training_neighbours = training, loo_error = loo_error, negative_d2 = mean(d2[upper.tri(d2)] < 0))
+  codes <- as.integer(inputs$y)
+  nearest <- cpp_iknn_nearest_distances(d2, plan$count, threads)
+  block <- iknn_block(nearest, seq_len(nrow(d2)), codes, codes, plan)
+  list(self = self, with_self = block$with_self, errors = block$errors,
+       negative_d2 = mean(d2[upper.tri(d2)] < 0))
 }
 
-# The largest k the default considers (leave-one-out over 1..25)
-iknn_max_k <- 25L
+#' The prototype form: the neighbours of each training point among the
+#' landmarks, in one pass over the training rows in blocks (their kernel
+#' against the landmarks, never n x n). A training point that is itself a
+#' prototype leaves itself out of its leave-one-out neighbours, as in the
+#' full form.
+#' @noRd
+iknn_prototypes <- function(inputs, landmarks, plan, threads) {
+  n <- length(inputs$y)
+  m <- length(landmarks$class)
+  # k(l, l), as landmark_blocks() gives the training rows' k(x, x)
+  self <- if (is.null(landmarks$points)) training_self_similarity(inputs, landmarks$indices) else
+    kernel_self(inputs$kernel, landmarks$points)
+  # each training row's own column among the prototypes (0: none; k-means
+  # centres are no training rows)
+  own <- integer(n)
+  if (!is.null(landmarks$indices)) own[landmarks$indices] <- seq_len(m)
+  block_fun <- function(C, row_self, extra) {
+    nearest <- cpp_iknn_nearest_kernel(C, row_self, prototype_self, extra[, 2L], plan$count, check_threads(NULL))
+    c(iknn_block(nearest, extra[, 2L], extra[, 1L], prototype_codes, plan), negative = attr(nearest, "negative"))
+  }
+  parts <- landmark_blocks(inputs, landmarks,
+                           bare_function(block_fun, prototype_self = self, prototype_codes = as.integer(landmarks$class),
+                                         plan = plan),
+                           threads, need_self = TRUE, per_row = cbind(as.integer(inputs$y), own))
+  negative <- sum(vapply(parts, `[[`, double(1), "negative"))
+  list(self = self, with_self = do.call(rbind, lapply(parts, `[[`, "with_self")),
+       errors = Reduce(`+`, lapply(parts, `[[`, "errors")),
+       # the pairs of a training point and a prototype other than itself
+       negative_d2 = negative / (as.double(n) * m - sum(own > 0L)))
+}
+
+#' From the `plan$count` nearest reference points of a block of training
+#' points (`nearest`, indices of the references, nearest first): the classes
+#' of the `plan$kept` nearest with the point itself among them
+#' (`with_self`), and the leave-one-out errors of every candidate k
+#' (`errors`, counts): the neighbours without the point itself, dropping a
+#' point's `own` index (0: it is no reference) or else its farthest. `codes`
+#' are the points' classes, `reference_codes` the references'.
+#' @noRd
+iknn_block <- function(nearest, own, codes, reference_codes, plan) {
+  rows <- nrow(nearest)
+  with_self <- matrix(reference_codes[nearest[, seq_len(plan$kept), drop = FALSE]], rows)
+  errors <- integer(length(plan$candidates))
+  if (length(plan$candidates)) {
+    dropped <- nearest == own  # own[i] against every column of row i
+    dropped[rowSums(dropped) == 0L, ncol(nearest)] <- TRUE
+    others <- matrix(t(nearest)[!t(dropped)], rows, ncol(nearest) - 1L, byrow = TRUE)
+    without_self <- matrix(reference_codes[others[, seq_len(max(plan$candidates)), drop = FALSE]], rows)
+    errors <- iknn_loo_errors(without_self, codes, plan$candidates, plan$n_classes)
+  }
+  list(with_self = with_self, errors = errors)
+}
+
+#' The leave-one-out errors (counts) of the candidate k, from the classes of
+#' each point's nearest neighbours without itself: the votes and first
+#' positions of iknn_votes() grown one neighbour at a time (O(n c) per k
+#' rather than O(n c k)), each candidate's vote by iknn_winner()
+#' @noRd
+iknn_loo_errors <- function(without_self, codes, candidates, n_classes) {
+  rows <- nrow(without_self)
+  votes <- matrix(0, rows, n_classes)
+  first <- matrix(Inf, rows, n_classes)
+  errors <- integer(length(candidates))
+  for (j in seq_len(max(candidates))) {
+    at <- cbind(seq_len(rows), without_self[, j])
+    votes[at] <- votes[at] + 1
+    first[at[first[at] == Inf, , drop = FALSE]] <- j
+    candidate <- match(j, candidates)
+    if (!is.na(candidate)) errors[candidate] <- sum(iknn_winner(list(votes = votes, first = first)) != codes)
+  }
+  errors
+}
 
 # d2(x, x') = k(x, x) - 2 k(x, x') + k(x', x') (paper 000, Sec. IV-E)
 iknn_distances <- function(self_new, K, self_train) {
   self_new - 2 * K + rep(self_train, each = nrow(K))
 }
 
-#' The k nearest neighbours of each row of `d2` (squared distances to the
-#' training points): per class, the votes and the position of the class's
-#' nearest neighbour among the k (Inf if it has none).
+#' The k nearest reference points of new points from their kernel `K`
+#' against the references and the self-similarities: per class, the votes
+#' and the position of the class's nearest neighbour among the k (Inf if it
+#' has none). The core evaluates d2 as iknn_distances() does.
 #' @noRd
-iknn_neighbours <- function(d2, labels, n_classes, k) {
-  iknn_votes(iknn_nearest_labels(d2, labels, k), n_classes)
+iknn_neighbours <- function(K, self_new, self_references, reference_codes, n_classes, k, threads) {
+  nearest <- cpp_iknn_nearest_kernel(K, as.double(self_new), as.double(self_references), integer(), k, threads)
+  iknn_votes(matrix(reference_codes[nearest], nrow(nearest)), n_classes)
 }
 
-#' The classes of the k nearest training points of each row of `d2`, nearest
-#' first (an nrow(d2) x k matrix)
-#' @noRd
-iknn_nearest_labels <- function(d2, labels, k) {
-  out <- matrix(0L, nrow(d2), k)
-  for (i in seq_len(nrow(d2))) out[i, ] <- labels[order(d2[i, ])[seq_len(k)]]
-  out
-}
-
-#' For the training points (the rows of the square `d2`), from one ordering of
-#' each row: the classes of the `k` nearest with the point itself
-#' (`with_self`) and of the `loo` nearest without it (`without_self`, the
-#' leave-one-out neighbours)
-#' @noRd
-iknn_training_labels <- function(d2, labels, k, loo) {
-  n <- nrow(d2)
-  with_self <- matrix(0L, n, k)
-  without_self <- matrix(0L, n, loo)
-  for (i in seq_len(n)) {
-    nearest <- order(d2[i, ])
-    with_self[i, ] <- labels[nearest[seq_len(k)]]
-    if (loo > 0L) without_self[i, ] <- labels[nearest[nearest != i][seq_len(loo)]]
-  }
-  list(with_self = with_self, without_self = without_self)
-}
-
-#' Per row of `nearest` (iknn_nearest_labels()) and class: the votes, and the
-#' position of the class's nearest neighbour among them (Inf if it has none)
+#' Per row of `nearest` (the classes of the nearest reference points,
+#' nearest first) and class: the votes, and the position of the class's
+#' nearest neighbour among them (Inf if it has none)
 #' @noRd
 iknn_votes <- function(nearest, n_classes) {
   votes <- matrix(0, nrow(nearest), n_classes)
@@ -136,9 +207,11 @@ krein_scores.iknn <- function(object, new, type) {
     neighbours <- object$training_neighbours
     names <- rownames(object$x)
   } else {
-    kernels <- new_kernels(object, new, need_self = TRUE)
-    d2 <- iknn_distances(kernels$self, kernels$K, object$self)
-    neighbours <- iknn_neighbours(d2, as.integer(object$y), length(object$levels), object$k)
+    lm <- object$landmarks
+    kernels <- if (is.null(lm)) new_kernels(object, new, need_self = TRUE) else
+      new_kernels(object, new, points = lm$points, columns = lm$indices, need_self = TRUE)
+    neighbours <- iknn_neighbours(kernels$K, kernels$self, object$self, as.integer(lm$class %||% object$y),
+                                  length(object$levels), object$k, check_threads(object$threads))
     names <- kernels$names
   }
   votes <- neighbours$votes
@@ -159,21 +232,28 @@ krein_scores.iknn <- function(object, new, type) {
 }
 
 #' @export
-model_title.iknn <- function(x) paste0("k = ", x$k)
+model_title.iknn <- function(x) {
+  lm <- x$landmarks
+  paste0("k = ", x$k, if (!is.null(lm)) sprintf(", %d %sprototypes", length(lm$class), landmark_method_word(lm)))
+}
 
 #' @export
 model_print_lines.iknn <- function(x) {
-  c(sprintf("%d nearest neighbour%s in the kernel-induced distance%s; leave-one-out error %s",
+  lm <- x$landmarks
+  c(sprintf("%d nearest neighbour%s in the kernel-induced distance%s%s; leave-one-out error %s",
             x$k, if (x$k > 1) "s" else "",
+            if (!is.null(lm)) sprintf(" among %d %sprototypes", length(lm$class), landmark_method_word(lm)) else "",
             if (!is.null(x$k_selection)) sprintf(" (k chosen among 1..%d by it)", max(x$k_selection$k)) else "",
             format(x$loo_error, digits = 3)),
     if (x$negative_d2 > 0) {
-      sprintf("%.1f%% of the training pairs have d2 < 0 (an indefinite kernel)", 100 * x$negative_d2)
+      sprintf("%.1f%% of the %s have d2 < 0 (an indefinite kernel)", 100 * x$negative_d2,
+              if (is.null(lm)) "training pairs" else "pairs of a training point and a prototype")
     })
 }
 
 #' @export
 model_summary.iknn <- function(object) {
+  lm <- object$landmarks
   votes <- object$training_neighbours$votes
   classes <- if (!is.null(votes)) {  # NULL: drop_training_scores() removed them
     own <- votes[cbind(seq_along(object$y), as.integer(object$y))]
@@ -183,18 +263,47 @@ model_summary.iknn <- function(object) {
                ties = as.vector(tapply(tied, object$y, sum)),
                row.names = object$levels)
   }
-  Filter(Negate(is.null), list("Neighbours of the training points (own_votes: mean share of votes for their own class, each point among its neighbours; ties: points whose vote was tied)" = classes,
-       "Errors" = c(sprintf("leave-one-out error: %s", format(object$loo_error, digits = 3)),
-                    sprintf("share of training pairs with d2 < 0: %s", format(object$negative_d2, digits = 3)))))
+  prototypes <- if (!is.null(lm)) {
+    data.frame(n = as.vector(object$counts),
+               prototypes = as.vector(table(factor(lm$class, levels = object$levels))),
+               row.names = object$levels)
+  }
+  pairs <- if (is.null(lm)) "training pairs" else "pairs of a training point and a prototype"
+  Filter(Negate(is.null), list(
+    "Prototypes (the landmarks with their classes; the neighbours are found among them)" = prototypes,
+    "Neighbours of the training points (own_votes: mean share of votes for their own class, each point among its neighbours; ties: points whose vote was tied)" = classes,
+    "Errors" = c(sprintf("leave-one-out error: %s", format(object$loo_error, digits = 3)),
+                 sprintf("share of %s with d2 < 0: %s", pairs, format(object$negative_d2, digits = 3)))))
+}
+
+# A fit on prototypes draws them as its points (plot_points() takes the
+# landmarks of a fit without training points): circling thousands of them
+# too would hide the regions
+#' @export
+plot_marks.iknn <- function(x) NULL
+
+# The number of reference points a fit with arguments `args` on `n` rows
+# finds its neighbours among, where the arguments tell it (NULL: unknown
+# before the fit, as for MEB landmarks)
+iknn_reference_count <- function(args, n) {
+  landmarks <- args$landmarks
+  if (is.null(landmarks)) return(n)
+  if (inherits(landmarks, "krein_landmarks")) return(length(landmarks$class))
+  if (is.numeric(landmarks)) return(length(landmarks))
+  args$m
 }
 
 model_registration_iknn <- function() register_krein_model(
-  full_form = function(args) TRUE, full_copies = 5,
+  full_form = function(args) is.null(args$landmarks), full_copies = 5,
   "iknn", label = "IKNN: kernel nearest neighbours", fit = "iknn_fit",
   parameters = data.frame(parameter = "k", class = "numeric", label = "neighbours",
                           stringsAsFactors = FALSE),
   needs_self = function(args) TRUE,
-  default_grid = function(size, args, data) list(k = unique(pmin(seq(1, by = 2, length.out = size), data$n))),
+  needs_inputs = function(args) landmarks_need_inputs(args$landmarks),
+  default_grid = function(size, args, data) {
+    list(k = unique(pmin(seq(1, by = 2, length.out = size), data$n, iknn_reference_count(args, data$n) %||% data$n)))
+  },
   parsnip = list(model = "nearest_neighbor",
-                 args = list(neighbors = list(krein = "k", main = TRUE, dials = list(pkg = "dials", fun = "neighbors"))))
+                 args = list(neighbors = list(krein = "k", main = TRUE, dials = list(pkg = "dials", fun = "neighbors")))),
+  landmark_args = function(landmarks) list(landmarks = landmarks)
 )

@@ -139,16 +139,25 @@ landmark_class_factors <- function(inputs, landmarks, threads, codes = as.intege
 
 #' A second pass in blocks of rows: `fun(C, self, codes)` on each block of
 #' the training rows' landmark kernel (`self`, with `need_self`, their
-#' k(x, x); `codes`, their class codes), the results in row order, or with
-#' `combine(a, b)` their fold. `fun` takes its threads by
-#' check_threads(NULL): on the workers a chunk's task's share
+#' k(x, x); `codes`, their class codes, or with `per_row` (a vector or a
+#' matrix, one element or row per training row) the block's part of it),
+#' the results in row order, or with `combine(a, b)` their fold. `fun` takes
+#' its threads by check_threads(NULL): on the workers a chunk's task's share
 #' (map_landmark_kernel()), in this process `threads`. Data in memory: the
 #' blocks the first pass kept (`pass`), else blocks of nystrom_block_rows()
 #' rows.
 #' @noRd
-landmark_blocks <- function(inputs, landmarks, fun, threads, pass = NULL, need_self = FALSE, combine = NULL) {
+landmark_blocks <- function(inputs, landmarks, fun, threads, pass = NULL, need_self = FALSE, combine = NULL,
+                            per_row = NULL) {
+  part <- function(rows) if (is.matrix(per_row)) per_row[rows, , drop = FALSE] else per_row[rows]
   if (inherits(inputs, "krein_chunked_inputs")) {
-    return(map_landmark_kernel(inputs, landmarks, fun, need_self = need_self, combine = combine))
+    per_chunk <- inputs$codes
+    if (!is.null(per_row)) {
+      sizes <- lengths(inputs$codes)
+      per_chunk <- lapply(seq_along(sizes), function(i) part(sum(sizes[seq_len(i - 1L)]) + seq_len(sizes[i])))
+    }
+    return(map_landmark_kernel(inputs, landmarks, fun, need_self = need_self, combine = combine,
+                               per_chunk = per_chunk))
   }
   codes <- as.integer(inputs$y)
   blocks <- pass$blocks
@@ -165,7 +174,8 @@ landmark_blocks <- function(inputs, landmarks, fun, threads, pass = NULL, need_s
   folded <- NULL
   with_task_threads(threads, for (b in seq_along(blocks$starts)) {
     block <- blocks$block(b)
-    value <- fun(block$C, if (need_self) training_self_similarity(inputs, block$rows), codes[block$rows])
+    value <- fun(block$C, if (need_self) training_self_similarity(inputs, block$rows),
+                 if (is.null(per_row)) codes[block$rows] else part(block$rows))
     if (is.null(combine)) parts[[b]] <- value else folded <- if (is.null(folded)) value else combine(folded, value)
   })
   if (is.null(combine)) parts else folded

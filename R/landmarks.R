@@ -412,6 +412,11 @@ print.krein_landmarks <- function(x, ...) {
 # "Nystroem, 19 MEB landmarks" (ikfd, kqd and pcvm); "" for a full fit
 nystrom_title <- function(landmarks) {
   if (is.null(landmarks)) return("")
-  how <- switch(landmarks$method, meb = "MEB ", kmeans = "k-means ", random = "random ", "")
-  sprintf("Nystroem, %d %slandmarks", length(landmarks$class), how)
+  sprintf("Nystroem, %d %slandmarks", length(landmarks$class), landmark_method_word(landmarks))
+}
+
+# How landmarks were chosen, as a word before "landmarks": "MEB ", "k-means
+# ", "random ", or "" for rows given by index
+landmark_method_word <- function(landmarks) {
+  switch(landmarks$method, meb = "MEB ", kmeans = "k-means ", random = "random ", "")
 }

@@ -112,6 +112,35 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_iknn_nearest_distances
+Rcpp::IntegerMatrix cpp_iknn_nearest_distances(const Eigen::Map<Eigen::MatrixXd> d2, int count, int threads);
+RcppExport SEXP _krein_cpp_iknn_nearest_distances(SEXP d2SEXP, SEXP countSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type d2(d2SEXP);
+    Rcpp::traits::input_parameter< int >::type count(countSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_iknn_nearest_distances(d2, count, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_iknn_nearest_kernel
+Rcpp::IntegerMatrix cpp_iknn_nearest_kernel(const Eigen::Map<Eigen::MatrixXd> K, const Eigen::Map<Eigen::VectorXd> row_self, const Eigen::Map<Eigen::VectorXd> column_self, const Rcpp::IntegerVector& own, int count, int threads);
+RcppExport SEXP _krein_cpp_iknn_nearest_kernel(SEXP KSEXP, SEXP row_selfSEXP, SEXP column_selfSEXP, SEXP ownSEXP, SEXP countSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type K(KSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type row_self(row_selfSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type column_self(column_selfSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type own(ownSEXP);
+    Rcpp::traits::input_parameter< int >::type count(countSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_iknn_nearest_kernel(K, row_self, column_self, own, count, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_kernel_matrix
 Rcpp::NumericMatrix cpp_kernel_matrix(const Rcpp::List& base, bool invariant, const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> y, const Eigen::Map<Eigen::MatrixXd> y_tau, bool symmetric, int threads);
 RcppExport SEXP _krein_cpp_kernel_matrix(SEXP baseSEXP, SEXP invariantSEXP, SEXP xSEXP, SEXP ySEXP, SEXP y_tauSEXP, SEXP symmetricSEXP, SEXP threadsSEXP) {
@@ -666,6 +695,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_krein_cpp_ikfd_loo_losses", (DL_FUNC) &_krein_cpp_ikfd_loo_losses, 6},
     {"_krein_cpp_ikfd_nystrom_loo", (DL_FUNC) &_krein_cpp_ikfd_nystrom_loo, 3},
     {"_krein_cpp_ikfd_nystrom_loo_losses", (DL_FUNC) &_krein_cpp_ikfd_nystrom_loo_losses, 5},
+    {"_krein_cpp_iknn_nearest_distances", (DL_FUNC) &_krein_cpp_iknn_nearest_distances, 3},
+    {"_krein_cpp_iknn_nearest_kernel", (DL_FUNC) &_krein_cpp_iknn_nearest_kernel, 6},
     {"_krein_cpp_kernel_matrix", (DL_FUNC) &_krein_cpp_kernel_matrix, 7},
     {"_krein_cpp_kernel_diagonal", (DL_FUNC) &_krein_cpp_kernel_diagonal, 4},
     {"_krein_cpp_kfda_class_factors", (DL_FUNC) &_krein_cpp_kfda_class_factors, 4},

@@ -1,7 +1,7 @@
 // Unity build, part 1 of 2 (see Makevars.in): the glue of the kernel engine,
 // the landmark core sets, the methods built on the symmetric eigensolver and
-// the Nystroem decomposition (iKFD, KQD, Ny-KQD prediction), the two-class
-// SVM dual and the PCVM,
+// the Nystroem decomposition (iKFD, KQD, Ny-KQD prediction), IKNN's nearest
+// neighbours, the two-class SVM dual and the PCVM,
 // compiled as one translation unit so that Rcpp, RcppEigen and the Eigen
 // instances these files share (the kernel engine, symmetric_eigen(), the
 // Householder QR, the products, the tiled Cholesky factorisation) are parsed,
@@ -21,6 +21,7 @@
 #include "rcpp_nystrom.cpp"
 #include "rcpp_landmark_pass.cpp"
 #include "rcpp_ikfd.cpp"
+#include "rcpp_iknn.cpp"
 #include "rcpp_kqd.cpp"
 #include "rcpp_kqd_nystrom.cpp"
 #include "rcpp_pcvm.cpp"

@@ -24,6 +24,7 @@
 #include "krein/kqd.hpp"
 #include "krein/landmark_pass.hpp"
 #include "krein/meb.hpp"
+#include "krein/nearest.hpp"
 #include "krein/numerics.hpp"
 #include "krein/parallel.hpp"
 #include "krein/parallel_dense.hpp"
@@ -674,6 +675,71 @@ void test_exp_block() {
   }
 }
 
+// IKNN's nearest columns (nearest.hpp): R's order() on each row -- distances
+// ascending, ties to the smaller column, NaN last -- by a bounded heap, on
+// any number of threads; the kernel form evaluates d2 as R does and counts
+// the negative distances but a row's own column.
+void test_nearest() {
+  const Eigen::Index rows = 150, columns = 37;
+  Eigen::MatrixXd D = random_matrix(rows, columns, 21);
+  // ties (rounded values), NaN and infinities
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    for (Eigen::Index j = 0; j < columns; ++j) {
+      if ((i + j) % 3 == 0) D(i, j) = std::round(D(i, j));
+      if ((i * 7 + j) % 23 == 0) D(i, j) = std::numeric_limits<double>::quiet_NaN();
+      if ((i * 5 + j) % 41 == 0) D(i, j) = -std::numeric_limits<double>::infinity();
+    }
+  }
+  const auto ordered = [&](Eigen::Index i) {
+    std::vector<Eigen::Index> order(columns);
+    for (Eigen::Index j = 0; j < columns; ++j) order[j] = j;
+    std::stable_sort(order.begin(), order.end(), [&](Eigen::Index a, Eigen::Index b) {
+      const bool a_nan = std::isnan(D(i, a)), b_nan = std::isnan(D(i, b));
+      if (a_nan || b_nan) return !a_nan && b_nan;
+      return D(i, a) < D(i, b);
+    });
+    return order;
+  };
+  for (Eigen::Index count : {Eigen::Index(1), Eigen::Index(5), Eigen::Index(26), columns}) {
+    Eigen::MatrixXi one(rows, count), two(rows, count);
+    krein::nearest::nearest_of_distances(D, count, one, 1);
+    krein::nearest::nearest_of_distances(D, count, two, 2);
+    bool same_order = true;
+    for (Eigen::Index i = 0; i < rows; ++i) {
+      const std::vector<Eigen::Index> order = ordered(i);
+      for (Eigen::Index t = 0; t < count; ++t) same_order &= one(i, t) == order[t];
+    }
+    expect(same_order, "the nearest columns follow order(): ties to the smaller column, NaN last");
+    expect(one == two, "the nearest columns do not depend on the threads");
+  }
+  // the kernel form: d2 = (s_i - 2 K_ij) + t_j, negatives counted but a row's own column
+  const Eigen::MatrixXd K = random_matrix(rows, columns, 22);
+  const Eigen::VectorXd row_self = random_matrix(rows, 1, 23).col(0);
+  const Eigen::VectorXd column_self = random_matrix(columns, 1, 24).col(0);
+  std::vector<Eigen::Index> own(rows, -1);
+  for (Eigen::Index j = 0; j < columns; ++j) own[3 * j] = j;
+  Eigen::MatrixXd d2(rows, columns);
+  double negative = 0;
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    for (Eigen::Index j = 0; j < columns; ++j) {
+      d2(i, j) = (row_self[i] - 2.0 * K(i, j)) + column_self[j];
+      if (d2(i, j) < 0 && own[i] != j) negative += 1;
+    }
+  }
+  Eigen::MatrixXi from_kernel(rows, 6), from_distances(rows, 6);
+  const double counted = krein::nearest::nearest_of_kernel(K, row_self, column_self, own, 6, from_kernel, 2);
+  krein::nearest::nearest_of_distances(d2, 6, from_distances, 1);
+  expect(from_kernel == from_distances, "the kernel form finds the neighbours of its squared distances");
+  expect(counted == negative && negative > 0, "the kernel form counts the negative distances but a row's own");
+  bool refused = false;
+  try {
+    krein::nearest::nearest_of_distances(D, columns + 1, from_kernel, 1);
+  } catch (const std::invalid_argument&) {
+    refused = true;
+  }
+  expect(refused, "more nearest columns than columns are refused");
+}
+
 int main() {
   test_kernels();
   test_checkpoint();
@@ -699,6 +765,7 @@ int main() {
   test_pcvm_hessian_fallback();
   test_pcvm_moments();
   test_exp_block();
+  test_nearest();
   test_kfda();
   std::printf("core: %d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;

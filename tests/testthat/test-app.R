@@ -214,9 +214,14 @@ test_that("the server draws a view, changes it, and keeps it when a setting fail
                  fixed = TRUE)
     expect_equal(nrow(view()$fit$landmarks$points), 12)
 
-    # a model parameter from the registry; a model without a kernel
+    # a model parameter from the registry (iknn keeps the landmarks: its
+    # prototypes); a model without a kernel
     session$setInputs(model = "iknn", model_iknn_k = "5")
-    expect_match(output$code, "iknn(y ~ x1 + x2, data = train, kernel = kernel, k = 5)", fixed = TRUE)
+    expect_match(output$code, "iknn(y ~ x1 + x2, data = train, kernel = kernel, k = 5, landmarks = \"kmeans\", m = 12)",
+                 fixed = TRUE)
+    # "none": the full form, written out
+    session$setInputs(landmarks = "none")
+    expect_match(output$code, "iknn(y ~ x1 + x2, data = train, kernel = kernel, k = 5, landmarks = NULL)", fixed = TRUE)
     session$setInputs(model = "onda")
     expect_match(output$code, "fit <- onda(y ~ x1 + x2, data = train)", fixed = TRUE)
     expect_null(problem())

@@ -125,6 +125,159 @@ test_that("iknn's k is not taken for the kernel, and misspelled arguments are er
   expect_snapshot(show_error(ikpca_qd(Species ~ ., data = iris, reg = 0.1)))
 })
 
+# ---- iknn among landmark prototypes ----
+
+test_that("iknn with every training row as a landmark is the full iknn", {
+  set.seed(11)
+  train <- banana(120)
+  test <- banana(40)
+  x <- as.matrix(train[, 1:2])
+  x_new <- as.matrix(test[, 1:2])
+  for (k in list(NULL, 4)) {
+    full <- iknn(x, train$y, kernel = kernel_rbf(1), k = k)
+    all_rows <- iknn(x, train$y, kernel = kernel_rbf(1), k = k, landmarks = seq_len(nrow(x)))
+    expect_identical(all_rows$k, full$k)
+    expect_identical(all_rows$k_selection, full$k_selection)
+    expect_identical(all_rows$loo_error, full$loo_error)
+    expect_identical(all_rows$negative_d2, full$negative_d2)
+    expect_equal(all_rows$self, full$self)
+    expect_null(all_rows$x)
+    for (type in c("class", "prob", "decision")) {
+      expect_identical(predict(all_rows, x_new, type = type), predict(full, x_new, type = type))
+      expect_identical(predict(all_rows, type = type), predict(full, type = type))
+    }
+  }
+  # an indefinite kernel (6% of the pairs with d2 < 0), precomputed: the
+  # same kernel values in both forms
+  kernel <- kernel_tanh(1, -1)
+  K <- kernel_matrix(kernel, x)
+  new <- precomputed_kernel(kernel_matrix(kernel, x_new, x), self = diag(kernel_matrix(kernel, x_new)))
+  full <- iknn(precomputed_kernel(K), train$y)
+  all_rows <- iknn(precomputed_kernel(K), train$y, landmarks = seq_len(nrow(x)))
+  expect_gt(full$negative_d2, 0)
+  expect_equal(all_rows$negative_d2, full$negative_d2)
+  expect_identical(all_rows$k_selection, full$k_selection)
+  for (type in c("class", "prob", "decision")) {
+    expect_identical(predict(all_rows, new, type = type), predict(full, new, type = type))
+    expect_identical(predict(all_rows, type = type), predict(full, type = type))
+  }
+})
+
+test_that("iknn among prototype rows is k-NN with those rows as the reference set, transcribed", {
+  # plain R: squared kernel distances to the prototype rows P from the
+  # transcribed Gaussian kernel (d2 = 2 - 2 k), order() per row, the
+  # majority vote with ties to the tied class nearest first. A training
+  # point that is itself a prototype counts itself for its prediction and
+  # leaves itself out for its leave-one-out vote.
+  set.seed(12)
+  train <- checkerboard(150, size = 3)
+  test <- checkerboard(50, size = 3)
+  x <- as.matrix(train[, 1:2])
+  x_new <- as.matrix(test[, 1:2])
+  P <- sort(sample(nrow(x), 40))
+  prototype_y <- train$y[P]
+  d2_train <- 2 - 2 * reference_kernel_matrix(ref_rbf(2), x, x[P, ])
+  d2_new <- 2 - 2 * reference_kernel_matrix(ref_rbf(2), x_new, x[P, ])
+  vote <- function(d2, k, exclude = NA) {
+    nearest <- setdiff(order(d2), exclude)[seq_len(k)]
+    votes <- table(prototype_y[nearest])
+    tied <- names(votes)[votes == max(votes)]
+    list(class = as.character(prototype_y[nearest][prototype_y[nearest] %in% tied][1]), votes = as.vector(votes))
+  }
+  loo_error <- function(k) {
+    mean(vapply(seq_len(nrow(x)), function(i) vote(d2_train[i, ], k, match(i, P))$class, "") != train$y)
+  }
+  for (k in c(1, 5)) {
+    fit <- iknn(x, train$y, kernel = kernel_rbf(2), k = k, landmarks = P, scale = FALSE)
+    expect_identical(as.character(predict(fit, x_new)),
+                     vapply(seq_len(nrow(x_new)), function(i) vote(d2_new[i, ], k)$class, ""))
+    expect_equal(unname(predict(fit, x_new, type = "decision")),
+                 t(vapply(seq_len(nrow(x_new)), function(i) vote(d2_new[i, ], k)$votes, numeric(2))))
+    expect_identical(as.character(predict(fit)),
+                     vapply(seq_len(nrow(x)), function(i) vote(d2_train[i, ], k)$class, ""))
+    expect_equal(fit$loo_error, loo_error(k))
+    # the training predictions are those of the training points as new points
+    expect_identical(predict(fit, x, type = "prob"), predict(fit, type = "prob"))
+  }
+  # the default k: the least leave-one-out error over 1..25, the first minimum
+  errors <- vapply(1:25, loo_error, numeric(1))
+  fit <- iknn(x, train$y, kernel = kernel_rbf(2), landmarks = P, scale = FALSE)
+  expect_equal(fit$k_selection$loo_error, errors)
+  expect_identical(fit$k, which.min(errors))
+  expect_identical(fit$negative_d2, 0)
+  expect_output(print(fit), sprintf("%d nearest neighbours? in the kernel-induced distance among 40 prototypes", fit$k))
+  expect_output(print(summary(fit)), "Prototypes")
+})
+
+test_that("iknn's prototypes count negative squared distances between distinct points only", {
+  # d2 = k(x, x) + k(x', x') - 2 k(x, x') < 0 for the pair (1, 2) only;
+  # prototypes 1 and 3: six pairs of a point and another prototype
+  K <- matrix(c(1, 1.5, 0, 0,
+                1.5, 1, 0, 0,
+                0, 0, 1, 0.2,
+                0, 0, 0.2, 1), 4)
+  fit <- iknn(precomputed_kernel(K), c("a", "a", "b", "b"), k = 1, landmarks = c(1, 3))
+  expect_equal(fit$negative_d2, 1 / 6)
+  expect_output(print(fit), "16.7% of the pairs of a training point and a prototype have d2 < 0")
+  expect_identical(as.character(predict(fit)), c("a", "a", "b", "b"))
+  # leave-one-out: points 1 and 3 have only the other class's prototype left
+  expect_identical(fit$loo_error, 0.5)
+})
+
+test_that("iknn's prototypes: formula = x/y, drawn at random = selected beforehand, precomputed = data", {
+  set.seed(13)
+  train <- checkerboard(200, size = 3)
+  test <- checkerboard(30, size = 3)
+  set.seed(1)
+  by_formula <- iknn(y ~ x1 + x2, data = train, kernel = kernel_rbf(2), landmarks = "random", m = 40)
+  set.seed(1)
+  by_matrix <- iknn(train[, 1:2], train$y, kernel = kernel_rbf(2), landmarks = "random", m = 40)
+  set.seed(1)
+  chosen <- select_landmarks(train[, 1:2], train$y, kernel_rbf(2), method = "random", m = 40)
+  given <- iknn(train[, 1:2], train$y, kernel = kernel_rbf(2), landmarks = chosen)
+  expect_identical(by_formula$landmarks$indices, chosen$indices)
+  expect_identical(by_matrix$landmarks$indices, chosen$indices)
+  # stratified: the classes in proportion
+  expect_equal(as.vector(table(by_matrix$landmarks$class)) / 40, as.vector(table(train$y)) / 200, tolerance = 0.05)
+  expect_null(by_matrix$x)
+  for (type in c("class", "prob")) {
+    reference <- predict(by_matrix, test[, 1:2], type = type)
+    expect_identical(unname(predict(by_formula, test, type = type)), unname(reference))
+    expect_identical(predict(given, test[, 1:2], type = type), reference)
+  }
+  expect_identical(by_formula$k_selection, by_matrix$k_selection)
+  # a precomputed kernel: the landmarks are its columns
+  x <- as.matrix(train[, 1:2])
+  x_new <- as.matrix(test[, 1:2])
+  rows <- chosen$indices
+  data_fit <- iknn(x, train$y, kernel = kernel_rbf(2), landmarks = rows, scale = FALSE)
+  precomputed <- iknn(kernel_matrix(kernel_rbf(2), x), train$y, kernel = "precomputed", landmarks = rows)
+  new <- precomputed_kernel(kernel_matrix(kernel_rbf(2), x_new, x), self = rep(1, nrow(x_new)))
+  expect_identical(precomputed$k, data_fit$k)
+  expect_identical(predict(precomputed, new, type = "prob"), predict(data_fit, x_new, type = "prob"))
+  expect_identical(predict(precomputed, type = "prob"), predict(data_fit, type = "prob"))
+  # plot() draws the prototypes as its points and circles none
+  drawn <- krein:::decision_region_layers(given)
+  expect_null(drawn$landmarks)
+  expect_equal(drawn$x, as.matrix(train[rows, 1:2]), ignore_attr = TRUE)
+  pdf(NULL)
+  on.exit(dev.off())
+  expect_identical(plot(given, resolution = 10), given)
+})
+
+test_that("iknn's prototypes: bad landmarks and k are clear errors", {
+  set.seed(14)
+  train <- checkerboard(60, size = 3)
+  x <- as.matrix(train[, 1:2])
+  expect_snapshot(show_error(iknn(x, train$y, landmarks = 5)))
+  expect_snapshot(show_error(iknn(x, train$y, landmarks = 1:10, k = 11)))
+  expect_error(iknn(x, train$y, landmarks = c(0, 5)), class = "krein_error", regexp = "must lie in 1..60")
+  expect_error(iknn(x, train$y, landmarks = "nearest"), class = "krein_error", regexp = "landmarks")
+  expect_error(iknn(x, train$y, landmarks = "random", m = 61), class = "krein_error", regexp = "at most the number")
+  # k = m: no leave-one-out error, as k = n in the full form
+  expect_true(is.na(iknn(x, train$y, landmarks = 1:10, k = 10)$loo_error))
+})
+
 test_that("ikpca_qd keeps the requested share of the absolute eigenvalue mass", {
   set.seed(6)
   train <- checkerboard(90, size = 3)
