@@ -35,7 +35,7 @@
 #' |---|---|---|
 #' | [ikfd()] | 2,000 rows | Ny-iKFD (Schleif, Gisbrecht and Tino 2018, Sec. 5.2) |
 #' | [kqd()] | 2,000 rows | Ny-KQD (see its help page) |
-#' | [pcvm()] | 6,000 rows | Ny-PCVM (Schleif, Gisbrecht and Tino 2018, Sec. 5.1) |
+#' | [pcvm()] | 5,500 rows | Ny-PCVM (Schleif, Gisbrecht and Tino 2018, Sec. 5.1) |
 #' | [krein_svm()] | 5,500 rows | the Nystroem KSVM (linear SVMs on Nystroem features) |
 #' | [isvm()] | 5,500 rows | the Nystroem KSVM, as `krein_svm(landmarks = )` fits it |
 #' | [kmdc()] | 2,000 rows | the distances of the Nystroem KQD |
@@ -49,11 +49,9 @@
 #' about eight times `e1071::svm(probability = TRUE)` on the same data (two
 #' of the papers' generators, [sine_populations()] and [checkerboard()];
 #' measured in the package's benchmarks), and never beyond 6,000 rows
-#' unless the full form stays within three times the SVM there. [pcvm()]
-#' keeps its full form up to 6,000 rows although it costs about three
-#' times the SVM there, because Ny-PCVM on the default kernel is far less
-#' accurate on the checkerboard. Above a limit, the full form's cost grows
-#' as the cube of the rows while the Nystroem form's grows linearly.
+#' unless the full form stays within three times the SVM there. Above a
+#' limit, the full form's cost grows as the cube of the rows while the
+#' Nystroem form's grows linearly.
 #'
 #' The automatic Nystroem form takes \eqn{m = \min(300, n/2)} landmarks
 #' drawn at random within the classes (`select_landmarks(method = "random",

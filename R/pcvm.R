@@ -39,11 +39,17 @@
 #' is EM pruning an early interpolating basis, and a narrower kernel only
 #' interpolates (kernlab's promotergene by formula, 74 training points:
 #' refitted at \eqn{4/p} on four of ten splits, test accuracy 0.44-0.56
-#' against 0.75-0.84), so such a fit is kept, with its warning. This
-#' applies to the full PCVM on the default
-#' kernel (or any `kernel_rbf()` whose width is left to the data) without a
-#' spectrum correction; a width you give is kept, and a fit that goes wrong
-#' on it warns.
+#' against 0.75-0.84), so such a fit is kept, with its warning. While a
+#' pair may be fitted again, an EM start whose weights blow up (a training
+#' latent value beyond 1000) is stopped there and left out of the pair's
+#' average of starts; the pair goes wrong when every start does (a run-away
+#' otherwise takes thousands of iterations to settle). This applies to the
+#' full PCVM and to Ny-PCVM on data in memory (on the same landmarks), on
+#' the default kernel (or any `kernel_rbf()` whose width is left to the
+#' data) without a spectrum correction: on `checkerboard(20000)` Ny-PCVM on
+#' 300 random landmarks at \eqn{1/p} blew up (test accuracy 0.49) and at
+#' \eqn{4/p} reached 0.974. A width you give is kept, and a fit that goes
+#' wrong on it warns; so is Ny-PCVM's over chunks.
 #'
 #' @section Model and EM:
 #' With labels \eqn{y_i \in \{-1, +1\}} (the first class of a pair is
@@ -588,7 +594,12 @@ pcvm_starts <- function(kind, starts, n_basis, signs) {
 pcvm_average_starts <- function(ems, signs) {
   if (length(ems) == 1L) return(ems[[1L]])
   pruned <- vapply(ems, function(em) isTRUE(em$all_pruned), logical(1))
-  dropped <- pcvm_dropped_starts(ems, pruned, length(signs))
+  # a start stopped as a run-away (pcvm_narrowing_control()) is a failed
+  # start, left out like one far behind; if every start ran away, the pair
+  # has (and the average keeps) them all
+  ran_away <- vapply(ems, function(em) isTRUE(em$ran_away), logical(1))
+  dropped <- if (all(ran_away)) logical(length(ems)) else
+    ran_away | pcvm_dropped_starts(ems, pruned | ran_away, length(signs))
   all_errors <- lapply(ems, `[[`, "training_errors")
   all_iterations <- vapply(ems, function(em) as.integer(em$iterations), integer(1))
   all_pruned <- pruned
@@ -612,6 +623,7 @@ pcvm_average_starts <- function(ems, signs) {
   first$start_iterations <- all_iterations
   first$start_bias_only <- all_pruned
   first$start_dropped <- dropped
+  first$ran_away <- all(ran_away)
   first
 }
 
@@ -692,8 +704,11 @@ pcvm_fit <- function(inputs, landmarks, control, eps, m, threads) {
     list(C = landmark_columns(inputs, landmarks, seq_along(inputs$y), threads), classes = landmarks$class,
          points = landmarks$points)
   }
+  narrowing <- pcvm_narrows_width(inputs, control)
   models <- if (is.null(basis$em)) {
-    one_vs_one_pairs(inputs$y, function(members, pair_y, pair) pcvm_pair(inputs, basis, pair, control, threads))
+    one_vs_one_pairs(inputs$y, function(members, pair_y, pair) {
+      pcvm_pair(inputs, basis, pair, pcvm_narrowing_control(control, narrowing, length(members)), threads)
+    })
   } else {
     # over chunks: the EMs of all pairs and all their starts in lockstep,
     # each pass over the chunks serving every EM still running
@@ -712,13 +727,13 @@ pcvm_fit <- function(inputs, landmarks, control, eps, m, threads) {
   # relevance vectors (or landmarks); `x` is kept for plot()
   training_latent <- pcvm_training_latent(models, inputs, basis, threads)
   for (p in seq_along(models)) models[[p]]$trouble <- pcvm_pair_trouble(models[[p]], training_latent[, p], inputs$y)
-  if (pcvm_narrows_width(inputs, landmarks, control)) {
+  if (narrowing) {
     basis <- NULL  # the n x n kernel is not needed any more
     narrowed <- vapply(models, function(model) {
       nzchar(model$trouble) && sum(as.integer(inputs$y) %in% model$pair) >= pcvm_narrowing_min_points()
     }, logical(1))
     for (p in which(narrowed)) {
-      narrower <- pcvm_narrower_pair(models[[p]], training_latent[, p], inputs, control, threads)
+      narrower <- pcvm_narrower_pair(models[[p]], training_latent[, p], inputs, landmarks, control, threads)
       models[[p]] <- narrower$model
       training_latent[, p] <- narrower$latent
     }
@@ -745,7 +760,9 @@ pcvm_fit <- function(inputs, landmarks, control, eps, m, threads) {
                              "iteration%s (weights far too large); those steps were solved by",
                              "eigendecomposition."), sum(fallbacks), if (sum(fallbacks) == 1L) "" else "s"))
   }
-  unconverged <- !vapply(models, `[[`, logical(1), "converged") & !bias_only
+  # (a run-away stopped early is reported as trouble, above)
+  unconverged <- !vapply(models, `[[`, logical(1), "converged") & !bias_only &
+    !vapply(models, function(model) isTRUE(model$ran_away), logical(1))
   if (any(unconverged)) {
     krein_warn(sprintf("PCVM reached `max_iter` (%d) without converging for %s; the last iterate is used.",
                        control$max_iter, paste(vapply(models[unconverged], `[[`, character(1), "label"),
@@ -801,8 +818,16 @@ pcvm_pair_trouble <- function(model, latent, y) {
   rows <- as.integer(y) %in% model$pair
   errors <- model$start_training_errors %||% list(model$training_errors)
   if (!is.null(model$start_bias_only)) errors <- errors[!model$start_bias_only & !model$start_dropped]
-  pcvm_trouble(errors, max(abs(latent[rows])), sum(rows))
+  largest <- max(abs(latent[rows]))
+  # a start stopped as a run-away counts as blown up whatever the average
+  if (isTRUE(model$ran_away)) largest <- max(largest, pcvm_run_away_latent() * (1 + 1e-9))
+  pcvm_trouble(errors, largest, sum(rows))
 }
+
+# The training latent value beyond which PCVM's weights have blown up
+# (pcvm_trouble()); where a blown-up pair is fitted again on a narrower
+# kernel, EM stops there (pcvm_narrowing_control()).
+pcvm_run_away_latent <- function() 1000
 
 # The fewest points of a pair whose EM went wrong for it to be fitted again
 # with a narrower kernel (pcvm_narrower_pair()). Below, a rise of the
@@ -815,12 +840,28 @@ pcvm_pair_trouble <- function(model, latent, y) {
 pcvm_narrowing_min_points <- function() 1000L
 
 # Whether a pair whose EM went wrong is fitted again with a narrower
-# Gaussian kernel: the full PCVM in memory, on the Gaussian kernel whose
-# width the data chose (the default kernel), its own kernel values (no
-# spectrum correction) and no optimised width.
-pcvm_narrows_width <- function(inputs, landmarks, control) {
+# Gaussian kernel: the full PCVM or Ny-PCVM on data in memory, on the
+# Gaussian kernel whose width the data chose (the default kernel), its own
+# kernel values (no spectrum correction) and no optimised width. Ny-PCVM's
+# basis functions are the landmarks' kernel columns, pruned by the same
+# prior, so a wide kernel runs away there as in the full PCVM
+# (checkerboard(20000), 300 landmarks, gamma = 1/p: training latent values
+# up to 4.5e4 and test accuracy 0.489).
+pcvm_narrows_width <- function(inputs, control) {
   # (width_from_data: a kernel_rbf() without gamma, see finish_inputs())
-  isTRUE(inputs$width_from_data) && is.null(landmarks) && is.null(inputs$precomputed) && !control$optimize_width
+  isTRUE(inputs$width_from_data) && is.null(inputs$precomputed) && !control$optimize_width &&
+    !inherits(inputs, "krein_chunked_inputs")
+}
+
+# The control of a pair's EM: where a pair that blows up is fitted again on
+# a narrower kernel (`narrowing`, and pcvm_narrowing_min_points() or more
+# points), its EM stops once its weights have blown up -- that fit is
+# discarded, and a run-away takes thousands of iterations to settle
+# (checkerboard(20000), Ny-PCVM at gamma = 1: 4,141 iterations and 62 s of
+# a 129 s fit).
+pcvm_narrowing_control <- function(control, narrowing, points) {
+  if (narrowing && points >= pcvm_narrowing_min_points()) control$stop_latent_beyond <- pcvm_run_away_latent()
+  control
 }
 
 # A pair whose EM went wrong on the width the data chose, fitted again with
@@ -837,11 +878,15 @@ pcvm_narrows_width <- function(inputs, landmarks, control) {
 # Returns the pair's model (a narrower one has its own `kernel` and
 # `narrowed`: the data's width and what went wrong there) and its training
 # latent values.
-pcvm_narrower_pair <- function(model, latent, inputs, control, threads) {
+pcvm_narrower_pair <- function(model, latent, inputs, landmarks, control, threads) {
   rows <- which(as.integer(inputs$y) %in% model$pair)
   signs <- ifelse(as.integer(inputs$y[rows]) == model$pair[1], 1, -1)
   training_error <- function(latent) mean(sign(latent[rows]) != signs)
-  kernel_of <- function(model) evaluate_kernel(model$kernel, inputs$x, model$points, threads)
+  # Ny-PCVM's coefficients run over all landmarks, the PCVM's over its
+  # relevance vectors
+  kernel_of <- function(model) {
+    evaluate_kernel(model$kernel, inputs$x, if (is.null(landmarks)) model$points else landmarks$points, threads)
+  }
   narrowed <- list(gamma = inputs$kernel$params$gamma, trouble = model$trouble)
   candidates <- list(list(model = model, latent = latent, error = training_error(latent)))
   kernel <- inputs$kernel
@@ -849,9 +894,15 @@ pcvm_narrower_pair <- function(model, latent, inputs, control, threads) {
     kernel$params$gamma <- 2 * kernel$params$gamma
     pair_inputs <- inputs
     pair_inputs$kernel <- kernel
-    # the pair's own kernel matrix: pcvm_pair() takes it whole
-    basis <- list(K = evaluate_kernel(kernel, inputs$x[rows, , drop = FALSE], NULL, threads))
-    refit <- pcvm_pair(pair_inputs, basis, model$pair, control, threads)
+    # the pair's own kernel matrix (pcvm_pair() takes it whole), or every
+    # training row's kernel against the landmarks at the new width
+    basis <- if (is.null(landmarks)) {
+      list(K = evaluate_kernel(kernel, inputs$x[rows, , drop = FALSE], NULL, threads))
+    } else {
+      list(C = landmark_columns(pair_inputs, landmarks, seq_along(inputs$y), threads), classes = landmarks$class,
+           points = landmarks$points)
+    }
+    refit <- pcvm_pair(pair_inputs, basis, model$pair, pcvm_narrowing_control(control, TRUE, length(rows)), threads)
     basis <- NULL
     latent <- pcvm_pair_latent(list(refit), kernel_of, length(inputs$y))[, 1]
     refit$trouble <- pcvm_pair_trouble(refit, latent, inputs$y)
@@ -927,6 +978,7 @@ pcvm_pair_model <- function(inputs, basis, problem, em, kernel) {
        relevant = relevant, relevant_class = if (low_rank) basis$classes[relevant] else inputs$y[relevant],
        weights = w_full[active], coefficients = coefficients, bias = b,
        iterations = iterations, converged = converged, bias_only = em$all_pruned, kernel = kernel,
+       ran_away = isTRUE(em$ran_away),
        # the run's health (see pcvm_trouble(), filled in by pcvm_fit())
        training_errors = em$training_errors, hessian_fallbacks = em$hessian_fallbacks %||% 0L,
        # with several starts (pcvm_control(starts)): each start's training
@@ -969,7 +1021,7 @@ pcvm_trouble <- function(training_errors, largest_latent, n) {
       break
     }
   }
-  if (!is.na(largest_latent) && largest_latent > 1000) {
+  if (!is.na(largest_latent) && largest_latent > pcvm_run_away_latent()) {
     problems <- c(problems, sprintf("its weights blew up (training latent values up to %.2g)", largest_latent))
   }
   paste(problems, collapse = " and ")
@@ -1002,7 +1054,8 @@ pcvm_new_kernels <- function(object, new) {
   lm <- object$landmarks
   if (!is.null(lm)) {
     K <- new_kernels(object, new, points = lm$points, columns = lm$indices)$K
-    return(function(model) K)
+    # a pair fitted again with a narrower kernel (pcvm_narrower_pair())
+    return(function(model) if (is.null(model$kernel)) K else evaluate_kernel(model$kernel, new$x, lm$points, object$threads))
   }
   function(model) {
     # a width optimised for this pair (pcvm_control(optimize_width = TRUE))
@@ -1167,7 +1220,7 @@ plot_model_diagnostic.pcvm <- function(x, data, main, predict_args, ...) {
 
 model_registration_pcvm <- function() register_krein_model(
   full_form = function(args) is.null(args$landmarks), full_copies = 3,
-  forms = landmark_forms(), full_max_rows = 6000,
+  forms = landmark_forms(), full_max_rows = 5500,
   "pcvm", label = "Probabilistic classification vector machine", fit = "pcvm_fit",
   parameters = data.frame(parameter = character(), class = character(), label = character(),
                           stringsAsFactors = FALSE),

@@ -62,6 +62,7 @@ Rcpp::List cpp_pcvm_fit_starts(const Eigen::Map<Eigen::MatrixXd> basis, bool low
   settings.max_iter = static_cast<int>(glue::list_number(control, "max_iter", settings.max_iter));
   settings.tol = glue::list_number(control, "tol", settings.tol);
   settings.prune = glue::list_number(control, "prune", settings.prune);
+  settings.stop_latent_beyond = glue::list_number(control, "stop_latent_beyond", settings.stop_latent_beyond);
   using krein::pcvm::Convergence;
   using krein::pcvm::EStep;
   settings.convergence = glue::list_choice<Convergence>(
@@ -97,7 +98,7 @@ Rcpp::List cpp_pcvm_fit_starts(const Eigen::Map<Eigen::MatrixXd> basis, bool low
   auto result = [](const krein::pcvm::Fit& fit, const krein::pcvm::SolverStatistics& statistics) {
     return Rcpp::List::create(Rcpp::Named("weights") = fit.weights, Rcpp::Named("bias") = fit.bias,
                               Rcpp::Named("iterations") = fit.iterations, Rcpp::Named("converged") = fit.converged,
-                              Rcpp::Named("all_pruned") = fit.all_pruned,
+                              Rcpp::Named("all_pruned") = fit.all_pruned, Rcpp::Named("ran_away") = fit.ran_away,
                               Rcpp::Named("training_errors") = fit.training_errors,
                               Rcpp::Named("hessian_fallbacks") = fit.hessian_fallbacks,
                               Rcpp::Named("solver") = Rcpp::List::create(

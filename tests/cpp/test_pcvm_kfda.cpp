@@ -163,6 +163,33 @@ void test_pcvm_em() {
   harsh.prune = 1e300;
   const krein::pcvm::Fit gone = krein::pcvm::fit(full, w, -0.3, &latent, harsh);
   expect(gone.all_pruned && gone.iterations == 1 && gone.weights.isZero(), "PCVM reports when pruning removed every basis function");
+  // the run-away stop: EM stops, unconverged, after the first iteration
+  // whose latent values pass the bound; a bound above every iterate's
+  // changes nothing
+  double largest_first = 0.0;
+  {
+    krein::pcvm::Control once = control;
+    once.max_iter = 1;
+    const krein::pcvm::Fit one_step = krein::pcvm::fit(full, w, -0.3, &latent, once);
+    std::vector<Eigen::Index> support;
+    Eigen::VectorXd values;
+    for (Eigen::Index j = 0; j < n; ++j) {
+      if (one_step.weights[j] > 0) support.push_back(j);
+    }
+    values.resize(support.size());
+    for (size_t k = 0; k < support.size(); ++k) values[k] = one_step.weights[support[k]];
+    largest_first = full.latent(support, values, one_step.bias).cwiseAbs().maxCoeff();
+  }
+  krein::pcvm::Control stopping = control;
+  stopping.stop_latent_beyond = 0.5 * largest_first;
+  const krein::pcvm::Fit stopped = krein::pcvm::fit(full, w, -0.3, &latent, stopping);
+  expect(stopped.ran_away && !stopped.converged && stopped.iterations == 1,
+         "PCVM EM stops as a run-away once its latent values pass the bound");
+  stopping.stop_latent_beyond = 1e300;
+  const krein::pcvm::Fit unstopped = krein::pcvm::fit(full, w, -0.3, &latent, stopping);
+  expect(!unstopped.ran_away && unstopped.iterations == f.iterations &&
+             (unstopped.weights - f.weights).cwiseAbs().maxCoeff() == 0.0,
+         "a run-away bound no iterate reaches changes nothing");
   int calls = 0;
   krein::pcvm::FullBasis replaceable(K, y, 1);
   const krein::pcvm::Fit hooked = krein::pcvm::fit(

@@ -916,6 +916,11 @@ struct Control {
   double prune = 1e-3;  // weights below prune are dropped with their basis functions
   Convergence convergence = Convergence::latent;
   EStep e_step = EStep::exact;
+  // EM stops, unconverged, once a training latent value exceeds this in
+  // magnitude: a run-away whose fit the caller discards for one on a
+  // narrower kernel (R's pcvm_narrower_pair()). A run-away takes thousands
+  // of iterations to settle; nothing is lost by stopping it early.
+  double stop_latent_beyond = std::numeric_limits<double>::infinity();
 };
 
 struct Fit {
@@ -924,6 +929,7 @@ struct Fit {
   int iterations = 0;
   bool converged = false;
   bool all_pruned = false;  // EM stopped: pruning removed every basis function
+  bool ran_away = false;    // EM stopped at Control::stop_latent_beyond
   // per iteration, the share of training points on the wrong side (y_i f_i
   // <= 0) of the latent values its E-step started from: a run that goes wrong
   // shows as a rise (R reports it)
@@ -997,6 +1003,10 @@ inline Fit fit(const Basis& basis, Eigen::VectorXd w, double b, const Eigen::Vec
     f = std::move(f_next);
     if (settled) {
       out.converged = true;
+      break;
+    }
+    if (f.size() && f.cwiseAbs().maxCoeff() > control.stop_latent_beyond) {
+      out.ran_away = true;
       break;
     }
   }
