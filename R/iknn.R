@@ -16,7 +16,7 @@ iknn.formula <- function(formula, data, ..., subset, na.action, kernel = kernel_
 #' @rdname reference_classifiers
 #' @export
 iknn.default <- function(x, y, ..., kernel = kernel_rbf(), scale = TRUE, spectrum = "none", k = NULL,
-                         landmarks = NULL, eps = 0.01, m = NULL, na.action = NULL, threads = NULL) {
+                         landmarks = "auto", eps = 0.01, m = NULL, na.action = NULL, threads = NULL) {
   check_dots_empty("iknn", ...)
   inputs <- inputs_from_xy(x, y, kernel, na.action, scale = scale, chunks = TRUE)
   fit_model("iknn", inputs, method_arguments("iknn"), match.call())
@@ -46,7 +46,7 @@ iknn_fit <- function(inputs, k, landmarks, eps, m, threads) {
   kept <- if (is.null(k)) max(candidates) else k
   plan <- list(candidates = candidates, kept = kept, n_classes = nlevels(inputs$y),
                count = min(references, max(kept, max(candidates, 0L) + 1L)))
-  pass <- if (is.null(landmarks)) iknn_full(inputs, plan, threads) else iknn_prototypes(inputs, landmarks, plan, threads)
+  pass <- iknn_prototypes(inputs, landmarks %||% iknn_every_row(inputs), plan, threads)
   loo <- pass$errors / n
   k_selection <- NULL
   if (is.null(k)) {
@@ -64,20 +64,18 @@ iknn_fit <- function(inputs, k, landmarks, eps, m, threads) {
 # The largest k the default considers (leave-one-out over 1..25)
 iknn_max_k <- 25L
 
-#' The full form: the neighbours of each training point among all of them,
-#' from the n x n squared distances
+#' The full form's reference points: every training row, as prototypes, so
+#' that the full form is the prototype form's pass over blocks of rows
+#' against all of them (time n^2, memory n times a block: no n x n matrix;
+#' on 20,000 rows of sine_populations() 7.7 s where the n x n distances took
+#' 108 s and 10 GB). Equal distances order by prototype, here the training
+#' row, as the documented tie rule asks.
 #' @noRd
-iknn_full <- function(inputs, plan, threads) {
-  self <- if (is.null(inputs$x)) inputs$precomputed$self else kernel_self(inputs$kernel, inputs$x)
-  if (is.null(self)) {
+iknn_every_row <- function(inputs) {
+  if (is.null(inputs$x) && is.null(inputs$precomputed$self)) {
     krein_abort("`x` must carry the self-similarities k(x, x) of the training points for iknn(): pass precomputed_kernel(K, self = ...).")
   }
-  d2 <- iknn_distances(self, training_kernel(inputs, threads), self)
-  codes <- as.integer(inputs$y)
-  nearest <- cpp_iknn_nearest_distances(d2, plan$count, threads)
-  block <- iknn_block(nearest, seq_len(nrow(d2)), codes, codes, plan)
-  list(self = self, with_self = block$with_self, errors = block$errors,
-       negative_d2 = mean(d2[upper.tri(d2)] < 0))
+  list(indices = seq_along(inputs$y), points = inputs$x, class = inputs$y)
 }
 
 #' The prototype form: the neighbours of each training point among the
@@ -282,6 +280,21 @@ model_summary.iknn <- function(object) {
 #' @export
 plot_marks.iknn <- function(x) NULL
 
+# The automatic form's budget: the pairs of a training row and a reference
+# point whose kernel and distance the fit evaluates, about 5.2e7 a second on
+# two cores (sine_populations(), 20,000 rows against all of them: 7.7 s
+# with prediction). The full form takes n^2 pairs, so it is fitted up to
+# iknn_full_max_rows = sqrt(5e9) rows (about 100 s), and above, the
+# prototype form on iknn_prototype_count() = 5e9 / n random prototypes:
+# 5,000 at 1e6 rows.
+iknn_pair_budget <- 5e9
+iknn_full_max_rows <- 70000
+
+iknn_prototype_count <- function(inputs) {
+  n <- length(inputs$y)
+  as.integer(min(n, floor(iknn_pair_budget / n)))
+}
+
 # The number of reference points a fit with arguments `args` on `n` rows
 # finds its neighbours among, where the arguments tell it (NULL: unknown
 # before the fit, as for MEB landmarks)
@@ -294,7 +307,9 @@ iknn_reference_count <- function(args, n) {
 }
 
 model_registration_iknn <- function() register_krein_model(
-  full_form = function(args) is.null(args$landmarks), full_copies = 5,
+  # the full form holds no n x n matrix (iknn_every_row())
+  full_form = function(args) is.null(args$landmarks), full_copies = 0,
+  forms = landmark_forms(count = iknn_prototype_count), full_max_rows = iknn_full_max_rows,
   "iknn", label = "IKNN: kernel nearest neighbours", fit = "iknn_fit",
   parameters = data.frame(parameter = "k", class = "numeric", label = "neighbours",
                           stringsAsFactors = FALSE),

@@ -68,13 +68,11 @@ check_full_form_memory <- function(name, n, copies, instead) {
 }
 
 #' What a model's full form on data too large for memory can be replaced by
+#' (every model with a full form has a scalable one: its registry's `forms`)
 #' @noRd
 full_form_alternative <- function(info) {
   forms <- info$forms
-  if (!is.null(forms)) {
-    return(sprintf("Leave `%s` at its default (\"auto\"), which takes the %s where the full form does not fit, give %s, or fit on fewer rows.",
-                   forms$argument, if (forms$argument == "reduce") "subset of bases" else "Nystroem form",
-                   if (forms$argument == "reduce") "`reduce = \"subset\"`" else "landmarks"))
-  }
-  "Fit it on fewer rows, or fit a model with a Nystroem form, e.g. kqd(), which takes it where the full form does not fit."
+  sprintf("Leave `%s` at its default (\"auto\"), which takes the %s where the full form does not fit, give %s, or fit on fewer rows.",
+          forms$argument, if (forms$argument == "reduce") "subset of bases" else "Nystroem form",
+          if (forms$argument == "reduce") "`reduce = \"subset\"`" else "landmarks")
 }

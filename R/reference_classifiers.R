@@ -21,6 +21,18 @@
 #'   Equal distances are ordered by training row (the earlier row is the
 #'   nearer), as [base::order()] orders them.
 #'
+#'   The full form (`landmarks = NULL`) is one pass over the training rows
+#'   in blocks, each block's kernel against all training points, its
+#'   squared distances and each row's 26 nearest (a bounded partial sort in
+#'   C++): \eqn{n^2} kernel evaluations, and in memory one block (about 32
+#'   MB) with no \eqn{n \times n} matrix (on 20,000 rows of
+#'   [sine_populations()], 7.7 s on two cores with the prediction of 1,000
+#'   rows). Left to choose (`landmarks = "auto"`, the default), `iknn()`
+#'   fits the full form up to 70,000 training rows and beyond the prototype
+#'   form on \eqn{m = 5 \times 10^9 / n} random prototypes (5,000 at
+#'   \eqn{10^6} rows): both evaluate at most \eqn{5 \times 10^9} pairs,
+#'   about 100 s on two cores for data of a few inputs (see [krein_forms]).
+#'
 #'   With `landmarks`, the neighbours are found among prototypes instead of
 #'   all training points: the landmark points with their class labels
 #'   (`landmarks = "random"` with `m`: \eqn{m} training rows drawn at
@@ -278,7 +290,7 @@
 #'   the pooled covariance in every class;
 #'   `NULL` (the default) chooses it from the class sizes and the number of
 #'   components (see Details).
-#' @param landmarks For `ikpca_qd()` and `isvm()`: `"auto"` (the default)
+#' @param landmarks For `ikpca_qd()`, `isvm()` and `iknn()`: `"auto"` (the default)
 #'   fits the full form up to a number of training rows and the Nystroem
 #'   form on random landmarks beyond (see [krein_forms]); `NULL` forces the
 #'   full form (for `isvm()` the SVM on the kernel matrix); for the
@@ -286,9 +298,11 @@
 #'   `"kmeans"` or `"random"` to select landmarks with [select_landmarks()],
 #'   a vector of training-row indices, or a `krein_landmarks` object from
 #'   [select_landmarks()] on the same training data (with the same `scale`),
-#'   as [ikfd()] and [krein_svm()] take them. For `iknn()`: `NULL` (the
-#'   default) for the neighbours among all training points; otherwise the
-#'   prototypes among which they are found (see Details): `"random"`,
+#'   as [ikfd()] and [krein_svm()] take them. For `iknn()`: `"auto"` finds
+#'   the neighbours among all training points up to 70,000 of them and
+#'   among \eqn{5 \times 10^9 / n} random prototypes beyond (see Details);
+#'   `NULL` among all training points at any size; otherwise the
+#'   prototypes among which they are found: `"random"`,
 #'   `"meb"` or `"kmeans"` (selected as by [select_landmarks()] with `eps`
 #'   and `m`), training-row indices (for a precomputed kernel, its columns),
 #'   or a [select_landmarks()] result.

@@ -36,14 +36,24 @@ test_that("left to choose, every model fits its full form up to the limit and it
     if (name == "kfda") {
       expect_identical(nystrom$reduce, "subset")
     } else {
-      # the automatic landmarks: stratified random rows, min(300, n / 2)
+      # the automatic landmarks: stratified random rows, min(300, n / 2);
+      # iknn()'s prototypes min(n, 5e9 / n)
       expect_identical(nystrom$landmarks$method, "random", info = name)
-      expect_length(nystrom$landmarks$class, 40)
+      expect_length(nystrom$landmarks$class, if (name == "iknn") 80 else 40)
     }
     probabilities <- predict(nystrom, new, type = "prob")
     expect_equal(unname(rowSums(probabilities)), rep(1, nrow(new)), tolerance = 1e-12, info = name)
     expect_identical(levels(predict(nystrom, new)), levels(large$y), info = name)
   }
+})
+
+test_that("iknn()'s prototypes keep the pairs it evaluates within its budget", {
+  # min(n, 5e9 / n): every row up to the full-form limit, 5,000 at 1e6
+  rows <- function(n) list(y = factor(rep(c("a", "b"), length.out = n)))
+  expect_identical(krein:::iknn_prototype_count(rows(80)), 80L)
+  expect_identical(krein:::iknn_prototype_count(rows(1e5)), 50000L)
+  expect_identical(krein:::iknn_prototype_count(rows(1e6)), 5000L)
+  expect_lte(krein:::model_info("iknn")$full_max_rows^2, 5e9)
 })
 
 test_that("the user's form argument decides: NULL forces the full form, a method the Nystroem form", {

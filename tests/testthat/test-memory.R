@@ -24,6 +24,8 @@ test_that("every full form is refused over the limit, before it allocates, with 
     info <- krein:::model_info(name)
     asked <- full_form_arguments(name)
     if (!isTRUE(info$full_form(utils::modifyList(krein:::model_defaults(name), asked)))) next
+    # iknn()'s full form holds no n x n matrix (a pass over blocks of rows)
+    if (info$full_copies == 0) next
     full <- full + 1L
     copies <- info$full_copies
     estimate <- krein:::format_bytes(copies * 8 * 60^2)
@@ -35,8 +37,12 @@ test_that("every full form is refused over the limit, before it allocates, with 
     expect_error(do.call(fun, c(list(precomputed_kernel(kernel_matrix(kernel_rbf(1), d$x)), d$y), asked)),
                  class = "krein_memory_error")
   }
-  # all but onda(), which works on the features
-  expect_identical(full, length(krein:::registered_models()) - 1L)
+  # all but onda(), which works on the features, and iknn(), whose full form
+  # fits under any limit: no n x n matrix
+  expect_identical(full, length(krein:::registered_models()) - 2L)
+  fit <- iknn(d$x, d$y, landmarks = NULL)
+  expect_identical(fit$form$kind, "full")
+  expect_identical(fit$k, iknn(d$x, d$y, landmarks = seq_len(60))$k)
 })
 
 test_that("a model left to choose its form takes the Nystroem form where the full one would not fit", {
@@ -45,7 +51,7 @@ test_that("a model left to choose its form takes the Nystroem form where the ful
   chosen <- 0L
   for (name in krein:::registered_models()) {
     for (pkg in memory_needs[[name]]) skip_if_not_installed(pkg)
-    if (is.null(krein:::model_info(name)$forms)) next
+    if (is.null(krein:::model_info(name)$forms) || krein:::model_info(name)$full_copies == 0) next
     chosen <- chosen + 1L
     fun <- get(name, envir = asNamespace("krein"))
     fit <- suppressWarnings(fun(d$x, d$y))
@@ -92,5 +98,5 @@ test_that("a bad memory limit and a fit over it are krein errors that say what t
   withr::local_options(krein.memory_limit = 1e4)
   expect_snapshot(show_error(kqd(d$x, d$y, landmarks = NULL)))
   expect_snapshot(show_error(kfda(d$x, d$y, reduce = "pca")))
-  expect_snapshot(show_error(iknn(d$x, d$y)))
+  expect_snapshot(show_error(pcvm(d$x, d$y, landmarks = NULL)))
 })
