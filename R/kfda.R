@@ -125,8 +125,20 @@
 #'   bases are nearly collinear (a smooth kernel on few inputs: on 6,000
 #'   points of the four sine populations the pooled covariance of 100 to 500
 #'   Gaussian columns has a reciprocal condition number near
-#'   \eqn{10^{-17}}), so `ridge = NULL` adds \eqn{10^{-3}} times the mean
-#'   within-class variance of the kernel data columns, as `"ridge"` does.
+#'   \eqn{10^{-17}}; 500 bases on `checkerboard(6000)` span about 100
+#'   directions), so the kernel data are taken on their principal components
+#'   with variance: the singular values of the centred kernel data above
+#'   \eqn{\max(n, m)\,\epsilon} times the largest, the numerical rank rule
+#'   of `"pca"`, computed from the class moments without forming the
+#'   scatter. The discriminant does not depend on the basis of that space.
+#'   There the linear discriminant needs no ridge (`ridge = NULL`: 0): on
+#'   `checkerboard(6000)` and the sine populations it reached the test
+#'   accuracy of `"pca"` (0.967 and 0.971 against 0.965 and 0.972), where
+#'   the earlier default ridge on all 500 columns gave 0.64 and 0.86. The
+#'   quadratic one takes \eqn{10^{-3}} times the mean within-class variance
+#'   of the kernel data columns, as `"ridge"` does; with a ridge,
+#'   components whose variance is below \eqn{10^{-12}} times it are left
+#'   out (the ridge swamps them).
 #' * `reduce = "ridge"` (Mika et al.): all \eqn{n} columns of \eqn{K}, with
 #'   `ridge` \eqn{\times I} added to the covariances (\eqn{M + rI}, \eqn{M_i +
 #'   rI}). `NULL` takes \eqn{r} = 1e-3 times the mean variance of the kernel
@@ -135,7 +147,7 @@
 #'
 #' A `ridge` can also be added to the covariances of the `"pca"` and
 #' `"subset"` reductions (in the units of their coordinates: principal
-#' component scores, kernel values). A covariance that is still singular --
+#' component scores, of the kernel data for `"subset"`). A covariance that is still singular --
 #' the "---" cells of Tables 3-4, where a class has too few points or too
 #' little spread for the dimension -- is an error that says which class and
 #' what to change; there is no silent pseudo-inverse. Singular means that a
@@ -209,9 +221,9 @@
 #'   predictions; it equals the fit in memory with the same bases.
 #' @param ridge A non-negative number added to the diagonal of the
 #'   covariances; `NULL` for the default: for `"pca"` 0 or the ridge its
-#'   selection chose, for `"subset"` and `"ridge"` \eqn{10^{-3}} times the
-#'   mean within-class variance of the kernel data columns (see
-#'   Regularisation).
+#'   selection chose, for `"subset"` 0 for the linear discriminant, for
+#'   `"ridge"` and the quadratic `"subset"` \eqn{10^{-3}} times the mean
+#'   within-class variance of the kernel data columns (see Regularisation).
 #' @param logdet For `discriminant = "quadratic"`: keep the log-determinant
 #'   term of eq. (12) (`TRUE`) or drop it (`FALSE`, Remark 1). Ignored for
 #'   the linear rule, where the determinants cancel.
@@ -327,7 +339,7 @@ kfda_fit <- function(inputs, discriminant, reduce, ncomp, bases, ridge, prior, l
 
   reduction <- switch(reduce,
     pca = kfda_pca(inputs, ncomp, discriminant, own, threads),
-    subset = kfda_subset(inputs, bases, discriminant, own, threads),
+    subset = kfda_subset(inputs, bases, discriminant, own, ridge, threads),
     ridge = kfda_full_columns(inputs, threads)
   )
   Z <- reduction$Z

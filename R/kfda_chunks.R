@@ -39,12 +39,12 @@ chunk_bases <- function(bases, inputs, discriminant, counts) {
 }
 
 #' kfda_subset() over chunks: one pass for the class moments of K(x, B), then
-#' the reduction kfda_fit() takes (the moments of the centred and scaled
-#' kernel data in place of Z) and, in `training(fit)`, a second pass for the
-#' training decisions and Fisher coordinates.
+#' the reduction kfda_fit() takes (the moments of the kernel data on their
+#' principal components in place of Z) and, in `training(fit)`, a second
+#' pass for the training decisions and Fisher coordinates.
 #' @noRd
-kfda_subset_chunks <- function(inputs, bases, discriminant, counts, threads) {
+kfda_subset_chunks <- function(inputs, bases, discriminant, counts, ridge, threads) {
   landmarks <- chunk_bases(bases, inputs, discriminant, counts)
-  c(kfda_subset_moments(inputs, landmarks, threads),
+  c(kfda_subset_moments(inputs, landmarks, discriminant, ridge, threads),
     list(points = landmarks$points, class = landmarks$class, bases = NULL))
 }

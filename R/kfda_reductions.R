@@ -214,12 +214,15 @@ kfda_partial_spectrum <- function(K, ncomp, target, cap, threads, force = FALSE)
 # warning, to the full SVD it is as accurate as.
 kfda_krylov_tolerance <- function(n) 16 * n * .Machine$double.eps
 
-kfda_subset <- function(inputs, bases, discriminant, counts, threads) {
-  if (inherits(inputs, "krein_chunked_inputs")) return(kfda_subset_chunks(inputs, bases, discriminant, counts, threads))
+kfda_subset <- function(inputs, bases, discriminant, counts, ridge, threads) {
+  if (inherits(inputs, "krein_chunked_inputs")) {
+    return(kfda_subset_chunks(inputs, bases, discriminant, counts, ridge, threads))
+  }
   n <- length(inputs$y)
   bases <- resolve_bases(bases, n, discriminant, counts)
   points <- if (!is.null(inputs$x)) inputs$x[bases, , drop = FALSE]
-  c(kfda_subset_moments(inputs, list(indices = bases, points = points, class = inputs$y[bases]), threads),
+  c(kfda_subset_moments(inputs, list(indices = bases, points = points, class = inputs$y[bases]), discriminant, ridge,
+                        threads),
     list(points = points, bases = bases))
 }
 
@@ -234,12 +237,12 @@ kfda_subset <- function(inputs, bases, discriminant, counts, threads) {
 # passes over the blocks again (kept where they fit in 128 MB). A data fit
 # whose kernel the pass does not take and the fit on its precomputed kernel
 # so take the same arithmetic.
-kfda_subset_moments <- function(inputs, bases, threads) {
+kfda_subset_moments <- function(inputs, bases, discriminant, ridge, threads) {
   codes <- as.integer(inputs$y)
   pass <- landmark_class_factors(inputs, bases, threads)
   each_block <- function(fun) landmark_blocks(inputs, bases, fun, threads, pass)
   kfda_moments_reduction(kfda_class_moments(pass$factors, tabulate(codes, nlevels(inputs$y))), length(codes),
-                         each_block)
+                         each_block, discriminant, ridge)
 }
 
 # The class moments of cpp_kfda_class_factors() (means, one column per class;
@@ -273,41 +276,78 @@ kfda_class_moments <- function(factors, counts) {
 # The "subset" reduction from the class moments of the kernel data C = K(x,
 # B) (n rows; means, centred factors and counts, as cpp_kfda_class_factors()
 # gives them), for data in memory (kfda_subset_memory()) and in chunks
-# (kfda_subset_chunks()) alike: the column centre and scale of
-# column_reduction(), the moments of the centred and scaled kernel data that
-# kfda_fit() takes in place of Z, and `training(fit)`, the training decisions
+# (kfda_subset_chunks()) alike: the column centre, the rotation onto the
+# principal components with variance and their scale, the moments of the
+# kernel data there that kfda_fit() takes in place of Z (`ridge`: the
+# user's, NULL for the default), and `training(fit)`, the training decisions
 # and Fisher coordinates from a second pass. `each_block(fun)` applies
 # fun(C, self, codes) to the kernel data of each block of rows and returns
 # the results in row order (fun is a bare_function(), fit to be sent to
 # future workers).
-kfda_moments_reduction <- function(moments, n, each_block) {
-  # the column means and standard deviations of C (column_reduction()) from
-  # the class moments: total scatter = within-class + between-class
+kfda_moments_reduction <- function(moments, n, each_block, discriminant, ridge) {
   center <- as.vector(moments$means %*% moments$counts) / n
-  between <- (moments$means - center)^2 %*% moments$counts
-  within <- Reduce(`+`, lapply(moments$factors, function(R) colSums(R^2)))
-  scale <- if (n > 1) sqrt((within + as.vector(between)) / (n - 1)) else rep(0, length(center))
-  scale[!(scale > 0)] <- 1
+  centred_means <- moments$means - center
   p <- length(center)
-  scaled <- list(means = (moments$means - center) / scale,
-                 factors = lapply(moments$factors, function(R) R / rep(scale, each = p)), counts = moments$counts)
+  classes <- sum(moments$counts > 0)
+  # Kernel columns of nearby bases are nearly collinear (a smooth kernel on
+  # few inputs): 500 bases on checkerboard(6000) span about 100 directions,
+  # and the discriminant on all 500 columns with a ridge was unstable (test
+  # accuracy 0.61-0.89 for ridges 1e-10 to 1e-3, against 0.965 for reduce =
+  # "pca"). So the columns are rotated onto their principal components with
+  # variance, by kfda_pca()'s numerical rank rule, from the singular values
+  # of T with T'T the total scatter: T stacks the centred class factors and
+  # the weighted class means (its triangular factor, then the SVD of that,
+  # so that the scatter, which squares the condition number, is never
+  # formed). On those components the linear discriminant needs no ridge
+  # (the same data: 0.965; sine populations 0.971, "pca" 0.972).
+  stacked <- rbind(do.call(rbind, moments$factors), t(centred_means) * sqrt(moments$counts))
+  spectrum <- svd(cpp_triangular_factor(stacked), nu = 0L)
+  d <- spectrum$d
+  rank <- sum(d > d[1] * max(n, p) * .Machine$double.eps)
+  if (rank == 0L) krein_abort("The kernel data have no variance: every training point has the same kernel row.")
+  values <- d[seq_len(rank)]^2 / max(1, n - 1)
+  # the quadratic discriminant's default ridge, as reduce = "ridge" takes
+  # it: 1e-3 of the mean within-class variance of the kernel data columns
+  # (each class's covariance in all components is singular to rounding
+  # without one)
+  if (is.null(ridge) && discriminant == "quadratic") {
+    ridge <- default_ridge <- 1e-3 * sum(Reduce(`+`, lapply(moments$factors, function(R) colSums(R^2)))) /
+      max(1, n - classes) / p
+  } else {
+    default_ridge <- NULL
+  }
+  # with a ridge, no component whose variance is below 1e-12 of it: the
+  # ridge swamps it (its part in the discriminant is below 1e-12 of the
+  # others'), and in the whitened coordinates it would take the covariance's
+  # condition number past what kfda_fit() checks (`tol`)
+  if (!is.null(ridge) && ridge > 0) values <- values[seq_len(max(1L, sum(values >= 1e-12 * ridge)))]
+  keep <- seq_along(values)
+  rotation <- spectrum$v[, keep, drop = FALSE]
+  # each component's sign fixed (its largest loading positive), so that fits
+  # whose moments agree (data in memory and in chunks) agree in their
+  # coordinates
+  largest <- apply(abs(rotation), 2, which.max)
+  rotation <- rotation * rep(sign(rotation[cbind(largest, keep)]), each = nrow(rotation))
+  component_scale <- sqrt(values)
+  # z = (C - center) V / sqrt(values): unit total variance
+  whiten <- function(M) (M %*% rotation) / rep(component_scale, each = nrow(M))
+  # (each class factor R V, m x rank, made triangular again: the same R'R)
+  rotated <- list(means = t(whiten(t(centred_means))),
+                  factors = lapply(moments$factors, function(R) cpp_triangular_factor(whiten(R))),
+                  counts = moments$counts)
   training <- function(fit) {
     score <- function(C, self, codes) {
-      Z <- cpp_kfda_project(C, center, matrix(0, ncol(C), 0), scale)
+      Z <- cpp_kfda_project(C, center, rotation, component_scale)
       list(decisions = kfda_decisions(fit, Z), projection = fisher_coordinates(fit, Z))
     }
     model <- fit[c("gaussian", "logdet", "fisher_center", "scaling")]
-    blocks <- each_block(bare_function(score, fit = model, center = center, scale = scale))
+    blocks <- each_block(bare_function(score, fit = model, center = center, rotation = rotation,
+                                       component_scale = component_scale))
     list(decisions = do.call(rbind, lapply(blocks, `[[`, "decisions")),
          projection = do.call(rbind, lapply(blocks, `[[`, "projection")))
   }
-  # the default ridge, as reduce = "ridge" takes it: 1e-3 of the mean
-  # within-class variance of the kernel data columns. Kernel columns of
-  # nearby bases are nearly collinear (a smooth kernel on few inputs), which
-  # leaves the pooled covariance singular to rounding without one.
-  ridge <- 1e-3 * mean(within) / max(1, n - sum(moments$counts > 0))
-  list(Z = NULL, moments = scaled, center = center, rotation = NULL, scale = scale, variance_explained = NULL,
-       eigenvalues = NULL, training = training, ridge = ridge)
+  list(Z = NULL, moments = rotated, center = center, rotation = rotation, scale = component_scale,
+       variance_explained = NULL, eigenvalues = values, training = training, ridge = default_ridge)
 }
 
 kfda_full_columns <- function(inputs, threads) {

@@ -167,16 +167,31 @@ test_that("subset fits on data in memory equal the plain-R computation on K(x, B
   expect_equal(unname(predict(fit, d3$new, type = "decision")),
                ref_kfda_decisions(Kp, d3$y, kernel_matrix(d3$new, d3$x[bases[1:4], ], kernel = poly), "linear"),
                tolerance = 1e-8)
-  # the default ridge: 1e-3 of the mean within-class variance of the columns
-  # of K(x, B) (the mean diagonal of the pooled covariance, denominator n - g)
+  # the default linear discriminant: no ridge, on the principal components
+  # of K(x, B) with variance (the numerical rank rule of "pca": singular
+  # values of the centred columns above max(n, p) eps times the largest);
+  # the discriminant is the same in any basis of that space
+  centred_K <- sweep(K, 2, colMeans(K))
+  s <- svd(centred_K)
+  rank <- sum(s$d > s$d[1] * max(dim(K)) * .Machine$double.eps)
+  V <- s$v[, seq_len(rank), drop = FALSE]
+  default <- kfda(d3$x, d3$y, kernel = kernel, reduce = "subset", bases = bases, scale = FALSE)
+  expect_identical(default$ncomp, rank)
+  expect_identical(default$ridge, 0)
+  expect_equal(unname(predict(default, d3$new, type = "decision")),
+               ref_kfda_decisions(K %*% V, d3$y, Kx %*% V, "linear"), tolerance = 1e-8)
+  # the quadratic one's default ridge: 1e-3 of the mean within-class
+  # variance of the columns of K(x, B) (the mean diagonal of the pooled
+  # covariance, denominator n - g)
   pooled_variances <- colSums(do.call(rbind, lapply(split(seq_len(nrow(d3$x)), d3$y), function(rows) {
     centred <- sweep(K[rows, , drop = FALSE], 2, colMeans(K[rows, , drop = FALSE]))
     colSums(centred^2)
   }))) / (nrow(d3$x) - nlevels(d3$y))
-  default <- kfda(d3$x, d3$y, kernel = kernel, reduce = "subset", bases = bases, scale = FALSE)
-  expect_equal(default$ridge, 1e-3 * mean(pooled_variances), tolerance = 1e-10)
-  expect_equal(unname(predict(default, d3$new, type = "decision")),
-               ref_kfda_decisions(K, d3$y, Kx, "linear", ridge = 1e-3 * mean(pooled_variances)), tolerance = 1e-8)
+  quadratic <- kfda(d3$x, d3$y, kernel = kernel, reduce = "subset", bases = bases, scale = FALSE,
+                    discriminant = "quadratic")
+  expect_equal(quadratic$ridge, 1e-3 * mean(pooled_variances), tolerance = 1e-10)
+  expect_equal(unname(predict(quadratic, d3$new, type = "decision")),
+               ref_kfda_decisions(K, d3$y, Kx, "quadratic", ridge = 1e-3 * mean(pooled_variances)), tolerance = 1e-8)
   # a drawn count of bases is R's draw, sort(sample.int(n, count))
   set.seed(5)
   drawn <- kfda(d3$x, d3$y, kernel = kernel, reduce = "subset", bases = 12, scale = FALSE)$bases
