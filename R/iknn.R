@@ -201,6 +201,21 @@ iknn_tie_margin <- 1e-9
 
 #' @export
 krein_scores.iknn <- function(object, new, type) {
+  if (!is.null(new)) {
+    # new rows in blocks against the references (every training row of the
+    # full form, up to 70,000), as the fit's pass takes the training rows:
+    # the kernel of 1e5 new rows against 70,000 references at once would
+    # take 56 GB
+    rows <- NROW(new$x %||% new$K)
+    block <- nystrom_block_rows(length(object$landmarks$class %||% object$y))
+    if (rows > block) {
+      starts <- seq(1L, rows, by = block)
+      parts <- lapply(starts, function(start) {
+        krein_scores.iknn(object, subset_new_inputs(new, start:min(rows, start + block - 1L)), type)
+      })
+      return(do.call(rbind, parts))
+    }
+  }
   if (is.null(new)) {
     neighbours <- object$training_neighbours
     names <- rownames(object$x)

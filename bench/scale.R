@@ -14,7 +14,9 @@
 #   Rscript bench/scale.R
 # KREIN_SCALE_SIZES   training rows, comma separated (default "6000,20000")
 # KREIN_SCALE_DATA    "sine" (sine_populations(), 4 classes), "checkerboard"
-#                     (2 classes), comma separated (default both)
+#                     (2 classes), comma separated (default both);
+#                     "diamonds" (ggplot2's, the cut from the seven
+#                     measurements: 5 classes, at most 52,940 rows)
 # KREIN_SCALE_FORMS   "default" (the model's defaults: the form it chooses),
 #                     "full" (landmarks = NULL; kfda: reduce = "pca"),
 #                     "nystrom" (the default's Nystroem form, as above the
@@ -36,6 +38,7 @@ args <- commandArgs(trailingOnly = TRUE)
 
 # ---- a child: one fit + prediction, its results written to a file ----
 make_data <- function(name, n, seed) {
+  if (name == "diamonds") return(diamonds_data(n, seed))
   set.seed(seed)
   d <- switch(name,
     sine = krein::sine_populations(ceiling(n / 4)),
@@ -43,6 +46,23 @@ make_data <- function(name, n, seed) {
     stop("unknown data set ", name))
   d <- d[seq_len(n), , drop = FALSE]
   list(x = as.matrix(d[, c("x1", "x2")]), y = droplevels(d$y))
+}
+
+# ggplot2's diamonds (53,940 rows): the cut (five grades, Fair to Ideal,
+# as an unordered factor) from the seven numeric measurements (carat,
+# depth, table, price, x, y, z). A public data set of more than 50,000
+# rows; its rows are shuffled once (seed 0), the training rows are the
+# first n (seed 1) and the test rows the last 1,000 (seed 2), so the two
+# never overlap (n at most 52,940).
+diamonds_data <- function(n, seed) {
+  if (!requireNamespace("ggplot2", quietly = TRUE)) stop("KREIN_SCALE_DATA=diamonds needs ggplot2")
+  d <- as.data.frame(ggplot2::diamonds)
+  set.seed(0)
+  d <- d[sample.int(nrow(d)), , drop = FALSE]
+  rows <- if (seed == 2) utils::tail(seq_len(nrow(d)), n) else seq_len(n)
+  if (seed != 2 && n > nrow(d) - 1000) stop("diamonds has ", nrow(d) - 1000, " training rows at most")
+  list(x = as.matrix(d[rows, c("carat", "depth", "table", "price", "x", "y", "z")]),
+       y = factor(as.character(d$cut[rows]), levels = levels(d$cut)))
 }
 
 form_arguments <- function(model, form) {

@@ -116,6 +116,30 @@ test_that("iknn works with an indefinite kernel and precomputed input", {
   expect_snapshot(show_error(iknn(y ~ ., data = train, kernel = kernel, k = 81)))
 })
 
+test_that("iknn predicts new rows in blocks as it predicts them at once", {
+  # new rows go against the references in blocks of options(krein.block_rows)
+  # rows (by default 32 MB of kernel values): data, a precomputed kernel with
+  # its self-similarities, and prototypes; names and the rows' order kept
+  set.seed(6)
+  train <- checkerboard(80, size = 3)
+  test <- checkerboard(23, size = 3)
+  rownames(test) <- paste0("r", seq_len(nrow(test)))
+  kernel <- kernel_invariant(kernel_dist(s = 1, power = 4))
+  fit <- iknn(y ~ ., data = train, kernel = kernel, scale = FALSE)
+  set.seed(7)
+  prototypes <- iknn(y ~ ., data = train, kernel = kernel, scale = FALSE, landmarks = "random", m = 30)
+  pre <- iknn(precomputed_kernel(kernel_matrix(kernel, train[, 1:2])), train$y)
+  new <- precomputed_kernel(kernel_matrix(kernel, test[, 1:2], train[, 1:2]),
+                            self = diag(kernel_matrix(kernel, test[, 1:2])))
+  at_once <- list(predict(fit, test, type = "prob"), predict(prototypes, test, type = "prob"),
+                  predict(pre, new, type = "prob"), predict(fit, test), predict(fit, test, type = "decision"))
+  withr::local_options(krein.block_rows = 5)
+  in_blocks <- list(predict(fit, test, type = "prob"), predict(prototypes, test, type = "prob"),
+                    predict(pre, new, type = "prob"), predict(fit, test), predict(fit, test, type = "decision"))
+  expect_identical(in_blocks, at_once)
+  expect_identical(rownames(in_blocks[[1]]), rownames(test))
+})
+
 test_that("iknn's k is not taken for the kernel, and misspelled arguments are errors", {
   # `k` must not match `kernel` partially and fail
   fit <- iknn(Species ~ ., data = iris, k = 5)
