@@ -856,9 +856,10 @@ pcvm_narrows_width <- function(inputs, control) {
 # The control of a pair's EM: where a pair that blows up is fitted again on
 # a narrower kernel (`narrowing`, and pcvm_narrowing_min_points() or more
 # points), its EM stops once its weights have blown up -- that fit is
-# discarded, and a run-away takes thousands of iterations to settle
-# (checkerboard(20000), Ny-PCVM at gamma = 1: 4,141 iterations and 62 s of
-# a 129 s fit).
+# replaced by one on a narrower kernel (or, where every width blows up, the
+# one of lowest training error is kept, with its warning), and a run-away
+# takes thousands of iterations to settle (checkerboard(20000), Ny-PCVM at
+# gamma = 1: 4,141 iterations and 62 s of a 129 s fit).
 pcvm_narrowing_control <- function(control, narrowing, points) {
   if (narrowing && points >= pcvm_narrowing_min_points()) control$stop_latent_beyond <- pcvm_run_away_latent()
   control
