@@ -264,6 +264,8 @@ inputs_from_chunks <- function(chunks, kernel, scale = TRUE, na.action = NULL) {
                            spec = NULL, chunks = chunks, codes = codes),
                       class = c("krein_chunked_inputs", "krein_inputs"))
   sample <- NULL
+  # a Gaussian width left to the data, as finish_inputs() records it
+  inputs$width_from_data <- inherits(kernel, "krein_kernel_rbf") && is.null(kernel$params$gamma)
   if (kernel_needs_data(kernel)) {
     sample <- chunk_sample(inputs, spec)
     kernel <- resolve_kernel(kernel, sample$x, spec$scaling)

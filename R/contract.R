@@ -359,6 +359,9 @@ fit_model <- function(name, inputs, args, call) {
   # kernel too)
   form <- choose_form(info, inputs, args)
   args <- form$args
+  # an automatic Nystroem form may choose a narrower Gaussian width (R/form.R)
+  form$record$width <- choose_nystrom_width(info, inputs, args, form$record)
+  if (!is.null(form$record$width)) inputs <- with_kernel_width(inputs, form$record$width$gamma)
   if (isTRUE(info$full_form(args))) {
     check_full_form_memory(name, length(inputs$y), info$full_copies, full_form_alternative(info))
     # a full form on data in chunks: their rows, read into memory
@@ -692,6 +695,7 @@ print.krein_model <- function(x, ...) {
   cat("Training points: ", length(x$y), dropped_rows_text(x), "; training error ",
       format(x$training_error, digits = 3), "\n", sep = "")
   if (!is.null(x$form)) cat("Form: ", form_text(x), "\n", sep = "")
+  if (!is.null(x$form$width)) cat("Width: ", width_text(x), "\n", sep = "")
   if (!is.null(x$spec$scaling)) cat(scaling_text(x$spec$scaling), "\n", sep = "")
   if (!is.null(x$spec$spectrum)) cat(spectrum_text(x$spec$spectrum), "\n", sep = "")
   lines <- model_print_lines(x)
@@ -731,6 +735,7 @@ summary.krein_model <- function(object, ...) {
   structure(list(label = info$label, title = model_title(object), call = object$call,
                  kernel = if (info$uses_kernel) kernel_description(model_kernel(object)),
                  counts = object$counts, dropped = dropped_rows_text(object), form = form_text(object),
+                 width = width_text(object),
                  confusion = confusion, training_error = object$training_error,
                  scaling = if (!is.null(object$spec$scaling)) {
                    rbind(center = object$spec$scaling$center, scale = object$spec$scaling$scale)
@@ -747,6 +752,7 @@ print.summary.krein_model <- function(x, ...) {
   if (!is.null(x$kernel)) cat("Kernel: ", x$kernel, "\n", sep = "")
   cat("Training points: ", sum(x$counts), x$dropped, "\n", sep = "")
   if (!is.null(x$form)) cat("Form: ", x$form, "\n", sep = "")
+  if (!is.null(x$width)) cat("Width: ", x$width, "\n", sep = "")
   cat("\n")
   if (!is.null(x$scaling)) {
     cat("Inputs centred and scaled (training means and standard deviations):\n")

@@ -594,7 +594,7 @@ plot_model_diagnostic.ikfd <- function(x, data, main, predict_args, ...) {
 
 model_registration_ikfd <- function() register_krein_model(
   full_form = function(args) is.null(args$landmarks), full_copies = 7,
-  forms = landmark_forms(), full_max_rows = 2000,
+  forms = landmark_forms(chooses_width = TRUE), full_max_rows = 2000,
   "ikfd", label = "Indefinite kernel Fisher discriminant", fit = "ikfd_fit",
   parameters = data.frame(parameter = "ridge_relative", class = "numeric", label = "relative ridge",
                           stringsAsFactors = FALSE),

@@ -444,7 +444,7 @@ model_summary.ikpca_qd <- function(object) {
 
 model_registration_ikpca_qd <- function() register_krein_model(
   full_form = function(args) is.null(args$landmarks), full_copies = 10,
-  forms = landmark_forms(), full_max_rows = 2000,
+  forms = landmark_forms(chooses_width = TRUE), full_max_rows = 2000,
   "ikpca_qd", label = "IKPCA-QD: quadratic discriminant in the indefinite kernel PCA space",
   fit = "ikpca_qd_fit",
   parameters = data.frame(parameter = c("pvar", "shrinkage"), class = c("numeric", "numeric"),

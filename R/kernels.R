@@ -85,7 +85,10 @@ new_krein_kernel <- function(name, params, label, formula, positive_definite, ..
 #'     default of libsvm and [e1071::svm()] (which scale the inputs too):
 #'     the default kernel of [isvm()], [krein_svm()] and [pcvm()].
 #'
-#'   Ignored when `gamma` is given.
+#'   Ignored when `gamma` is given. Where krein chooses the Nystroem form of
+#'   [ikfd()], [kqd()], [kmdc()] or [ikpca_qd()] for large data, it tries
+#'   narrower multiples of the heuristic's width too ([krein_forms], "The
+#'   width of an automatic Nystroem form").
 #' @param degree The degree of the polynomial, a positive number (usually whole;
 #'   a non-whole degree is defined only where `scale` \eqn{\langle x, x'\rangle} +
 #'   `offset` >= 0, and krein stops with an error where the kernel is NaN).

@@ -911,7 +911,7 @@ plot_model_diagnostic.kmdc <- function(x, data, main, predict_args, ...) {
 
 model_registration_kmdc <- function() register_krein_model(
   full_form = function(args) is.null(args$landmarks), full_copies = 4,
-  forms = landmark_forms(), full_max_rows = 2000,
+  forms = landmark_forms(chooses_width = TRUE), full_max_rows = 2000,
   "kmdc", label = "Kernel Mahalanobis distance classifier", fit = "kmdc_fit",
   parameters = data.frame(parameter = c("distance", "classifier", "reg"),
                           class = c("character", "character", "numeric"),

@@ -906,7 +906,7 @@ plot_model_diagnostic.kqd <- function(x, data, main, predict_args, ...) {
 
 model_registration_kqd <- function() register_krein_model(
   full_form = function(args) is.null(args$landmarks), full_copies = 5,
-  forms = landmark_forms(), full_max_rows = 2000,
+  forms = landmark_forms(chooses_width = TRUE), full_max_rows = 2000,
   "kqd", label = "Kernel quadratic discriminant", fit = "kqd_fit",
   # `choices`: the values of a character parameter whose default names only
   # one of them (krein_app() offers them)

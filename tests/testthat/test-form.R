@@ -115,6 +115,63 @@ test_that("a fixed seed reproduces the automatic Nystroem form", {
   }
 })
 
+test_that("an automatic Nystroem form of the discriminants chooses its Gaussian width by held-out error", {
+  # sine_populations() needs a narrower kernel than the median heuristic's
+  # once there are rows to support it (bench/README.md, "The width of the
+  # automatic Nystroem form")
+  set.seed(8)
+  d <- sine_populations(300)
+  x <- as.matrix(d[, c("x1", "x2")])
+  y <- d$y
+  new <- as.matrix(sine_populations(25)[, c("x1", "x2")])
+  withr::local_options(krein.full_max_rows = 40)
+  set.seed(3)
+  fit <- kqd(x, y)
+  width <- fit$form$width
+  expect_identical(width$multiples, c(1, 2, 4, 8, 16))
+  # an independent transcription of the choice: the held-out rows are every
+  # ceiling(n / 300)-th row of each class in turn (a quarter of 1,200), the
+  # rest fit Ny-iKFD on 150 random landmarks at each multiple of the median
+  # heuristic's gamma, drawing from the seed the fit started from
+  scaled <- scale(x)
+  base <- median_gamma(scaled)
+  order <- unlist(split(seq_along(y), y), use.names = FALSE)
+  fold <- integer(length(y))
+  fold[order] <- rep_len(seq_len(ceiling(length(y) / 300)), length(y))
+  held_out <- fold == 1L
+  set.seed(3)
+  errors <- vapply(width$multiples, function(multiple) {
+    trial <- ikfd(scaled[!held_out, ], y[!held_out], kernel = kernel_rbf(gamma = base * multiple), scale = FALSE,
+                  landmarks = "random", m = 150)
+    mean(predict(trial, scaled[held_out, ]) != y[held_out])
+  }, numeric(1))
+  expect_equal(width$errors, errors)
+  expect_identical(width$held_out, sum(held_out))
+  # the widest kernel within one standard error of the lowest error
+  best <- min(errors)
+  expect_identical(width$multiple, width$multiples[which(errors <= best + sqrt(best * (1 - best) / sum(held_out)))[1]])
+  expect_gt(width$multiple, 1)
+  expect_equal(width$gamma, base * width$multiple)
+  expect_match(capture.output(print(fit)), sprintf("^Width: gamma %g x the heuristic's %s", width$multiple, format(base, digits = 4)), all = FALSE)
+  # the choice leaves R's random numbers as they were: the fit is the same
+  # call with the chosen width, under the same seed
+  set.seed(3)
+  same <- kqd(x, y, kernel = kernel_rbf(gamma = width$gamma), landmarks = "random", m = 300)
+  expect_null(same$form$width)
+  expect_identical(predict(fit, new, type = "prob"), predict(same, new, type = "prob"))
+  # data in chunks choose on the sample of their first chunks: here every row
+  set.seed(3)
+  chunked <- kqd(krein_chunks(unname(split(d, rep(1:2, each = 600))), y = "y"))
+  expect_equal(chunked$form$width$errors, width$errors)
+  # no choice where the width is given, the form asked for, or the model an SVM
+  expect_null(kqd(x, y, kernel = kernel_rbf(0.5))$form$width)
+  expect_null(kqd(x, y, landmarks = "random")$form$width)
+  fewer <- seq_along(y) %% 4 != 0  # 900 rows, fewer than 1,000
+  expect_null(ikpca_qd(x[fewer, ], y[fewer])$form$width)
+  skip_if_not_installed("LiblineaR")
+  expect_null(isvm(x, y)$form$width)
+})
+
 test_that("the full-form limit option is validated", {
   d <- form_data(30)
   withr::local_options(krein.full_max_rows = "many")
