@@ -344,6 +344,7 @@ fit_model <- function(name, inputs, args, call) {
   check_model_arguments(args, fit_argument_names(info), name, info$renamed)
   defaults <- model_defaults(name)
   args <- c(args, defaults[setdiff(names(defaults), names(args))])
+  args <- full_form_alias(info, args)
   spectrum <- check_spectrum(args$spectrum)
   args$spectrum <- NULL
   if (spectrum != "none" && inherits(inputs, "krein_chunk_request")) {

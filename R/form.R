@@ -110,7 +110,9 @@
 #'
 #' @section Choosing yourself:
 #' `landmarks = NULL` ([kfda()]: `reduce = "pca"`) forces the full form at
-#' any size (the memory check still applies); a landmark method
+#' any size (the memory check still applies); `landmarks = "none"` does the
+#' same where `NULL` cannot be passed (parsnip drops engine arguments given
+#' as `NULL`: `set_engine("krein", landmarks = "none")`); a landmark method
 #' (`"meb"`, `"kmeans"`, `"random"`), row indices or a [select_landmarks()]
 #' result force the Nystroem form. `options(krein.full_max_rows = k)` lowers
 #' every model's limit to k rows (0: always the Nystroem form), for a small
@@ -153,6 +155,18 @@ landmark_forms <- function(count = landmarks_auto_count, chooses_width = FALSE) 
 #' @noRd
 landmarks_auto_count <- function(inputs) {
   as.integer(min(300, length(inputs$y) %/% 2))
+}
+
+#' `landmarks = "none"` asks for the full form, as `landmarks = NULL` does:
+#' for the interfaces that drop an argument given as NULL (parsnip's
+#' `set_engine()` among them), which could not force the full form otherwise
+#' @noRd
+full_form_alias <- function(info, args) {
+  forms <- info$forms
+  if (!is.null(forms) && identical(forms$argument, "landmarks") && identical(args$landmarks, "none")) {
+    args["landmarks"] <- list(NULL)
+  }
+  args
 }
 
 #' Does a form argument ask krein to choose (`"auto"`, or kfda()'s default

@@ -165,7 +165,7 @@
 #'   `ridge`.
 #' @param landmarks `"auto"` (the default): the full form up to a number of
 #'   training rows, the Nystroem form on random landmarks beyond (see
-#'   [krein_forms]); `NULL` for the full iKFD; `"meb"`, `"kmeans"` or
+#'   [krein_forms]); `NULL` (or `"none"`, which interfaces that drop `NULL` arguments can pass, such as parsnip's `set_engine()`) for the full iKFD; `"meb"`, `"kmeans"` or
 #'   `"random"` to select landmarks with [select_landmarks()]; a vector of
 #'   training-row indices; or a `krein_landmarks` object from
 #'   [select_landmarks()] (on the same training data, with the same `scale`

@@ -212,7 +212,7 @@ per_class_reg <- function(reg, n_classes) {
 #' @param distance `"RC"` or `"IC"`: the distances of [kernel_mahalanobis()].
 #' @param landmarks `"auto"` (the default): the full form up to a number of
 #'   training rows, the Nystroem form on random landmarks beyond (see
-#'   [krein_forms]); `NULL` for the full form; for the Nystroem form (see
+#'   [krein_forms]); `NULL` (or `"none"`, which interfaces that drop `NULL` arguments can pass, such as parsnip's `set_engine()`) for the full form; for the Nystroem form (see
 #'   Nystroem form) the landmarks as [kqd()] takes them: `"meb"`,
 #'   `"kmeans"` or `"random"` to select them with [select_landmarks()], a
 #'   vector of training-row indices, or a `krein_landmarks` object from

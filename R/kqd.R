@@ -309,7 +309,7 @@
 #'   the smallest class is used).
 #' @param landmarks `"auto"` (the default): the full form up to a number of
 #'   training rows, the Nystroem form on random landmarks beyond (see
-#'   [krein_forms]); `NULL` for the full KQD; for Ny-KQD (see Nystroem KQD)
+#'   [krein_forms]); `NULL` (or `"none"`, which interfaces that drop `NULL` arguments can pass, such as parsnip's `set_engine()`) for the full KQD; for Ny-KQD (see Nystroem KQD)
 #'   `"meb"`, `"kmeans"` or `"random"` to select landmarks with
 #'   [select_landmarks()], a vector of training-row indices, or a
 #'   `krein_landmarks` object from [select_landmarks()] on the same training

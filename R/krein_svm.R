@@ -96,7 +96,7 @@
 #' @inheritParams kqd
 #' @param landmarks `"auto"` (the default): the full KSVM up to a number of
 #'   training rows, the Nystroem KSVM on random landmarks beyond (see
-#'   [krein_forms]); `NULL` for the full KSVM; `"meb"`, `"kmeans"`,
+#'   [krein_forms]); `NULL` (or `"none"`, which interfaces that drop `NULL` arguments can pass, such as parsnip's `set_engine()`) for the full KSVM; `"meb"`, `"kmeans"`,
 #'   `"random"`, training-row indices or a [select_landmarks()] result for
 #'   the Nystroem KSVM (see its section), as in [ikfd()].
 #' @param eps,m Passed to [select_landmarks()] when `landmarks` names a

@@ -279,7 +279,7 @@
 #' @inheritParams ikfd
 #' @param landmarks `"auto"` (the default): the full PCVM up to a number of
 #'   training rows, Ny-PCVM on random landmarks beyond (see [krein_forms]);
-#'   `NULL` for PCVM; `"meb"`, `"kmeans"`, `"random"`, row
+#'   `NULL` (or `"none"`, which interfaces that drop `NULL` arguments can pass, such as parsnip's `set_engine()`) for PCVM; `"meb"`, `"kmeans"`, `"random"`, row
 #'   indices or a [select_landmarks()] result for Ny-PCVM, as in [ikfd()].
 #'   For data in chunks: a [select_landmarks()] result (with points) or a
 #'   method applied to the first chunks (see Data in chunks).

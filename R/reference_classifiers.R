@@ -292,7 +292,7 @@
 #'   components (see Details).
 #' @param landmarks For `ikpca_qd()`, `isvm()` and `iknn()`: `"auto"` (the default)
 #'   fits the full form up to a number of training rows and the Nystroem
-#'   form on random landmarks beyond (see [krein_forms]); `NULL` forces the
+#'   form on random landmarks beyond (see [krein_forms]); `NULL` (or `"none"`, which interfaces that drop `NULL` arguments can pass, such as parsnip's `set_engine()`) forces the
 #'   full form (for `isvm()` the SVM on the kernel matrix); for the
 #'   Nystroem form (see ikpca_qd()'s and isvm()'s Nystroem forms) `"meb"`,
 #'   `"kmeans"` or `"random"` to select landmarks with [select_landmarks()],

@@ -206,10 +206,15 @@ test_that("tune_krein() and the parsnip engine pass the form on: each fit choose
   full <- tune_krein(kqd, large$x, large$y, grid = list(reg = c(1e-3, 1e-1)), folds = 5, landmarks = NULL)
   expect_identical(full$model$form$kind, "full")
   expect_identical(full$model$form$chosen, "given")
+  # "none" is NULL's alias, for the interfaces that drop NULL arguments
+  expect_identical(kqd(large$x, large$y, landmarks = "none")$form$kind, "full")
   skip_if_not_installed("parsnip")
   data <- data.frame(large$x, y = large$y)
   auto <- parsnip::fit(parsnip::set_engine(parsnip::discrim_quad(), "krein"), y ~ ., data = data)
   expect_identical(auto$fit$form$kind, "nystrom")
+  # parsnip drops an engine argument given as NULL; "none" forces the full form
+  none <- parsnip::fit(parsnip::set_engine(parsnip::discrim_quad(), "krein", landmarks = "none"), y ~ ., data = data)
+  expect_identical(none$fit$form$kind, "full")
   # a method given to the engine is passed on
   given <- parsnip::fit(parsnip::set_engine(parsnip::discrim_quad(), "krein", landmarks = "random", m = 10),
                         y ~ ., data = data)
