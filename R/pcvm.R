@@ -818,10 +818,8 @@ pcvm_pair_trouble <- function(model, latent, y) {
   rows <- as.integer(y) %in% model$pair
   errors <- model$start_training_errors %||% list(model$training_errors)
   if (!is.null(model$start_bias_only)) errors <- errors[!model$start_bias_only & !model$start_dropped]
-  largest <- max(abs(latent[rows]))
-  # a start stopped as a run-away counts as blown up whatever the average
-  if (isTRUE(model$ran_away)) largest <- max(largest, pcvm_run_away_latent() * (1 + 1e-9))
-  pcvm_trouble(errors, largest, sum(rows))
+  # a start stopped as a run-away has blown up whatever the average of the others
+  pcvm_trouble(errors, max(abs(latent[rows])), sum(rows), ran_away = isTRUE(model$ran_away))
 }
 
 # The training latent value beyond which PCVM's weights have blown up
@@ -1008,7 +1006,7 @@ pcvm_pair_model <- function(inputs, basis, problem, em, kernel) {
 #     0 and 1 in double precision; healthy fits stay within a few hundred
 #     (checkerboard, N = 1e4: weights up to about 100), a run-away reaches
 #     1e5-1e6.
-pcvm_trouble <- function(training_errors, largest_latent, n) {
+pcvm_trouble <- function(training_errors, largest_latent, n, ran_away = FALSE) {
   problems <- character()
   # one vector per EM start (pcvm_control(starts)); the first rise is reported
   if (!is.list(training_errors)) training_errors <- list(training_errors)
@@ -1022,7 +1020,11 @@ pcvm_trouble <- function(training_errors, largest_latent, n) {
       break
     }
   }
-  if (!is.na(largest_latent) && largest_latent > pcvm_run_away_latent()) {
+  if (ran_away) {
+    # a start EM stopped once its weights had blown up (pcvm_narrowing_control())
+    problems <- c(problems, sprintf("its weights blew up (training latent values beyond %.2g, where EM was stopped)",
+                                    pcvm_run_away_latent()))
+  } else if (!is.na(largest_latent) && largest_latent > pcvm_run_away_latent()) {
     problems <- c(problems, sprintf("its weights blew up (training latent values up to %.2g)", largest_latent))
   }
   paste(problems, collapse = " and ")

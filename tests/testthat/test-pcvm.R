@@ -811,6 +811,9 @@ test_that("a run-away is told from EM pruning an early interpolating basis on sm
   # among several starts, the first that rose is reported
   expect_match(pcvm_trouble(list(c(0.1, 0.01, 0.01), c(0.1, 0.02, 0.3)), NA, 500), "0.02 to 0.3")
   expect_match(pcvm_trouble(c(0.1, 0.01, 0.01), 2e4, 500), "^its weights blew up")
+  # a start EM stopped as a run-away has blown up, whatever the pair's average
+  expect_match(pcvm_trouble(c(0.1, 0.01, 0.01), 50, 500, ran_away = TRUE),
+               "^its weights blew up \\(training latent values beyond 1e\\+03, where EM was stopped\\)$")
 })
 
 test_that("a start that ends far behind the best on the training data is left out of the average", {
