@@ -20,29 +20,23 @@ unowned_failures <- character()
 
 # Small two-class data (n = 40, three columns), the data frame of the same
 # points with a factor column for formula fits, and a kernel matrix on them.
-bad_input_base <- local({
-  seed <- if (exists(".Random.seed", globalenv())) get(".Random.seed", globalenv())
-  set.seed(1)
+bad_input_base <- withr::with_seed(1, local({
   d <- gaussian_mixture_2d(40)
   x <- cbind(as.matrix(d[, 1:2]), x3 = stats::rnorm(40))
   y <- d$y
   df <- data.frame(x, g = factor(rep(c("a", "b", "c", "d"), 10)), y = y)
   K <- kernel_matrix(kernel_rbf(1), x)
   D <- as.matrix(stats::dist(x))
-  if (!is.null(seed)) assign(".Random.seed", seed, globalenv())
   list(x = x, y = y, df = df, K = K, D = D, n = 40L)
-})
+}))
 
 # Strings in two classes (objects as `x`), 20 of them, with a kernel that
 # compares them
-bad_input_strings <- local({
-  seed <- if (exists(".Random.seed", globalenv())) get(".Random.seed", globalenv())
-  set.seed(1)
+bad_input_strings <- withr::with_seed(1, local({
   word <- function(letters) paste(sample(letters, 6, TRUE), collapse = "")
   x <- c(replicate(10, word(c("a", "b", "x"))), replicate(10, word(c("c", "d", "x"))))
-  if (!is.null(seed)) assign(".Random.seed", seed, globalenv())
   list(x = x, y = factor(rep(c("ab", "cd"), each = 10)), kernel = kernel_dissimilarity(utils::adist))
-})
+}))
 
 # Bad training data sets: each a list of `x` (matrix or data frame) and `y`.
 # The formula cases use the same `x` as a data frame with `y` added.

@@ -6,15 +6,12 @@
 
 skip_if_not_installed("LiblineaR")
 
-isvm_nystrom_data <- local({
-  seed <- if (exists(".Random.seed", globalenv())) get(".Random.seed", globalenv())
-  set.seed(11)
+isvm_nystrom_data <- withr::with_seed(11, local({
   train <- checkerboard(90, size = 2)
   test <- checkerboard(25, size = 2)
-  if (!is.null(seed)) assign(".Random.seed", seed, globalenv()) else rm(".Random.seed", envir = globalenv())
   list(train = train, test = test, x = as.matrix(train[, c("x1", "x2")]), y = train$y,
        x_new = as.matrix(test[, c("x1", "x2")]))
-})
+}))
 
 test_that("isvm(landmarks = ) is krein_svm(landmarks = ) with an RBF kernel: same C, probabilities and predictions", {
   d <- isvm_nystrom_data

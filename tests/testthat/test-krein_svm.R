@@ -6,18 +6,15 @@
 
 skip_if_not_installed("kernlab")
 
-ksvm_data <- local({
-  seed <- if (exists(".Random.seed", globalenv())) get(".Random.seed", globalenv())
-  set.seed(7)
+ksvm_data <- withr::with_seed(7, local({
   train <- checkerboard(80, size = 2)
   test <- checkerboard(20, size = 2)
-  if (!is.null(seed)) assign(".Random.seed", seed, globalenv()) else rm(".Random.seed", envir = globalenv())
   x <- as.matrix(train[, c("x1", "x2")])
   x_new <- as.matrix(test[, c("x1", "x2")])
   kernel <- kernel_invariant(kernel_dist(s = 1, power = 4))
   list(x = x, y = train$y, x_new = x_new, kernel = kernel, K = kernel_matrix(kernel, x),
        K_new = kernel_matrix(kernel, x_new, x))
-})
+}))
 
 # The flipped SVM by kernlab and the KSVM's coefficients, transcribed
 ksvm_reference <- function(K, y, C) {

@@ -8,9 +8,7 @@
 # Sec. V-C; Schleif, Gisbrecht and Tino 2018, Sec. 2.2).
 
 # Two classes of 8-letter words: over {a, b} and over {c, d}, with typos "x"
-string_data <- local({
-  seed <- if (exists(".Random.seed", globalenv())) get(".Random.seed", globalenv())
-  set.seed(18)
+string_data <- withr::with_seed(18, local({
   word <- function(letters) {
     paste(sample(c(letters, "x"), 8, TRUE, prob = c(0.45, 0.45, 0.1)), collapse = "")
   }
@@ -19,9 +17,8 @@ string_data <- local({
              replicate(3, word(c("a", "c"))))
   y <- factor(c(rep("ab", 12), rep("cd", 12), rep("ab", 3)))
   new <- c(replicate(3, word(c("a", "b"))), replicate(3, word(c("c", "d"))))
-  if (!is.null(seed)) assign(".Random.seed", seed, globalenv())
   list(train = train, y = y, new = new)
-})
+}))
 
 # The kernel models of the registry (onda works on input features)
 kernel_models <- function() {
