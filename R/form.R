@@ -295,13 +295,15 @@ choose_nystrom_width <- function(info, inputs, args, record) {
   multiples <- nystrom_width_multiples()
   state <- get_random_state()
   on.exit(set_random_state(state), add = TRUE)
+  trial_args <- list(landmarks = "random", m = min(args$m, sizes$landmarks, length(fit_rows) %/% 2L),
+                     scale = FALSE, threads = args$threads)
   errors <- vapply(multiples, function(multiple) {
-    tryCatch(suppressWarnings({
+    # a trial's warnings and messages are about the trial, not the fit
+    tryCatch(suppressMessages(suppressWarnings({
       trial <- fit_registered(model_info("ikfd"), rows$x[fit_rows, , drop = FALSE], rows$y[fit_rows],
-                              kernel_rbf(gamma = base * multiple),
-                              list(landmarks = "random", m = min(args$m, sizes$landmarks, length(fit_rows) %/% 2L), scale = FALSE, threads = args$threads))
+                              kernel_rbf(gamma = base * multiple), trial_args)
       mean(stats::predict(trial, rows$x[held_out, , drop = FALSE]) != rows$y[held_out])
-    }), krein_error = function(e) NA_real_)
+    })), krein_error = function(e) NA_real_)
   }, numeric(1))
   if (all(is.na(errors))) return(NULL)
   best <- min(errors, na.rm = TRUE)
