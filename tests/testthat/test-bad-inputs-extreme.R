@@ -117,7 +117,7 @@ test_that("arguments are not ignored without a word", {
   control$maxit <- 10
   expect_snapshot(show_error(pcvm(X, Y, control = control)))
   expect_snapshot(show_error(pcvm_control(maxit = 10)))
-  expect_snapshot(show_error(pcvm_control(10, 1e-3, 1e-3, FALSE, "latent", "fixed", "exact", 1, "auto", 5)))
+  expect_snapshot(show_error(pcvm_control(10, 1e-3, 1e-3, FALSE, "latent", "fixed", "exact", 1, "auto", 2e4, 5)))
 })
 
 test_that("an asymmetric kernel function is symmetrised with a message, as dissimilarities are", {

@@ -897,3 +897,45 @@ test_that("each E-step equals its plain-R transcription where the two differ", {
   expect_gt(max(abs(fits$bounded$weights - fits$exact$weights)), 1e-3)
   expect_gt(max(abs(fits$bounded$weights - fits$reference$weights)), 1e-3)
 })
+
+test_that("Ny-PCVM's EM runs on a stratified sample of em_rows rows, its predictions on every row", {
+  # 600 rows, em_rows = 200: each class gives a third of its rows, at least
+  # 100 (pcvm_control(em_rows)); the landmarks are given as row indices,
+  # which draw no random numbers, so the sample is the first draw after the seed
+  set.seed(21)
+  d <- checkerboard(600, size = 2)
+  x <- as.matrix(d[, c("x1", "x2")])
+  landmarks <- 1:40
+  control <- pcvm_control(em_rows = 200, starts = 1)
+  set.seed(4)
+  rows <- sort(unlist(lapply(split(seq_along(d$y), d$y), function(members) {
+    members[sample.int(length(members), max(100, round(length(members) / 3)))]
+  }), use.names = FALSE))
+  set.seed(4)
+  fit <- pcvm(x, d$y, kernel = kernel_rbf(2), landmarks = landmarks, scale = FALSE, control = control)
+  expect_identical(fit$em_rows, length(rows))
+  expect_match(capture.output(print(fit)), sprintf("EM on a stratified random %d of the 600 training rows", length(rows)),
+               all = FALSE)
+  # EM sees the sample only: moving every other row (but the landmarks)
+  # far away leaves the model as it was, and moves its training predictions
+  moved <- x
+  away <- setdiff(seq_len(nrow(x)), c(rows, landmarks))
+  moved[away, ] <- moved[away, ] + 100
+  set.seed(4)
+  same <- pcvm(moved, d$y, kernel = kernel_rbf(2), landmarks = landmarks, scale = FALSE, control = control)
+  expect_identical(same$models[[1]]$coefficients, fit$models[[1]]$coefficients)
+  expect_false(isTRUE(all.equal(same$training_latent, fit$training_latent)))
+  # the training predictions, computed in blocks, are predict()'s on every row
+  withr::local_options(krein.block_rows = 37L)
+  set.seed(4)
+  blocked <- pcvm(x, d$y, kernel = kernel_rbf(2), landmarks = landmarks, scale = FALSE, control = control)
+  expect_equal(predict(blocked, type = "latent"), predict(blocked, x, type = "latent"), tolerance = 1e-12,
+               ignore_attr = TRUE)
+  expect_identical(blocked$models[[1]]$coefficients, fit$models[[1]]$coefficients)
+  # every row where there are no more than em_rows, and with Inf
+  set.seed(4)
+  all_rows <- pcvm(x, d$y, kernel = kernel_rbf(2), landmarks = landmarks, scale = FALSE,
+                   control = pcvm_control(em_rows = Inf, starts = 1))
+  expect_null(all_rows$em_rows)
+  expect_error(pcvm_control(em_rows = 0), class = "krein_error", regexp = "em_rows")
+})
