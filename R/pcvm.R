@@ -504,14 +504,15 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimension")
 #' @param em_rows The most training rows Ny-PCVM's EM runs on, for data in
 #'   memory: where there are more, EM runs on a random sample of this many,
 #'   stratified by class (R's random numbers, after the landmarks), and the
-#'   fit's training predictions still cover every row. `Inf`: every row. The
-#'   default, 20,000: Ny-PCVM has at most as many weights as landmarks (300
-#'   by default), which 20,000 rows determine -- on 50,000 rows of both of
-#'   the package's generators the sample's fit was as accurate on new data as
-#'   EM on every row (within 0.3 points; the package's benchmarks), at a
-#'   fifth of the time -- while each EM iteration costs time linear in its
-#'   rows, thousands of iterations per start: every row of 1e6 would take
-#'   about half an hour. The full PCVM and data in chunks use every row.
+#'   fit's training predictions still cover every row. `Inf`: every row. Why
+#'   50,000 by default: Ny-PCVM has at most as many weights as landmarks (300
+#'   by default), while its EM iterates hundreds to thousands of times, each
+#'   time over its rows. On 1e6 rows of [checkerboard()], EM on every row
+#'   took 381 s and 9.9 GB and blew up at every width it tried (test accuracy
+#'   0.772); on a sample of 50,000 rows, 43 s, 0.64 GB and 0.982
+#'   ([sine_populations()]: 34 s, 0.45 GB, 0.971; the package's
+#'   benchmarks). Below 50,000 rows nothing changes. The full PCVM and data
+#'   in chunks use every row.
 #' @param ... Nothing: an argument not named above is an error.
 #' @returns A list of class `pcvm_control`.
 #' @family probabilistic classification vector machine
@@ -522,7 +523,7 @@ pcvm.default <- function(x, y, ..., kernel = kernel_rbf(heuristic = "dimension")
 pcvm_control <- function(max_iter = NULL, tol = NULL, prune = 1e-3, optimize_width = FALSE,
                          convergence = c("latent", "weights"), start = c("fixed", "random"),
                          e_step = c("bounded", "reference", "exact"), starts = NULL,
-                         solver = c("auto", "cholesky", "cg"), em_rows = 20000, ...) {
+                         solver = c("auto", "cholesky", "cg"), em_rows = 50000, ...) {
   check_no_more_arguments("pcvm_control", list(...), setdiff(names(formals(pcvm_control)), "..."),
                           aliases = c(maxit = "max_iter", maxiter = "max_iter", iter = "max_iter",
                                       tolerance = "tol", eps = "tol", restarts = "starts"))
@@ -1183,11 +1184,18 @@ model_print_lines.pcvm <- function(x) {
   relevant <- pcvm_relevance_count(x)
   iterations <- vapply(x$models, `[[`, integer(1), "iterations")
   bias_only <- vapply(x$models, function(m) isTRUE(m$bias_only), logical(1))
-  converged <- all(vapply(x$models, `[[`, logical(1), "converged") | bias_only)
+  ran_away <- vapply(x$models, function(m) isTRUE(m$ran_away), logical(1))
+  converged <- vapply(x$models, `[[`, logical(1), "converged") | bias_only
   c(paste0(if (length(x$models) == 1L) "one binary model" else paste(length(x$models), "pairwise models"),
            "; relevance vectors: ", relevant, " (", format(100 * relevant / length(x$y), digits = 3), "%)"),
     paste0("EM iterations: ", paste(unique(range(iterations)), collapse = "-"),
-           if (converged) ", converged" else ", NOT converged (max_iter reached)"),
+           if (all(converged)) {
+             ", converged"
+           } else if (all(converged | ran_away)) {
+             ", converged but where EM was stopped as its weights blew up"
+           } else {
+             ", NOT converged (max_iter reached)"
+           }),
     if (any(bias_only)) paste0("bias only (every basis function pruned): ",
                                paste(vapply(x$models[bias_only], `[[`, character(1), "label"), collapse = ", ")),
     if (!is.null(x$em_rows)) {
