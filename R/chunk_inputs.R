@@ -187,7 +187,7 @@ merge_moments <- function(a, b) {
   n <- a$n + b$n
   delta <- b_mean - a_mean
   list(n = n, size = size, mean = a_mean + delta * b$n / n,
-       m2 = a$m2 * (a$size / size)^2 + b$m2 * (b$size / size)^2 + delta^2 * a$n * b$n / n)
+       m2 = a$m2 * (a$size / size)^2 + b$m2 * (b$size / size)^2 + delta^2 * (as.double(a$n) * b$n / n))
 }
 
 # column_scaling()'s result (and its message on constant columns) from moments

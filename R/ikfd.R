@@ -393,7 +393,8 @@ merge_loss_moments <- function(a, b) {
   if (b$n == 0) return(a)
   n <- a$n + b$n
   delta <- b$sum / b$n - a$sum / a$n
-  list(n = n, sum = a$sum + b$sum, squares = a$squares + b$squares + delta^2 * (a$n * b$n / n))
+  # as doubles: the product of two counts passes R's integers from about 46,341 each
+  list(n = n, sum = a$sum + b$sum, squares = a$squares + b$squares + delta^2 * (as.double(a$n) * b$n / n))
 }
 
 # The one-standard-error rule on the PRESS of each ridge of `grid` (the

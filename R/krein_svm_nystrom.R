@@ -79,7 +79,7 @@ svm_selection_points <- function() 10000L
 selection_rows <- function(y, size) {
   if (length(y) <= size) return(seq_along(y))
   rows <- lapply(split(seq_along(y), y), function(members) {
-    take <- max(2L, round(size * length(members) / length(y)))
+    take <- max(2L, round(as.double(size) * length(members) / length(y)))  # as doubles: n may pass 2^31 / size
     if (take >= length(members)) return(members)
     members[unique(round(seq(1, length(members), length.out = take)))]
   })

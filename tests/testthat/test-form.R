@@ -172,6 +172,20 @@ test_that("an automatic Nystroem form of the discriminants chooses its Gaussian 
   expect_null(isvm(x, y)$form$width)
 })
 
+test_that("counts of a million rows stay exact in the Nystroem forms' arithmetic", {
+  # at 1e6 training rows the products of two counts pass R's integers: the
+  # merge of Ny-iKFD's leave-one-out moments over blocks and the Nystroem
+  # KSVM's stratified selection of rows gave NA there (bench/README.md)
+  a <- list(n = 500000L, sum = c(1, 2), squares = c(0, 0))
+  b <- list(n = 500000L, sum = c(3, 2), squares = c(0, 0))
+  merged <- krein:::merge_loss_moments(a, b)
+  # the squares of 1e6 losses, half at 2e-6 and half at 6e-6 (first column)
+  expect_equal(merged$squares, c(1e6 * (2e-6)^2, 0))
+  y <- factor(rep(c("a", "b", "c"), c(600000L, 300000L, 100000L)))
+  rows <- krein:::selection_rows(y, 10000L)
+  expect_identical(as.vector(table(y[rows])), c(6000L, 3000L, 1000L))
+})
+
 test_that("the full-form limit option is validated", {
   d <- form_data(30)
   withr::local_options(krein.full_max_rows = "many")
