@@ -94,12 +94,15 @@ iknn_prototypes <- function(inputs, landmarks, plan, threads) {
   # centres are no training rows)
   own <- integer(n)
   if (!is.null(landmarks$indices)) own[landmarks$indices] <- seq_len(m)
+  prototype_self <- self
+  prototype_codes <- as.integer(landmarks$class)
   block_fun <- function(C, row_self, extra) {
     nearest <- cpp_iknn_nearest_kernel(C, row_self, prototype_self, extra[, 2L], plan$count, check_threads(NULL))
     c(iknn_block(nearest, extra[, 2L], extra[, 1L], prototype_codes, plan), negative = attr(nearest, "negative"))
   }
+  # the block function carries only what it uses (bare_function())
   parts <- landmark_blocks(inputs, landmarks,
-                           bare_function(block_fun, prototype_self = self, prototype_codes = as.integer(landmarks$class),
+                           bare_function(block_fun, prototype_self = prototype_self, prototype_codes = prototype_codes,
                                          plan = plan),
                            threads, need_self = TRUE, per_row = cbind(as.integer(inputs$y), own))
   negative <- sum(vapply(parts, `[[`, double(1), "negative"))

@@ -373,7 +373,7 @@ random_landmarks <- function(y, m, stratified) {
   n <- length(y)
   if (!stratified) return(sort(sample.int(n, m)))
   counts <- as.vector(table(y))
-  share <- m * counts / n
+  share <- as.double(m) * counts / n  # as doubles: m times a class count passes 2^31 at 1e6 rows
   take <- floor(share)
   short <- m - sum(take)
   if (short > 0) take[order(share - take, decreasing = TRUE)[seq_len(short)]] <-

@@ -175,7 +175,8 @@ test_that("an automatic Nystroem form of the discriminants chooses its Gaussian 
 test_that("counts of a million rows stay exact in the Nystroem forms' arithmetic", {
   # at 1e6 training rows the products of two counts pass R's integers: the
   # merge of Ny-iKFD's leave-one-out moments over blocks and the Nystroem
-  # KSVM's stratified selection of rows gave NA there (bench/README.md)
+  # KSVM's stratified selection of rows and iknn's stratified prototypes
+  # gave NA there (bench/README.md)
   a <- list(n = 500000L, sum = c(1, 2), squares = c(0, 0))
   b <- list(n = 500000L, sum = c(3, 2), squares = c(0, 0))
   merged <- krein:::merge_loss_moments(a, b)
@@ -184,6 +185,9 @@ test_that("counts of a million rows stay exact in the Nystroem forms' arithmetic
   y <- factor(rep(c("a", "b", "c"), c(600000L, 300000L, 100000L)))
   rows <- krein:::selection_rows(y, 10000L)
   expect_identical(as.vector(table(y[rows])), c(6000L, 3000L, 1000L))
+  # iknn's 5,000 prototypes of a million rows, stratified
+  prototypes <- withr::with_seed(1, krein:::random_landmarks(y, 5000L, stratified = TRUE))
+  expect_identical(as.vector(table(y[prototypes])), c(3000L, 1500L, 500L))
 })
 
 test_that("the full-form limit option is validated", {
